@@ -1,0 +1,29 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-console': 'off',
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/cli/**', '**/mcp/**', '**/agent/**'], message: 'src/ must not import adapters' },
+            { group: ['commander', 'grammy', 'discord.js', '@anthropic-ai/sdk', '@modelcontextprotocol/*', 'croner'], message: 'src/ must not import adapter libraries' },
+          ],
+        },
+      ],
+    },
+  },
+);

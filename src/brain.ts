@@ -1,0 +1,124 @@
+import type { Database } from 'better-sqlite3';
+import { systemClock, type Clock } from './clock.js';
+import type { BrainContext, IndexedItem } from './context.js';
+import { StatementCache, openDatabase } from './db/open.js';
+import { atomChain, createAtom, getAtom, linkAtoms, type AtomInput, type ChainInput, type LinkInput } from './knowledge/atoms.js';
+import { findProvenance, type ProvenanceInput } from './knowledge/provenance.js';
+import { getStm, listStm, remember, type ListStmInput, type RememberInput } from './knowledge/stm.js';
+import { migrateCortex } from './legacy/cortex.js';
+import { migrateSynapse } from './legacy/synapse.js';
+import { getAgent, listAgents, touchAgent, updateAgent, type UpdateAgentInput } from './messaging/agents.js';
+import { ackMessage, peekInbox, poll, readInbox, type AckInput, type InboxInput } from './messaging/inbox.js';
+import { getMessage, sendMessage, type SendInput } from './messaging/messages.js';
+import { getThread, listThreads, setThreadStatus, tagThread, threadHistory, type HistoryInput, type ListThreadsInput, type TagThreadInput } from './messaging/threads.js';
+import { recent, type RecentInput } from './search/recent.js';
+import { search, type SearchInput } from './search/search.js';
+import { exportBrain, type ExportInput } from './transfer/export.js';
+import { importBrain } from './transfer/import.js';
+import type { ThreadStatus } from './validation.js';
+
+export interface OpenBrainOptions {
+  /** Path of the SQLite file; created (with its folder) if missing. */
+  dbPath: string;
+  clock?: Clock;
+  maxBodyBytes?: number;
+  readonly?: boolean;
+}
+
+/** The brain: one SQLite file that is both the conversation and the memory of a group of agents. */
+export interface Brain {
+  readonly path: string;
+  readonly db: Database;
+  /** Run inside each write transaction for every new message, STM entry and atom. */
+  onIndexed(indexer: (item: IndexedItem) => void): void;
+
+  touchAgent(name: string): void;
+  getAgent: (name: string) => ReturnType<typeof getAgent>;
+  listAgents: () => ReturnType<typeof listAgents>;
+  updateAgent: (input: UpdateAgentInput) => ReturnType<typeof updateAgent>;
+
+  send: (input: SendInput) => ReturnType<typeof sendMessage>;
+  getMessage: (id: string) => ReturnType<typeof getMessage>;
+  poll: (agent: string) => ReturnType<typeof poll>;
+  peek: (input: InboxInput) => ReturnType<typeof peekInbox>;
+  read: (input: InboxInput) => ReturnType<typeof readInbox>;
+  ack: (input: AckInput) => ReturnType<typeof ackMessage>;
+  thread: (input: HistoryInput) => ReturnType<typeof threadHistory>;
+  getThread: (id: string) => ReturnType<typeof getThread>;
+  threads: (input?: ListThreadsInput) => ReturnType<typeof listThreads>;
+  setThreadStatus: (id: string, status: ThreadStatus) => ReturnType<typeof setThreadStatus>;
+  tagThread: (input: TagThreadInput) => ReturnType<typeof tagThread>;
+
+  remember: (input: RememberInput) => ReturnType<typeof remember>;
+  getStm: (id: string) => ReturnType<typeof getStm>;
+  listStm: (input?: ListStmInput) => ReturnType<typeof listStm>;
+  createAtom: (input: AtomInput) => ReturnType<typeof createAtom>;
+  getAtom: (id: string) => ReturnType<typeof getAtom>;
+  link: (input: LinkInput) => ReturnType<typeof linkAtoms>;
+  chain: (input: ChainInput) => ReturnType<typeof atomChain>;
+
+  search: (input: SearchInput) => ReturnType<typeof search>;
+  provenance: (input: ProvenanceInput) => ReturnType<typeof findProvenance>;
+  recent: (input?: RecentInput) => ReturnType<typeof recent>;
+
+  export: (input?: ExportInput) => ReturnType<typeof exportBrain>;
+  import: (doc: unknown) => ReturnType<typeof importBrain>;
+  migrateSynapse: (path: string) => ReturnType<typeof migrateSynapse>;
+  migrateCortex: (path: string, defaultAgent?: string) => ReturnType<typeof migrateCortex>;
+
+  close(): void;
+}
+
+export function openBrain(options: OpenBrainOptions): Brain {
+  const db = openDatabase(options.dbPath, { readonly: options.readonly ?? false });
+  const ctx: BrainContext = {
+    db,
+    q: new StatementCache(db),
+    clock: options.clock ?? systemClock,
+    limits: { maxBodyBytes: options.maxBodyBytes ?? 1_048_576 },
+    indexers: [],
+  };
+  return {
+    path: options.dbPath,
+    db,
+    onIndexed: (indexer) => void ctx.indexers.push(indexer),
+
+    touchAgent: (name) => touchAgent(ctx, name),
+    getAgent: (name) => getAgent(ctx, name),
+    listAgents: () => listAgents(ctx),
+    updateAgent: (input) => updateAgent(ctx, input),
+
+    send: (input) => sendMessage(ctx, input),
+    getMessage: (id) => getMessage(ctx, id),
+    poll: (agent) => poll(ctx, agent),
+    peek: (input) => peekInbox(ctx, input),
+    read: (input) => readInbox(ctx, input),
+    ack: (input) => ackMessage(ctx, input),
+    thread: (input) => threadHistory(ctx, input),
+    getThread: (id) => getThread(ctx, id),
+    threads: (input) => listThreads(ctx, input),
+    setThreadStatus: (id, status) => setThreadStatus(ctx, id, status),
+    tagThread: (input) => tagThread(ctx, input),
+
+    remember: (input) => remember(ctx, input),
+    getStm: (id) => getStm(ctx, id),
+    listStm: (input) => listStm(ctx, input),
+    createAtom: (input) => createAtom(ctx, input),
+    getAtom: (id) => getAtom(ctx, id),
+    link: (input) => linkAtoms(ctx, input),
+    chain: (input) => atomChain(ctx, input),
+
+    search: (input) => search(ctx, input),
+    provenance: (input) => findProvenance(ctx, input),
+    recent: (input) => recent(ctx, input),
+
+    export: (input) => exportBrain(ctx, input),
+    import: (doc) => importBrain(ctx, doc),
+    migrateSynapse: (path) => migrateSynapse(ctx, path),
+    migrateCortex: (path, defaultAgent) => migrateCortex(ctx, path, defaultAgent),
+
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { BrainError } from '../errors.js';
+import { migrate } from './migrate.js';
+
+export interface OpenOptions {
+  readonly?: boolean;
+  /** How long a writer waits for the lock before SQLITE_BUSY; generous, since many processes share a file. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Open (creating if needed) a brain database: busy_timeout first, then WAL, synchronous=NORMAL,
+ * foreign keys, sqlite-vec, and migrations.
+ */
+export function openDatabase(path: string, options: OpenOptions = {}): Database {
+  const readonly = options.readonly ?? false;
+  if (path !== ':memory:') prepareLocation(path, readonly);
+  let db: Database;
+  try {
+    db = new BetterSqlite3(path, { readonly, fileMustExist: readonly });
+  } catch (err) {
+    throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+    if (!readonly) {
+      const mode = db.pragma('journal_mode', { simple: true });
+      if (mode !== 'wal' && path !== ':memory:') db.pragma('journal_mode = WAL');
+    }
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    sqliteVec.load(db);
+    if (!readonly) migrate(db, path);
+    return db;
+  } catch (err) {
+    db.close();
+    if (err instanceof BrainError) throw err;
+    if ((err as { code?: string }).code === 'SQLITE_NOTADB') {
+      throw new BrainError('NOT_A_BRAIN', `${path} is not a brain database (not an SQLite file)`, { cause: err });
+    }
+    throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function prepareLocation(path: string, readonly: boolean): void {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) throw new BrainError('INVALID_INPUT', `--db: ${path} is a directory, not a database file`);
+  if (!stat && readonly) throw new BrainError('NOT_FOUND', `no brain database at ${path}`);
+  if (!stat) {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (err) {
+      throw new BrainError('STORAGE_FAILED', `cannot create the folder for ${path}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+  }
+}
+
+/** Statements prepared once per open database, keyed by their SQL. */
+export class StatementCache {
+  private readonly cache = new Map<string, Statement>();
+
+  constructor(readonly db: Database) {}
+
+  get<P extends unknown[] = unknown[], R = unknown>(sql: string): Statement<P, R> {
+    let stmt = this.cache.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.cache.set(sql, stmt);
+    }
+    return stmt as Statement<P, R>;
+  }
+}

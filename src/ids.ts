@@ -1,0 +1,33 @@
+import { randomBytes, randomUUID, createHash } from 'node:crypto';
+
+export type IdKind = 'message' | 'thread' | 'stm' | 'atom';
+
+const PREFIX: Record<IdKind, string> = { message: 'syn_', thread: 'thr_', stm: 'stm_', atom: 'atm_' };
+
+export const ID_PATTERNS: Record<IdKind, RegExp> = {
+  message: /^syn_[0-9a-f]{12}$/,
+  thread: /^thr_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  stm: /^stm_[0-9a-f]{12}$/,
+  atom: /^atm_[0-9a-f]{12}$/,
+};
+
+export function newId(kind: IdKind): string {
+  if (kind === 'thread') return PREFIX.thread + randomUUID();
+  return PREFIX[kind] + randomBytes(6).toString('hex');
+}
+
+/** A stable id derived from a key, so importing the same legacy record twice yields one row. */
+export function derivedId(kind: IdKind, key: string): string {
+  const hex = createHash('sha256').update(`${kind}\0${key}`).digest('hex');
+  if (kind !== 'thread') return PREFIX[kind] + hex.slice(0, 12);
+  const h = hex.slice(0, 32);
+  const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return PREFIX.thread + uuid;
+}
+
+export function idKind(id: string): IdKind | undefined {
+  for (const kind of Object.keys(ID_PATTERNS) as IdKind[]) {
+    if (ID_PATTERNS[kind].test(id)) return kind;
+  }
+  return undefined;
+}

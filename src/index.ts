@@ -1,0 +1,31 @@
+export { openBrain, type Brain, type OpenBrainOptions } from './brain.js';
+export { loadConfig, defaultDbPath, EMBEDDERS, type BrainConfig, type ConfigOverrides, type EmbedderChoice } from './config.js';
+export { BrainError, isBrainError, isUsageError, type BrainErrorCode } from './errors.js';
+export { systemClock, type Clock } from './clock.js';
+export type { IndexedItem } from './context.js';
+export { latestVersion, APPLICATION_ID } from './db/migrate.js';
+export { idKind, type IdKind } from './ids.js';
+export {
+  PRIORITIES,
+  THREAD_STATUSES,
+  LINK_TYPES,
+  SEARCH_TYPES,
+  formatZodError,
+  type Priority,
+  type ThreadStatus,
+  type LinkType,
+  type SearchType,
+} from './validation.js';
+export type { AgentRecord, UpdateAgentInput } from './messaging/agents.js';
+export type { MessageRecord, SendInput, SendResult } from './messaging/messages.js';
+export type { PollResult, InboxInput, AckInput, AckResult, AckRecord } from './messaging/inbox.js';
+export type { ThreadRecord, ThreadHistory, ThreadMessage, Receipt, HistoryInput, ListThreadsInput, TagThreadInput } from './messaging/threads.js';
+export type { StmRecord, RememberInput, ListStmInput } from './knowledge/stm.js';
+export type { AtomRecord, AtomInput, LinkInput, LinkRecord, ChainInput, AtomChain, ChainStep } from './knowledge/atoms.js';
+export type { Provenance, ProvenanceInput } from './knowledge/provenance.js';
+export { searchInput, MAX_QUERY_CHARS, type SearchInput, type SearchHit, type SearchResult, type Retriever } from './search/search.js';
+export { buildFtsQueries, queryTerms } from './search/fts-query.js';
+export type { RecentInput, RecentItem } from './search/recent.js';
+export type { ExportDocument } from './transfer/format.js';
+export type { ImportResult, ImportCounts } from './transfer/import.js';
+export type { LegacyReport, SkippedRecord } from './legacy/fields.js';

@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import { isoNow } from '../clock.js';
+import type { BrainContext } from '../context.js';
+import { notifyIndexers } from '../context.js';
+import { BrainError } from '../errors.js';
+import { newId } from '../ids.js';
+import { ensureAgent } from '../messaging/agents.js';
+import { LINK_TYPES, agentName, atomId, isoTime, messageId, parseInput, text, type LinkType } from '../validation.js';
+import { sourceRowId } from './stm.js';
+
+export interface AtomRecord {
+  id: string;
+  agent: string;
+  subject: string;
+  action: string;
+  outcome: string;
+  consequences: string;
+  confidence: number;
+  source_message_id: string | null;
+  created_at: string;
+}
+
+interface AtomRow extends AtomRecord {
+  rowid: number;
+}
+
+export const ATOM_SELECT = `
+  SELECT t.id AS rowid, t.uid AS id, a.name AS agent, t.subject, t.action, t.outcome, t.consequences,
+         t.confidence, m.uid AS source_message_id, t.created_at
+  FROM atoms t JOIN agents a ON a.id = t.agent_id LEFT JOIN messages m ON m.id = t.source_message_id`;
+
+export function toAtomRecord(row: AtomRow): AtomRecord {
+  const { rowid: _rowid, ...rest } = row;
+  return rest;
+}
+
+const field = (name: string) => text(10_000).refine((s) => s.trim().length > 0, `${name} must not be empty`);
+
+const atomInput = z.strictObject({
+  agent: agentName,
+  subject: field('subject'),
+  action: field('action'),
+  outcome: field('outcome'),
+  consequences: text(10_000).default(''),
+  confidence: z.coerce.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.5),
+  source_message_id: messageId.optional(),
+  at: isoTime.optional(),
+});
+export type AtomInput = z.input<typeof atomInput>;
+
+/** Record a causal atom: subject, action, outcome, consequences. */
+export function createAtom(ctx: BrainContext, input: AtomInput): AtomRecord {
+  const args = parseInput(atomInput, input);
+  const uid = newId('atom');
+  ctx.db
+    .transaction(() => {
+      const agentId = ensureAgent(ctx, args.agent);
+      const source = args.source_message_id ? sourceRowId(ctx, args.source_message_id) : null;
+      const rowid = Number(
+        ctx.q
+          .get(
+            `INSERT INTO atoms (uid, agent_id, subject, action, outcome, consequences, confidence, source_message_id, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(uid, agentId, args.subject, args.action, args.outcome, args.consequences, args.confidence, source, args.at ?? isoNow(ctx.clock))
+          .lastInsertRowid,
+      );
+      notifyIndexers(ctx, { type: 'atom', rowid });
+    })
+    .immediate();
+  return getAtom(ctx, uid)!;
+}
+
+export function getAtom(ctx: BrainContext, id: string): AtomRecord | undefined {
+  const row = ctx.q.get<[string], AtomRow>(`${ATOM_SELECT} WHERE t.uid = ?`).get(id);
+  return row && toAtomRecord(row);
+}
+
+export function getAtomsByRowIds(ctx: BrainContext, rowids: number[]): Map<number, AtomRecord> {
+  const stmt = ctx.q.get<[number], AtomRow>(`${ATOM_SELECT} WHERE t.id = ?`);
+  const out = new Map<number, AtomRecord>();
+  for (const id of rowids) {
+    const row = stmt.get(id);
+    if (row) out.set(id, toAtomRecord(row));
+  }
+  return out;
+}
+
+const linkInput = z.strictObject({
+  from: atomId,
+  to: atomId,
+  type: z.enum(LINK_TYPES).default('causes'),
+  strength: z.coerce.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.5),
+});
+export type LinkInput = z.input<typeof linkInput>;
+
+export interface LinkRecord {
+  from: string;
+  to: string;
+  type: LinkType;
+  strength: number;
+  created_at: string;
+}
+
+/** Link two atoms; linking again with the same type updates the strength. */
+export function linkAtoms(ctx: BrainContext, input: LinkInput): LinkRecord {
+  const args = parseInput(linkInput, input);
+  if (args.from === args.to) throw new BrainError('INVALID_INPUT', 'to: an atom cannot link to itself');
+  return ctx.db
+    .transaction((): LinkRecord => {
+      const from = atomRowId(ctx, args.from, 'from');
+      const to = atomRowId(ctx, args.to, 'to');
+      ctx.q
+        .get(
+          `INSERT INTO atom_links (from_atom, to_atom, link_type, strength, created_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT(from_atom, to_atom, link_type) DO UPDATE SET strength = excluded.strength`,
+        )
+        .run(from, to, args.type, args.strength, isoNow(ctx.clock));
+      const row = ctx.q
+        .get<[number, number, string], { strength: number; created_at: string }>(
+          `SELECT strength, created_at FROM atom_links WHERE from_atom = ? AND to_atom = ? AND link_type = ?`,
+        )
+        .get(from, to, args.type)!;
+      return { from: args.from, to: args.to, type: args.type, strength: row.strength, created_at: row.created_at };
+    })
+    .immediate();
+}
+
+function atomRowId(ctx: BrainContext, id: string, field: string): number {
+  const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM atoms WHERE uid = ?`).get(id);
+  if (!row) throw new BrainError('NOT_FOUND', `${field}: no atom ${id}`);
+  return row.id;
+}
+
+const chainInput = z.strictObject({
+  atom_id: atomId,
+  direction: z.enum(['forward', 'backward', 'both']).default('both'),
+  depth: z.coerce.number().int().min(1).max(10).default(3),
+});
+export type ChainInput = z.input<typeof chainInput>;
+
+export interface ChainStep {
+  atom: AtomRecord;
+  /** Steps from the start; negative going backwards (causes of the start). */
+  depth: number;
+  link: LinkRecord;
+}
+
+export interface AtomChain {
+  start: AtomRecord;
+  steps: ChainStep[];
+}
+
+/** Walk links from an atom, forwards (what it leads to) and/or backwards (what led to it). */
+export function atomChain(ctx: BrainContext, input: ChainInput): AtomChain {
+  const args = parseInput(chainInput, input);
+  const start = getAtom(ctx, args.atom_id);
+  if (!start) throw new BrainError('NOT_FOUND', `atom_id: no atom ${args.atom_id}`);
+  const startRow = atomRowId(ctx, args.atom_id, 'atom_id');
+  const walk = (forward: boolean): ChainStep[] => {
+    const [near, far] = forward ? ['from_atom', 'to_atom'] : ['to_atom', 'from_atom'];
+    const rows = ctx.q
+      .get<[{ start: number; depth: number }], { atom: number; depth: number; from_atom: number; to_atom: number; link_type: LinkType; strength: number; created_at: string }>(
+        `WITH RECURSIVE walk(atom, depth, from_atom, to_atom, link_type, strength, created_at, path) AS (
+           SELECT l.${far}, 1, l.from_atom, l.to_atom, l.link_type, l.strength, l.created_at, ',' || @start || ',' || l.${far} || ','
+           FROM atom_links l WHERE l.${near} = @start
+           UNION ALL
+           SELECT l.${far}, w.depth + 1, l.from_atom, l.to_atom, l.link_type, l.strength, l.created_at, w.path || l.${far} || ','
+           FROM walk w JOIN atom_links l ON l.${near} = w.atom
+           WHERE w.depth < @depth AND instr(w.path, ',' || l.${far} || ',') = 0
+         )
+         SELECT atom, depth, from_atom, to_atom, link_type, strength, created_at FROM walk ORDER BY depth, strength DESC`,
+      )
+      .all({ start: startRow, depth: args.depth });
+    const atoms = getAtomsByRowIds(ctx, [...new Set(rows.flatMap((r) => [r.atom, r.from_atom, r.to_atom]))]);
+    return rows.map((r) => ({
+      atom: atoms.get(r.atom)!,
+      depth: forward ? r.depth : -r.depth,
+      link: {
+        from: atoms.get(r.from_atom)!.id,
+        to: atoms.get(r.to_atom)!.id,
+        type: r.link_type,
+        strength: r.strength,
+        created_at: r.created_at,
+      },
+    }));
+  };
+  const steps = [
+    ...(args.direction !== 'forward' ? walk(false) : []),
+    ...(args.direction !== 'backward' ? walk(true) : []),
+  ];
+  return { start, steps };
+}

@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { isoNow } from '../clock.js';
+import type { BrainContext } from '../context.js';
+import { notifyIndexers } from '../context.js';
+import { BrainError } from '../errors.js';
+import { newId } from '../ids.js';
+import { ensureAgent } from '../messaging/agents.js';
+import { agentName, isoTime, messageId, parseInput, stmId, text } from '../validation.js';
+
+export interface StmRecord {
+  id: string;
+  agent: string;
+  content: string;
+  categories: string[];
+  importance: number;
+  source_message_id: string | null;
+  created_at: string;
+  expires_at: string | null;
+  access_count: number;
+}
+
+interface StmRow extends Omit<StmRecord, 'categories'> {
+  rowid: number;
+  categories: string;
+}
+
+export const STM_SELECT = `
+  SELECT s.id AS rowid, s.uid AS id, a.name AS agent, s.content,
+         (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
+         s.importance, m.uid AS source_message_id, s.created_at, s.expires_at, s.access_count
+  FROM stm s JOIN agents a ON a.id = s.agent_id LEFT JOIN messages m ON m.id = s.source_message_id`;
+
+export function toStmRecord(row: StmRow): StmRecord {
+  const { rowid: _rowid, ...rest } = row;
+  return { ...rest, categories: JSON.parse(row.categories) as string[] };
+}
+
+const category = text(64)
+  .min(1)
+  .transform((s) => s.trim().toLowerCase())
+  .refine((s) => s.length > 0, 'must not be blank');
+
+const rememberInput = z.strictObject({
+  agent: agentName,
+  content: text(100_000).refine((s) => s.trim().length > 0, 'must not be empty'),
+  categories: z.array(category).max(32).default([]),
+  importance: z.coerce.number().min(1, 'must be between 1.0 and 3.0').max(3, 'must be between 1.0 and 3.0').default(1),
+  expires_at: isoTime.optional(),
+  source_message_id: messageId.optional(),
+  at: isoTime.optional(),
+});
+export type RememberInput = z.input<typeof rememberInput>;
+
+/** Store a short-term memory, optionally pointing at the message it came from. */
+export function remember(ctx: BrainContext, input: RememberInput): StmRecord {
+  const args = parseInput(rememberInput, input);
+  const createdAt = args.at ?? isoNow(ctx.clock);
+  if (args.expires_at && args.expires_at <= createdAt) {
+    throw new BrainError('INVALID_INPUT', 'expires_at: must be in the future');
+  }
+  const uid = newId('stm');
+  ctx.db
+    .transaction(() => {
+      const agentId = ensureAgent(ctx, args.agent);
+      const source = args.source_message_id ? sourceRowId(ctx, args.source_message_id) : null;
+      const rowid = Number(
+        ctx.q
+          .get(
+            `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(uid, agentId, args.content, args.importance, source, createdAt, args.expires_at ?? null).lastInsertRowid,
+      );
+      const addCategory = ctx.q.get(`INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`);
+      for (const c of args.categories) addCategory.run(rowid, c);
+      notifyIndexers(ctx, { type: 'stm', rowid });
+    })
+    .immediate();
+  return getStm(ctx, uid)!;
+}
+
+export function sourceRowId(ctx: BrainContext, id: string): number {
+  const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(id);
+  if (!row) throw new BrainError('NOT_FOUND', `source_message_id: no message ${id}`);
+  return row.id;
+}
+
+export function getStm(ctx: BrainContext, id: string): StmRecord | undefined {
+  const row = ctx.q.get<[string], StmRow>(`${STM_SELECT} WHERE s.uid = ?`).get(id);
+  return row && toStmRecord(row);
+}
+
+export function getStmByRowIds(ctx: BrainContext, rowids: number[]): Map<number, StmRecord> {
+  const stmt = ctx.q.get<[number], StmRow>(`${STM_SELECT} WHERE s.id = ?`);
+  const out = new Map<number, StmRecord>();
+  for (const id of rowids) {
+    const row = stmt.get(id);
+    if (row) out.set(id, toStmRecord(row));
+  }
+  return out;
+}
+
+const listStmInput = z.strictObject({
+  agent: agentName.optional(),
+  category: category.optional(),
+  include_expired: z.boolean().default(false),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+});
+export type ListStmInput = z.input<typeof listStmInput>;
+
+/** Memories, most important then newest first; counts as an access of each returned entry. */
+export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[] {
+  const args = parseInput(listStmInput, input);
+  const rows = ctx.q
+    .get<[Record<string, unknown>], StmRow>(
+      `${STM_SELECT}
+       WHERE (@agent IS NULL OR a.name = @agent)
+         AND (@category IS NULL OR s.id IN (SELECT stm_id FROM stm_categories WHERE category = @category))
+         AND (@all OR s.expires_at IS NULL OR s.expires_at > @now)
+       ORDER BY s.importance DESC, s.created_at DESC, s.id DESC LIMIT @limit`,
+    )
+    .all({
+      agent: args.agent ?? null,
+      category: args.category ?? null,
+      all: args.include_expired ? 1 : 0,
+      now: isoNow(ctx.clock),
+      limit: args.limit,
+    });
+  recordAccess(ctx, rows.map((r) => r.rowid));
+  return rows.map((r) => ({ ...toStmRecord(r), access_count: r.access_count + 1 }));
+}
+
+/**
+ * Count an access of each returned entry. A short write of its own, taken only when entries were
+ * returned, so read paths that return no memories never take the write lock.
+ */
+export function recordAccess(ctx: BrainContext, rowids: number[]): void {
+  if (rowids.length === 0 || ctx.db.readonly) return;
+  const now = isoNow(ctx.clock);
+  const stmt = ctx.q.get(`UPDATE stm SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?`);
+  ctx.db.transaction(() => {
+    for (const id of rowids) stmt.run(now, id);
+  }).immediate();
+}
+
+export { stmId };

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { isoNow } from '../clock.js';
+import type { BrainContext } from '../context.js';
+import { BrainError } from '../errors.js';
+import { agentName, parseInput, text } from '../validation.js';
+
+export interface AgentRecord {
+  name: string;
+  display_name: string | null;
+  capabilities: string[];
+  created_at: string;
+  last_seen_at: string;
+}
+
+interface AgentRow {
+  name: string;
+  display_name: string | null;
+  capabilities: string;
+  created_at: string;
+  last_seen_at: string;
+}
+
+const AGENT_COLUMNS = `name, display_name, capabilities, created_at, last_seen_at`;
+
+function toRecord(row: AgentRow): AgentRecord {
+  return { ...row, capabilities: JSON.parse(row.capabilities) as string[] };
+}
+
+/** The agent's row id, registering it on first use. Call inside a write transaction. */
+export function ensureAgent(ctx: BrainContext, name: string): number {
+  const now = isoNow(ctx.clock);
+  ctx.q
+    .get(`INSERT INTO agents (name, created_at, last_seen_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING`)
+    .run(name, now, now);
+  return agentRowId(ctx, name) as number;
+}
+
+/** The agent's row id, or undefined for an agent never seen. Never writes. */
+export function agentRowId(ctx: BrainContext, name: string): number | undefined {
+  const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM agents WHERE name = ?`).get(name);
+  return row?.id;
+}
+
+/** Register the agent if new and mark it seen now. */
+export function touchAgent(ctx: BrainContext, name: string): void {
+  parseInput(agentName, name, { '': 'agent' });
+  const now = isoNow(ctx.clock);
+  ctx.q
+    .get(
+      `INSERT INTO agents (name, created_at, last_seen_at) VALUES (?, ?, ?)
+       ON CONFLICT(name) DO UPDATE SET last_seen_at = excluded.last_seen_at`,
+    )
+    .run(name, now, now);
+}
+
+export function getAgent(ctx: BrainContext, name: string): AgentRecord | undefined {
+  const row = ctx.q.get<[string], AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`).get(name);
+  return row && toRecord(row);
+}
+
+export function listAgents(ctx: BrainContext): AgentRecord[] {
+  return ctx.q
+    .get<[], AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents ORDER BY name`)
+    .all()
+    .map(toRecord);
+}
+
+const updateAgentInput = z.strictObject({
+  name: agentName,
+  display_name: text(200).optional(),
+  capabilities: z.array(text(100)).max(100).optional(),
+});
+export type UpdateAgentInput = z.input<typeof updateAgentInput>;
+
+export function updateAgent(ctx: BrainContext, input: UpdateAgentInput): AgentRecord {
+  const args = parseInput(updateAgentInput, input);
+  const tx = ctx.db.transaction(() => {
+    ensureAgent(ctx, args.name);
+    if (args.display_name !== undefined) {
+      ctx.q.get(`UPDATE agents SET display_name = ? WHERE name = ?`).run(args.display_name, args.name);
+    }
+    if (args.capabilities !== undefined) {
+      ctx.q.get(`UPDATE agents SET capabilities = ? WHERE name = ?`).run(JSON.stringify(args.capabilities), args.name);
+    }
+  });
+  tx.immediate();
+  const agent = getAgent(ctx, args.name);
+  if (!agent) throw new BrainError('NOT_FOUND', `agent ${args.name} not found`);
+  return agent;
+}

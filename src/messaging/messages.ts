@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import { isoNow } from '../clock.js';
+import type { BrainContext } from '../context.js';
+import { notifyIndexers } from '../context.js';
+import { BrainError } from '../errors.js';
+import { newId } from '../ids.js';
+import {
+  PRIORITIES,
+  agentName,
+  isoTime,
+  jsonObject,
+  messageId,
+  parseInput,
+  text,
+  threadId,
+  type Priority,
+} from '../validation.js';
+import { ensureAgent } from './agents.js';
+
+export interface MessageRecord {
+  id: string;
+  thread_id: string;
+  from: string;
+  /** null: a broadcast to every agent but the sender. */
+  to: string | null;
+  reply_to: string | null;
+  priority: Priority;
+  subject: string;
+  body: string;
+  metadata: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface MessageRow {
+  rowid: number;
+  id: string;
+  thread_id: string;
+  from: string;
+  to: string | null;
+  reply_to: string | null;
+  priority: Priority;
+  subject: string;
+  body: string;
+  metadata: string | null;
+  created_at: string;
+}
+
+/** Columns and joins that turn a messages row `m` into a MessageRecord. */
+export const MESSAGE_SELECT = `
+  SELECT m.id AS rowid, m.uid AS id, t.uid AS thread_id, fa.name AS "from", ta.name AS "to",
+         p.uid AS reply_to, m.priority, coalesce(m.subject, t.subject) AS subject, m.body, m.metadata,
+         m.created_at
+  FROM messages m
+  JOIN threads t ON t.id = m.thread_id
+  JOIN agents fa ON fa.id = m.from_agent
+  LEFT JOIN agents ta ON ta.id = m.to_agent
+  LEFT JOIN messages p ON p.id = m.reply_to`;
+
+export function toMessageRecord(row: MessageRow): MessageRecord {
+  return {
+    id: row.id,
+    thread_id: row.thread_id,
+    from: row.from,
+    to: row.to,
+    reply_to: row.reply_to,
+    priority: row.priority,
+    subject: row.subject,
+    body: row.body,
+    metadata: row.metadata ? (JSON.parse(row.metadata) as Record<string, unknown>) : {},
+    created_at: row.created_at,
+  };
+}
+
+export function getMessage(ctx: BrainContext, id: string): MessageRecord | undefined {
+  const row = ctx.q.get<[string], MessageRow>(`${MESSAGE_SELECT} WHERE m.uid = ?`).get(id);
+  return row && toMessageRecord(row);
+}
+
+export function messageRowId(ctx: BrainContext, id: string): number | undefined {
+  return ctx.q.get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(id)?.id;
+}
+
+const sendInput = z.strictObject({
+  from: agentName,
+  to: agentName.nullish(),
+  subject: text(500).optional(),
+  body: text(Number.MAX_SAFE_INTEGER).refine((s) => s.trim().length > 0, 'must not be empty'),
+  priority: z.enum(PRIORITIES).default('normal'),
+  thread: threadId.optional(),
+  reply_to: messageId.optional(),
+  metadata: jsonObject.optional(),
+  tags: z.array(text(64).min(1)).max(32).optional(),
+  /** When the message was said; defaults to now. For importers and replays. */
+  at: isoTime.optional(),
+});
+export type SendInput = z.input<typeof sendInput>;
+
+export interface SendResult {
+  id: string;
+  thread_id: string;
+  created_at: string;
+  recipients: number;
+}
+
+export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
+  const args = parseInput(sendInput, input);
+  const bytes = Buffer.byteLength(args.body, 'utf8');
+  if (bytes > ctx.limits.maxBodyBytes) {
+    throw new BrainError(
+      'INVALID_INPUT',
+      `body: is ${bytes} bytes; the limit is ${ctx.limits.maxBodyBytes} (BRAIN_MAX_BODY_BYTES)`,
+    );
+  }
+  const metadata = args.metadata && Object.keys(args.metadata).length > 0 ? JSON.stringify(args.metadata) : null;
+  const createdAt = args.at ?? isoNow(ctx.clock);
+  const uid = newId('message');
+
+  const tx = ctx.db.transaction((): SendResult => {
+    const fromId = ensureAgent(ctx, args.from);
+    ctx.q.get(`UPDATE agents SET last_seen_at = ? WHERE id = ?`).run(isoNow(ctx.clock), fromId);
+    const toId = args.to ? ensureAgent(ctx, args.to) : null;
+
+    let parent: { id: number; thread_id: number } | undefined;
+    if (args.reply_to) {
+      parent = ctx.q
+        .get<[string], { id: number; thread_id: number }>(`SELECT id, thread_id FROM messages WHERE uid = ?`)
+        .get(args.reply_to);
+      if (!parent) throw new BrainError('NOT_FOUND', `reply_to: no message ${args.reply_to}`);
+    }
+
+    let threadRowId: number;
+    let threadUid: string;
+    if (args.thread) {
+      const thread = ctx.q
+        .get<[string], { id: number; status: string }>(`SELECT id, status FROM threads WHERE uid = ?`)
+        .get(args.thread);
+      if (!thread) throw new BrainError('NOT_FOUND', `thread: no thread ${args.thread}`);
+      if (thread.status === 'closed') throw new BrainError('CONFLICT', `thread ${args.thread} is closed`);
+      if (parent && parent.thread_id !== thread.id) {
+        throw new BrainError('INVALID_INPUT', `reply_to: ${args.reply_to} is not in thread ${args.thread}`);
+      }
+      threadRowId = thread.id;
+      threadUid = args.thread;
+    } else if (parent) {
+      threadRowId = parent.thread_id;
+      threadUid = ctx.q.get<[number], { uid: string }>(`SELECT uid FROM threads WHERE id = ?`).get(threadRowId)!.uid;
+    } else {
+      threadUid = newId('thread');
+      const subject = args.subject ?? excerpt(args.body);
+      threadRowId = Number(
+        ctx.q
+          .get(
+            `INSERT INTO threads (uid, subject, created_by, created_at, last_message_at, message_count)
+             VALUES (?, ?, ?, ?, ?, 0)`,
+          )
+          .run(threadUid, subject, fromId, createdAt, createdAt).lastInsertRowid,
+      );
+    }
+    for (const tag of args.tags ?? []) {
+      ctx.q.get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`).run(threadRowId, tag);
+    }
+
+    const rowid = Number(
+      ctx.q
+        .get(
+          `INSERT INTO messages (uid, thread_id, from_agent, to_agent, reply_to, priority, subject, body, metadata, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(uid, threadRowId, fromId, toId, parent?.id ?? null, args.priority, args.subject ?? null, args.body, metadata, createdAt)
+        .lastInsertRowid,
+    );
+    const recipients = toId
+      ? ctx.q.get(`INSERT INTO deliveries (message_id, agent_id) VALUES (?, ?)`).run(rowid, toId).changes
+      : ctx.q
+          .get(`INSERT INTO deliveries (message_id, agent_id) SELECT ?, id FROM agents WHERE id <> ?`)
+          .run(rowid, fromId).changes;
+    ctx.q
+      .get(
+        `UPDATE threads SET message_count = message_count + 1,
+           last_message_at = max(last_message_at, ?),
+           status = CASE status WHEN 'archived' THEN 'active' ELSE status END
+         WHERE id = ?`,
+      )
+      .run(createdAt, threadRowId);
+    notifyIndexers(ctx, { type: 'message', rowid });
+    return { id: uid, thread_id: threadUid, created_at: createdAt, recipients };
+  });
+  return tx.immediate();
+}
+
+/** The first line of a body, cut to a subject's length. */
+export function excerpt(body: string, max = 80): string {
+  const line = body.trim().split('\n', 1)[0]!.trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}

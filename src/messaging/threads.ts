@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import type { BrainContext } from '../context.js';
+import { BrainError } from '../errors.js';
+import { THREAD_STATUSES, parseInput, text, threadId, type ThreadStatus } from '../validation.js';
+import { acksFor, type AckRecord } from './inbox.js';
+import { MESSAGE_SELECT, toMessageRecord, type MessageRecord, type MessageRow } from './messages.js';
+
+export interface ThreadRecord {
+  id: string;
+  subject: string;
+  status: ThreadStatus;
+  tags: string[];
+  created_by: string;
+  created_at: string;
+  last_message_at: string;
+  message_count: number;
+}
+
+interface ThreadRow extends Omit<ThreadRecord, 'tags'> {
+  rowid: number;
+  tags: string | null;
+}
+
+export interface Receipt {
+  agent: string;
+  read_at: string | null;
+}
+
+export interface ThreadMessage extends MessageRecord {
+  receipts: Receipt[];
+  acks: AckRecord[];
+}
+
+export interface ThreadHistory {
+  thread: ThreadRecord;
+  messages: ThreadMessage[];
+  /** Offset of the next page, or null when this page reaches the end. */
+  next_offset: number | null;
+}
+
+const THREAD_SELECT = `
+  SELECT t.id AS rowid, t.uid AS id, t.subject, t.status, a.name AS created_by, t.created_at,
+         t.last_message_at, t.message_count,
+         (SELECT json_group_array(tag) FROM (SELECT tag FROM thread_tags WHERE thread_id = t.id ORDER BY tag)) AS tags
+  FROM threads t JOIN agents a ON a.id = t.created_by`;
+
+function toThreadRecord(row: ThreadRow): ThreadRecord {
+  const { rowid: _rowid, tags, ...rest } = row;
+  return { ...rest, tags: tags ? (JSON.parse(tags) as string[]) : [] };
+}
+
+function threadRow(ctx: BrainContext, id: string): ThreadRow | undefined {
+  return ctx.q.get<[string], ThreadRow>(`${THREAD_SELECT} WHERE t.uid = ?`).get(id);
+}
+
+export function getThread(ctx: BrainContext, id: string): ThreadRecord | undefined {
+  const row = threadRow(ctx, id);
+  return row && toThreadRecord(row);
+}
+
+const historyInput = z.strictObject({
+  thread_id: threadId,
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export type HistoryInput = z.input<typeof historyInput>;
+
+/** A thread's messages in order (time, then rowid), a page at a time, with receipts and acks. */
+export function threadHistory(ctx: BrainContext, input: HistoryInput): ThreadHistory {
+  const args = parseInput(historyInput, input);
+  const row = threadRow(ctx, args.thread_id);
+  if (!row) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
+  const rows = ctx.q
+    .get<[number, number, number], MessageRow>(
+      `${MESSAGE_SELECT} WHERE m.thread_id = ? ORDER BY m.created_at, m.id LIMIT ? OFFSET ?`,
+    )
+    .all(row.rowid, args.limit + 1, args.offset);
+  const more = rows.length > args.limit;
+  const page = rows.slice(0, args.limit);
+  const acks = acksFor(ctx, page.map((r) => r.rowid));
+  const receipts = ctx.q.get<[number], Receipt>(
+    `SELECT a.name AS agent, d.read_at FROM deliveries d JOIN agents a ON a.id = d.agent_id
+     WHERE d.message_id = ? ORDER BY a.name`,
+  );
+  return {
+    thread: toThreadRecord(row),
+    messages: page.map((r) => ({ ...toMessageRecord(r), receipts: receipts.all(r.rowid), acks: acks.get(r.rowid) ?? [] })),
+    next_offset: more ? args.offset + args.limit : null,
+  };
+}
+
+const listInput = z.strictObject({
+  status: z.enum(THREAD_STATUSES).optional(),
+  tag: text(64).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export type ListThreadsInput = z.input<typeof listInput>;
+
+/** Threads, most recently active first, optionally by status and tag. */
+export function listThreads(ctx: BrainContext, input: ListThreadsInput = {}): ThreadRecord[] {
+  const args = parseInput(listInput, input);
+  const rows = ctx.q
+    .get<[Record<string, unknown>], ThreadRow>(
+      `${THREAD_SELECT}
+       WHERE (@status IS NULL OR t.status = @status)
+         AND (@tag IS NULL OR t.id IN (SELECT thread_id FROM thread_tags WHERE tag = @tag))
+       ORDER BY t.last_message_at DESC, t.id DESC LIMIT @limit OFFSET @offset`,
+    )
+    .all({ status: args.status ?? null, tag: args.tag ?? null, limit: args.limit, offset: args.offset });
+  return rows.map(toThreadRecord);
+}
+
+const statusInput = z.strictObject({ thread_id: threadId, status: z.enum(THREAD_STATUSES) });
+
+/** Archive, close or reopen a thread. Nothing is deleted. */
+export function setThreadStatus(ctx: BrainContext, threadIdValue: string, status: ThreadStatus): ThreadRecord {
+  const args = parseInput(statusInput, { thread_id: threadIdValue, status });
+  const changes = ctx.db
+    .transaction(() => ctx.q.get(`UPDATE threads SET status = ? WHERE uid = ?`).run(args.status, args.thread_id).changes)
+    .immediate();
+  if (changes === 0) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
+  return getThread(ctx, args.thread_id)!;
+}
+
+const tagInput = z.strictObject({
+  thread_id: threadId,
+  add: z.array(text(64).min(1)).max(32).default([]),
+  remove: z.array(text(64).min(1)).max(32).default([]),
+});
+export type TagThreadInput = z.input<typeof tagInput>;
+
+export function tagThread(ctx: BrainContext, input: TagThreadInput): ThreadRecord {
+  const args = parseInput(tagInput, input);
+  ctx.db
+    .transaction(() => {
+      const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`).get(args.thread_id);
+      if (!row) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
+      for (const tag of args.add) ctx.q.get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`).run(row.id, tag);
+      for (const tag of args.remove) ctx.q.get(`DELETE FROM thread_tags WHERE thread_id = ? AND tag = ?`).run(row.id, tag);
+    })
+    .immediate();
+  return getThread(ctx, args.thread_id)!;
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { isoNow } from '../clock.js';
+import type { BrainContext } from '../context.js';
+import { ATOM_SELECT, toAtomRecord, type AtomRecord } from '../knowledge/atoms.js';
+import { STM_SELECT, toStmRecord, type StmRecord } from '../knowledge/stm.js';
+import { MESSAGE_SELECT, toMessageRecord, type MessageRecord, type MessageRow } from '../messaging/messages.js';
+import { SEARCH_TYPES, parseInput, type SearchType } from '../validation.js';
+
+const recentInput = z.strictObject({
+  hours: z.coerce.number().positive('must be more than 0').max(24 * 365 * 10).default(24),
+  types: z.array(z.enum(SEARCH_TYPES)).min(1).default([...SEARCH_TYPES]),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+});
+export type RecentInput = z.input<typeof recentInput>;
+
+export type RecentItem =
+  | { type: 'message'; id: string; time: string; record: MessageRecord }
+  | { type: 'stm'; id: string; time: string; record: StmRecord }
+  | { type: 'atom'; id: string; time: string; record: AtomRecord };
+
+/** Everything of the last N hours, newest first. */
+export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[] {
+  const args = parseInput(recentInput, input);
+  const since = new Date(ctx.clock().getTime() - args.hours * 3_600_000).toISOString();
+  const want = (t: SearchType) => args.types.includes(t);
+  const items: RecentItem[] = [];
+  if (want('message')) {
+    for (const row of ctx.q
+      .get<[string, number], MessageRow>(`${MESSAGE_SELECT} WHERE m.created_at >= ? ORDER BY m.created_at DESC, m.id DESC LIMIT ?`)
+      .all(since, args.limit)) {
+      const record = toMessageRecord(row);
+      items.push({ type: 'message', id: record.id, time: record.created_at, record });
+    }
+  }
+  if (want('stm')) {
+    for (const row of ctx.q
+      .get<[string, string, number], Parameters<typeof toStmRecord>[0]>(
+        `${STM_SELECT} WHERE s.created_at >= ? AND (s.expires_at IS NULL OR s.expires_at > ?)
+         ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
+      )
+      .all(since, isoNow(ctx.clock), args.limit)) {
+      const record = toStmRecord(row);
+      items.push({ type: 'stm', id: record.id, time: record.created_at, record });
+    }
+  }
+  if (want('atom')) {
+    for (const row of ctx.q
+      .get<[string, number], Parameters<typeof toAtomRecord>[0]>(
+        `${ATOM_SELECT} WHERE t.created_at >= ? ORDER BY t.created_at DESC, t.id DESC LIMIT ?`,
+      )
+      .all(since, args.limit)) {
+      const record = toAtomRecord(row);
+      items.push({ type: 'atom', id: record.id, time: record.created_at, record });
+    }
+  }
+  // Ties keep type order: messages, then memories, then atoms.
+  return items.sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0)).slice(0, args.limit);
+}

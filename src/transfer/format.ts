@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import {
+  LINK_TYPES,
+  PRIORITIES,
+  THREAD_STATUSES,
+  agentName,
+  atomId,
+  jsonObject,
+  messageId,
+  stmId,
+  text,
+  threadId,
+} from '../validation.js';
+
+/** ISO time exactly as stored (so a round trip changes nothing). */
+const storedTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO time like 2026-01-31T12:00:00.000Z');
+
+export const exportAgent = z.strictObject({
+  name: agentName,
+  display_name: text(200).nullable(),
+  capabilities: z.array(text(100)),
+  created_at: storedTime,
+  last_seen_at: storedTime,
+});
+
+export const exportThread = z.strictObject({
+  id: threadId,
+  subject: text(10_000),
+  status: z.enum(THREAD_STATUSES),
+  tags: z.array(text(64)),
+  created_by: agentName,
+  created_at: storedTime,
+  last_message_at: storedTime,
+  message_count: z.number().int().min(0),
+});
+
+export const exportMessage = z.strictObject({
+  id: messageId,
+  thread_id: threadId,
+  from: agentName,
+  to: agentName.nullable(),
+  reply_to: messageId.nullable(),
+  priority: z.enum(PRIORITIES),
+  subject: text(10_000).nullable(),
+  body: text(Number.MAX_SAFE_INTEGER),
+  metadata: jsonObject.nullable(),
+  created_at: storedTime,
+  receipts: z.array(z.strictObject({ agent: agentName, read_at: storedTime.nullable() })),
+  acks: z.array(z.strictObject({ agent: agentName, body: text(10_000).nullable(), created_at: storedTime })),
+});
+
+export const exportStm = z.strictObject({
+  id: stmId,
+  agent: agentName,
+  content: text(100_000),
+  categories: z.array(text(64)),
+  importance: z.number().min(1).max(3),
+  source_message_id: messageId.nullable(),
+  created_at: storedTime,
+  expires_at: storedTime.nullable(),
+  access_count: z.number().int().min(0),
+  last_accessed_at: storedTime.nullable(),
+});
+
+export const exportAtom = z.strictObject({
+  id: atomId,
+  agent: agentName,
+  subject: text(10_000),
+  action: text(10_000),
+  outcome: text(10_000),
+  consequences: text(10_000),
+  confidence: z.number().min(0).max(1),
+  source_message_id: messageId.nullable(),
+  created_at: storedTime,
+});
+
+export const exportLink = z.strictObject({
+  from: atomId,
+  to: atomId,
+  type: z.enum(LINK_TYPES),
+  strength: z.number().min(0).max(1),
+  created_at: storedTime,
+});
+
+export const EXPORT_FORMAT = 'brain-export';
+export const EXPORT_VERSION = 1;
+
+export const exportDocument = z.strictObject({
+  format: z.literal(EXPORT_FORMAT),
+  version: z.literal(EXPORT_VERSION),
+  agents: z.array(exportAgent),
+  threads: z.array(exportThread),
+  messages: z.array(exportMessage),
+  stm: z.array(exportStm),
+  atoms: z.array(exportAtom),
+  atom_links: z.array(exportLink),
+});
+
+export type ExportDocument = z.infer<typeof exportDocument>;

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { BrainError } from './errors.js';
+import { ID_PATTERNS } from './ids.js';
+
+/** Text that SQLite and FTS5 store faithfully: no NUL characters, no lone surrogates. */
+export function text(max: number) {
+  return z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => !s.includes('\0'), 'must not contain NUL characters')
+    .refine((s) => s.isWellFormed(), 'must be valid Unicode (no lone surrogates)');
+}
+
+export const agentName = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(64, 'must be at most 64 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/, 'must be letters, digits, and _ . @ - (starting with a letter or digit)');
+
+export const messageId = z.string().regex(ID_PATTERNS.message, 'must be a message id like syn_0123456789ab');
+export const threadId = z.string().regex(ID_PATTERNS.thread, 'must be a thread id like thr_<uuid>');
+export const stmId = z.string().regex(ID_PATTERNS.stm, 'must be an STM id like stm_0123456789ab');
+export const atomId = z.string().regex(ID_PATTERNS.atom, 'must be an atom id like atm_0123456789ab');
+export const knowledgeOrMessageId = z
+  .string()
+  .refine(
+    (s) => ID_PATTERNS.message.test(s) || ID_PATTERNS.stm.test(s) || ID_PATTERNS.atom.test(s),
+    'must be a message, STM or atom id (syn_…, stm_…, atm_…)',
+  );
+
+/** An ISO 8601 date or date-time; dates without a zone are UTC. Normalised to ISO with ms. */
+export const isoTime = z.string().transform((s, ctx) => {
+  const trimmed = s.trim();
+  const ok = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(trimmed);
+  const withZone = /^\d{4}-\d{2}-\d{2}$/.test(trimmed)
+    ? `${trimmed}T00:00:00Z`
+    : /(Z|[+-]\d{2}:?\d{2})$/.test(trimmed)
+      ? trimmed
+      : `${trimmed}Z`;
+  const d = new Date(withZone.replace(' ', 'T'));
+  if (!ok || Number.isNaN(d.getTime())) {
+    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date such as 2026-01-31 or 2026-01-31T12:00:00Z' });
+    return z.NEVER;
+  }
+  return d.toISOString();
+});
+
+export const jsonObject = z.record(z.string(), z.unknown());
+
+export const PRIORITIES = ['info', 'normal', 'action', 'urgent'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+export const THREAD_STATUSES = ['active', 'archived', 'closed'] as const;
+export type ThreadStatus = (typeof THREAD_STATUSES)[number];
+export const LINK_TYPES = ['causes', 'enables', 'precedes', 'correlates'] as const;
+export type LinkType = (typeof LINK_TYPES)[number];
+export const SEARCH_TYPES = ['message', 'stm', 'atom'] as const;
+export type SearchType = (typeof SEARCH_TYPES)[number];
+
+/** "body: is required; priority: must be one of …" — every problem, each naming its field. */
+export function formatZodError(error: z.ZodError, names: Record<string, string> = {}): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map(String).join('.');
+      const field = names[path] ?? (path || 'input');
+      return `${field}: ${describeIssue(issue)}`;
+    })
+    .join('; ');
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return 'is required';
+  if (issue.code === 'invalid_value' && 'values' in issue) {
+    return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
+  }
+  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}`;
+  return issue.message.replace(/^Invalid input: /, '');
+}
+
+/** Parse at an edge: a value of the schema's type, or a BrainError naming the field. */
+export function parseInput<T extends z.ZodType>(schema: T, input: unknown, names?: Record<string, string>): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new BrainError('INVALID_INPUT', formatZodError(parsed.error, names));
+  return parsed.data;
+}
