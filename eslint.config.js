@@ -7,7 +7,10 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
     },
@@ -19,8 +22,21 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/cli/**', '**/mcp/**', '**/agent/**'], message: 'src/ must not import adapters' },
-            { group: ['commander', 'grammy', 'discord.js', '@anthropic-ai/sdk', '@modelcontextprotocol/*', 'croner'], message: 'src/ must not import adapter libraries' },
+            {
+              group: ['**/cli/**', '**/mcp/**', '**/agent/**'],
+              message: 'src/ must not import adapters',
+            },
+            {
+              group: [
+                'commander',
+                'grammy',
+                'discord.js',
+                '@anthropic-ai/sdk',
+                '@modelcontextprotocol/*',
+                'croner',
+              ],
+              message: 'src/ must not import adapter libraries',
+            },
           ],
         },
       ],

@@ -2,15 +2,51 @@ import type { Database } from 'better-sqlite3';
 import { systemClock, type Clock } from './clock.js';
 import type { BrainContext, IndexedItem } from './context.js';
 import { StatementCache, openDatabase } from './db/open.js';
-import { atomChain, createAtom, getAtom, linkAtoms, type AtomInput, type ChainInput, type LinkInput } from './knowledge/atoms.js';
+import {
+  atomChain,
+  createAtom,
+  getAtom,
+  linkAtoms,
+  type AtomInput,
+  type ChainInput,
+  type LinkInput,
+} from './knowledge/atoms.js';
 import { findProvenance, type ProvenanceInput } from './knowledge/provenance.js';
-import { getStm, listStm, remember, type ListStmInput, type RememberInput } from './knowledge/stm.js';
+import {
+  getStm,
+  listStm,
+  remember,
+  type ListStmInput,
+  type RememberInput,
+} from './knowledge/stm.js';
 import { migrateCortex } from './legacy/cortex.js';
 import { migrateSynapse } from './legacy/synapse.js';
-import { getAgent, listAgents, touchAgent, updateAgent, type UpdateAgentInput } from './messaging/agents.js';
-import { ackMessage, peekInbox, poll, readInbox, type AckInput, type InboxInput } from './messaging/inbox.js';
+import {
+  getAgent,
+  listAgents,
+  touchAgent,
+  updateAgent,
+  type UpdateAgentInput,
+} from './messaging/agents.js';
+import {
+  ackMessage,
+  peekInbox,
+  poll,
+  readInbox,
+  type AckInput,
+  type InboxInput,
+} from './messaging/inbox.js';
 import { getMessage, sendMessage, type SendInput } from './messaging/messages.js';
-import { getThread, listThreads, setThreadStatus, tagThread, threadHistory, type HistoryInput, type ListThreadsInput, type TagThreadInput } from './messaging/threads.js';
+import {
+  getThread,
+  listThreads,
+  setThreadStatus,
+  tagThread,
+  threadHistory,
+  type HistoryInput,
+  type ListThreadsInput,
+  type TagThreadInput,
+} from './messaging/threads.js';
 import { recent, type RecentInput } from './search/recent.js';
 import { search, type SearchInput } from './search/search.js';
 import { exportBrain, type ExportInput } from './transfer/export.js';

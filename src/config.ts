@@ -44,7 +44,10 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
   };
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new BrainError('INVALID_INPUT', `configuration: ${formatZodError(parsed.error, CONFIG_NAMES)}`);
+    throw new BrainError(
+      'INVALID_INPUT',
+      `configuration: ${formatZodError(parsed.error, CONFIG_NAMES)}`,
+    );
   }
   return parsed.data;
 }

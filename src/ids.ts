@@ -2,7 +2,12 @@ import { randomBytes, randomUUID, createHash } from 'node:crypto';
 
 export type IdKind = 'message' | 'thread' | 'stm' | 'atom';
 
-const PREFIX: Record<IdKind, string> = { message: 'syn_', thread: 'thr_', stm: 'stm_', atom: 'atm_' };
+const PREFIX: Record<IdKind, string> = {
+  message: 'syn_',
+  thread: 'thr_',
+  stm: 'stm_',
+  atom: 'atm_',
+};
 
 export const ID_PATTERNS: Record<IdKind, RegExp> = {
   message: /^syn_[0-9a-f]{12}$/,

@@ -1,5 +1,12 @@
 export { openBrain, type Brain, type OpenBrainOptions } from './brain.js';
-export { loadConfig, defaultDbPath, EMBEDDERS, type BrainConfig, type ConfigOverrides, type EmbedderChoice } from './config.js';
+export {
+  loadConfig,
+  defaultDbPath,
+  EMBEDDERS,
+  type BrainConfig,
+  type ConfigOverrides,
+  type EmbedderChoice,
+} from './config.js';
 export { BrainError, isBrainError, isUsageError, type BrainErrorCode } from './errors.js';
 export { systemClock, type Clock } from './clock.js';
 export type { IndexedItem } from './context.js';
@@ -19,11 +26,34 @@ export {
 export type { AgentRecord, UpdateAgentInput } from './messaging/agents.js';
 export type { MessageRecord, SendInput, SendResult } from './messaging/messages.js';
 export type { PollResult, InboxInput, AckInput, AckResult, AckRecord } from './messaging/inbox.js';
-export type { ThreadRecord, ThreadHistory, ThreadMessage, Receipt, HistoryInput, ListThreadsInput, TagThreadInput } from './messaging/threads.js';
+export type {
+  ThreadRecord,
+  ThreadHistory,
+  ThreadMessage,
+  Receipt,
+  HistoryInput,
+  ListThreadsInput,
+  TagThreadInput,
+} from './messaging/threads.js';
 export type { StmRecord, RememberInput, ListStmInput } from './knowledge/stm.js';
-export type { AtomRecord, AtomInput, LinkInput, LinkRecord, ChainInput, AtomChain, ChainStep } from './knowledge/atoms.js';
+export type {
+  AtomRecord,
+  AtomInput,
+  LinkInput,
+  LinkRecord,
+  ChainInput,
+  AtomChain,
+  ChainStep,
+} from './knowledge/atoms.js';
 export type { Provenance, ProvenanceInput } from './knowledge/provenance.js';
-export { searchInput, MAX_QUERY_CHARS, type SearchInput, type SearchHit, type SearchResult, type Retriever } from './search/search.js';
+export {
+  searchInput,
+  MAX_QUERY_CHARS,
+  type SearchInput,
+  type SearchHit,
+  type SearchResult,
+  type Retriever,
+} from './search/search.js';
 export { buildFtsQueries, queryTerms } from './search/fts-query.js';
 export type { RecentInput, RecentItem } from './search/recent.js';
 export type { ExportDocument } from './transfer/format.js';

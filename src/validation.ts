@@ -15,12 +15,19 @@ export const agentName = z
   .string()
   .min(1, 'must not be empty')
   .max(64, 'must be at most 64 characters')
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/, 'must be letters, digits, and _ . @ - (starting with a letter or digit)');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.@-]*$/,
+    'must be letters, digits, and _ . @ - (starting with a letter or digit)',
+  );
 
-export const messageId = z.string().regex(ID_PATTERNS.message, 'must be a message id like syn_0123456789ab');
+export const messageId = z
+  .string()
+  .regex(ID_PATTERNS.message, 'must be a message id like syn_0123456789ab');
 export const threadId = z.string().regex(ID_PATTERNS.thread, 'must be a thread id like thr_<uuid>');
 export const stmId = z.string().regex(ID_PATTERNS.stm, 'must be an STM id like stm_0123456789ab');
-export const atomId = z.string().regex(ID_PATTERNS.atom, 'must be an atom id like atm_0123456789ab');
+export const atomId = z
+  .string()
+  .regex(ID_PATTERNS.atom, 'must be an atom id like atm_0123456789ab');
 export const knowledgeOrMessageId = z
   .string()
   .refine(
@@ -31,7 +38,9 @@ export const knowledgeOrMessageId = z
 /** An ISO 8601 date or date-time; dates without a zone are UTC. Normalised to ISO with ms. */
 export const isoTime = z.string().transform((s, ctx) => {
   const trimmed = s.trim();
-  const ok = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(trimmed);
+  const ok = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(
+    trimmed,
+  );
   const withZone = /^\d{4}-\d{2}-\d{2}$/.test(trimmed)
     ? `${trimmed}T00:00:00Z`
     : /(Z|[+-]\d{2}:?\d{2})$/.test(trimmed)
@@ -39,7 +48,10 @@ export const isoTime = z.string().transform((s, ctx) => {
       : `${trimmed}Z`;
   const d = new Date(withZone.replace(' ', 'T'));
   if (!ok || Number.isNaN(d.getTime())) {
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date such as 2026-01-31 or 2026-01-31T12:00:00Z' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be an ISO 8601 date such as 2026-01-31 or 2026-01-31T12:00:00Z',
+    });
     return z.NEVER;
   }
   return d.toISOString();
@@ -68,7 +80,8 @@ export function formatZodError(error: z.ZodError, names: Record<string, string> 
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return 'is required';
+  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message))
+    return 'is required';
   if (issue.code === 'invalid_value' && 'values' in issue) {
     return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
   }
@@ -77,7 +90,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /** Parse at an edge: a value of the schema's type, or a BrainError naming the field. */
-export function parseInput<T extends z.ZodType>(schema: T, input: unknown, names?: Record<string, string>): z.output<T> {
+export function parseInput<T extends z.ZodType>(
+  schema: T,
+  input: unknown,
+  names?: Record<string, string>,
+): z.output<T> {
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw new BrainError('INVALID_INPUT', formatZodError(parsed.error, names));
   return parsed.data;

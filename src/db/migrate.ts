@@ -43,7 +43,9 @@ export function inspectDatabase(db: Database, path: string): { version: number; 
     version = db.pragma('user_version', { simple: true }) as number;
     tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_schema`).get() as { n: number }).n;
   } catch (err) {
-    throw new BrainError('NOT_A_BRAIN', `${path} is not a brain database (not an SQLite file)`, { cause: err });
+    throw new BrainError('NOT_A_BRAIN', `${path} is not a brain database (not an SQLite file)`, {
+      cause: err,
+    });
   }
   const empty = tables === 0 && version === 0;
   if (!empty && appId !== APPLICATION_ID) {

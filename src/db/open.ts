@@ -23,7 +23,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   try {
     db = new BetterSqlite3(path, { readonly, fileMustExist: readonly });
   } catch (err) {
-    throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${(err as Error).message}`, { cause: err });
+    throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   try {
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
@@ -40,23 +42,32 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     db.close();
     if (err instanceof BrainError) throw err;
     if ((err as { code?: string }).code === 'SQLITE_NOTADB') {
-      throw new BrainError('NOT_A_BRAIN', `${path} is not a brain database (not an SQLite file)`, { cause: err });
+      throw new BrainError('NOT_A_BRAIN', `${path} is not a brain database (not an SQLite file)`, {
+        cause: err,
+      });
     }
-    throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${(err as Error).message}`, { cause: err });
+    throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
 function prepareLocation(path: string, readonly: boolean): void {
   const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat?.isDirectory()) throw new BrainError('INVALID_INPUT', `--db: ${path} is a directory, not a database file`);
+  if (stat?.isDirectory())
+    throw new BrainError('INVALID_INPUT', `--db: ${path} is a directory, not a database file`);
   if (!stat && readonly) throw new BrainError('NOT_FOUND', `no brain database at ${path}`);
   if (!stat) {
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (err) {
-      throw new BrainError('STORAGE_FAILED', `cannot create the folder for ${path}: ${(err as Error).message}`, {
-        cause: err,
-      });
+      throw new BrainError(
+        'STORAGE_FAILED',
+        `cannot create the folder for ${path}: ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
     }
   }
 }

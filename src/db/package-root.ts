@@ -14,7 +14,8 @@ export function packageRoot(): string {
       return dir;
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('brain: cannot find the package folder holding migrations/');
+    if (parent === dir)
+      throw new Error('brain: cannot find the package folder holding migrations/');
     dir = parent;
   }
 }

@@ -5,7 +5,16 @@ import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { newId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
-import { LINK_TYPES, agentName, atomId, isoTime, messageId, parseInput, text, type LinkType } from '../validation.js';
+import {
+  LINK_TYPES,
+  agentName,
+  atomId,
+  isoTime,
+  messageId,
+  parseInput,
+  text,
+  type LinkType,
+} from '../validation.js';
 import { sourceRowId } from './stm.js';
 
 export interface AtomRecord {
@@ -34,7 +43,8 @@ export function toAtomRecord(row: AtomRow): AtomRecord {
   return rest;
 }
 
-const field = (name: string) => text(10_000).refine((s) => s.trim().length > 0, `${name} must not be empty`);
+const field = (name: string) =>
+  text(10_000).refine((s) => s.trim().length > 0, `${name} must not be empty`);
 
 const atomInput = z.strictObject({
   agent: agentName,
@@ -42,7 +52,11 @@ const atomInput = z.strictObject({
   action: field('action'),
   outcome: field('outcome'),
   consequences: text(10_000).default(''),
-  confidence: z.coerce.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.5),
+  confidence: z.coerce
+    .number()
+    .min(0, 'must be between 0 and 1')
+    .max(1, 'must be between 0 and 1')
+    .default(0.5),
   source_message_id: messageId.optional(),
   at: isoTime.optional(),
 });
@@ -62,8 +76,17 @@ export function createAtom(ctx: BrainContext, input: AtomInput): AtomRecord {
             `INSERT INTO atoms (uid, agent_id, subject, action, outcome, consequences, confidence, source_message_id, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
-          .run(uid, agentId, args.subject, args.action, args.outcome, args.consequences, args.confidence, source, args.at ?? isoNow(ctx.clock))
-          .lastInsertRowid,
+          .run(
+            uid,
+            agentId,
+            args.subject,
+            args.action,
+            args.outcome,
+            args.consequences,
+            args.confidence,
+            source,
+            args.at ?? isoNow(ctx.clock),
+          ).lastInsertRowid,
       );
       notifyIndexers(ctx, { type: 'atom', rowid });
     })
@@ -90,7 +113,11 @@ const linkInput = z.strictObject({
   from: atomId,
   to: atomId,
   type: z.enum(LINK_TYPES).default('causes'),
-  strength: z.coerce.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.5),
+  strength: z.coerce
+    .number()
+    .min(0, 'must be between 0 and 1')
+    .max(1, 'must be between 0 and 1')
+    .default(0.5),
 });
 export type LinkInput = z.input<typeof linkInput>;
 
@@ -105,7 +132,8 @@ export interface LinkRecord {
 /** Link two atoms; linking again with the same type updates the strength. */
 export function linkAtoms(ctx: BrainContext, input: LinkInput): LinkRecord {
   const args = parseInput(linkInput, input);
-  if (args.from === args.to) throw new BrainError('INVALID_INPUT', 'to: an atom cannot link to itself');
+  if (args.from === args.to)
+    throw new BrainError('INVALID_INPUT', 'to: an atom cannot link to itself');
   return ctx.db
     .transaction((): LinkRecord => {
       const from = atomRowId(ctx, args.from, 'from');
@@ -121,7 +149,13 @@ export function linkAtoms(ctx: BrainContext, input: LinkInput): LinkRecord {
           `SELECT strength, created_at FROM atom_links WHERE from_atom = ? AND to_atom = ? AND link_type = ?`,
         )
         .get(from, to, args.type)!;
-      return { from: args.from, to: args.to, type: args.type, strength: row.strength, created_at: row.created_at };
+      return {
+        from: args.from,
+        to: args.to,
+        type: args.type,
+        strength: row.strength,
+        created_at: row.created_at,
+      };
     })
     .immediate();
 }
@@ -160,7 +194,18 @@ export function atomChain(ctx: BrainContext, input: ChainInput): AtomChain {
   const walk = (forward: boolean): ChainStep[] => {
     const [near, far] = forward ? ['from_atom', 'to_atom'] : ['to_atom', 'from_atom'];
     const rows = ctx.q
-      .get<[{ start: number; depth: number }], { atom: number; depth: number; from_atom: number; to_atom: number; link_type: LinkType; strength: number; created_at: string }>(
+      .get<
+        [{ start: number; depth: number }],
+        {
+          atom: number;
+          depth: number;
+          from_atom: number;
+          to_atom: number;
+          link_type: LinkType;
+          strength: number;
+          created_at: string;
+        }
+      >(
         `WITH RECURSIVE walk(atom, depth, from_atom, to_atom, link_type, strength, created_at, path) AS (
            SELECT l.${far}, 1, l.from_atom, l.to_atom, l.link_type, l.strength, l.created_at, ',' || @start || ',' || l.${far} || ','
            FROM atom_links l WHERE l.${near} = @start
@@ -172,7 +217,9 @@ export function atomChain(ctx: BrainContext, input: ChainInput): AtomChain {
          SELECT atom, depth, from_atom, to_atom, link_type, strength, created_at FROM walk ORDER BY depth, strength DESC`,
       )
       .all({ start: startRow, depth: args.depth });
-    const atoms = getAtomsByRowIds(ctx, [...new Set(rows.flatMap((r) => [r.atom, r.from_atom, r.to_atom]))]);
+    const atoms = getAtomsByRowIds(ctx, [
+      ...new Set(rows.flatMap((r) => [r.atom, r.from_atom, r.to_atom])),
+    ]);
     return rows.map((r) => ({
       atom: atoms.get(r.atom)!,
       depth: forward ? r.depth : -r.depth,

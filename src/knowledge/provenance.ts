@@ -2,7 +2,12 @@ import { z } from 'zod';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { idKind } from '../ids.js';
-import { MESSAGE_SELECT, toMessageRecord, type MessageRecord, type MessageRow } from '../messaging/messages.js';
+import {
+  MESSAGE_SELECT,
+  toMessageRecord,
+  type MessageRecord,
+  type MessageRow,
+} from '../messaging/messages.js';
 import { getThread, type ThreadRecord } from '../messaging/threads.js';
 import { knowledgeOrMessageId, parseInput } from '../validation.js';
 import { ATOM_SELECT, getAtom, toAtomRecord, type AtomRecord } from './atoms.js';
@@ -87,11 +92,15 @@ function threadContext(ctx: BrainContext, row: MessageRow, n: number): MessageRe
 /** STM entries and atoms whose source is the given message row. */
 export function derivedFrom(ctx: BrainContext, messageRowId: number): Provenance['derived'] {
   const stm = ctx.q
-    .get<[number], Parameters<typeof toStmRecord>[0]>(`${STM_SELECT} WHERE s.source_message_id = ? ORDER BY s.id`)
+    .get<[number], Parameters<typeof toStmRecord>[0]>(
+      `${STM_SELECT} WHERE s.source_message_id = ? ORDER BY s.id`,
+    )
     .all(messageRowId)
     .map(toStmRecord);
   const atoms = ctx.q
-    .get<[number], Parameters<typeof toAtomRecord>[0]>(`${ATOM_SELECT} WHERE t.source_message_id = ? ORDER BY t.id`)
+    .get<[number], Parameters<typeof toAtomRecord>[0]>(
+      `${ATOM_SELECT} WHERE t.source_message_id = ? ORDER BY t.id`,
+    )
     .all(messageRowId)
     .map(toAtomRecord);
   return { stm, atoms };

@@ -44,7 +44,11 @@ const rememberInput = z.strictObject({
   agent: agentName,
   content: text(100_000).refine((s) => s.trim().length > 0, 'must not be empty'),
   categories: z.array(category).max(32).default([]),
-  importance: z.coerce.number().min(1, 'must be between 1.0 and 3.0').max(3, 'must be between 1.0 and 3.0').default(1),
+  importance: z.coerce
+    .number()
+    .min(1, 'must be between 1.0 and 3.0')
+    .max(3, 'must be between 1.0 and 3.0')
+    .default(1),
   expires_at: isoTime.optional(),
   source_message_id: messageId.optional(),
   at: isoTime.optional(),
@@ -69,9 +73,19 @@ export function remember(ctx: BrainContext, input: RememberInput): StmRecord {
             `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at)
              VALUES (?, ?, ?, ?, ?, ?, ?)`,
           )
-          .run(uid, agentId, args.content, args.importance, source, createdAt, args.expires_at ?? null).lastInsertRowid,
+          .run(
+            uid,
+            agentId,
+            args.content,
+            args.importance,
+            source,
+            createdAt,
+            args.expires_at ?? null,
+          ).lastInsertRowid,
       );
-      const addCategory = ctx.q.get(`INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`);
+      const addCategory = ctx.q.get(
+        `INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`,
+      );
       for (const c of args.categories) addCategory.run(rowid, c);
       notifyIndexers(ctx, { type: 'stm', rowid });
     })
@@ -126,7 +140,10 @@ export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[
       now: isoNow(ctx.clock),
       limit: args.limit,
     });
-  recordAccess(ctx, rows.map((r) => r.rowid));
+  recordAccess(
+    ctx,
+    rows.map((r) => r.rowid),
+  );
   return rows.map((r) => ({ ...toStmRecord(r), access_count: r.access_count + 1 }));
 }
 
@@ -137,10 +154,14 @@ export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[
 export function recordAccess(ctx: BrainContext, rowids: number[]): void {
   if (rowids.length === 0 || ctx.db.readonly) return;
   const now = isoNow(ctx.clock);
-  const stmt = ctx.q.get(`UPDATE stm SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?`);
-  ctx.db.transaction(() => {
-    for (const id of rowids) stmt.run(now, id);
-  }).immediate();
+  const stmt = ctx.q.get(
+    `UPDATE stm SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?`,
+  );
+  ctx.db
+    .transaction(() => {
+      for (const id of rowids) stmt.run(now, id);
+    })
+    .immediate();
 }
 
 export { stmId };

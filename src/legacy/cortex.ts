@@ -6,7 +6,15 @@ import { BrainError } from '../errors.js';
 import { ID_PATTERNS, derivedId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { agentName } from '../validation.js';
-import { legacyTime, nameList, pick, pickString, type LegacyReport, type Loose, type SkippedRecord } from './fields.js';
+import {
+  legacyTime,
+  nameList,
+  pick,
+  pickString,
+  type LegacyReport,
+  type Loose,
+  type SkippedRecord,
+} from './fields.js';
 import { readJsonFile } from './synapse.js';
 
 interface CortexEntry {
@@ -25,7 +33,11 @@ interface CortexEntry {
  * Import Cortex STM entries from a JSON file (an array, `{entries|stm|memories: [...]}` or one entry)
  * or a directory of such files (regular files directly inside it; links are not followed).
  */
-export function migrateCortex(ctx: BrainContext, path: string, defaultAgent = 'cortex'): LegacyReport {
+export function migrateCortex(
+  ctx: BrainContext,
+  path: string,
+  defaultAgent = 'cortex',
+): LegacyReport {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) throw new BrainError('NOT_FOUND', `cortex: no file or directory at ${path}`);
   const files = stat.isDirectory()
@@ -50,7 +62,8 @@ export function migrateCortex(ctx: BrainContext, path: string, defaultAgent = 'c
     }
     const list = Array.isArray(doc)
       ? doc
-      : ((pick((doc ?? {}) as Loose, ['entries', 'stm', 'memories', 'items']) as unknown[] | undefined) ?? [doc]);
+      : ((pick((doc ?? {}) as Loose, ['entries', 'stm', 'memories', 'items']) as
+          unknown[] | undefined) ?? [doc]);
     if (!Array.isArray(list)) {
       skipped.push({ index: -1, file, reason: 'no list of entries' });
       continue;
@@ -58,7 +71,8 @@ export function migrateCortex(ctx: BrainContext, path: string, defaultAgent = 'c
     list.forEach((record, index) => {
       read += 1;
       const result = normalize(record, index, defaultAgent);
-      if ('reason' in result) skipped.push({ ...result, ...(files.length > 1 || stat.isDirectory() ? { file } : {}) });
+      if ('reason' in result)
+        skipped.push({ ...result, ...(files.length > 1 || stat.isDirectory() ? { file } : {}) });
       else entries.push(result);
     });
   }
@@ -70,23 +84,42 @@ export function migrateCortex(ctx: BrainContext, path: string, defaultAgent = 'c
       for (const e of entries) {
         let source: number | null = null;
         if (e.source) {
-          const uid = ID_PATTERNS.message.test(e.source) ? e.source : derivedId('message', `synapse:${e.source}`);
-          source = ctx.q.get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(uid)?.id ?? null;
-          if (source === null) notes.push(`${e.uid}: source message ${e.source} is not in the brain; kept without it`);
+          const uid = ID_PATTERNS.message.test(e.source)
+            ? e.source
+            : derivedId('message', `synapse:${e.source}`);
+          source =
+            ctx.q.get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(uid)
+              ?.id ?? null;
+          if (source === null)
+            notes.push(`${e.uid}: source message ${e.source} is not in the brain; kept without it`);
         }
         const changes = ctx.q
           .get(
             `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at, access_count)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
           )
-          .run(e.uid, ensureAgent(ctx, e.agent), e.content, e.importance, source, e.createdAt, e.expiresAt, e.accessCount).changes;
+          .run(
+            e.uid,
+            ensureAgent(ctx, e.agent),
+            e.content,
+            e.importance,
+            source,
+            e.createdAt,
+            e.expiresAt,
+            e.accessCount,
+          ).changes;
         if (changes === 0) {
           existing += 1;
           continue;
         }
         imported += 1;
-        const rowid = ctx.q.get<[string], { id: number }>(`SELECT id FROM stm WHERE uid = ?`).get(e.uid)!.id;
-        for (const c of e.categories) ctx.q.get(`INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`).run(rowid, c);
+        const rowid = ctx.q
+          .get<[string], { id: number }>(`SELECT id FROM stm WHERE uid = ?`)
+          .get(e.uid)!.id;
+        for (const c of e.categories)
+          ctx.q
+            .get(`INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`)
+            .run(rowid, c);
         notifyIndexers(ctx, { type: 'stm', rowid });
       }
     })
@@ -94,18 +127,30 @@ export function migrateCortex(ctx: BrainContext, path: string, defaultAgent = 'c
   return { source: 'cortex', path, read, imported, existing, skipped, notes };
 }
 
-function normalize(record: unknown, index: number, defaultAgent: string): CortexEntry | SkippedRecord {
-  if (!record || typeof record !== 'object' || Array.isArray(record)) return { index, reason: 'not an object' };
+function normalize(
+  record: unknown,
+  index: number,
+  defaultAgent: string,
+): CortexEntry | SkippedRecord {
+  if (!record || typeof record !== 'object' || Array.isArray(record))
+    return { index, reason: 'not an object' };
   const r = record as Loose;
   const rawId = pickString(r, ['id', 'uid', 'key']);
-  const skip = (reason: string): SkippedRecord => ({ index, ...(rawId ? { id: rawId } : {}), reason });
+  const skip = (reason: string): SkippedRecord => ({
+    index,
+    ...(rawId ? { id: rawId } : {}),
+    reason,
+  });
 
   const content = pickString(r, ['content', 'text', 'memory', 'summary', 'note']);
   if (!content || !content.trim()) return skip('no content');
-  if (content.includes('\0') || !content.isWellFormed()) return skip('content has NUL characters or invalid Unicode');
+  if (content.includes('\0') || !content.isWellFormed())
+    return skip('content has NUL characters or invalid Unicode');
   if (content.length > 100_000) return skip('content longer than 100000 characters');
 
-  const createdAt = legacyTime(pick(r, ['created_at', 'createdAt', 'timestamp', 'time', 'date', 'ts']));
+  const createdAt = legacyTime(
+    pick(r, ['created_at', 'createdAt', 'timestamp', 'time', 'date', 'ts']),
+  );
   if (!createdAt) return skip('no valid created_at');
 
   const rawImportance = pick(r, ['importance', 'weight', 'priority']);
@@ -121,11 +166,13 @@ function normalize(record: unknown, index: number, defaultAgent: string): Cortex
     if (!expiresAt) return skip('expires_at is not a valid time');
   } else {
     const ttl = Number(pick(r, ['ttl', 'ttl_seconds']));
-    if (Number.isFinite(ttl) && ttl > 0) expiresAt = new Date(Date.parse(createdAt) + ttl * 1000).toISOString();
+    if (Number.isFinite(ttl) && ttl > 0)
+      expiresAt = new Date(Date.parse(createdAt) + ttl * 1000).toISOString();
   }
 
   const agent = pickString(r, ['agent', 'author', 'owner', 'agent_id'])?.trim() || defaultAgent;
-  if (!agentName.safeParse(agent).success) return skip(`agent ${JSON.stringify(agent)} is not a valid agent name`);
+  if (!agentName.safeParse(agent).success)
+    return skip(`agent ${JSON.stringify(agent)} is not a valid agent name`);
 
   const categories = [
     ...new Set(

@@ -31,13 +31,20 @@ export function legacyTime(value: unknown): string | undefined {
   }
   if (!Number.isFinite(ms)) return undefined;
   const d = new Date(ms);
-  return Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9999 ? undefined : d.toISOString();
+  return Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9999
+    ? undefined
+    : d.toISOString();
 }
 
 /** A list of names from an array, a comma-separated string, or an object keyed by name. */
 export function nameList(value: unknown): string[] {
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string').map((s) => s.trim());
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (Array.isArray(value))
+    return value.filter((v): v is string => typeof v === 'string').map((s) => s.trim());
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (value && typeof value === 'object') return Object.keys(value);
   return [];
 }

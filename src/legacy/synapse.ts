@@ -6,14 +6,30 @@ import { ID_PATTERNS, derivedId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { excerpt } from '../messaging/messages.js';
 import { agentName, type Priority } from '../validation.js';
-import { legacyTime, nameList, pick, pickString, type LegacyReport, type Loose, type SkippedRecord } from './fields.js';
+import {
+  legacyTime,
+  nameList,
+  pick,
+  pickString,
+  type LegacyReport,
+  type Loose,
+  type SkippedRecord,
+} from './fields.js';
 
 const BROADCAST = new Set(['', '*', 'all', 'broadcast', 'everyone', '@all']);
 const PRIORITY: Record<string, Priority> = {
-  info: 'info', low: 'info', fyi: 'info',
-  normal: 'normal', medium: 'normal', default: 'normal',
-  action: 'action', high: 'action', important: 'action',
-  urgent: 'urgent', critical: 'urgent', emergency: 'urgent',
+  info: 'info',
+  low: 'info',
+  fyi: 'info',
+  normal: 'normal',
+  medium: 'normal',
+  default: 'normal',
+  action: 'action',
+  high: 'action',
+  important: 'action',
+  urgent: 'urgent',
+  critical: 'urgent',
+  emergency: 'urgent',
 };
 
 interface LegacyMessage {
@@ -40,12 +56,20 @@ export function readJsonFile(path: string, what: string): unknown {
   try {
     raw = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new BrainError('NOT_FOUND', `${what}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw new BrainError(
+      'NOT_FOUND',
+      `${what}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { cause: err },
+    );
   }
   try {
     return JSON.parse(raw.replace(/^\uFEFF/, ''));
   } catch (err) {
-    throw new BrainError('INVALID_INPUT', `${what}: ${path} is not valid JSON (${(err as Error).message})`, { cause: err });
+    throw new BrainError(
+      'INVALID_INPUT',
+      `${what}: ${path} is not valid JSON (${(err as Error).message})`,
+      { cause: err },
+    );
   }
 }
 
@@ -53,7 +77,8 @@ export function readJsonFile(path: string, what: string): unknown {
 export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
   const doc = readJsonFile(path, 'synapse');
   const list = Array.isArray(doc) ? doc : (doc as Loose | null)?.messages;
-  if (!Array.isArray(list)) throw new BrainError('INVALID_INPUT', `synapse: ${path} has no "messages" array`);
+  if (!Array.isArray(list))
+    throw new BrainError('INVALID_INPUT', `synapse: ${path} has no "messages" array`);
 
   const skipped: SkippedRecord[] = [];
   const notes: string[] = [];
@@ -63,7 +88,9 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
     if ('reason' in result) skipped.push(result);
     else parsed.push(result);
   });
-  parsed.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.index - b.index));
+  parsed.sort((a, b) =>
+    a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.index - b.index,
+  );
   const byLegacyId = new Map(parsed.map((m) => [m.legacyId, m]));
 
   let imported = 0;
@@ -77,55 +104,102 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
         return id;
       };
       // Everyone the file mentions exists before the first broadcast is delivered.
-      for (const m of parsed) for (const n of [m.from, m.to, ...m.readBy.keys(), ...m.ackedBy]) if (n) agent(n);
+      for (const m of parsed)
+        for (const n of [m.from, m.to, ...m.readBy.keys(), ...m.ackedBy]) if (n) agent(n);
       const everyone = [...agentIds.entries()];
 
       for (const m of parsed) {
-        const threadUid = ID_PATTERNS.thread.test(m.threadKey) ? m.threadKey : derivedId('thread', `synapse:${m.threadKey}`);
-        let thread = ctx.q.get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`).get(threadUid);
+        const threadUid = ID_PATTERNS.thread.test(m.threadKey)
+          ? m.threadKey
+          : derivedId('thread', `synapse:${m.threadKey}`);
+        let thread = ctx.q
+          .get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
+          .get(threadUid);
         if (!thread) {
           const id = ctx.q
             .get(
               `INSERT INTO threads (uid, subject, created_by, created_at, last_message_at, message_count) VALUES (?, ?, ?, ?, ?, 0)`,
             )
-            .run(threadUid, m.subject || excerpt(m.body), agent(m.from), m.createdAt, m.createdAt).lastInsertRowid;
+            .run(
+              threadUid,
+              m.subject || excerpt(m.body),
+              agent(m.from),
+              m.createdAt,
+              m.createdAt,
+            ).lastInsertRowid;
           thread = { id: Number(id) };
         }
         let replyTo: number | null = null;
         if (m.replyKey) {
           const parent = byLegacyId.get(m.replyKey);
-          const parentUid = parent?.uid ?? (ID_PATTERNS.message.test(m.replyKey) ? m.replyKey : undefined);
+          const parentUid =
+            parent?.uid ?? (ID_PATTERNS.message.test(m.replyKey) ? m.replyKey : undefined);
           replyTo = parentUid
-            ? (ctx.q.get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(parentUid)?.id ?? null)
+            ? (ctx.q
+                .get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`)
+                .get(parentUid)?.id ?? null)
             : null;
-          if (replyTo === null) notes.push(`message ${m.legacyId}: replies to ${m.replyKey}, which is not in the file; kept without the link`);
+          if (replyTo === null)
+            notes.push(
+              `message ${m.legacyId}: replies to ${m.replyKey}, which is not in the file; kept without the link`,
+            );
         }
-        const metadata = JSON.stringify({ ...m.metadata, legacy_id: m.legacyId, legacy_source: 'synapse' });
+        const metadata = JSON.stringify({
+          ...m.metadata,
+          legacy_id: m.legacyId,
+          legacy_source: 'synapse',
+        });
         const changes = ctx.q
           .get(
             `INSERT INTO messages (uid, thread_id, from_agent, to_agent, reply_to, priority, subject, body, metadata, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
           )
-          .run(m.uid, thread.id, agent(m.from), m.to ? agent(m.to) : null, replyTo, m.priority, m.subject || null, m.body, metadata, m.createdAt).changes;
+          .run(
+            m.uid,
+            thread.id,
+            agent(m.from),
+            m.to ? agent(m.to) : null,
+            replyTo,
+            m.priority,
+            m.subject || null,
+            m.body,
+            metadata,
+            m.createdAt,
+          ).changes;
         if (changes === 0) {
           existing += 1;
           continue;
         }
         imported += 1;
-        const rowid = ctx.q.get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(m.uid)!.id;
-        const recipients = m.to ? [m.to] : everyone.map(([name]) => name).filter((n) => n !== m.from);
-        const deliver = ctx.q.get(`INSERT OR IGNORE INTO deliveries (message_id, agent_id, read_at) VALUES (?, ?, ?)`);
+        const rowid = ctx.q
+          .get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`)
+          .get(m.uid)!.id;
+        const recipients = m.to
+          ? [m.to]
+          : everyone.map(([name]) => name).filter((n) => n !== m.from);
+        const deliver = ctx.q.get(
+          `INSERT OR IGNORE INTO deliveries (message_id, agent_id, read_at) VALUES (?, ?, ?)`,
+        );
         for (const r of recipients) {
           const read = m.readBy.has(r) ? (m.readBy.get(r) ?? m.createdAt) : null;
           deliver.run(rowid, agent(r), read);
         }
         const ackers = m.ackedBy.length ? m.ackedBy : m.acked && m.to ? [m.to] : [];
-        if (m.acked && ackers.length === 0) notes.push(`message ${m.legacyId}: ack body kept in metadata (no acknowledging agent named)`);
+        if (m.acked && ackers.length === 0)
+          notes.push(
+            `message ${m.legacyId}: ack body kept in metadata (no acknowledging agent named)`,
+          );
         for (const a of ackers) {
           ctx.q
-            .get(`INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`)
+            .get(
+              `INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`,
+            )
             .run(rowid, agent(a), m.ackBody, m.readBy.get(a) ?? m.createdAt);
-          ctx.q.get(`UPDATE deliveries SET read_at = coalesce(read_at, ?) WHERE message_id = ? AND agent_id = ?`).run(m.createdAt, rowid, agent(a));
+          ctx.q
+            .get(
+              `UPDATE deliveries SET read_at = coalesce(read_at, ?) WHERE message_id = ? AND agent_id = ?`,
+            )
+            .run(m.createdAt, rowid, agent(a));
         }
         ctx.q
           .get(
@@ -140,14 +214,20 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
 }
 
 function normalize(record: unknown, index: number): LegacyMessage | SkippedRecord {
-  if (!record || typeof record !== 'object' || Array.isArray(record)) return { index, reason: 'not an object' };
+  if (!record || typeof record !== 'object' || Array.isArray(record))
+    return { index, reason: 'not an object' };
   const r = record as Loose;
   const rawId = pickString(r, ['id', 'message_id', 'messageId', 'uid']);
-  const skip = (reason: string): SkippedRecord => ({ index, ...(rawId ? { id: rawId } : {}), reason });
+  const skip = (reason: string): SkippedRecord => ({
+    index,
+    ...(rawId ? { id: rawId } : {}),
+    reason,
+  });
 
   const from = pickString(r, ['from', 'from_agent', 'fromAgent', 'sender', 'author'])?.trim();
   if (!from) return skip('no sender (from)');
-  if (!agentName.safeParse(from).success) return skip(`sender ${JSON.stringify(from)} is not a valid agent name`);
+  if (!agentName.safeParse(from).success)
+    return skip(`sender ${JSON.stringify(from)} is not a valid agent name`);
 
   const rawTo = pick(r, ['to', 'to_agent', 'toAgent', 'recipient', 'recipients']);
   let to: string | null = null;
@@ -161,13 +241,17 @@ function normalize(record: unknown, index: number): LegacyMessage | SkippedRecor
     return skip('recipient (to) is neither a name nor empty');
   }
   if (to !== null && BROADCAST.has(to.toLowerCase())) to = null;
-  if (to !== null && !agentName.safeParse(to).success) return skip(`recipient ${JSON.stringify(to)} is not a valid agent name`);
+  if (to !== null && !agentName.safeParse(to).success)
+    return skip(`recipient ${JSON.stringify(to)} is not a valid agent name`);
 
   const body = pickString(r, ['body', 'content', 'text', 'message']);
   if (body === undefined || !body.trim()) return skip('no body');
-  if (body.includes('\0') || !body.isWellFormed()) return skip('body has NUL characters or invalid Unicode');
+  if (body.includes('\0') || !body.isWellFormed())
+    return skip('body has NUL characters or invalid Unicode');
 
-  const createdAt = legacyTime(pick(r, ['timestamp', 'created_at', 'createdAt', 'sent_at', 'sentAt', 'time', 'date', 'ts']));
+  const createdAt = legacyTime(
+    pick(r, ['timestamp', 'created_at', 'createdAt', 'sent_at', 'sentAt', 'time', 'date', 'ts']),
+  );
   if (!createdAt) return skip('no valid timestamp');
 
   const rawPriority = pickString(r, ['priority', 'level'])?.trim().toLowerCase();
@@ -176,15 +260,20 @@ function normalize(record: unknown, index: number): LegacyMessage | SkippedRecor
 
   const subject = (pickString(r, ['subject', 'title', 'topic']) ?? '').trim().slice(0, 500);
   const legacyId = rawId ?? `${from}|${createdAt}|${body.slice(0, 200)}`;
-  const uid = ID_PATTERNS.message.test(legacyId) ? legacyId : derivedId('message', `synapse:${legacyId}`);
+  const uid = ID_PATTERNS.message.test(legacyId)
+    ? legacyId
+    : derivedId('message', `synapse:${legacyId}`);
   const threadKey =
     pickString(r, ['thread', 'thread_id', 'threadId', 'conversation', 'conversation_id'])?.trim() ||
-    (subject ? `subject:${subject.replace(/^((re|fwd?|aw)\s*:\s*)+/i, '').toLowerCase()}` : `message:${legacyId}`);
+    (subject
+      ? `subject:${subject.replace(/^((re|fwd?|aw)\s*:\s*)+/i, '').toLowerCase()}`
+      : `message:${legacyId}`);
 
   const readBy = new Map<string, string | null>();
   const rawRead = pick(r, ['read_by', 'readBy', 'read']);
   if (rawRead && typeof rawRead === 'object' && !Array.isArray(rawRead)) {
-    for (const [name, at] of Object.entries(rawRead as Loose)) readBy.set(name, legacyTime(at) ?? null);
+    for (const [name, at] of Object.entries(rawRead as Loose))
+      readBy.set(name, legacyTime(at) ?? null);
   } else {
     for (const name of nameList(rawRead)) readBy.set(name, null);
   }
@@ -193,11 +282,17 @@ function normalize(record: unknown, index: number): LegacyMessage | SkippedRecor
   }
 
   const ackRaw = pick(r, ['ack_body', 'ackBody', 'ack']);
-  const acked = (typeof ackRaw === 'string' && ackRaw.length > 0) || ackRaw === true || Boolean(pick(r, ['acked', 'acked_at', 'ackedAt']));
+  const acked =
+    (typeof ackRaw === 'string' && ackRaw.length > 0) ||
+    ackRaw === true ||
+    Boolean(pick(r, ['acked', 'acked_at', 'ackedAt']));
   const ackBody = typeof ackRaw === 'string' && ackRaw.length > 0 ? ackRaw : null;
-  const ackedBy = nameList(pick(r, ['acked_by', 'ackedBy', 'ack_by'])).filter((n) => agentName.safeParse(n).success);
+  const ackedBy = nameList(pick(r, ['acked_by', 'ackedBy', 'ack_by'])).filter(
+    (n) => agentName.safeParse(n).success,
+  );
   const meta = pick(r, ['metadata', 'meta']);
-  const metadata: Loose = meta && typeof meta === 'object' && !Array.isArray(meta) ? { ...(meta as Loose) } : {};
+  const metadata: Loose =
+    meta && typeof meta === 'object' && !Array.isArray(meta) ? { ...(meta as Loose) } : {};
   if (ackBody !== null && ackedBy.length === 0 && to === null) metadata.legacy_ack_body = ackBody;
 
   return {
@@ -210,7 +305,14 @@ function normalize(record: unknown, index: number): LegacyMessage | SkippedRecor
     body,
     priority,
     threadKey,
-    replyKey: pickString(r, ['reply_to', 'replyTo', 'in_reply_to', 'inReplyTo', 'parent', 'parent_id']),
+    replyKey: pickString(r, [
+      'reply_to',
+      'replyTo',
+      'in_reply_to',
+      'inReplyTo',
+      'parent',
+      'parent_id',
+    ]),
     createdAt,
     readBy,
     acked: acked || ackedBy.length > 0,

@@ -30,7 +30,9 @@ function toRecord(row: AgentRow): AgentRecord {
 export function ensureAgent(ctx: BrainContext, name: string): number {
   const now = isoNow(ctx.clock);
   ctx.q
-    .get(`INSERT INTO agents (name, created_at, last_seen_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING`)
+    .get(
+      `INSERT INTO agents (name, created_at, last_seen_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING`,
+    )
     .run(name, now, now);
   return agentRowId(ctx, name) as number;
 }
@@ -54,7 +56,9 @@ export function touchAgent(ctx: BrainContext, name: string): void {
 }
 
 export function getAgent(ctx: BrainContext, name: string): AgentRecord | undefined {
-  const row = ctx.q.get<[string], AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`).get(name);
+  const row = ctx.q
+    .get<[string], AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`)
+    .get(name);
   return row && toRecord(row);
 }
 
@@ -77,10 +81,14 @@ export function updateAgent(ctx: BrainContext, input: UpdateAgentInput): AgentRe
   const tx = ctx.db.transaction(() => {
     ensureAgent(ctx, args.name);
     if (args.display_name !== undefined) {
-      ctx.q.get(`UPDATE agents SET display_name = ? WHERE name = ?`).run(args.display_name, args.name);
+      ctx.q
+        .get(`UPDATE agents SET display_name = ? WHERE name = ?`)
+        .run(args.display_name, args.name);
     }
     if (args.capabilities !== undefined) {
-      ctx.q.get(`UPDATE agents SET capabilities = ? WHERE name = ?`).run(JSON.stringify(args.capabilities), args.name);
+      ctx.q
+        .get(`UPDATE agents SET capabilities = ? WHERE name = ?`)
+        .run(JSON.stringify(args.capabilities), args.name);
     }
   });
   tx.immediate();

@@ -4,7 +4,12 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { agentName, messageId, parseInput, text } from '../validation.js';
 import { agentRowId, ensureAgent } from './agents.js';
-import { MESSAGE_SELECT, toMessageRecord, type MessageRecord, type MessageRow } from './messages.js';
+import {
+  MESSAGE_SELECT,
+  toMessageRecord,
+  type MessageRecord,
+  type MessageRow,
+} from './messages.js';
 
 export interface PollResult {
   agent: string;
@@ -38,7 +43,10 @@ export function peekInbox(ctx: BrainContext, input: InboxInput): MessageRecord[]
   const args = parseInput(inboxInput, input);
   const agentId = agentRowId(ctx, args.agent);
   if (agentId === undefined) return [];
-  return ctx.q.get<[number, number], MessageRow>(UNREAD_SQL).all(agentId, args.limit).map(toMessageRecord);
+  return ctx.q
+    .get<[number, number], MessageRow>(UNREAD_SQL)
+    .all(agentId, args.limit)
+    .map(toMessageRecord);
 }
 
 /** Return the agent's unread messages and mark exactly those read, in one transaction. */
@@ -49,7 +57,9 @@ export function readInbox(ctx: BrainContext, input: InboxInput): MessageRecord[]
     if (agentId === undefined) return [];
     const rows = ctx.q.get<[number, number], MessageRow>(UNREAD_SQL).all(agentId, args.limit);
     const now = isoNow(ctx.clock);
-    const mark = ctx.q.get(`UPDATE deliveries SET read_at = ? WHERE message_id = ? AND agent_id = ? AND read_at IS NULL`);
+    const mark = ctx.q.get(
+      `UPDATE deliveries SET read_at = ? WHERE message_id = ? AND agent_id = ? AND read_at IS NULL`,
+    );
     for (const row of rows) mark.run(now, row.rowid, agentId);
     return rows.map(toMessageRecord);
   });
@@ -79,23 +89,35 @@ export interface AckResult extends AckRecord {
 export function ackMessage(ctx: BrainContext, input: AckInput): AckResult {
   const args = parseInput(ackInput, input);
   const tx = ctx.db.transaction((): AckResult => {
-    const msg = ctx.q.get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(args.message_id);
+    const msg = ctx.q
+      .get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`)
+      .get(args.message_id);
     if (!msg) throw new BrainError('NOT_FOUND', `message_id: no message ${args.message_id}`);
     const agentId = ensureAgent(ctx, args.agent);
     const now = isoNow(ctx.clock);
     const created =
       ctx.q
-        .get(`INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`)
+        .get(
+          `INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`,
+        )
         .run(msg.id, agentId, args.body ?? null, now).changes === 1;
     ctx.q
-      .get(`UPDATE deliveries SET read_at = ? WHERE message_id = ? AND agent_id = ? AND read_at IS NULL`)
+      .get(
+        `UPDATE deliveries SET read_at = ? WHERE message_id = ? AND agent_id = ? AND read_at IS NULL`,
+      )
       .run(now, msg.id, agentId);
     const ack = ctx.q
       .get<[number, number], { body: string | null; created_at: string }>(
         `SELECT body, created_at FROM acks WHERE message_id = ? AND agent_id = ?`,
       )
       .get(msg.id, agentId)!;
-    return { message_id: args.message_id, agent: args.agent, body: ack.body, created_at: ack.created_at, created };
+    return {
+      message_id: args.message_id,
+      agent: args.agent,
+      body: ack.body,
+      created_at: ack.created_at,
+      created,
+    };
   });
   return tx.immediate();
 }
@@ -104,7 +126,10 @@ export function ackMessage(ctx: BrainContext, input: AckInput): AckResult {
 export function acksFor(ctx: BrainContext, messageRowIds: number[]): Map<number, AckRecord[]> {
   const out = new Map<number, AckRecord[]>();
   if (messageRowIds.length === 0) return out;
-  const stmt = ctx.q.get<[number], { message_id: number; uid: string; agent: string; body: string | null; created_at: string }>(
+  const stmt = ctx.q.get<
+    [number],
+    { message_id: number; uid: string; agent: string; body: string | null; created_at: string }
+  >(
     `SELECT a.message_id, m.uid, ag.name AS agent, a.body, a.created_at
      FROM acks a JOIN messages m ON m.id = a.message_id JOIN agents ag ON ag.id = a.agent_id
      WHERE a.message_id = ? ORDER BY a.created_at, ag.name`,
@@ -114,7 +139,12 @@ export function acksFor(ctx: BrainContext, messageRowIds: number[]): Map<number,
     if (rows.length) {
       out.set(
         id,
-        rows.map((r) => ({ message_id: r.uid, agent: r.agent, body: r.body, created_at: r.created_at })),
+        rows.map((r) => ({
+          message_id: r.uid,
+          agent: r.agent,
+          body: r.body,
+          created_at: r.created_at,
+        })),
       );
     }
   }

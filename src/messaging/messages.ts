@@ -111,7 +111,8 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
       `body: is ${bytes} bytes; the limit is ${ctx.limits.maxBodyBytes} (BRAIN_MAX_BODY_BYTES)`,
     );
   }
-  const metadata = args.metadata && Object.keys(args.metadata).length > 0 ? JSON.stringify(args.metadata) : null;
+  const metadata =
+    args.metadata && Object.keys(args.metadata).length > 0 ? JSON.stringify(args.metadata) : null;
   const createdAt = args.at ?? isoNow(ctx.clock);
   const uid = newId('message');
 
@@ -123,7 +124,9 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
     let parent: { id: number; thread_id: number } | undefined;
     if (args.reply_to) {
       parent = ctx.q
-        .get<[string], { id: number; thread_id: number }>(`SELECT id, thread_id FROM messages WHERE uid = ?`)
+        .get<[string], { id: number; thread_id: number }>(
+          `SELECT id, thread_id FROM messages WHERE uid = ?`,
+        )
         .get(args.reply_to);
       if (!parent) throw new BrainError('NOT_FOUND', `reply_to: no message ${args.reply_to}`);
     }
@@ -132,18 +135,26 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
     let threadUid: string;
     if (args.thread) {
       const thread = ctx.q
-        .get<[string], { id: number; status: string }>(`SELECT id, status FROM threads WHERE uid = ?`)
+        .get<[string], { id: number; status: string }>(
+          `SELECT id, status FROM threads WHERE uid = ?`,
+        )
         .get(args.thread);
       if (!thread) throw new BrainError('NOT_FOUND', `thread: no thread ${args.thread}`);
-      if (thread.status === 'closed') throw new BrainError('CONFLICT', `thread ${args.thread} is closed`);
+      if (thread.status === 'closed')
+        throw new BrainError('CONFLICT', `thread ${args.thread} is closed`);
       if (parent && parent.thread_id !== thread.id) {
-        throw new BrainError('INVALID_INPUT', `reply_to: ${args.reply_to} is not in thread ${args.thread}`);
+        throw new BrainError(
+          'INVALID_INPUT',
+          `reply_to: ${args.reply_to} is not in thread ${args.thread}`,
+        );
       }
       threadRowId = thread.id;
       threadUid = args.thread;
     } else if (parent) {
       threadRowId = parent.thread_id;
-      threadUid = ctx.q.get<[number], { uid: string }>(`SELECT uid FROM threads WHERE id = ?`).get(threadRowId)!.uid;
+      threadUid = ctx.q
+        .get<[number], { uid: string }>(`SELECT uid FROM threads WHERE id = ?`)
+        .get(threadRowId)!.uid;
     } else {
       threadUid = newId('thread');
       const subject = args.subject ?? excerpt(args.body);
@@ -157,7 +168,9 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
       );
     }
     for (const tag of args.tags ?? []) {
-      ctx.q.get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`).run(threadRowId, tag);
+      ctx.q
+        .get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`)
+        .run(threadRowId, tag);
     }
 
     const rowid = Number(
@@ -166,13 +179,26 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
           `INSERT INTO messages (uid, thread_id, from_agent, to_agent, reply_to, priority, subject, body, metadata, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(uid, threadRowId, fromId, toId, parent?.id ?? null, args.priority, args.subject ?? null, args.body, metadata, createdAt)
-        .lastInsertRowid,
+        .run(
+          uid,
+          threadRowId,
+          fromId,
+          toId,
+          parent?.id ?? null,
+          args.priority,
+          args.subject ?? null,
+          args.body,
+          metadata,
+          createdAt,
+        ).lastInsertRowid,
     );
     const recipients = toId
-      ? ctx.q.get(`INSERT INTO deliveries (message_id, agent_id) VALUES (?, ?)`).run(rowid, toId).changes
+      ? ctx.q.get(`INSERT INTO deliveries (message_id, agent_id) VALUES (?, ?)`).run(rowid, toId)
+          .changes
       : ctx.q
-          .get(`INSERT INTO deliveries (message_id, agent_id) SELECT ?, id FROM agents WHERE id <> ?`)
+          .get(
+            `INSERT INTO deliveries (message_id, agent_id) SELECT ?, id FROM agents WHERE id <> ?`,
+          )
           .run(rowid, fromId).changes;
     ctx.q
       .get(

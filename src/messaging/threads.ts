@@ -3,7 +3,12 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { THREAD_STATUSES, parseInput, text, threadId, type ThreadStatus } from '../validation.js';
 import { acksFor, type AckRecord } from './inbox.js';
-import { MESSAGE_SELECT, toMessageRecord, type MessageRecord, type MessageRow } from './messages.js';
+import {
+  MESSAGE_SELECT,
+  toMessageRecord,
+  type MessageRecord,
+  type MessageRow,
+} from './messages.js';
 
 export interface ThreadRecord {
   id: string;
@@ -77,14 +82,21 @@ export function threadHistory(ctx: BrainContext, input: HistoryInput): ThreadHis
     .all(row.rowid, args.limit + 1, args.offset);
   const more = rows.length > args.limit;
   const page = rows.slice(0, args.limit);
-  const acks = acksFor(ctx, page.map((r) => r.rowid));
+  const acks = acksFor(
+    ctx,
+    page.map((r) => r.rowid),
+  );
   const receipts = ctx.q.get<[number], Receipt>(
     `SELECT a.name AS agent, d.read_at FROM deliveries d JOIN agents a ON a.id = d.agent_id
      WHERE d.message_id = ? ORDER BY a.name`,
   );
   return {
     thread: toThreadRecord(row),
-    messages: page.map((r) => ({ ...toMessageRecord(r), receipts: receipts.all(r.rowid), acks: acks.get(r.rowid) ?? [] })),
+    messages: page.map((r) => ({
+      ...toMessageRecord(r),
+      receipts: receipts.all(r.rowid),
+      acks: acks.get(r.rowid) ?? [],
+    })),
     next_offset: more ? args.offset + args.limit : null,
   };
 }
@@ -107,17 +119,30 @@ export function listThreads(ctx: BrainContext, input: ListThreadsInput = {}): Th
          AND (@tag IS NULL OR t.id IN (SELECT thread_id FROM thread_tags WHERE tag = @tag))
        ORDER BY t.last_message_at DESC, t.id DESC LIMIT @limit OFFSET @offset`,
     )
-    .all({ status: args.status ?? null, tag: args.tag ?? null, limit: args.limit, offset: args.offset });
+    .all({
+      status: args.status ?? null,
+      tag: args.tag ?? null,
+      limit: args.limit,
+      offset: args.offset,
+    });
   return rows.map(toThreadRecord);
 }
 
 const statusInput = z.strictObject({ thread_id: threadId, status: z.enum(THREAD_STATUSES) });
 
 /** Archive, close or reopen a thread. Nothing is deleted. */
-export function setThreadStatus(ctx: BrainContext, threadIdValue: string, status: ThreadStatus): ThreadRecord {
+export function setThreadStatus(
+  ctx: BrainContext,
+  threadIdValue: string,
+  status: ThreadStatus,
+): ThreadRecord {
   const args = parseInput(statusInput, { thread_id: threadIdValue, status });
   const changes = ctx.db
-    .transaction(() => ctx.q.get(`UPDATE threads SET status = ? WHERE uid = ?`).run(args.status, args.thread_id).changes)
+    .transaction(
+      () =>
+        ctx.q.get(`UPDATE threads SET status = ? WHERE uid = ?`).run(args.status, args.thread_id)
+          .changes,
+    )
     .immediate();
   if (changes === 0) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
   return getThread(ctx, args.thread_id)!;
@@ -134,10 +159,16 @@ export function tagThread(ctx: BrainContext, input: TagThreadInput): ThreadRecor
   const args = parseInput(tagInput, input);
   ctx.db
     .transaction(() => {
-      const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`).get(args.thread_id);
+      const row = ctx.q
+        .get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
+        .get(args.thread_id);
       if (!row) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
-      for (const tag of args.add) ctx.q.get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`).run(row.id, tag);
-      for (const tag of args.remove) ctx.q.get(`DELETE FROM thread_tags WHERE thread_id = ? AND tag = ?`).run(row.id, tag);
+      for (const tag of args.add)
+        ctx.q
+          .get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`)
+          .run(row.id, tag);
+      for (const tag of args.remove)
+        ctx.q.get(`DELETE FROM thread_tags WHERE thread_id = ? AND tag = ?`).run(row.id, tag);
     })
     .immediate();
   return getThread(ctx, args.thread_id)!;

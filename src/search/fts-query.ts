@@ -28,9 +28,13 @@ export interface FtsQueries {
 
 /** The searchable words of a text, lower-cased, in order, without repeats. */
 export function queryTerms(input: string): string[] {
-  const words = (input.normalize('NFKC').toLowerCase().match(WORD) ?? []).map((w) => w.replace(/’/g, "'"));
+  const words = (input.normalize('NFKC').toLowerCase().match(WORD) ?? []).map((w) =>
+    w.replace(/’/g, "'"),
+  );
   const unique = [...new Set(words)];
-  const meaningful = unique.filter((w) => !STOP_WORDS.has(w) && !STOP_WORDS.has(w.replace(/'.*$/, '')));
+  const meaningful = unique.filter(
+    (w) => !STOP_WORDS.has(w) && !STOP_WORDS.has(w.replace(/'.*$/, '')),
+  );
   return (meaningful.length > 0 ? meaningful : unique).slice(0, MAX_TERMS);
 }
 

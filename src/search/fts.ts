@@ -50,7 +50,13 @@ const FTS_SQL: Record<SearchType, string> = {
     ORDER BY bm25 LIMIT @k`,
 };
 
-function runFts(ctx: BrainContext, type: SearchType, match: string, filters: SearchFilters, k: number) {
+function runFts(
+  ctx: BrainContext,
+  type: SearchType,
+  match: string,
+  filters: SearchFilters,
+  k: number,
+) {
   return ctx.q
     .get<[Record<string, unknown>], { rowid: number; bm25: number }>(FTS_SQL[type])
     .all({ ...filters, match, k });
@@ -68,7 +74,12 @@ export function ftsRetrieve(
   k: number,
 ): Candidate[] {
   const strict = types.flatMap((type) =>
-    runFts(ctx, type, queries.all, filters, k).map((r) => ({ type, rowid: r.rowid, bm25: r.bm25, all: true })),
+    runFts(ctx, type, queries.all, filters, k).map((r) => ({
+      type,
+      rowid: r.rowid,
+      bm25: r.bm25,
+      all: true,
+    })),
   );
   let pool = strict;
   if (strict.length < k && queries.any !== queries.all) {
@@ -81,7 +92,9 @@ export function ftsRetrieve(
     pool = [...strict, ...wide];
   }
   pool.sort((a, b) => Number(b.all) - Number(a.all) || a.bm25 - b.bm25);
-  return pool.slice(0, k).map((c, i) => ({ type: c.type, rowid: c.rowid, score: -c.bm25, rank: i + 1 }));
+  return pool
+    .slice(0, k)
+    .map((c, i) => ({ type: c.type, rowid: c.rowid, score: -c.bm25, rank: i + 1 }));
 }
 
 const SNIPPET_SQL: Record<SearchType, string> = {
@@ -91,6 +104,11 @@ const SNIPPET_SQL: Record<SearchType, string> = {
 };
 
 /** A short excerpt around the matched words, or undefined when the row does not match. */
-export function ftsSnippet(ctx: BrainContext, type: SearchType, match: string, rowid: number): string | undefined {
+export function ftsSnippet(
+  ctx: BrainContext,
+  type: SearchType,
+  match: string,
+  rowid: number,
+): string | undefined {
   return ctx.q.get<[string, number], { s: string }>(SNIPPET_SQL[type]).get(match, rowid)?.s;
 }

@@ -3,12 +3,24 @@ import { isoNow } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { ATOM_SELECT, toAtomRecord, type AtomRecord } from '../knowledge/atoms.js';
 import { STM_SELECT, toStmRecord, type StmRecord } from '../knowledge/stm.js';
-import { MESSAGE_SELECT, toMessageRecord, type MessageRecord, type MessageRow } from '../messaging/messages.js';
+import {
+  MESSAGE_SELECT,
+  toMessageRecord,
+  type MessageRecord,
+  type MessageRow,
+} from '../messaging/messages.js';
 import { SEARCH_TYPES, parseInput, type SearchType } from '../validation.js';
 
 const recentInput = z.strictObject({
-  hours: z.coerce.number().positive('must be more than 0').max(24 * 365 * 10).default(24),
-  types: z.array(z.enum(SEARCH_TYPES)).min(1).default([...SEARCH_TYPES]),
+  hours: z.coerce
+    .number()
+    .positive('must be more than 0')
+    .max(24 * 365 * 10)
+    .default(24),
+  types: z
+    .array(z.enum(SEARCH_TYPES))
+    .min(1)
+    .default([...SEARCH_TYPES]),
   limit: z.coerce.number().int().min(1).max(1000).default(50),
 });
 export type RecentInput = z.input<typeof recentInput>;
@@ -26,7 +38,9 @@ export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[]
   const items: RecentItem[] = [];
   if (want('message')) {
     for (const row of ctx.q
-      .get<[string, number], MessageRow>(`${MESSAGE_SELECT} WHERE m.created_at >= ? ORDER BY m.created_at DESC, m.id DESC LIMIT ?`)
+      .get<[string, number], MessageRow>(
+        `${MESSAGE_SELECT} WHERE m.created_at >= ? ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,
+      )
       .all(since, args.limit)) {
       const record = toMessageRecord(row);
       items.push({ type: 'message', id: record.id, time: record.created_at, record });
@@ -54,5 +68,7 @@ export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[]
     }
   }
   // Ties keep type order: messages, then memories, then atoms.
-  return items.sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0)).slice(0, args.limit);
+  return items
+    .sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0))
+    .slice(0, args.limit);
 }

@@ -4,8 +4,21 @@ import type { BrainContext } from '../context.js';
 import { getAtomsByRowIds } from '../knowledge/atoms.js';
 import { getStmByRowIds, recordAccess } from '../knowledge/stm.js';
 import { agentRowId } from '../messaging/agents.js';
-import { MESSAGE_SELECT, excerpt, toMessageRecord, type MessageRow } from '../messaging/messages.js';
-import { SEARCH_TYPES, agentName, isoTime, parseInput, text, threadId, type SearchType } from '../validation.js';
+import {
+  MESSAGE_SELECT,
+  excerpt,
+  toMessageRecord,
+  type MessageRow,
+} from '../messaging/messages.js';
+import {
+  SEARCH_TYPES,
+  agentName,
+  isoTime,
+  parseInput,
+  text,
+  threadId,
+  type SearchType,
+} from '../validation.js';
 import { buildFtsQueries } from './fts-query.js';
 import { ftsRetrieve, ftsSnippet, type Candidate, type SearchFilters } from './fts.js';
 
@@ -15,7 +28,8 @@ export const MAX_QUERY_CHARS = 2000;
 const untilTime = z.string().transform((s, ctx) => {
   const parsed = isoTime.safeParse(s);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+    for (const issue of parsed.error.issues)
+      ctx.addIssue({ code: 'custom', message: issue.message });
     return z.NEVER;
   }
   return /^\d{4}-\d{2}-\d{2}$/.test(s.trim())
@@ -25,7 +39,10 @@ const untilTime = z.string().transform((s, ctx) => {
 
 export const searchInput = z.strictObject({
   query: text(MAX_QUERY_CHARS).refine((s) => s.trim().length > 0, 'must not be empty'),
-  types: z.array(z.enum(SEARCH_TYPES)).min(1, 'must name at least one type').default([...SEARCH_TYPES]),
+  types: z
+    .array(z.enum(SEARCH_TYPES))
+    .min(1, 'must name at least one type')
+    .default([...SEARCH_TYPES]),
   limit: z.coerce.number().int().min(1).max(200).default(20),
   since: isoTime.optional(),
   until: untilTime.optional(),
@@ -69,7 +86,9 @@ export function search(ctx: BrainContext, input: SearchInput): SearchResult {
     now: isoNow(ctx.clock),
   };
   if (args.thread) {
-    const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`).get(args.thread);
+    const row = ctx.q
+      .get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
+      .get(args.thread);
     if (!row) return { hits: [], notices: [`no thread ${args.thread}`] };
     filters.thread = row.id;
   }
@@ -105,24 +124,47 @@ function hydrate(ctx: BrainContext, candidates: Candidate[], match: string): Sea
       if (!row) continue;
       const m = toMessageRecord(row);
       hits.push({
-        type: 'message', id: m.id, title: m.subject, snippet: snippet ?? excerpt(m.body, 160), time: m.created_at,
-        thread_id: m.thread_id, agent: m.from, score: round(c.score), found_by,
+        type: 'message',
+        id: m.id,
+        title: m.subject,
+        snippet: snippet ?? excerpt(m.body, 160),
+        time: m.created_at,
+        thread_id: m.thread_id,
+        agent: m.from,
+        score: round(c.score),
+        found_by,
       });
     } else if (c.type === 'stm') {
       const s = stm.get(c.rowid);
       if (!s) continue;
       hits.push({
-        type: 'stm', id: s.id, title: excerpt(s.content), snippet: snippet ?? excerpt(s.content, 160), time: s.created_at,
-        thread_id: s.source_message_id ? (threadOfSource.get(s.source_message_id)?.uid ?? null) : null,
-        agent: s.agent, score: round(c.score), found_by,
+        type: 'stm',
+        id: s.id,
+        title: excerpt(s.content),
+        snippet: snippet ?? excerpt(s.content, 160),
+        time: s.created_at,
+        thread_id: s.source_message_id
+          ? (threadOfSource.get(s.source_message_id)?.uid ?? null)
+          : null,
+        agent: s.agent,
+        score: round(c.score),
+        found_by,
       });
     } else {
       const a = atoms.get(c.rowid);
       if (!a) continue;
       hits.push({
-        type: 'atom', id: a.id, title: a.subject, snippet: snippet ?? `${a.action} → ${a.outcome}`, time: a.created_at,
-        thread_id: a.source_message_id ? (threadOfSource.get(a.source_message_id)?.uid ?? null) : null,
-        agent: a.agent, score: round(c.score), found_by,
+        type: 'atom',
+        id: a.id,
+        title: a.subject,
+        snippet: snippet ?? `${a.action} → ${a.outcome}`,
+        time: a.created_at,
+        thread_id: a.source_message_id
+          ? (threadOfSource.get(a.source_message_id)?.uid ?? null)
+          : null,
+        agent: a.agent,
+        score: round(c.score),
+        found_by,
       });
     }
   }

@@ -16,7 +16,9 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
   return ctx.db.transaction((): ExportDocument => {
     let scope = { thread: null as number | null };
     if (args.thread_id) {
-      const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`).get(args.thread_id);
+      const row = ctx.q
+        .get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
+        .get(args.thread_id);
       if (!row) throw new BrainError('NOT_FOUND', `thread: no thread ${args.thread_id}`);
       scope = { thread: row.id };
     }
@@ -26,7 +28,19 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       `(@thread IS NULL OR ${alias}.source_message_id IN (SELECT id FROM messages WHERE thread_id = @thread))`;
 
     const threads = ctx.q
-      .get<[typeof p], { id: string; subject: string; status: 'active'; tags: string; created_by: string; created_at: string; last_message_at: string; message_count: number }>(
+      .get<
+        [typeof p],
+        {
+          id: string;
+          subject: string;
+          status: 'active';
+          tags: string;
+          created_by: string;
+          created_at: string;
+          last_message_at: string;
+          message_count: number;
+        }
+      >(
         `SELECT t.uid AS id, t.subject, t.status,
                 (SELECT json_group_array(tag) FROM (SELECT tag FROM thread_tags WHERE thread_id = t.id ORDER BY tag)) AS tags,
                 a.name AS created_by, t.created_at, t.last_message_at, t.message_count
@@ -43,7 +57,22 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       `SELECT a.name AS agent, k.body, k.created_at FROM acks k JOIN agents a ON a.id = k.agent_id WHERE k.message_id = ? ORDER BY a.id`,
     );
     const messages = ctx.q
-      .get<[typeof p], { rowid: number; id: string; thread_id: string; from: string; to: string | null; reply_to: string | null; priority: 'normal'; subject: string | null; body: string; metadata: string | null; created_at: string }>(
+      .get<
+        [typeof p],
+        {
+          rowid: number;
+          id: string;
+          thread_id: string;
+          from: string;
+          to: string | null;
+          reply_to: string | null;
+          priority: 'normal';
+          subject: string | null;
+          body: string;
+          metadata: string | null;
+          created_at: string;
+        }
+      >(
         `SELECT m.id AS rowid, m.uid AS id, t.uid AS thread_id, fa.name AS "from", ta.name AS "to", p.uid AS reply_to,
                 m.priority, m.subject, m.body, m.metadata, m.created_at
          FROM messages m JOIN threads t ON t.id = m.thread_id JOIN agents fa ON fa.id = m.from_agent
@@ -59,7 +88,21 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       }));
 
     const stm = ctx.q
-      .get<[typeof p], { id: string; agent: string; content: string; categories: string; importance: number; source_message_id: string | null; created_at: string; expires_at: string | null; access_count: number; last_accessed_at: string | null }>(
+      .get<
+        [typeof p],
+        {
+          id: string;
+          agent: string;
+          content: string;
+          categories: string;
+          importance: number;
+          source_message_id: string | null;
+          created_at: string;
+          expires_at: string | null;
+          access_count: number;
+          last_accessed_at: string | null;
+        }
+      >(
         `SELECT s.uid AS id, a.name AS agent, s.content,
                 (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
                 s.importance, m.uid AS source_message_id, s.created_at, s.expires_at, s.access_count, s.last_accessed_at
@@ -98,13 +141,29 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
     }
     for (const k of [...stm, ...atoms]) used.add(k.agent);
     const agents = ctx.q
-      .get<[], { name: string; display_name: string | null; capabilities: string; created_at: string; last_seen_at: string }>(
-        `SELECT name, display_name, capabilities, created_at, last_seen_at FROM agents ORDER BY id`,
-      )
+      .get<
+        [],
+        {
+          name: string;
+          display_name: string | null;
+          capabilities: string;
+          created_at: string;
+          last_seen_at: string;
+        }
+      >(`SELECT name, display_name, capabilities, created_at, last_seen_at FROM agents ORDER BY id`)
       .all()
       .filter((a) => scope.thread === null || used.has(a.name))
       .map((a) => ({ ...a, capabilities: JSON.parse(a.capabilities) as string[] }));
 
-    return { format: EXPORT_FORMAT, version: EXPORT_VERSION, agents, threads, messages, stm, atoms, atom_links };
+    return {
+      format: EXPORT_FORMAT,
+      version: EXPORT_VERSION,
+      agents,
+      threads,
+      messages,
+      stm,
+      atoms,
+      atom_links,
+    };
   })();
 }

@@ -13,7 +13,12 @@ import {
 } from '../validation.js';
 
 /** ISO time exactly as stored (so a round trip changes nothing). */
-const storedTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO time like 2026-01-31T12:00:00.000Z');
+const storedTime = z
+  .string()
+  .regex(
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/,
+    'must be an ISO time like 2026-01-31T12:00:00.000Z',
+  );
 
 export const exportAgent = z.strictObject({
   name: agentName,
@@ -46,7 +51,9 @@ export const exportMessage = z.strictObject({
   metadata: jsonObject.nullable(),
   created_at: storedTime,
   receipts: z.array(z.strictObject({ agent: agentName, read_at: storedTime.nullable() })),
-  acks: z.array(z.strictObject({ agent: agentName, body: text(10_000).nullable(), created_at: storedTime })),
+  acks: z.array(
+    z.strictObject({ agent: agentName, body: text(10_000).nullable(), created_at: storedTime }),
+  ),
 });
 
 export const exportStm = z.strictObject({

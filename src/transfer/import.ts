@@ -14,12 +14,20 @@ export interface ImportResult {
   existing: ImportCounts;
 }
 
-const zero = (): ImportCounts => ({ agents: 0, threads: 0, messages: 0, stm: 0, atoms: 0, atom_links: 0 });
+const zero = (): ImportCounts => ({
+  agents: 0,
+  threads: 0,
+  messages: 0,
+  stm: 0,
+  atoms: 0,
+  atom_links: 0,
+});
 
 /** Validate a whole export document, then add what is new in one transaction: all or nothing. */
 export function importBrain(ctx: BrainContext, input: unknown): ImportResult {
   const parsed = exportDocument.safeParse(input);
-  if (!parsed.success) throw new BrainError('INVALID_INPUT', `import: ${formatZodError(parsed.error)}`);
+  if (!parsed.success)
+    throw new BrainError('INVALID_INPUT', `import: ${formatZodError(parsed.error)}`);
   const doc = parsed.data;
   return ctx.db.transaction(() => importDocument(ctx, doc)).immediate();
 }
@@ -32,13 +40,25 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
     else existing[section] += 1;
   };
   const agentId = (name: string, where: string): number => {
-    const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM agents WHERE name = ?`).get(name);
-    if (!row) throw new BrainError('INVALID_INPUT', `import: ${where} names agent ${name}, which is not in the file`);
+    const row = ctx.q
+      .get<[string], { id: number }>(`SELECT id FROM agents WHERE name = ?`)
+      .get(name);
+    if (!row)
+      throw new BrainError(
+        'INVALID_INPUT',
+        `import: ${where} names agent ${name}, which is not in the file`,
+      );
     return row.id;
   };
   const rowId = (table: 'threads' | 'messages' | 'atoms', uid: string, where: string): number => {
-    const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM ${table} WHERE uid = ?`).get(uid);
-    if (!row) throw new BrainError('INVALID_INPUT', `import: ${where} refers to ${uid}, which is not in the file`);
+    const row = ctx.q
+      .get<[string], { id: number }>(`SELECT id FROM ${table} WHERE uid = ?`)
+      .get(uid);
+    if (!row)
+      throw new BrainError(
+        'INVALID_INPUT',
+        `import: ${where} refers to ${uid}, which is not in the file`,
+      );
     return row.id;
   };
 
@@ -50,7 +70,8 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
           `INSERT INTO agents (name, display_name, capabilities, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT(name) DO NOTHING`,
         )
-        .run(a.name, a.display_name, JSON.stringify(a.capabilities), a.created_at, a.last_seen_at).changes,
+        .run(a.name, a.display_name, JSON.stringify(a.capabilities), a.created_at, a.last_seen_at)
+        .changes,
     );
   }
 
@@ -61,10 +82,18 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
         `INSERT INTO threads (uid, subject, status, created_by, created_at, last_message_at, message_count)
          VALUES (?, ?, ?, ?, ?, ?, 0) ON CONFLICT(uid) DO NOTHING`,
       )
-      .run(t.id, t.subject, t.status, agentId(t.created_by, `thread ${t.id}`), t.created_at, t.last_message_at).changes;
+      .run(
+        t.id,
+        t.subject,
+        t.status,
+        agentId(t.created_by, `thread ${t.id}`),
+        t.created_at,
+        t.last_message_at,
+      ).changes;
     count('threads', changes);
     const id = rowId('threads', t.id, 'thread');
-    for (const tag of t.tags) ctx.q.get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`).run(id, tag);
+    for (const tag of t.tags)
+      ctx.q.get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`).run(id, tag);
   }
 
   for (const m of doc.messages) {
@@ -100,7 +129,9 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
     }
     for (const k of m.acks) {
       ctx.q
-        .get(`INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`)
+        .get(
+          `INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`,
+        )
         .run(rowid, agentId(k.agent, where), k.body, k.created_at);
     }
   }
@@ -125,8 +156,13 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
       ).changes;
     count('stm', changes);
     if (changes > 0) {
-      const rowid = ctx.q.get<[string], { id: number }>(`SELECT id FROM stm WHERE uid = ?`).get(s.id)!.id;
-      for (const c of s.categories) ctx.q.get(`INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`).run(rowid, c);
+      const rowid = ctx.q
+        .get<[string], { id: number }>(`SELECT id FROM stm WHERE uid = ?`)
+        .get(s.id)!.id;
+      for (const c of s.categories)
+        ctx.q
+          .get(`INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`)
+          .run(rowid, c);
       notifyIndexers(ctx, { type: 'stm', rowid });
     }
   }
@@ -155,14 +191,21 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
 
   for (const l of doc.atom_links) {
     const where = `link ${l.from} → ${l.to}`;
-    if (l.from === l.to) throw new BrainError('INVALID_INPUT', `import: ${where} links an atom to itself`);
+    if (l.from === l.to)
+      throw new BrainError('INVALID_INPUT', `import: ${where} links an atom to itself`);
     count(
       'atom_links',
       ctx.q
         .get(
           `INSERT OR IGNORE INTO atom_links (from_atom, to_atom, link_type, strength, created_at) VALUES (?, ?, ?, ?, ?)`,
         )
-        .run(rowId('atoms', l.from, where), rowId('atoms', l.to, where), l.type, l.strength, l.created_at).changes,
+        .run(
+          rowId('atoms', l.from, where),
+          rowId('atoms', l.to, where),
+          l.type,
+          l.strength,
+          l.created_at,
+        ).changes,
     );
   }
 

@@ -1,0 +1,47 @@
+import { colorEnabled } from './config.js';
+import type { MessageRecord } from '../src/index.js';
+
+/** One JSON document on stdout. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function println(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Notes for people go to stderr, so stdout stays the command's answer. */
+export function note(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+const useColor = colorEnabled();
+const paint = (code: string) => (s: string) => (useColor ? `\x1b[${code}m${s}\x1b[0m` : s);
+export const bold = paint('1');
+export const dim = paint('2');
+export const cyan = paint('36');
+export const yellow = paint('33');
+
+/** "2026-01-31 12:00" in UTC: short, sortable, unambiguous. */
+export function shortTime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+}
+
+export function oneLine(text: string, max = 100): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+export function formatMessage(m: MessageRecord, options: { full?: boolean } = {}): string {
+  const to = m.to ?? 'everyone';
+  const flag = m.priority === 'normal' ? '' : ` ${yellow(`[${m.priority}]`)}`;
+  const head = `${dim(shortTime(m.created_at))} ${bold(m.from)} → ${to}${flag}  ${cyan(m.id)}`;
+  const subject = `  ${bold(m.subject)} ${dim(`(${m.thread_id})`)}`;
+  const body = options.full
+    ? m.body
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n')
+    : `  ${oneLine(m.body)}`;
+  return `${head}\n${subject}\n${body}`;
+}

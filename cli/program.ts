@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import { registerDemo } from './commands/demo.js';
+import { registerKnowledge } from './commands/knowledge.js';
+import {
+  registerAgents,
+  registerInbox,
+  registerSend,
+  registerThreads,
+} from './commands/messaging.js';
+import { registerSearch } from './commands/search.js';
+import { registerTransfer } from './commands/transfer.js';
+import type { GlobalOptions } from './run.js';
+
+export const VERSION = '0.1.0';
+
+/** The `brain` command: global options, then one registration per group of commands. */
+export function createProgram(): Command {
+  const program = new Command('brain')
+    .description(
+      'A memory and messaging hub for AI agents: one SQLite file that is their conversation and their memory.',
+    )
+    .version(VERSION, '-V, --version')
+    .option('--agent <name>', 'act as this agent (else BRAIN_AGENT)')
+    .option('--db <path>', 'the database file (else BRAIN_DB, else ~/.local/share/brain/brain.db)')
+    .option('--json', 'print one JSON document on stdout')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ sortSubcommands: false })
+    .exitOverride();
+
+  const globals = (): GlobalOptions => program.opts<GlobalOptions>();
+  registerSend(program, globals);
+  registerInbox(program, globals);
+  registerThreads(program, globals);
+  registerKnowledge(program, globals);
+  registerSearch(program, globals);
+  registerTransfer(program, globals);
+  registerAgents(program, globals);
+  registerDemo(program, globals);
+  return program;
+}
