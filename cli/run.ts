@@ -21,8 +21,12 @@ export async function withBrain<T>(
   run: (ctx: CommandContext) => T | Promise<T>,
 ): Promise<T> {
   const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
-  const brain = openBrain({ dbPath: config.dbPath, maxBodyBytes: config.maxBodyBytes });
-  let touched = false;
+  const brain = openBrain({
+    dbPath: config.dbPath,
+    maxBodyBytes: config.maxBodyBytes,
+    durability: config.durability,
+  });
+  let acting = false;
   const ctx: CommandContext = {
     brain,
     config,
@@ -33,15 +37,15 @@ export async function withBrain<T>(
           'INVALID_INPUT',
           'agent: is required (use --agent NAME or set BRAIN_AGENT)',
         );
-      if (!touched) {
-        brain.touchAgent(config.agent);
-        touched = true;
-      }
+      acting = true;
       return config.agent;
     },
   };
   try {
-    return await run(ctx);
+    const result = await run(ctx);
+    // The agent is seen once its command has succeeded: a rejected command changes nothing.
+    if (acting && config.agent) brain.touchAgent(config.agent);
+    return result;
   } finally {
     brain.close();
   }

@@ -15,7 +15,7 @@ import {
   type Loose,
   type SkippedRecord,
 } from './fields.js';
-import { readJsonFile } from './synapse.js';
+import { readJsonFile } from '../transfer/json-file.js';
 
 interface CortexEntry {
   uid: string;

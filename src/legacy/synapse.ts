@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { ID_PATTERNS, derivedId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { excerpt } from '../messaging/messages.js';
+import { readJsonFile } from '../transfer/json-file.js';
 import { agentName, type Priority } from '../validation.js';
 import {
   legacyTime,
@@ -49,28 +49,6 @@ interface LegacyMessage {
   ackBody: string | null;
   ackedBy: string[];
   metadata: Loose;
-}
-
-export function readJsonFile(path: string, what: string): unknown {
-  let raw: string;
-  try {
-    raw = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new BrainError(
-      'NOT_FOUND',
-      `${what}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      { cause: err },
-    );
-  }
-  try {
-    return JSON.parse(raw.replace(/^\uFEFF/, ''));
-  } catch (err) {
-    throw new BrainError(
-      'INVALID_INPUT',
-      `${what}: ${path} is not valid JSON (${(err as Error).message})`,
-      { cause: err },
-    );
-  }
 }
 
 /** Import a SYNAPSE synapse.json. Tolerant in what it reads, strict in what it stores; safe to run twice. */

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { BrainError } from '../errors.js';
+
+/**
+ * Why a text is not JSON, in words that never quote the text: V8's own message can carry an
+ * excerpt of the file ("Unexpected token 'r', "root:x:0:0"..."), which must not reach a log or
+ * an MCP client when someone points an import at the wrong file.
+ */
+export function jsonProblem(raw: string, err: unknown): string {
+  const message = (err as Error).message ?? '';
+  if (/Unexpected end of JSON input/.test(message)) return 'it ends too early (truncated?)';
+  const at = /at position (\d+)/.exec(message);
+  const what = message.replace(/\s*(in JSON )?at position \d+.*$/s, '');
+  if (at && !/"/.test(what)) return `${what} at ${lineColumn(raw, Number(at[1]))}`;
+  return 'it has an unexpected character (is it a JSON file?)';
+}
+
+function lineColumn(raw: string, position: number): string {
+  const before = raw.slice(0, position);
+  const line = before.split('\n').length;
+  const column = position - before.lastIndexOf('\n');
+  return `line ${line}, column ${column}`;
+}
+
+/** Read and parse a JSON file; a missing file is NOT_FOUND, bad JSON INVALID_INPUT, naming `what`. */
+export function readJsonFile(path: string, what: string): unknown {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR')
+      throw new BrainError('INVALID_INPUT', `${what}: ${path} is a directory, not a file`);
+    throw new BrainError('NOT_FOUND', `${what}: cannot read ${path} (${code ?? 'error'})`, {
+      cause: err,
+    });
+  }
+  raw = raw.replace(/^\uFEFF/, '');
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    throw new BrainError(
+      'INVALID_INPUT',
+      `${what}: ${path} is not valid JSON: ${jsonProblem(raw, err)}`,
+      { cause: err },
+    );
+  }
+}
