@@ -59,3 +59,4 @@ export type { RecentInput, RecentItem } from './search/recent.js';
 export type { ExportDocument } from './transfer/format.js';
 export type { ImportResult, ImportCounts } from './transfer/import.js';
 export type { LegacyReport, SkippedRecord } from './legacy/fields.js';
+export { describeFsError } from './legacy/synapse.js';

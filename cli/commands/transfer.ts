@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { BrainError, type LegacyReport } from '../../src/index.js';
+import { BrainError, describeFsError, type LegacyReport } from '../../src/index.js';
 import { note, printJson, println } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
 
@@ -86,11 +86,9 @@ function readJson(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new BrainError(
-      'NOT_FOUND',
-      `file: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-      { cause: err },
-    );
+    throw new BrainError('NOT_FOUND', `file: cannot read ${file}: ${describeFsError(err)}`, {
+      cause: err,
+    });
   }
   try {
     return JSON.parse(text);

@@ -56,11 +56,9 @@ export function readJsonFile(path: string, what: string): unknown {
   try {
     raw = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new BrainError(
-      'NOT_FOUND',
-      `${what}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      { cause: err },
-    );
+    throw new BrainError('NOT_FOUND', `${what}: cannot read ${path}: ${describeFsError(err)}`, {
+      cause: err,
+    });
   }
   try {
     return JSON.parse(raw.replace(/^\uFEFF/, ''));
@@ -71,6 +69,18 @@ export function readJsonFile(path: string, what: string): unknown {
       { cause: err },
     );
   }
+}
+
+/** "no such file" rather than "ENOENT". */
+export function describeFsError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const known: Record<string, string> = {
+    ENOENT: 'no such file',
+    EACCES: 'permission denied',
+    EISDIR: 'it is a directory',
+    ENOTDIR: 'a part of the path is not a directory',
+  };
+  return (code && known[code]) ?? (err as Error).message;
 }
 
 /** Import a SYNAPSE synapse.json. Tolerant in what it reads, strict in what it stores; safe to run twice. */
