@@ -139,6 +139,16 @@ describe('brain CLI, end to end', () => {
     expect(inbox.stdout).toContain('how are you?');
     expect((await runCli(['search', 'hello'], env)).stdout).toMatch(/message\s+syn_/);
     expect((await runCli(['threads'], env)).stdout).toContain('hello there');
+    const piped = await runCli(
+      ['send', '--agent', 'a', '--to', 'b', '--body', '-', '--json'],
+      env,
+      'from a pipe\nline two',
+    );
+    expect(piped.code, piped.stderr).toBe(0);
+    const id = JSON.parse(piped.stdout).id as string;
+    expect(JSON.parse((await runCli(['provenance', id, '--json'], env)).stdout).message.body).toBe(
+      'from a pipe\nline two',
+    );
   });
 
   it('exits 2 on usage errors, naming the field, with no stack trace', async () => {
