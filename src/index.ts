@@ -58,7 +58,7 @@ export { buildFtsQueries, queryTerms } from './search/fts-query.js';
 export type { RecentInput, RecentItem } from './search/recent.js';
 export type { ExportDocument } from './transfer/format.js';
 export type { ImportResult, ImportCounts } from './transfer/import.js';
-export { readJsonFile } from './transfer/json-file.js';
+export { readJsonFile, describeFsError } from './transfer/json-file.js';
 export type { LegacyReport, SkippedRecord } from './legacy/fields.js';
 export { DURABILITIES, type Durability } from './db/open.js';
 export type { BackupResult } from './maintenance/backup.js';

@@ -207,7 +207,7 @@ export function atomChain(ctx: BrainContext, input: ChainInput): AtomChain {
         }
       >(
         `WITH RECURSIVE walk(atom, depth, from_atom, to_atom, link_type, strength, created_at, path) AS (
-           SELECT l.${far}, 1, l.from_atom, l.to_atom, l.link_type, l.strength, l.created_at, ',' || @start || ',' || l.${far} || ','
+           SELECT l.${far}, 1, l.from_atom, l.to_atom, l.link_type, l.strength, l.created_at, ',' || CAST(@start AS INTEGER) || ',' || l.${far} || ','
            FROM atom_links l WHERE l.${near} = @start
            UNION ALL
            SELECT l.${far}, w.depth + 1, l.from_atom, l.to_atom, l.link_type, l.strength, l.created_at, w.path || l.${far} || ','

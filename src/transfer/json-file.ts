@@ -28,10 +28,9 @@ export function readJsonFile(path: string, what: string): unknown {
   try {
     raw = readFileSync(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EISDIR')
+    if ((err as NodeJS.ErrnoException).code === 'EISDIR')
       throw new BrainError('INVALID_INPUT', `${what}: ${path} is a directory, not a file`);
-    throw new BrainError('NOT_FOUND', `${what}: cannot read ${path} (${code ?? 'error'})`, {
+    throw new BrainError('NOT_FOUND', `${what}: cannot read ${path}: ${describeFsError(err)}`, {
       cause: err,
     });
   }
@@ -45,4 +44,16 @@ export function readJsonFile(path: string, what: string): unknown {
       { cause: err },
     );
   }
+}
+
+/** "no such file" rather than "ENOENT". */
+export function describeFsError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const known: Record<string, string> = {
+    ENOENT: 'no such file',
+    EACCES: 'permission denied',
+    EISDIR: 'it is a directory',
+    ENOTDIR: 'a part of the path is not a directory',
+  };
+  return (code && known[code]) ?? (err as Error).message;
 }
