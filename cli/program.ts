@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerDemo } from './commands/demo.js';
 import { registerKnowledge } from './commands/knowledge.js';
+import { registerMaintenance } from './commands/maintenance.js';
 import {
   registerAgents,
   registerInbox,
@@ -35,6 +36,7 @@ export function createProgram(): Command {
   registerSearch(program, globals);
   registerTransfer(program, globals);
   registerAgents(program, globals);
+  registerMaintenance(program, globals);
   registerDemo(program, globals);
   return program;
 }
