@@ -4,6 +4,7 @@
  *   sent <message-id>     a send returned (writers)
  *   stm <stm-id>          a remember returned (crash writers)
  *   read <message-id>     a read returned this message to its agent (readers)
+ *   ready                 the database is open (pollers)
  * Any failure ends the process with code 1 and `error <code>: <message>` on stderr: the parent
  * treats every such line (SQLITE_BUSY above all) as a failed run.
  *
@@ -176,6 +177,7 @@ function main(): void {
     }
   } else if (role === 'poller') {
     const brain = openBrain({ dbPath: db });
+    emit('ready');
     for (;;) {
       brain.poll(name);
       brain.peek({ agent: name, limit: 5 });
