@@ -1,5 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { loadConfig, openBrain, BrainError, type Brain, type BrainConfig } from '../src/index.js';
+import {
+  loadConfig,
+  openBrain,
+  storageFailureCode,
+  BrainError,
+  type Brain,
+  type BrainConfig,
+} from '../src/index.js';
+import { note } from './output.js';
 
 /** Options every command accepts, wherever they stand on the command line. */
 export interface GlobalOptions {
@@ -45,10 +53,26 @@ export async function withBrain<T>(
   try {
     const result = await run(ctx);
     // The agent is seen once its command has succeeded: a rejected command changes nothing.
-    if (acting && config.agent) brain.touchAgent(config.agent);
+    if (acting && config.agent) markSeen(brain, config.agent);
     return result;
   } finally {
     brain.close();
+  }
+}
+
+/**
+ * Record that the agent was seen. On a read-only or full disk a command that only read has
+ * still done its job: say why the agent's last-seen time is not updated, and succeed.
+ */
+function markSeen(brain: Brain, agent: string): void {
+  try {
+    brain.touchAgent(agent);
+  } catch (err) {
+    const code = storageFailureCode(err);
+    if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
+    note(
+      `brain: note: ${(err as Error).message.replace(/; nothing was changed$/, '')}; ${agent} not marked as seen`,
+    );
   }
 }
 

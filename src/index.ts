@@ -61,6 +61,7 @@ export type { ImportResult, ImportCounts } from './transfer/import.js';
 export { readJsonFile, describeFsError } from './transfer/json-file.js';
 export type { LegacyReport, SkippedRecord } from './legacy/fields.js';
 export { DURABILITIES, type Durability } from './db/open.js';
+export { storageFailureCode } from './db/storage-errors.js';
 export type { BackupResult } from './maintenance/backup.js';
 export type { DoctorReport, CheckReport, DoctorInput } from './maintenance/doctor.js';
 export { DOCTOR_CHECKS, type DoctorCheck } from './maintenance/checks.js';

@@ -9,7 +9,7 @@ const MEANINGS: Record<string, string> = {
     'the disk is full (or the database reached its size limit); free some space and retry',
   SQLITE_READONLY: 'the database is read-only: the file, its folder or its disk cannot be written',
   SQLITE_CANTOPEN:
-    'the database file (or its -wal/-shm companion) cannot be opened: check that its folder exists and is writable',
+    'the database file (or its -wal/-shm companion) cannot be opened or created: check that its folder exists and is writable, not on a read-only disk',
   SQLITE_PERM: 'permission denied on the database file',
   SQLITE_BUSY:
     'another process kept the database locked longer than the busy timeout; retry, and look for a stuck process',
@@ -62,4 +62,10 @@ export function toStorageError(err: unknown, path: string): unknown {
   return new BrainError('STORAGE_FAILED', `${path}: ${describeStorageFailure(err)}${unchanged}`, {
     cause: err,
   });
+}
+
+/** The primary SQLite code behind a storage BrainError (or a raw SQLite error), if any. */
+export function storageFailureCode(err: unknown): string | undefined {
+  const code = sqliteCode(err) ?? sqliteCode((err as { cause?: unknown } | null)?.cause);
+  return code && primaryCode(code);
 }
