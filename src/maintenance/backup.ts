@@ -51,7 +51,7 @@ export async function backupDatabase(
     finishCopy(partial, options.check ?? true);
     renameSync(partial, target);
   } catch (err) {
-    rmSync(partial, { force: true });
+    removeQuietly(partial);
     if (err instanceof BrainError) throw err;
     const why = describeStorageFailure(err) ?? (err as Error).message;
     throw new BrainError('STORAGE_FAILED', `backup to ${args.file} failed: ${why}`, {
@@ -64,6 +64,15 @@ export async function backupDatabase(
     pages,
     ms: Math.round(performance.now() - started),
   };
+}
+
+/** Remove a half-made copy; when even that fails, the error that got us here is the one to report. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // e.g. ENOTDIR: the folder never existed, so neither does the copy.
+  }
 }
 
 function sameFile(a: string, b: string): boolean {
