@@ -185,7 +185,7 @@ export function printProvenance(p: Provenance): void {
   );
   if (p.thread)
     println(
-      `in thread ${cyan(p.thread.id)} “${p.thread.subject}” (${p.thread.message_count} messages)`,
+      `in thread ${cyan(p.thread.id)} “${p.thread.subject}” (${p.thread.message_count} message${p.thread.message_count === 1 ? '' : 's'})`,
     );
   println();
   for (const c of p.context) {
