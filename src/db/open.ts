@@ -74,6 +74,9 @@ function prepareLocation(path: string, readonly: boolean): void {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (stat?.isDirectory())
     throw new BrainError('INVALID_INPUT', `--db: ${path} is a directory, not a database file`);
+  // A device or FIFO (/dev/null, /dev/zero …) would be "opened" and written beside.
+  if (stat && !stat.isFile())
+    throw new BrainError('INVALID_INPUT', `--db: ${path} is not a regular file`);
   if (!stat && readonly) throw new BrainError('NOT_FOUND', `no brain database at ${path}`);
   if (!stat) {
     try {

@@ -62,7 +62,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
   const notes: string[] = [];
   const parsed: LegacyMessage[] = [];
   list.forEach((record, index) => {
-    const result = normalize(record, index);
+    const result = normalize(record, index, ctx.limits.maxBodyBytes);
     if ('reason' in result) skipped.push(result);
     else parsed.push(result);
   });
@@ -191,7 +191,11 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
   return { source: 'synapse', path, read: list.length, imported, existing, skipped, notes };
 }
 
-function normalize(record: unknown, index: number): LegacyMessage | SkippedRecord {
+function normalize(
+  record: unknown,
+  index: number,
+  maxBodyBytes: number,
+): LegacyMessage | SkippedRecord {
   if (!record || typeof record !== 'object' || Array.isArray(record))
     return { index, reason: 'not an object' };
   const r = record as Loose;
@@ -226,6 +230,9 @@ function normalize(record: unknown, index: number): LegacyMessage | SkippedRecor
   if (body === undefined || !body.trim()) return skip('no body');
   if (body.includes('\0') || !body.isWellFormed())
     return skip('body has NUL characters or invalid Unicode');
+  const bytes = Buffer.byteLength(body, 'utf8');
+  if (bytes > maxBodyBytes)
+    return skip(`body is ${bytes} bytes; the limit is ${maxBodyBytes} (BRAIN_MAX_BODY_BYTES)`);
 
   const createdAt = legacyTime(
     pick(r, ['timestamp', 'created_at', 'createdAt', 'sent_at', 'sentAt', 'time', 'date', 'ts']),

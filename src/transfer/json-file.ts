@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { BrainError } from '../errors.js';
 
 /**
@@ -26,10 +26,15 @@ function lineColumn(raw: string, position: number): string {
 export function readJsonFile(path: string, what: string): unknown {
   let raw: string;
   try {
+    // Only regular files: /dev/zero or a FIFO would be read forever.
+    const stat = statSync(path);
+    if (stat.isDirectory())
+      throw new BrainError('INVALID_INPUT', `${what}: ${path} is a directory, not a file`);
+    if (!stat.isFile())
+      throw new BrainError('INVALID_INPUT', `${what}: ${path} is not a regular file`);
     raw = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EISDIR')
-      throw new BrainError('INVALID_INPUT', `${what}: ${path} is a directory, not a file`);
+    if (err instanceof BrainError) throw err;
     throw new BrainError('NOT_FOUND', `${what}: cannot read ${path}: ${describeFsError(err)}`, {
       cause: err,
     });
