@@ -5,7 +5,15 @@ import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { newId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
-import { agentName, isoTime, messageId, parseInput, stmId, text } from '../validation.js';
+import {
+  agentName,
+  isoTime,
+  lookupKey,
+  messageId,
+  parseInput,
+  stmId,
+  text,
+} from '../validation.js';
 
 export interface StmRecord {
   id: string;
@@ -100,6 +108,7 @@ export function sourceRowId(ctx: BrainContext, id: string): number {
 }
 
 export function getStm(ctx: BrainContext, id: string): StmRecord | undefined {
+  lookupKey(id, 'id');
   const row = ctx.q.get<[string], StmRow>(`${STM_SELECT} WHERE s.uid = ?`).get(id);
   return row && toStmRecord(row);
 }

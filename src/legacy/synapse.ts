@@ -5,7 +5,7 @@ import { ID_PATTERNS, derivedId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { excerpt } from '../messaging/messages.js';
 import { readJsonFile } from '../transfer/json-file.js';
-import { agentName, type Priority } from '../validation.js';
+import { agentName, filePath, parseInput, type Priority } from '../validation.js';
 import {
   legacyTime,
   nameList,
@@ -53,6 +53,7 @@ interface LegacyMessage {
 
 /** Import a SYNAPSE synapse.json. Tolerant in what it reads, strict in what it stores; safe to run twice. */
 export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
+  parseInput(filePath, path, { '': 'synapse' });
   const doc = readJsonFile(path, 'synapse');
   const list = Array.isArray(doc) ? doc : (doc as Loose | null)?.messages;
   if (!Array.isArray(list))
