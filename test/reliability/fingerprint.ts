@@ -15,8 +15,16 @@ export function fingerprint(db: Database): string {
   const hash = createHash('sha256');
   for (const table of tables) {
     hash.update(`\0${table}\0`);
-    for (const row of db.prepare(`SELECT * FROM "${table}"`).raw().iterate())
-      hash.update(JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+    for (const row of db.prepare(`SELECT * FROM "${table}"`).raw().iterate() as Iterable<
+      unknown[]
+    >) {
+      for (const value of row) {
+        if (Buffer.isBuffer(value)) hash.update(value);
+        else hash.update(value === null ? '\u0001null' : `${typeof value}:${String(value)}`);
+        hash.update('\u0000');
+      }
+      hash.update('\n');
+    }
   }
   return hash.digest('hex');
 }
