@@ -676,7 +676,18 @@ function shapeCases(): HostileCase[] {
       run,
       expect: reject('INVALID_INPUT', field),
     });
-  for (const limit of [-1, 0, 1.5, 1001, 1e309, Number.NaN, '10abc', 'ten', 2 ** 53, -0.0001]) {
+  for (const limit of [
+    -1,
+    0,
+    1.5,
+    1001,
+    Number.POSITIVE_INFINITY,
+    Number.NaN,
+    '10abc',
+    'ten',
+    2 ** 53,
+    -0.0001,
+  ]) {
     add(`inbox limit ${show(limit)}`, 'limit', (b) =>
       b.peek({ agent: 'nova', limit: limit as number }),
     );
