@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import {
   loadConfig,
   openBrain,
@@ -87,5 +87,21 @@ export function list(value: string | undefined): string[] | undefined {
 
 /** All of standard input, for `--body -` and friends. */
 export function readStdin(): string {
-  return readFileSync(0, 'utf8');
+  // readFileSync(0) fails with EAGAIN when stdin is a non-blocking pipe whose writer is slower
+  // than we are (10 MB piped in): read in chunks, waiting briefly whenever nothing is there yet.
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(1 << 16);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buffer, 0, buffer.length, null);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      continue;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
