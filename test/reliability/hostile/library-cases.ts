@@ -140,7 +140,9 @@ function ftsCases(): HostileCase[] {
   const forms = (op: string) => [op, `${op}falcon`, `falcon${op}`, `${op} falcon ${op}`];
   for (const op of FTS_OPERATORS) {
     for (const query of forms(op)) {
-      const hasWord = (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).includes('falcon');
+      const hasWord = (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? ([] as string[])).includes(
+        'falcon',
+      );
       const onlySpace = query.trim().length === 0;
       cases.push({
         category: 'fts syntax',
@@ -738,7 +740,7 @@ function shapeCases(): HostileCase[] {
     );
   for (const metadata of [[1, 2], 'text', 42, null])
     add(`metadata ${show(metadata)}`, 'metadata', (b) =>
-      b.send({ from: 'a', body: 'x', metadata: metadata as Record<string, unknown> }),
+      b.send({ from: 'a', body: 'x', metadata: metadata as unknown as Record<string, unknown> }),
     );
   for (const [what, input] of [
     ['null', null],
