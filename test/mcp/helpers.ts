@@ -1,8 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  StdioClientTransport,
+  getDefaultEnvironment,
+} from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, type CreateMcpServerOptions } from '../../mcp/server.js';
 import type { Brain } from '../../src/index.js';
+import { CLI } from '../helpers.js';
 
 export interface Connected {
   client: Client;
@@ -41,4 +46,22 @@ export async function callRaw(client: Client, name: string, args: Record<string,
 
 export function textOf(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}
+
+/** The real SDK client talking to a spawned `brain mcp` (the built bin) over stdio. */
+export async function connectStdio(
+  dbPath: string,
+  agent: string,
+): Promise<Connected & { stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--agent', agent, '--db', dbPath],
+    env: { ...getDefaultEnvironment(), BRAIN_EMBEDDER: 'none' },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
 }

@@ -34,8 +34,7 @@ async function tick(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 }
 
-const json = (r: { contents: Array<{ text?: unknown }> }) =>
-  JSON.parse(r.contents[0]!.text as string);
+const json = (r: { contents: unknown[] }) => JSON.parse((r.contents[0] as { text: string }).text);
 
 describe('resources', () => {
   it('lists the caller’s inbox and the three templates', async () => {
