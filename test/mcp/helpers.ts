@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { spawn, type ChildProcess } from 'node:child_process';
 import {
   StdioClientTransport,
   getDefaultEnvironment,
@@ -64,4 +65,42 @@ export async function connectStdio(
   const client = new Client({ name: 'test', version: '1.0.0' });
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+export interface SpawnedServe {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Spawn the built `brain serve` (pass `--port 0`) and wait for the URL it prints on stderr. */
+export function spawnServe(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<SpawnedServe> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
+    env: { ...process.env, BRAIN_EMBEDDER: 'none', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
+      if (url)
+        resolve({
+          url,
+          child,
+          stderr: () => stderr,
+          stop: () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+    });
+    void exited.then((code) => reject(new Error(`brain serve exited ${code}: ${stderr}`)));
+  });
 }
