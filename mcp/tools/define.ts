@@ -26,7 +26,10 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   annotations: Required<
     Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint'>
   >;
-  run(args: z.output<I>): ToolAnswer<Declared<z.input<O>>>;
+  /** May be async (e.g. a search that embeds its query); a thrown error becomes `isError`. */
+  run(
+    args: z.output<I>,
+  ): ToolAnswer<Declared<z.input<O>>> | Promise<ToolAnswer<Declared<z.input<O>>>>;
 }
 
 /** The declared fields of an output schema, without the index signature loose objects add. */
@@ -61,9 +64,13 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   );
 }
 
-function answer<T>(log: Logger, name: string, run: () => ToolAnswer<T>): CallToolResult {
+async function answer<T>(
+  log: Logger,
+  name: string,
+  run: () => ToolAnswer<T> | Promise<ToolAnswer<T>>,
+): Promise<CallToolResult> {
   try {
-    const { data, text } = run();
+    const { data, text } = await run();
     return {
       content: [{ type: 'text', text }],
       structuredContent: data as Record<string, unknown>,
