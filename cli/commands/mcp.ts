@@ -24,21 +24,21 @@ export function registerMcp(program: Command, globals: Globals): void {
   program
     .command('mcp')
     .description('serve the brain to one agent over MCP on stdio (--agent or BRAIN_AGENT required)')
-    .action(() =>
-      withBrain(globals(), async ({ brain, agent, config }) => {
+    .action(() => {
+      // Start loading the SDK while the database opens: `initialize` must be answered fast.
+      const loading = Promise.all([import('../../mcp/stdio.js'), import('../../mcp/log.js')]);
+      loading.catch(() => {}); // awaited below; this only keeps an earlier failure from orphaning it
+      return withBrain(globals(), async ({ brain, agent, config }) => {
         const name = agent();
-        const [{ serveStdio }, { createLogger }] = await Promise.all([
-          import('../../mcp/stdio.js'),
-          import('../../mcp/log.js'),
-        ]);
+        const [{ serveStdio }, { createLogger }] = await loading;
         const running = await serveStdio(brain, {
           agent: name,
           log: createLogger(config.logLevel),
           background: [],
         });
         await untilStopped(running.closed, () => running.close());
-      }),
-    );
+      });
+    });
 
   program
     .command('serve')

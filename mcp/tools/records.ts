@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 /*
  * Output schemas of the records the brain returns. Loose objects: a field the library adds later
- * (e.g. a hit's vector rank) must not make a client's output validation fail. Kept small on
- * purpose: every client pays for tools/list in its context window.
+ * (e.g. a hit's vector rank) must not make a client's output validation fail. Only the key fields
+ * are declared (the rest travel as undeclared properties): every client pays for tools/list in
+ * its context window.
  */
 
 const nullableString = z.string().nullable();
@@ -13,8 +14,6 @@ export const messageRecord = z.looseObject({
   thread_id: z.string(),
   from: z.string(),
   to: nullableString,
-  reply_to: nullableString,
-  priority: z.string(),
   subject: z.string(),
   body: z.string(),
   created_at: z.string(),
@@ -24,17 +23,13 @@ export const threadRecord = z.looseObject({
   id: z.string(),
   subject: z.string(),
   status: z.string(),
-  tags: z.array(z.string()),
   message_count: z.number(),
-  last_message_at: z.string(),
 });
 
 export const stmRecord = z.looseObject({
   id: z.string(),
   agent: z.string(),
   content: z.string(),
-  categories: z.array(z.string()),
-  importance: z.number(),
   source_message_id: nullableString,
   created_at: z.string(),
 });
@@ -43,10 +38,6 @@ export const atomRecord = z.looseObject({
   id: z.string(),
   agent: z.string(),
   subject: z.string(),
-  action: z.string(),
-  outcome: z.string(),
-  consequences: z.string(),
-  confidence: z.number(),
   source_message_id: nullableString,
   created_at: z.string(),
 });
