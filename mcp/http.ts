@@ -74,7 +74,6 @@ export async function serveHttp(brain: Brain, options: HttpOptions): Promise<Run
   const idleMs = options.idleSessionMs ?? 30 * 60_000;
   const sessions = new Map<string, Session>();
   const watcher = watchBrain(brain, { onError: watchError(log) });
-  let port = options.port;
 
   const agentOf = (req: IncomingMessage): string | undefined => {
     if (!options.tokens) return options.agent;
@@ -155,18 +154,20 @@ export async function serveHttp(brain: Brain, options: HttpOptions): Promise<Run
     });
   });
   await new Promise<void>((resolve, reject) => {
-    http.once('error', (err) =>
+    http.once('error', (err: NodeJS.ErrnoException) =>
       reject(
-        new BrainError(
-          'STORAGE_FAILED',
-          `cannot listen on ${options.host}:${options.port}: ${err.message}`,
-          { cause: err },
-        ),
+        err.code === 'EADDRINUSE'
+          ? new BrainError('CONFLICT', `--port: ${options.port} is already in use`, { cause: err })
+          : new BrainError(
+              'INVALID_INPUT',
+              `--host/--port: cannot listen on ${options.host}:${options.port}: ${err.message}`,
+              { cause: err },
+            ),
       ),
     );
     http.listen(options.port, options.host, () => resolve());
   });
-  port = (http.address() as AddressInfo).port;
+  const port = (http.address() as AddressInfo).port;
 
   const sweepIdle = async (now = Date.now()) => {
     let closed = 0;

@@ -72,11 +72,12 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
   registerResources(server, ctx);
   registerPrompts(server, ctx);
 
-  const ownWatcher = options.watcher ? undefined : watchBrain(brain, { onError: watchError(log) });
-  const unsubscribe = registerSubscriptions(server, ctx, options.watcher ?? ownWatcher!, log);
+  const own = !options.watcher;
+  const watcher = options.watcher ?? watchBrain(brain, { onError: watchError(log) });
+  const unsubscribe = registerSubscriptions(server, ctx, watcher, log);
   server.server.onclose = () => {
     unsubscribe();
-    ownWatcher?.close();
+    if (own) watcher.close();
   };
   return server;
 }

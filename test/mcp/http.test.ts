@@ -203,6 +203,11 @@ describe('brain serve (streamable HTTP on 127.0.0.1)', () => {
     expect(server.sessions()).toBe(1);
   });
 
+  it('says so when the port is taken', async () => {
+    await start();
+    await expect(start({ port: server.port })).rejects.toThrow(/--port: \d+ is already in use/);
+  });
+
   it('refuses more sessions than allowed', async () => {
     await start({ maxSessions: 1 });
     await connect(ALICE);
