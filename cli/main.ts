@@ -31,6 +31,11 @@ export function handleError(err: unknown): number {
 }
 
 async function main(): Promise<void> {
+  // `brain … | head` closes the pipe early: that is the reader's choice, not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   const program = createProgram();
   try {
     await program.parseAsync(process.argv);

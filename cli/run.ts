@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { loadConfig, openBrain, BrainError, type Brain, type BrainConfig } from '../src/index.js';
 
 /** Options every command accepts, wherever they stand on the command line. */
@@ -54,4 +55,9 @@ export function list(value: string | undefined): string[] | undefined {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** All of standard input, for `--body -` and friends. */
+export function readStdin(): string {
+  return readFileSync(0, 'utf8');
 }

@@ -16,7 +16,7 @@ import {
   println,
   shortTime,
 } from '../output.js';
-import { list, withBrain, type GlobalOptions } from '../run.js';
+import { list, readStdin, withBrain, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
 
@@ -24,7 +24,7 @@ export function registerKnowledge(program: Command, globals: Globals): void {
   program
     .command('remember')
     .description('store a short-term memory (STM), optionally with the message it came from')
-    .argument('<content>', 'what to remember')
+    .argument('<content>', 'what to remember; - reads it from standard input')
     .option('--categories <list>', 'comma-separated categories')
     .option('--importance <n>', 'from 1.0 to 3.0', '1')
     .option('--expires <when>', 'an ISO date/time, or a duration from now such as 30m, 12h, 7d')
@@ -37,7 +37,7 @@ export function registerKnowledge(program: Command, globals: Globals): void {
         withBrain(globals(), ({ brain, agent, json }) => {
           const record = brain.remember({
             agent: agent(),
-            content,
+            content: content === '-' ? readStdin() : content,
             categories: list(opts.categories),
             importance: opts.importance,
             expires_at: opts.expires === undefined ? undefined : expiry(opts.expires),
@@ -185,7 +185,7 @@ export function printProvenance(p: Provenance): void {
   );
   if (p.thread)
     println(
-      `in thread ${cyan(p.thread.id)} “${p.thread.subject}” (${p.thread.message_count} messages)`,
+      `in thread ${cyan(p.thread.id)} “${p.thread.subject}” (${p.thread.message_count} message${p.thread.message_count === 1 ? '' : 's'})`,
     );
   println();
   for (const c of p.context) {

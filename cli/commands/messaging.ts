@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { BrainError, PRIORITIES } from '../../src/index.js';
 import { bold, cyan, dim, formatMessage, printJson, println, shortTime } from '../output.js';
-import { list, withBrain, type GlobalOptions } from '../run.js';
+import { list, readStdin, withBrain, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
 
@@ -11,7 +11,7 @@ export function registerSend(program: Command, globals: Globals): void {
     .description('send a message to one agent (--to) or to every other agent (no --to)')
     .option('--to <agent>', 'recipient; leave out to broadcast')
     .option('--subject <text>', 'subject; a new thread takes it')
-    .option('--body <text>', 'the message (required)')
+    .option('--body <text>', 'the message (required); - reads it from standard input')
     .option(
       '--thread <id>',
       'continue this thread (default: a new thread, or the thread of --reply-to)',
@@ -26,7 +26,7 @@ export function registerSend(program: Command, globals: Globals): void {
           from: agent(),
           to: opts.to,
           subject: opts.subject,
-          body: opts.body as string,
+          body: opts.body === '-' ? readStdin() : (opts.body as string),
           thread: opts.thread,
           reply_to: opts.replyTo,
           priority: opts.priority as 'normal',

@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, tempDir } from '../helpers.js';
+import { CLI, ROOT, runCli, tempBrain, tempDir } from '../helpers.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -139,6 +140,16 @@ describe('brain CLI, end to end', () => {
     expect(inbox.stdout).toContain('how are you?');
     expect((await runCli(['search', 'hello'], env)).stdout).toMatch(/message\s+syn_/);
     expect((await runCli(['threads'], env)).stdout).toContain('hello there');
+    const piped = await runCli(
+      ['send', '--agent', 'a', '--to', 'b', '--body', '-', '--json'],
+      env,
+      'from a pipe\nline two',
+    );
+    expect(piped.code, piped.stderr).toBe(0);
+    const id = JSON.parse(piped.stdout).id as string;
+    expect(JSON.parse((await runCli(['provenance', id, '--json'], env)).stdout).message.body).toBe(
+      'from a pipe\nline two',
+    );
   });
 
   it('exits 2 on usage errors, naming the field, with no stack trace', async () => {
@@ -216,5 +227,21 @@ describe('brain CLI, end to end', () => {
     expect(demo.hits.map((h: { type: string }) => h.type).sort()).toEqual(
       ['atom', 'message', 'message', 'stm'].sort(),
     );
+  });
+
+  it('stops quietly when the reader closes the pipe early', () => {
+    const t = tempBrain();
+    try {
+      for (let i = 0; i < 1500; i += 1)
+        t.brain.send({ from: 'a', to: 'b', body: `message ${i} ${'x'.repeat(100)}` });
+      const r = spawnSync('bash', ['-c', `node "${CLI}" export | head -c 100 >/dev/null`], {
+        env: { ...process.env, BRAIN_DB: t.path },
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(0);
+      expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    } finally {
+      t.cleanup();
+    }
   });
 });

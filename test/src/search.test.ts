@@ -69,6 +69,20 @@ describe('search', () => {
     expect(hits.find((h) => h.id === s.id)!.thread_id).toBe(m.thread_id);
   });
 
+  it("shows each hit's own snippet", () => {
+    const first = t.brain.send({ from: 'a', to: 'b', subject: 'spread gate', body: 'first body' });
+    const reply = t.brain.send({
+      from: 'b',
+      to: 'a',
+      body: 'the reply mentions the spread too',
+      reply_to: first.id,
+    });
+    const hit = t.brain
+      .search({ query: 'spread', types: ['message'] })
+      .hits.find((h) => h.id === reply.id)!;
+    expect(hit.snippet).toBe('the reply mentions the [spread] too');
+  });
+
   it('widens from all terms to any term, ranking full matches first', () => {
     const { m, other } = seed();
     const { hits } = t.brain.search({ query: 'spread ramen', types: ['message'] });
