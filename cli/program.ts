@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerDemo } from './commands/demo.js';
 import { registerKnowledge } from './commands/knowledge.js';
+import { registerMcp } from './commands/mcp.js';
 import {
   registerAgents,
   registerInbox,
@@ -36,5 +37,6 @@ export function createProgram(): Command {
   registerTransfer(program, globals);
   registerAgents(program, globals);
   registerDemo(program, globals);
+  registerMcp(program, globals);
   return program;
 }
