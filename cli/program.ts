@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerDemo } from './commands/demo.js';
 import { registerKnowledge } from './commands/knowledge.js';
 import { registerMaintenance } from './commands/maintenance.js';
+import { registerMcp } from './commands/mcp.js';
 import {
   registerAgents,
   registerInbox,
@@ -38,5 +39,6 @@ export function createProgram(): Command {
   registerAgents(program, globals);
   registerMaintenance(program, globals);
   registerDemo(program, globals);
+  registerMcp(program, globals);
   return program;
 }

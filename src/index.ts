@@ -17,6 +17,7 @@ export {
   THREAD_STATUSES,
   LINK_TYPES,
   SEARCH_TYPES,
+  agentName,
   formatZodError,
   type Priority,
   type ThreadStatus,
@@ -26,6 +27,13 @@ export {
 export type { AgentRecord, UpdateAgentInput } from './messaging/agents.js';
 export type { MessageRecord, SendInput, SendResult } from './messaging/messages.js';
 export type { PollResult, InboxInput, AckInput, AckResult, AckRecord } from './messaging/inbox.js';
+export {
+  watchBrain,
+  type BrainWatcher,
+  type ArrivedMessage,
+  type WatchOptions,
+  type WatchTimers,
+} from './messaging/watch.js';
 export type {
   ThreadRecord,
   ThreadHistory,

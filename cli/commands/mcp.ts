@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { BrainError, formatZodError } from '../../src/index.js';
+import { note } from '../output.js';
+import { list, withBrain, type GlobalOptions } from '../run.js';
+
+type Globals = () => GlobalOptions;
+
+const serveOptions = z.object({
+  host: z.string().min(1, 'must not be empty'),
+  port: z.coerce.number().int().min(0).max(65535, 'must be a port number, 0 to 65535'),
+  tokens: z.string().min(1).optional(),
+  allowOrigin: z.string().optional(),
+});
+
+/**
+ * `brain mcp` (stdio) and `brain serve` (streamable HTTP). The MCP SDK is imported only when one
+ * of them runs, so other commands do not pay for it.
+ *
+ * Background work of long-running servers (the embedding queue's drainer, issue 3) goes in the
+ * `background` lists below: it starts once the server answers, and stops on shutdown.
+ */
+export function registerMcp(program: Command, globals: Globals): void {
+  program
+    .command('mcp')
+    .description('serve the brain to one agent over MCP on stdio (--agent or BRAIN_AGENT required)')
+    .action(() => {
+      // Start loading the SDK while the database opens: `initialize` must be answered fast.
+      const loading = Promise.all([import('../../mcp/stdio.js'), import('../../mcp/log.js')]);
+      loading.catch(() => {}); // awaited below; this only keeps an earlier failure from orphaning it
+      return withBrain(globals(), async ({ brain, agent, config }) => {
+        const name = agent();
+        const [{ serveStdio }, { createLogger }] = await loading;
+        const running = await serveStdio(brain, {
+          agent: name,
+          log: createLogger(config.logLevel),
+          background: [],
+        });
+        await untilStopped(running.closed, () => running.close());
+      });
+    });
+
+  program
+    .command('serve')
+    .description('serve the brain to several agents over streamable HTTP, each by its bearer token')
+    .option(
+      '--host <host>',
+      'address to listen on; beyond loopback --tokens is required',
+      '127.0.0.1',
+    )
+    .option('--port <n>', 'port to listen on (0: any free port)', '7337')
+    .option('--tokens <file>', 'bearer tokens, one "TOKEN AGENT" per line')
+    .option('--allow-origin <list>', 'comma-separated browser origins allowed besides loopback')
+    .action((raw: Record<string, string | undefined>) =>
+      withBrain(globals(), async ({ brain, config }) => {
+        const parsed = serveOptions.safeParse(raw);
+        if (!parsed.success)
+          throw new BrainError(
+            'INVALID_INPUT',
+            formatZodError(parsed.error, { host: '--host', port: '--port', tokens: '--tokens' }),
+          );
+        const opts = parsed.data;
+        const [{ serveHttp }, { createLogger }, { readTokensFile }] = await Promise.all([
+          import('../../mcp/http.js'),
+          import('../../mcp/log.js'),
+          import('../../mcp/tokens.js'),
+        ]);
+        const log = createLogger(config.logLevel);
+        const tokens = opts.tokens ? readTokensFile(opts.tokens) : undefined;
+        for (const w of tokens?.warnings ?? []) log.warn(w);
+        const running = await serveHttp(brain, {
+          host: opts.host,
+          port: opts.port,
+          tokens: tokens?.table,
+          agent: config.agent,
+          allowedOrigins: list(opts.allowOrigin),
+          log,
+          background: [],
+        });
+        const who = tokens
+          ? `agents by token: ${tokens.table.agents().join(', ')}`
+          : `every client acts as ${config.agent} (no --tokens)`;
+        note(`brain serve: listening on ${running.url} (${who})`);
+        await untilStopped(new Promise(() => {}), () => running.close());
+      }),
+    );
+}
+
+/** Resolve when `closed` settles or on SIGINT/SIGTERM (after `close`). */
+async function untilStopped(closed: Promise<void>, close: () => Promise<void>): Promise<void> {
+  let onSignal: () => void = () => {};
+  const signalled = new Promise<void>((resolve) => {
+    onSignal = () => void close().then(resolve, resolve);
+  });
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await Promise.race([closed, signalled]);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

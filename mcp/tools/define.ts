@@ -1,0 +1,97 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { isBrainError, type Brain } from '../../src/index.js';
+import type { Logger } from '../log.js';
+
+/** What every tool gets: the brain, and who is calling (never taken from the arguments). */
+export interface ToolContext {
+  brain: Brain;
+  /** The calling agent; registered (last_seen_at) on its first call of the session. */
+  agent(): string;
+  log: Logger;
+}
+
+/** A tool's answer: structured content for programs, a compact text rendering for the model. */
+export interface ToolAnswer<T> {
+  data: T;
+  text: string;
+}
+
+export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: Required<
+    Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint'>
+  >;
+  /** May be async (e.g. a search that embeds its query); a thrown error becomes `isError`. */
+  run(
+    args: z.output<I>,
+  ): ToolAnswer<Declared<z.input<O>>> | Promise<ToolAnswer<Declared<z.input<O>>>>;
+}
+
+/** The declared fields of an output schema, without the index signature loose objects add. */
+type Declared<T> = T extends (infer U)[]
+  ? Declared<U>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : K]: Declared<T[K]> }
+    : T;
+
+/**
+ * Register one tool. Input is validated twice: the SDK checks the JSON shape against `input`
+ * (types, enums, bounds), then the brain validates everything else; either way a bad argument
+ * answers `isError` with a message naming the field, and nothing is written.
+ */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  server: McpServer,
+  ctx: ToolContext,
+  name: string,
+  def: ToolDefinition<I, O>,
+): void {
+  server.registerTool(
+    name,
+    {
+      title: def.title,
+      description: def.description,
+      inputSchema: def.input,
+      outputSchema: def.output,
+      annotations: { ...def.annotations, openWorldHint: false },
+    },
+    // The SDK types the arguments from the schema; `run` is typed the same way.
+    ((args: z.output<I>) => answer(ctx.log, name, () => def.run(args))) as never,
+  );
+}
+
+async function answer<T>(
+  log: Logger,
+  name: string,
+  run: () => ToolAnswer<T> | Promise<ToolAnswer<T>>,
+): Promise<CallToolResult> {
+  try {
+    const { data, text } = await run();
+    return {
+      content: [{ type: 'text', text }],
+      structuredContent: data as Record<string, unknown>,
+    };
+  } catch (err) {
+    return toolError(log, name, err);
+  }
+}
+
+/** A failure is a value the model can read and act on, never a crash of the server. */
+export function toolError(log: Logger, name: string, err: unknown): CallToolResult {
+  let text: string;
+  if (isBrainError(err)) {
+    text = `${err.code}: ${err.message}`;
+  } else {
+    const e = err as { code?: unknown; message?: unknown };
+    const storage = typeof e?.code === 'string' && e.code.startsWith('SQLITE_');
+    text = storage
+      ? `STORAGE_FAILED: ${String(e.code)}: ${String(e.message)}`
+      : `INTERNAL: ${String(e?.message ?? err)}`;
+    log.error(`${name}: ${text}`);
+  }
+  return { content: [{ type: 'text', text }], isError: true };
+}

@@ -1,0 +1,39 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { messageText, threadLine } from '../format.js';
+import { defineTool, type ToolContext } from './define.js';
+import { messageRecord, threadRecord } from './records.js';
+
+export function registerGetThread(server: McpServer, ctx: ToolContext): void {
+  defineTool(server, ctx, 'get_thread', {
+    title: 'Get thread',
+    description:
+      "A thread's messages in order, with who has read and acked each, a page at a time.",
+    input: z.strictObject({
+      thread_id: z.string().describe('The thread (thr_…)'),
+      limit: z.number().int().min(1).max(1000).optional().describe('Messages per page (50)'),
+      offset: z.number().int().min(0).optional().describe('Skip this many (0)'),
+    }),
+    output: z.object({
+      thread: threadRecord,
+      messages: z.array(messageRecord),
+      next_offset: z.number().nullable(),
+    }),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    run(args) {
+      const history = ctx.brain.thread(args);
+      const lines = [threadLine(history.thread)];
+      for (const m of history.messages) {
+        const read = m.receipts.filter((r) => r.read_at).map((r) => r.agent);
+        const acks = m.acks.map((a) => (a.body ? `${a.agent} ("${a.body}")` : a.agent));
+        const marks = [
+          read.length ? `read by ${read.join(', ')}` : '',
+          acks.length ? `acked by ${acks.join(', ')}` : '',
+        ].filter(Boolean);
+        lines.push('', messageText(m), ...(marks.length ? [`(${marks.join('; ')})`] : []));
+      }
+      if (history.next_offset !== null) lines.push('', `more: offset ${history.next_offset}`);
+      return { data: history, text: lines.join('\n') };
+    },
+  });
+}

@@ -1,0 +1,25 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { messagesText } from '../format.js';
+import { defineTool, type ToolContext } from './define.js';
+import { messageRecord } from './records.js';
+
+export function registerReadInbox(server: McpServer, ctx: ToolContext): void {
+  defineTool(server, ctx, 'read_inbox', {
+    title: 'Read inbox',
+    description:
+      'Your unread messages, oldest first. Marks them read unless mark_read is false (peek).',
+    input: z.strictObject({
+      mark_read: z.boolean().default(true).describe('false: peek without marking read'),
+      limit: z.number().int().min(1).max(1000).optional().describe('At most this many (50)'),
+    }),
+    output: z.object({ messages: z.array(messageRecord) }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run({ mark_read, limit }) {
+      const input = { agent: ctx.agent(), limit };
+      const messages = mark_read ? ctx.brain.read(input) : ctx.brain.peek(input);
+      const note = mark_read ? '' : `\n(peeked: ${messages.length} still unread)`;
+      return { data: { messages }, text: `${messagesText(messages, 'no unread messages')}${note}` };
+    },
+  });
+}

@@ -1,0 +1,47 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { SEARCH_TYPES, type RecentItem } from '../../src/index.js';
+import { shortTime } from '../format.js';
+import { defineTool, type ToolContext } from './define.js';
+import { anyRecord } from './records.js';
+
+export function registerRecent(server: McpServer, ctx: ToolContext): void {
+  defineTool(server, ctx, 'recent', {
+    title: 'Recent activity',
+    description: 'Messages, memories and atoms of the last N hours, newest first.',
+    input: z.strictObject({
+      hours: z.number().optional().describe('How far back (24)'),
+      types: z.array(z.enum(SEARCH_TYPES)).optional().describe('Default all'),
+      limit: z.number().int().min(1).max(1000).optional().describe('At most this many (50)'),
+    }),
+    output: z.object({
+      items: z.array(
+        z.object({ type: z.string(), id: z.string(), time: z.string(), record: anyRecord }),
+      ),
+    }),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    run(args) {
+      const items = ctx.brain.recent(args);
+      return {
+        data: { items },
+        text: items.length ? items.map(itemLine).join('\n') : 'nothing recent',
+      };
+    },
+  });
+}
+
+function itemLine(item: RecentItem): string {
+  const head = `${item.type} ${item.id} ${shortTime(item.time)}`;
+  if (item.type === 'message') {
+    const m = item.record;
+    return `${head} ${m.from} → ${m.to ?? 'all'} (${m.thread_id}): ${m.subject}`;
+  }
+  if (item.type === 'stm') return `${head} ${item.record.agent}: ${clip(item.record.content)}`;
+  const a = item.record;
+  return `${head} ${a.agent}: ${a.subject}: ${clip(`${a.action} → ${a.outcome}`)}`;
+}
+
+function clip(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,32 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { SEARCH_TYPES } from '../../src/index.js';
+import { hitText } from '../format.js';
+import { defineTool, type ToolContext } from './define.js';
+import { searchHit } from './records.js';
+
+export function registerSearch(server: McpServer, ctx: ToolContext): void {
+  defineTool(server, ctx, 'search', {
+    title: 'Search',
+    description:
+      'Search messages, memories (stm) and atoms by words and meaning. Each hit has its time and thread.',
+    input: z.strictObject({
+      query: z.string().describe('Words or a question'),
+      types: z.array(z.enum(SEARCH_TYPES)).optional().describe('Default all'),
+      limit: z.number().int().min(1).max(200).optional().describe('At most this many (20)'),
+      since: z.string().optional().describe('ISO 8601 date or time'),
+      until: z.string().optional().describe('ISO 8601 date or time'),
+      thread: z.string().optional().describe('Only this thread (thr_…)'),
+      agent: z.string().optional().describe('Only items by this agent'),
+    }),
+    output: z.object({ hits: z.array(searchHit), notices: z.array(z.string()) }),
+    // Search counts an access of the memories it returns; that bookkeeping changes nothing a
+    // caller sees, so to clients it is read-only.
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    run(args) {
+      const result = ctx.brain.search(args);
+      const lines = result.hits.length ? result.hits.map(hitText) : ['no hits'];
+      return { data: result, text: [...lines, ...result.notices].join('\n') };
+    },
+  });
+}

@@ -1,0 +1,41 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { PRIORITIES } from '../../src/index.js';
+import { defineTool, type ToolContext } from './define.js';
+
+export function registerSendMessage(server: McpServer, ctx: ToolContext): void {
+  defineTool(server, ctx, 'send_message', {
+    title: 'Send message',
+    description:
+      'Send a message as yourself to one agent, or to every other agent when `to` is omitted. Starts a thread unless `thread` or `reply_to` is given.',
+    input: z.strictObject({
+      to: z.string().optional().describe('Recipient agent; omit to broadcast'),
+      body: z.string().describe('The message'),
+      subject: z.string().optional().describe('Subject; a new thread takes it'),
+      thread: z.string().optional().describe('Thread to continue (thr_…)'),
+      reply_to: z.string().optional().describe('Message this answers (syn_…); joins its thread'),
+      priority: z.enum(PRIORITIES).optional().describe('Default normal'),
+      tags: z.array(z.string()).optional().describe('Tags for the thread'),
+    }),
+    output: z.object({
+      id: z.string(),
+      thread_id: z.string(),
+      created_at: z.string(),
+      recipients: z.number(),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run(args) {
+      const r = ctx.brain.send({ ...args, from: ctx.agent() });
+      const to = args.to ?? `all (${r.recipients} agents)`;
+      return {
+        data: {
+          id: r.id,
+          thread_id: r.thread_id,
+          created_at: r.created_at,
+          recipients: r.recipients,
+        },
+        text: `sent ${r.id} to ${to} in thread ${r.thread_id}`,
+      };
+    },
+  });
+}
