@@ -9,6 +9,7 @@
  * treats every such line (SQLITE_BUSY above all) as a failed run.
  *
  *   writer  --db P --name W --count N --to r1,r2 [--threads t1,t2] [--broadcast-every K] [--via library|cli|mcp]
+ * (--via mcp: each worker drives its own `brain mcp --agent NAME` with the MCP SDK client.)
  *   reader  --db P --name R --stop FILE [--idle-ms MS] [--via library|cli|mcp]
  *   crash-writer --db P --name W [--wal-limit BYTES]
  *   poller  --db P --name R        (polls and peeks without pause until killed)
@@ -21,7 +22,9 @@ import { isBrainError, openBrain, type Brain } from '../src/index.js';
 
 const CLI = join(import.meta.dirname, '..', 'cli', 'main.js');
 
-export type Via = 'library' | 'cli';
+export type Via = 'library' | 'cli' | 'mcp';
+
+type MaybePromise<T> = T | Promise<T>;
 
 /** What a worker needs from the brain, whichever way it reaches it. */
 interface Client {
@@ -31,12 +34,12 @@ interface Client {
     body: string;
     thread?: string;
     subject?: string;
-  }): string;
+  }): MaybePromise<string>;
   /** Read (and mark read) unread messages; their ids. */
-  read(agent: string, limit: number): string[];
-  poll(agent: string): number;
+  read(agent: string, limit: number): MaybePromise<string[]>;
+  poll(agent: string): MaybePromise<number>;
   pollsCheaply: boolean;
-  close(): void;
+  close(): MaybePromise<void>;
 }
 
 function libraryClient(brain: Brain): Client {
@@ -77,20 +80,61 @@ function cliClient(db: string): Client {
   };
 }
 
+/**
+ * One `brain mcp` process for this agent, driven by the real MCP SDK client over stdio: the way
+ * Claude Code and other agents reach the brain.
+ */
+async function mcpClient(db: string, agent: string): Promise<Client> {
+  const [{ Client: McpClient }, { StdioClientTransport, getDefaultEnvironment }] =
+    await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+    ]);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--agent', agent, '--db', db],
+    env: { ...getDefaultEnvironment(), BRAIN_EMBEDDER: 'none' },
+    stderr: 'inherit',
+  });
+  const client = new McpClient({ name: 'stress', version: '1.0.0' });
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) {
+      const text = (result.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
+      throw new Error(`${name}: ${text}`);
+    }
+    return result.structuredContent as Record<string, unknown>;
+  };
+  return {
+    send: async (input) => {
+      const { from: _from, to, ...rest } = input;
+      const args: Record<string, unknown> = { ...rest };
+      if (to) args.to = to;
+      for (const k of Object.keys(args)) if (args[k] === undefined) delete args[k];
+      return (await call('send_message', args)).id as string;
+    },
+    read: async (_agent, limit) =>
+      ((await call('read_inbox', { limit })).messages as Array<{ id: string }>).map((m) => m.id),
+    poll: async () => (await call('poll_inbox', {})).unread as number,
+    pollsCheaply: true,
+    close: () => client.close(),
+  };
+}
+
 function emit(line: string): void {
   // process.stdout is synchronous for pipes and files on Linux: once this returns, the parent
   // can read the line even if we are killed the next instant.
   process.stdout.write(`${line}\n`);
 }
 
-/** Block the thread (workers are synchronous loops; there is nothing else to run meanwhile). */
-function sleep(ms: number): void {
-  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 const list = (s: string | undefined) => (s ? s.split(',').filter(Boolean) : []);
 
-function main(): void {
+async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     options: {
@@ -111,21 +155,23 @@ function main(): void {
   const db = values.db!;
   const name = values.name!;
   const walLimit = values['wal-limit'] ? Number(values['wal-limit']) : undefined;
-  const openClient = (): Client =>
+  const openClient = async (): Promise<Client> =>
     values.via === 'cli'
       ? cliClient(db)
-      : libraryClient(
-          openBrain({
-            dbPath: db,
-            walLimitBytes: walLimit === 0 ? Number.POSITIVE_INFINITY : walLimit,
-          }),
-        );
+      : values.via === 'mcp'
+        ? mcpClient(db, name)
+        : libraryClient(
+            openBrain({
+              dbPath: db,
+              walLimitBytes: walLimit === 0 ? Number.POSITIVE_INFINITY : walLimit,
+            }),
+          );
   const filler = 'lorem ipsum dolor sit amet '.repeat(Math.ceil(Number(values['body-bytes']) / 27));
   const bodyOf = (i: number) =>
     `${name} message ${i} ${filler}`.slice(0, Number(values['body-bytes']));
 
   if (role === 'writer') {
-    const client = openClient();
+    const client = await openClient();
     const to = list(values.to);
     const threads = list(values.threads);
     const every = Number(values['broadcast-every']);
@@ -133,7 +179,7 @@ function main(): void {
       const broadcast = every > 0 && i % every === every - 1;
       // Every third message joins a shared thread, so writers contend on its counters.
       const thread = threads.length && i % 3 === 0 ? threads[i % threads.length] : undefined;
-      const id = client.send({
+      const id = await client.send({
         from: name,
         to: broadcast ? null : (to[i % to.length] ?? null),
         body: bodyOf(i),
@@ -142,9 +188,9 @@ function main(): void {
       });
       emit(`sent ${id}`);
     }
-    client.close();
+    await client.close();
   } else if (role === 'reader') {
-    const client = openClient();
+    const client = await openClient();
     const idle = Number(values['idle-ms']);
     const stop = values.stop!;
     let stopping = false;
@@ -153,14 +199,14 @@ function main(): void {
       if (!stopping && existsSync(stop)) stopping = true;
       // In-process polling is cheap and never writes, so readers poll before they read; a CLI
       // call costs a process either way, so CLI readers just read.
-      const unread = client.pollsCheaply ? client.poll(name) : 1;
-      const ids = unread > 0 ? client.read(name, 50) : [];
+      const unread = client.pollsCheaply ? await client.poll(name) : 1;
+      const ids = unread > 0 ? await client.read(name, 50) : [];
       for (const id of ids) emit(`read ${id}`);
       if (ids.length > 0) continue;
       if (stopping) break;
-      sleep(idle);
+      await sleep(idle);
     }
-    client.close();
+    await client.close();
   } else if (role === 'crash-writer') {
     const brain = openBrain({ dbPath: db, walLimitBytes: walLimit });
     for (let i = 0; ; i++) {
@@ -188,7 +234,7 @@ function main(): void {
 }
 
 try {
-  main();
+  await main();
 } catch (err) {
   const code = isBrainError(err) ? err.code : ((err as { code?: string }).code ?? 'ERROR');
   process.stderr.write(`error ${code}: ${(err as Error).message}\n`);

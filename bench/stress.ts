@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { openBrain, type DoctorReport } from '../src/index.js';
 import { reported, spawnWorker, type Worker } from './workers.js';
 
-export type Via = 'library' | 'cli';
+export type Via = 'library' | 'cli' | 'mcp';
 
 export interface StressOptions {
   /** A folder for the database (and the readers' stop file). */

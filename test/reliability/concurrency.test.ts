@@ -38,6 +38,15 @@ describe('many processes on one file', () => {
     expect(report.reads).toBe(8 + 8 * 4);
   }, 60_000);
 
+  it('4 writer and 4 reader `brain mcp` processes: nothing lost, each read once', async () => {
+    const report = await runStress({ dir, writers: 4, readers: 4, perWriter: 25, via: 'mcp' });
+    expect(report.problems).toEqual([]);
+    expect(report.sent).toBe(100);
+    // Every 10th message of each writer is a broadcast to all 4 readers.
+    expect(report.reads).toBe(4 * (23 + 2 * 4));
+    expect(report.doctor.ok).toBe(true);
+  }, 60_000);
+
   it('8 processes creating the same new file at once all open it, migrated once', async () => {
     const db = join(dir, 'fresh', 'brain.db');
     const writers = Array.from({ length: 8 }, (_, i) =>
