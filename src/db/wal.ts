@@ -11,8 +11,6 @@ const CHECKPOINT_WAIT_MS = 1000;
 export interface WalKeeper {
   /** Look at the WAL after a call; checkpoint and truncate it when it has grown past the limit. */
   check(): void;
-  /** Checkpoints run and how many found readers in the way (for tests and `brain doctor`). */
-  stats(): { checkpoints: number; busy: number };
 }
 
 /**
@@ -31,8 +29,6 @@ export function createWalKeeper(
   const walPath = `${path}-wal`;
   const enabled = path !== ':memory:' && !db.readonly && Number.isFinite(limitBytes);
   let threshold = limitBytes;
-  let checkpoints = 0;
-  let busy = 0;
   let changes = 0;
   const totalChanges = enabled ? db.prepare('SELECT total_changes()').pluck() : undefined;
   // SQLite's passive auto-checkpoint after each commit holds the checkpoint lock so often
@@ -49,14 +45,13 @@ export function createWalKeeper(
       try {
         size = statSync(walPath, { throwIfNoEntry: false })?.size ?? 0;
       } catch {
-        // Cannot look at the WAL (permissions): leave it to SQLite's own checkpoints.
+        // Cannot look at the WAL (permissions): skip this time; the next write looks again.
         size = 0;
       }
       if (size <= limitBytes) threshold = limitBytes;
       if (size <= threshold) return;
       db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`);
       try {
-        checkpoints += 1;
         let inTheWay: boolean;
         try {
           const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
@@ -69,7 +64,6 @@ export function createWalKeeper(
         if (inTheWay) {
           // A reader or another checkpointer was in the way: try again once the WAL has grown
           // a little more, rather than on every call.
-          busy += 1;
           threshold = size + limitBytes / 4;
         } else {
           threshold = limitBytes;
@@ -78,6 +72,5 @@ export function createWalKeeper(
         db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       }
     },
-    stats: () => ({ checkpoints, busy }),
   };
 }
