@@ -4,6 +4,7 @@ import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { newId } from '../ids.js';
+import { storageFailureCode } from '../db/storage-errors.js';
 import { ensureAgent } from '../messaging/agents.js';
 import {
   agentName,
@@ -166,11 +167,18 @@ export function recordAccess(ctx: BrainContext, rowids: number[]): void {
   const stmt = ctx.q.get(
     `UPDATE stm SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?`,
   );
-  ctx.db
-    .transaction(() => {
-      for (const id of rowids) stmt.run(now, id);
-    })
-    .immediate();
+  try {
+    ctx.db
+      .transaction(() => {
+        for (const id of rowids) stmt.run(now, id);
+      })
+      .immediate();
+  } catch (err) {
+    // Counting is bookkeeping: on a read-only or full disk the search or list still answers,
+    // it only goes uncounted. Anything else is a real failure.
+    const code = storageFailureCode(err);
+    if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
+  }
 }
 
 export { stmId };

@@ -85,6 +85,26 @@ describe('a read-only database', () => {
   });
 });
 
+describe('a read-only disk under a writable connection', () => {
+  // query_only refuses every write with SQLITE_READONLY, as a read-only mount does.
+  it('still answers searches and lists that count memory accesses; writes are refused', () => {
+    const source = t.brain.getMessage(t.brain.peek({ agent: 'nova' })[0]!.id)!;
+    t.brain.remember({ agent: 'nova', content: 'the first lesson', source_message_id: source.id });
+    t.brain.db.pragma('query_only = 1');
+    const before = fingerprint(t.brain.db);
+    expect(
+      t.brain
+        .search({ query: 'first' })
+        .hits.map((h) => h.type)
+        .sort(),
+    ).toEqual(['message', 'stm']);
+    expect(t.brain.listStm()).toHaveLength(1);
+    expect(t.brain.poll('nova').unread).toBe(1);
+    expect(failure(() => t.brain.read({ agent: 'nova' })).message).toMatch(/SQLITE_READONLY/);
+    expect(fingerprint(t.brain.db)).toBe(before);
+  });
+});
+
 describe('opening', () => {
   let dir: string;
   let cleanup: () => void;
