@@ -73,15 +73,15 @@ const STM_DOC_SQL = `
          s.created_at, s.agent_id, m.thread_id, s.expires_at
   FROM stm s
   LEFT JOIN messages m ON m.id = s.source_message_id
-  LEFT JOIN (SELECT stm_id, group_concat(category, ', ') AS list FROM stm_categories WHERE stm_id = ?1) c ON c.stm_id = s.id
-  WHERE s.id = ?1`;
+  LEFT JOIN (SELECT stm_id, group_concat(category, ', ') AS list FROM stm_categories WHERE stm_id = @id) c ON c.stm_id = s.id
+  WHERE s.id = @id`;
 
 const ATOM_DOC_SQL = `
   SELECT a.subject || ': ' || a.action || ' → ' || a.outcome
          || CASE WHEN a.consequences = '' THEN '' ELSE char(10) || a.consequences END AS text,
          a.created_at, a.agent_id, m.thread_id, NULL AS expires_at
   FROM atoms a LEFT JOIN messages m ON m.id = a.source_message_id
-  WHERE a.id = ?`;
+  WHERE a.id = @id`;
 
 function knowledgeDocument(
   ctx: BrainContext,
@@ -89,8 +89,8 @@ function knowledgeDocument(
   rowid: number,
 ): EmbedDocument | undefined {
   const r = ctx.q
-    .get<[number], KnowledgeDocRow>(type === 'stm' ? STM_DOC_SQL : ATOM_DOC_SQL)
-    .get(rowid);
+    .get<[{ id: number }], KnowledgeDocRow>(type === 'stm' ? STM_DOC_SQL : ATOM_DOC_SQL)
+    .get({ id: rowid });
   if (!r) return undefined;
   return finish(type, rowid, r.text, r.created_at, r.agent_id, r.thread_id ?? 0, r.expires_at);
 }

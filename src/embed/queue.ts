@@ -126,6 +126,25 @@ function claim(ctx: BrainContext, batchSize: number): QueueRow[] {
     .immediate();
 }
 
+/**
+ * Another model made this brain's vectors: queue every item again. The old vectors serve searches
+ * by that model until the first batch of the new one replaces the space (store.ensureSpace).
+ */
+function requeueOtherModels(ctx: BrainContext, model: string): void {
+  const space = readSpace(ctx);
+  if (!space || space.model === model) return;
+  ctx.db
+    .transaction(() => {
+      ctx.q
+        .get(
+          `INSERT OR IGNORE INTO embed_queue (item_type, item_id, enqueued_at)
+           SELECT item_type, item_id, ? FROM embeddings WHERE model <> ? ORDER BY id`,
+        )
+        .run(isoNow(ctx.clock), model);
+    })
+    .immediate();
+}
+
 /** Items ready to be embedded now (fresh, or due for a retry). */
 export function readyCount(ctx: BrainContext): number {
   return ctx.q
@@ -154,6 +173,7 @@ export async function drainQueue(
     errors: [],
   };
   let done = 0;
+  requeueOtherModels(ctx, embedder.model);
   while (!options.signal?.aborted) {
     const room =
       options.maxItems === undefined ? batchSize : Math.min(batchSize, options.maxItems - done);

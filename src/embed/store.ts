@@ -9,6 +9,20 @@ export interface VectorSpace {
   created_at: string;
 }
 
+/** The 1-bit index needs a multiple of 8 dimensions; vectors are padded with zeros to it. */
+export function bitDimension(dimension: number): number {
+  return Math.ceil(dimension / 8) * 8;
+}
+
+/** A vector as the 1-bit index takes it (zero-padded to a multiple of 8). */
+export function forBitIndex(vector: Float32Array): Float32Array {
+  const size = bitDimension(vector.length);
+  if (size === vector.length) return vector;
+  const padded = new Float32Array(size);
+  padded.set(vector);
+  return padded;
+}
+
 export function readSpace(ctx: BrainContext): VectorSpace | undefined {
   return ctx.q
     .get<[], VectorSpace>(`SELECT model, dimension, created_at FROM embedding_space WHERE id = 1`)
@@ -60,7 +74,7 @@ export function ensureSpace(
   ctx.db.exec(
     `CREATE VIRTUAL TABLE vec_index USING vec0(
        item_type text partition key,
-       embedding bit[${dimension}],
+       embedding bit[${bitDimension(dimension)}],
        created_ms integer,
        agent_id integer,
        thread_id integer,
@@ -110,7 +124,7 @@ export function storeVector(
     .run(
       BigInt(id),
       doc.type,
-      vector,
+      forBitIndex(vector),
       BigInt(doc.createdMs),
       BigInt(doc.agentId),
       BigInt(doc.threadId),

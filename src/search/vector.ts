@@ -1,5 +1,5 @@
 import type { BrainContext } from '../context.js';
-import { toVector } from '../embed/store.js';
+import { forBitIndex, toVector } from '../embed/store.js';
 import type { SearchType } from '../validation.js';
 import type { Candidate, SearchFilters } from './fts.js';
 
@@ -47,7 +47,7 @@ export function vectorRetrieve(
   // vec0 wants integers as BigInt.
   const int = (x: number | null) => (x === null ? null : BigInt(x));
   const params = {
-    query,
+    query: forBitIndex(query),
     k: int(Math.min(MAX_COARSE, Math.max(MIN_COARSE, k * OVERSAMPLE))),
     since_ms: int(filters.since === null ? null : Date.parse(filters.since)),
     until_ms: int(filters.until === null ? null : Date.parse(filters.until)),
