@@ -113,7 +113,5 @@ export function ftsSnippet(
 ): string | undefined {
   // A rowid bound as a JS number reaches FTS5 as a REAL, and FTS5 then ignores the rowid
   // constraint (it returned another row's snippet); a BigInt binds as an INTEGER.
-  return ctx.q
-    .get<[string, bigint], { s: string }>(SNIPPET_SQL[type])
-    .get(match, BigInt(rowid))?.s;
+  return ctx.q.get<[string, bigint], { s: string }>(SNIPPET_SQL[type]).get(match, BigInt(rowid))?.s;
 }

@@ -136,7 +136,12 @@ describe('hybrid search', () => {
     expect(research.hits.map((h) => h.id)).toEqual([q.id, reply.id]);
     expect(research.hits[1]!.snippet).toBe('Adoption agencies!');
     const may = t.brain.search({ query: 'May 2023' });
-    expect(may.hits.slice(0, 2).map((h) => h.id).sort()).toEqual([q.id, reply.id].sort());
+    expect(
+      may.hits
+        .slice(0, 2)
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual([q.id, reply.id].sort());
   });
 
   it('rejects bad input with a clear error and answers odd queries without failing', async () => {
