@@ -93,7 +93,7 @@ CREATE TABLE messages (
   created_at  TEXT NOT NULL
 );
 CREATE VIRTUAL TABLE messages_context_fts USING fts5(
-  subject, body, sender, previous, date,
+  subject, body, sender, previous, next, date,
   content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -190,13 +190,24 @@ CREATE TRIGGER messages_context_delete AFTER DELETE ON messages BEGIN
   DELETE FROM messages_context_fts WHERE rowid = old.id;
 END;
 CREATE TRIGGER messages_context_insert AFTER INSERT ON messages BEGIN
-  INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, date)
-  SELECT id, subject, body, sender, previous, date FROM messages_context WHERE id = new.id;
+  INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, next, date)
+  SELECT id, subject, body, sender, previous, next, date FROM messages_context WHERE id = new.id;
+  DELETE FROM messages_context_fts WHERE rowid = (
+    SELECT p.id FROM messages p
+    WHERE p.thread_id = new.thread_id AND p.created_at <= new.created_at
+      AND (p.created_at < new.created_at OR p.id < new.id)
+    ORDER BY p.created_at DESC, p.id DESC LIMIT 1);
+  INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, next, date)
+  SELECT id, subject, body, sender, previous, next, date FROM messages_context WHERE id = (
+    SELECT p.id FROM messages p
+    WHERE p.thread_id = new.thread_id AND p.created_at <= new.created_at
+      AND (p.created_at < new.created_at OR p.id < new.id)
+    ORDER BY p.created_at DESC, p.id DESC LIMIT 1);
 END;
 CREATE TRIGGER messages_context_update AFTER UPDATE OF subject, body ON messages BEGIN
   DELETE FROM messages_context_fts WHERE rowid = new.id;
-  INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, date)
-  SELECT id, subject, body, sender, previous, date FROM messages_context WHERE id = new.id;
+  INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, next, date)
+  SELECT id, subject, body, sender, previous, next, date FROM messages_context WHERE id = new.id;
 END;
 CREATE TRIGGER messages_embed_insert AFTER INSERT ON messages BEGIN
   INSERT OR IGNORE INTO embed_queue (item_type, item_id, enqueued_at)
@@ -243,6 +254,10 @@ SELECT m.id AS id,
                  WHERE p.thread_id = m.thread_id AND p.created_at <= m.created_at
                    AND (p.created_at < m.created_at OR p.id < m.id)
                  ORDER BY p.created_at DESC, p.id DESC LIMIT 1), '') AS previous,
+       coalesce((SELECT substr(n.body, 1, 1000) FROM messages n
+                 WHERE n.thread_id = m.thread_id AND n.created_at >= m.created_at
+                   AND (n.created_at > m.created_at OR n.id > m.id)
+                 ORDER BY n.created_at, n.id LIMIT 1), '') AS next,
        CAST(strftime('%d', m.created_at) AS INTEGER) || ' ' ||
        CASE strftime('%m', m.created_at)
          WHEN '01' THEN 'January' WHEN '02' THEN 'February' WHEN '03' THEN 'March'

@@ -89,12 +89,13 @@ INSERT INTO embed_queue (item_type, item_id, enqueued_at)
   SELECT 'atom', id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM atoms ORDER BY id;
 
 -- What search ranks messages by: each message read in its context (DESIGN: "a message is found
--- through its context"). Besides its own subject and body: who said it to whom, the message it
--- follows in its thread (a reply such as "yes, last week" means little alone), and its date in
--- words ("8 May 2023"). Contentless (the text lives in `messages`; `messages_fts` gives snippets),
--- kept by the triggers below; the context is taken when the message is written.
+-- through its context"). Besides its own subject and body: who said it to whom, its neighbours in
+-- the thread (the message it follows and the one that answers it: "yes, last week" means little
+-- alone, and neither does the question it answers), and its date in words ("8 May 2023").
+-- Contentless (the text lives in `messages`; `messages_fts` gives snippets), kept by the triggers
+-- below: a new message also re-indexes the one before it, which now has a next.
 CREATE VIRTUAL TABLE messages_context_fts USING fts5(
-  subject, body, sender, previous, date,
+  subject, body, sender, previous, next, date,
   content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -108,6 +109,10 @@ SELECT m.id AS id,
                  WHERE p.thread_id = m.thread_id AND p.created_at <= m.created_at
                    AND (p.created_at < m.created_at OR p.id < m.id)
                  ORDER BY p.created_at DESC, p.id DESC LIMIT 1), '') AS previous,
+       coalesce((SELECT substr(n.body, 1, 1000) FROM messages n
+                 WHERE n.thread_id = m.thread_id AND n.created_at >= m.created_at
+                   AND (n.created_at > m.created_at OR n.id > m.id)
+                 ORDER BY n.created_at, n.id LIMIT 1), '') AS next,
        CAST(strftime('%d', m.created_at) AS INTEGER) || ' ' ||
        CASE strftime('%m', m.created_at)
          WHEN '01' THEN 'January' WHEN '02' THEN 'February' WHEN '03' THEN 'March'
@@ -120,18 +125,30 @@ JOIN threads t ON t.id = m.thread_id
 JOIN agents fa ON fa.id = m.from_agent
 LEFT JOIN agents ta ON ta.id = m.to_agent;
 
+-- A new message is indexed, and so again is the one just before it in its thread (its `next`).
 CREATE TRIGGER messages_context_insert AFTER INSERT ON messages BEGIN
-  INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, date)
-  SELECT id, subject, body, sender, previous, date FROM messages_context WHERE id = new.id;
+  INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, next, date)
+  SELECT id, subject, body, sender, previous, next, date FROM messages_context WHERE id = new.id;
+  DELETE FROM messages_context_fts WHERE rowid = (
+    SELECT p.id FROM messages p
+    WHERE p.thread_id = new.thread_id AND p.created_at <= new.created_at
+      AND (p.created_at < new.created_at OR p.id < new.id)
+    ORDER BY p.created_at DESC, p.id DESC LIMIT 1);
+  INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, next, date)
+  SELECT id, subject, body, sender, previous, next, date FROM messages_context WHERE id = (
+    SELECT p.id FROM messages p
+    WHERE p.thread_id = new.thread_id AND p.created_at <= new.created_at
+      AND (p.created_at < new.created_at OR p.id < new.id)
+    ORDER BY p.created_at DESC, p.id DESC LIMIT 1);
 END;
 CREATE TRIGGER messages_context_update AFTER UPDATE OF subject, body ON messages BEGIN
   DELETE FROM messages_context_fts WHERE rowid = new.id;
-  INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, date)
-  SELECT id, subject, body, sender, previous, date FROM messages_context WHERE id = new.id;
+  INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, next, date)
+  SELECT id, subject, body, sender, previous, next, date FROM messages_context WHERE id = new.id;
 END;
 CREATE TRIGGER messages_context_delete AFTER DELETE ON messages BEGIN
   DELETE FROM messages_context_fts WHERE rowid = old.id;
 END;
 
-INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, date)
-  SELECT id, subject, body, sender, previous, date FROM messages_context ORDER BY id;
+INSERT INTO messages_context_fts (rowid, subject, body, sender, previous, next, date)
+  SELECT id, subject, body, sender, previous, next, date FROM messages_context ORDER BY id;

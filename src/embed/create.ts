@@ -46,12 +46,12 @@ export async function createEmbedder(
     case 'ollama':
       return ollama();
     case 'offline':
-      return createOfflineEmbedder();
+      return createOfflineEmbedder({ notice });
     case 'auto': {
       if (options.purpose === 'search') {
         const space = options.brain?.vectorSpace();
         if (!space) return undefined;
-        return isOfflineModel(space.model) ? createOfflineEmbedder() : ollama();
+        return isOfflineModel(space.model) ? createOfflineEmbedder({ notice }) : ollama();
       }
       const probe = await probeOllama(
         config.ollamaHost,
@@ -66,7 +66,7 @@ export async function createEmbedder(
         );
         return ollama();
       }
-      const offline = await createOfflineEmbedder();
+      const offline = await createOfflineEmbedder({ notice });
       notice(
         `${probe.reason}; using the offline embedder ${offline.model} (set BRAIN_EMBEDDER to choose)`,
       );

@@ -20,9 +20,10 @@ export interface Candidate {
 }
 
 const FTS_SQL: Record<SearchType, string> = {
-  // Messages are ranked by their text in context (migration 0002: sender, previous message, date).
+  // Messages are ranked by their text in context (migration 0002): subject, body, sender, the
+  // previous and the next message, date.
   message: `
-    SELECT f.rowid AS rowid, bm25(messages_context_fts, 2.0, 1.0, 1.0, 0.5, 0.5) AS bm25
+    SELECT f.rowid AS rowid, bm25(messages_context_fts, 2.0, 1.0, 1.0, 0.5, 0.3, 0.5) AS bm25
     FROM messages_context_fts f JOIN messages m ON m.id = f.rowid
     WHERE messages_context_fts MATCH @match
       AND (@since IS NULL OR m.created_at >= @since)

@@ -208,8 +208,9 @@ export interface HybridOptions {
   depth?: number;
 }
 
-/** Candidates each retriever hands to the fusion. Chosen on the dev set. */
+/** Candidates each retriever hands to the fusion (vectors cost more per candidate). */
 export const FUSION_DEPTH = 50;
+export const VECTOR_DEPTH = 50;
 
 /**
  * Search by words and by meaning: FTS5 and vector k-NN with the same filters, fused by reciprocal
@@ -227,6 +228,8 @@ export async function searchHybrid(
   const { args, queries, filters } = prepared;
   const mode = options.mode ?? 'hybrid';
   const depth = Math.max(args.limit, options.depth ?? FUSION_DEPTH);
+  // More candidates than asked for, so the named-agent boost can lift one from below the cut.
+  const vectorDepth = Math.max(args.limit, options.depth ?? VECTOR_DEPTH);
   const notices: string[] = [];
 
   const query =
@@ -235,7 +238,9 @@ export async function searchHybrid(
       : await embedQuery(ctx, embedder, args.query, options.queryTimeoutMs ?? 2_000);
   if ('notice' in query) notices.push(query.notice);
   const vector =
-    'vector' in query ? vectorRetrieve(ctx, query.vector, args.types, filters, depth) : undefined;
+    'vector' in query
+      ? vectorRetrieve(ctx, query.vector, args.types, filters, vectorDepth)
+      : undefined;
 
   if (mode === 'vector') {
     const hits = rank(ctx, { vector: vector ?? [] }, prepared);

@@ -3,11 +3,25 @@ import { forBitIndex, toVector } from '../embed/store.js';
 import type { SearchType } from '../validation.js';
 import type { Candidate, SearchFilters } from './fts.js';
 
-/** The 1-bit index proposes this many candidates per wanted hit (at least MIN_COARSE)... */
-const OVERSAMPLE = 8;
+/**
+ * Up to this many vectors of a type, every one that passes the filters is re-scored: the search is
+ * exact. Beyond, the 1-bit index proposes OVERSAMPLE candidates per wanted hit (at least
+ * MIN_COARSE), which keeps a search at 100,000 vectors near 10 ms (bench/vector-search.ts).
+ */
+const EXACT_MAX = 4096; // also the most vec0 returns from one k-nearest-neighbour query
+const OVERSAMPLE = 2;
 const MIN_COARSE = 100;
-/** ...and never more than vec0 allows in one k-nearest-neighbour query. */
-const MAX_COARSE = 4096;
+
+function coarseK(ctx: BrainContext, type: SearchType, k: number): number {
+  // Counting stops past EXACT_MAX, so this costs the same at a million vectors as at 5,000.
+  const n = ctx.q
+    .get<[string, number], { n: number }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM embeddings WHERE item_type = ? LIMIT ?)`,
+    )
+    .get(type, EXACT_MAX + 1)!.n;
+  if (n <= EXACT_MAX) return Math.max(1, n);
+  return Math.min(EXACT_MAX, Math.max(MIN_COARSE, k * OVERSAMPLE));
+}
 
 interface CoarseRow {
   rowid: number;
@@ -48,7 +62,6 @@ export function vectorRetrieve(
   const int = (x: number | null) => (x === null ? null : BigInt(x));
   const params = {
     query: forBitIndex(query),
-    k: int(Math.min(MAX_COARSE, Math.max(MIN_COARSE, k * OVERSAMPLE))),
     since_ms: int(filters.since === null ? null : Date.parse(filters.since)),
     until_ms: int(filters.until === null ? null : Date.parse(filters.until)),
     thread: int(filters.thread),
@@ -62,7 +75,9 @@ export function vectorRetrieve(
   for (const type of types) {
     const sql = coarseSql(type, filters);
     const bound = Object.fromEntries(
-      Object.entries(params).filter(([name]) => sql.includes(`@${name}`)),
+      Object.entries({ ...params, k: int(coarseK(ctx, type, k)) }).filter(([name]) =>
+        sql.includes(`@${name}`),
+      ),
     );
     for (const { rowid } of ctx.q.get<[Record<string, unknown>], CoarseRow>(sql).all(bound)) {
       const row = vectorOf.get(rowid);
