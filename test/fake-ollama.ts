@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 /** How the fake answers /api/embed. */
 export type FakeMode = 'ok' | 'slow' | 'http500' | 'wrong-dimension' | 'nan' | 'not-json';
@@ -31,7 +31,7 @@ export async function startFakeOllama(
 ): Promise<FakeOllama> {
   const dimension = options.dimension ?? 768;
   const vectorOf = options.vectorOf ?? ((s: string) => cannedVector(s, dimension));
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   const fake: FakeOllama = {
     host: '',
     requests: [],

@@ -44,7 +44,8 @@ export function registerSearch(program: Command, globals: Globals): void {
             thread: str(opts.thread),
             agent: str(opts.from),
           },
-          { embedder },
+          // A one-shot process may first have to load an offline model.
+          { embedder, queryTimeoutMs: 10_000 },
         );
         if (json) return printJson(result);
         for (const n of result.notices) note(n);
@@ -88,11 +89,12 @@ export function registerSearch(program: Command, globals: Globals): void {
     );
 }
 
-/** "score 0.0325 = fts #1 (bm25 7.21) 0.0164 + vector #2 (cosine 0.81) 0.0161" */
+/** "score 0.1276 = fts #1 (bm25 7.21) 0.0909 + vector #2 (cosine 0.81) 0.0583, × 2 (the query names nova)" */
 function explain(h: SearchHit): string {
   const parts = Object.entries(h.found_by).map(([name, e]) => {
     const raw = name === 'fts' ? `bm25 ${e.score}` : `cosine ${e.score}`;
     return `${name} #${e.rank} (${raw})${e.part === undefined ? '' : ` ${e.part}`}`;
   });
-  return `score ${h.score} = ${parts.join(' + ')}`;
+  const boost = h.boost === undefined ? '' : `, × ${h.boost} (the query names ${h.agent})`;
+  return `score ${h.score} = ${parts.join(' + ')}${boost}`;
 }

@@ -6,11 +6,12 @@ import type { Candidate, SearchFilters } from './fts.js';
 /**
  * Up to this many vectors of a type, every one that passes the filters is re-scored: the search is
  * exact. Beyond, the 1-bit index proposes OVERSAMPLE candidates per wanted hit (at least
- * MIN_COARSE), which keeps a search at 100,000 vectors near 10 ms (bench/vector-search.ts).
+ * MIN_COARSE): at 100,000 vectors the 1-bit scan costs ~0.13 ms per candidate asked for, so
+ * this is a trade of exactness at scale for speed (bench/vector-search.ts, bench/RESULTS.md).
  */
 const EXACT_MAX = 4096; // also the most vec0 returns from one k-nearest-neighbour query
-const OVERSAMPLE = 2;
-const MIN_COARSE = 100;
+const OVERSAMPLE = 1.25;
+const MIN_COARSE = 64;
 
 function coarseK(ctx: BrainContext, type: SearchType, k: number): number {
   // Counting stops past EXACT_MAX, so this costs the same at a million vectors as at 5,000.
@@ -20,7 +21,7 @@ function coarseK(ctx: BrainContext, type: SearchType, k: number): number {
     )
     .get(type, EXACT_MAX + 1)!.n;
   if (n <= EXACT_MAX) return Math.max(1, n);
-  return Math.min(EXACT_MAX, Math.max(MIN_COARSE, k * OVERSAMPLE));
+  return Math.min(EXACT_MAX, Math.max(MIN_COARSE, Math.ceil(k * OVERSAMPLE)));
 }
 
 interface CoarseRow {
