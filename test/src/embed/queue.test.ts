@@ -231,3 +231,23 @@ describe('the embedding queue', () => {
     expect(errors).toEqual(['cannot embed "poison"']);
   });
 });
+
+describe('the hashing embedder (offline fallback)', () => {
+  it('gives the same unit vector for the same text, and closer vectors to shared words', async () => {
+    const { createHashEmbedder } = await import('../../../src/embed/offline-hash.js');
+    const e = createHashEmbedder(256);
+    const [a, b, c, d] = await e.embed(
+      [
+        'painting the sunrise',
+        'painting the sunrise',
+        'I painted a sunrise',
+        'quarterly tax forms',
+      ],
+      'document',
+    );
+    const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i]!, 0);
+    expect(dot(a!, a!)).toBeCloseTo(1, 5);
+    expect([...a!]).toEqual([...b!]);
+    expect(dot(a!, c!)).toBeGreaterThan(dot(a!, d!) + 0.3);
+  });
+});
