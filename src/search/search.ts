@@ -275,9 +275,17 @@ async function embedQuery(
     };
   }
   try {
-    const [vector] = await embedder.embed([text], 'query', {
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    // The signal stops an HTTP call; the race also bounds embedders that cannot be interrupted
+    // (an in-process model loading or computing).
+    const signal = AbortSignal.timeout(timeoutMs);
+    const [vector] = await Promise.race([
+      embedder.embed([text], 'query', { signal }),
+      new Promise<never>((_resolve, reject) =>
+        signal.addEventListener('abort', () =>
+          reject(new Error(`the query was not embedded within ${timeoutMs / 1000} s`)),
+        ),
+      ),
+    ]);
     if (!vector || vector.length !== space.dimension) {
       return {
         notice: `the query vector has dimension ${vector?.length ?? 0}, not ${space.dimension}: searched by words only`,

@@ -168,3 +168,24 @@ describe('hybrid search', () => {
     expect(symbols).toMatchObject({ hits: [], notices: ['the query has no words to search for'] });
   });
 });
+
+describe('a slow in-process embedder', () => {
+  it('does not hold up a search longer than the query timeout', async () => {
+    t = tempBrain();
+    const words = wordEmbedder(vocabulary);
+    const { id } = t.brain.send({ from: 'a', to: 'b', body: 'gate notes' });
+    await t.brain.embedQueued(words);
+    const stuck = { ...words, embed: () => new Promise<Float32Array[]>(() => {}) };
+    const started = Date.now();
+    const result = await t.brain.searchHybrid(
+      { query: 'gate' },
+      { embedder: stuck, queryTimeoutMs: 100 },
+    );
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(result.retrievers).toEqual(['fts']);
+    expect(result.notices).toEqual([
+      'searched by words only: the query was not embedded within 0.1 s',
+    ]);
+    expect(result.hits.map((h) => h.id)).toEqual([id]);
+  });
+});
