@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { registerDemo } from './commands/demo.js';
+import { registerEmbed } from './commands/embed.js';
+import { registerEval } from './commands/eval.js';
 import { registerKnowledge } from './commands/knowledge.js';
 import { registerMcp } from './commands/mcp.js';
 import {
@@ -37,6 +39,8 @@ export function createProgram(): Command {
   registerTransfer(program, globals);
   registerAgents(program, globals);
   registerDemo(program, globals);
+  registerEmbed(program, globals);
+  registerEval(program, globals);
   registerMcp(program, globals);
   return program;
 }
