@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { registerDemo } from './commands/demo.js';
+import { registerEmbed } from './commands/embed.js';
+import { registerEval } from './commands/eval.js';
 import { registerKnowledge } from './commands/knowledge.js';
 import { registerMaintenance } from './commands/maintenance.js';
 import { registerMcp } from './commands/mcp.js';
@@ -39,6 +41,8 @@ export function createProgram(): Command {
   registerAgents(program, globals);
   registerMaintenance(program, globals);
   registerDemo(program, globals);
+  registerEmbed(program, globals);
+  registerEval(program, globals);
   registerMcp(program, globals);
   return program;
 }

@@ -50,7 +50,10 @@ import {
   type TagThreadInput,
 } from './messaging/threads.js';
 import { recent, type RecentInput } from './search/recent.js';
-import { search, type SearchInput } from './search/search.js';
+import type { Embedder } from './embed/embedder.js';
+import { drainQueue, queueStatus, type DrainOptions } from './embed/queue.js';
+import { readSpace } from './embed/store.js';
+import { search, searchHybrid, type HybridOptions, type SearchInput } from './search/search.js';
 import { exportBrain, type ExportInput } from './transfer/export.js';
 import { importBrain } from './transfer/import.js';
 import { backupDatabase, type BackupResult } from './maintenance/backup.js';
@@ -101,7 +104,19 @@ export interface Brain {
   link: (input: LinkInput) => ReturnType<typeof linkAtoms>;
   chain: (input: ChainInput) => ReturnType<typeof atomChain>;
 
+  /** Search by words only (FTS5), synchronously. */
   search: (input: SearchInput) => ReturnType<typeof search>;
+  /** Search by words and meaning; words only when `embedder` is undefined or has no vectors here. */
+  searchHybrid: (
+    input: SearchInput,
+    options?: HybridOptions & { embedder?: Embedder },
+  ) => ReturnType<typeof searchHybrid>;
+  /** Embed queued items until none is ready (see `startEmbeddingWorker` for a background loop). */
+  embedQueued: (embedder: Embedder, options?: DrainOptions) => ReturnType<typeof drainQueue>;
+  /** Pending and failed counts of the embedding queue, and the model of the vectors. */
+  embedStatus: () => ReturnType<typeof queueStatus>;
+  /** Which model made this brain's vectors, if any. */
+  vectorSpace: () => ReturnType<typeof readSpace>;
   provenance: (input: ProvenanceInput) => ReturnType<typeof findProvenance>;
   recent: (input?: RecentInput) => ReturnType<typeof recent>;
 
@@ -162,6 +177,10 @@ export function openBrain(options: OpenBrainOptions): Brain {
     chain: (input) => atomChain(ctx, input),
 
     search: (input) => search(ctx, input),
+    searchHybrid: (input, options = {}) => searchHybrid(ctx, options.embedder, input, options),
+    embedQueued: (embedder, options) => drainQueue(ctx, embedder, options),
+    embedStatus: () => queueStatus(ctx),
+    vectorSpace: () => readSpace(ctx),
     provenance: (input) => findProvenance(ctx, input),
     recent: (input) => recent(ctx, input),
 

@@ -57,11 +57,39 @@ export type { Provenance, ProvenanceInput } from './knowledge/provenance.js';
 export {
   searchInput,
   MAX_QUERY_CHARS,
+  FUSION_DEPTH,
   type SearchInput,
   type SearchHit,
   type SearchResult,
+  type SearchMode,
+  type HybridOptions,
   type Retriever,
+  type RetrieverEvidence,
 } from './search/search.js';
+export { RRF_K, RRF_WEIGHTS } from './search/fusion.js';
+export {
+  EmbedderError,
+  type Embedder,
+  type EmbedKind,
+  type EmbedOptions,
+} from './embed/embedder.js';
+export { createEmbedder, type CreateEmbedderOptions } from './embed/create.js';
+export { createOllamaEmbedder, probeOllama, type OllamaEmbedderOptions } from './embed/ollama.js';
+export { createOfflineEmbedder, isOfflineModel } from './embed/offline.js';
+export {
+  startEmbeddingWorker,
+  type EmbeddingWorker,
+  type EmbeddingWorkerOptions,
+} from './embed/worker.js';
+export type { QueueStatus, DrainOptions, DrainProgress, DrainResult } from './embed/queue.js';
+export type { VectorSpace } from './embed/store.js';
+export {
+  evalLocomo,
+  type LocomoEvalOptions,
+  type LocomoReport,
+  type ArmReport,
+  type RecallAtK,
+} from './eval/locomo.js';
 export { buildFtsQueries, queryTerms } from './search/fts-query.js';
 export type { RecentInput, RecentItem } from './search/recent.js';
 export type { ExportDocument } from './transfer/format.js';

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { createEmbedder, type SearchHit } from '../../src/index.js';
 import {
   bold,
   cyan,
@@ -28,25 +29,34 @@ export function registerSearch(program: Command, globals: Globals): void {
     .option('--until <date>', 'only up to this date/time (a bare date includes the day)')
     .option('--thread <id>', 'only in this thread')
     .option('--from <agent>', 'only by this agent')
-    .action((query: string, opts: Record<string, string | undefined>) =>
-      withBrain(globals(), ({ brain, json }) => {
-        const result = brain.search({
-          query,
-          types: list(opts.types) as ['message'] | undefined,
-          limit: opts.limit,
-          since: opts.since,
-          until: opts.until,
-          thread: opts.thread,
-          agent: opts.from,
-        });
+    .option('--explain', 'show which retriever found each hit, and its score parts')
+    .action((query: string, opts: Record<string, string | boolean | undefined>) =>
+      withBrain(globals(), async ({ brain, config, json }) => {
+        const embedder = await createEmbedder(config, { brain, purpose: 'search' });
+        const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+        const result = await brain.searchHybrid(
+          {
+            query,
+            types: list(str(opts.types)) as ['message'] | undefined,
+            limit: str(opts.limit),
+            since: str(opts.since),
+            until: str(opts.until),
+            thread: str(opts.thread),
+            agent: str(opts.from),
+          },
+          // A one-shot process may first have to load an offline model.
+          { embedder, queryTimeoutMs: 10_000 },
+        );
         if (json) return printJson(result);
         for (const n of result.notices) note(n);
+        if (opts.explain) note(`retrievers: ${result.retrievers.join(' + ') || 'none'}`);
         if (result.hits.length === 0) return println('no hits');
         for (const h of result.hits) {
           println(
             `${dim(h.type.padEnd(7))} ${cyan(h.id)}  ${dim(shortTime(h.time))}  ${bold(oneLine(h.title, 60))} ${dim(`by ${h.agent}`)}`,
           );
           println(`        ${oneLine(h.snippet, 160)}`);
+          if (opts.explain) println(`        ${dim(explain(h))}`);
         }
       }),
     );
@@ -77,4 +87,14 @@ export function registerSearch(program: Command, globals: Globals): void {
         }
       }),
     );
+}
+
+/** "score 0.1276 = fts #1 (bm25 7.21) 0.0909 + vector #2 (cosine 0.81) 0.0583, × 2 (the query names nova)" */
+function explain(h: SearchHit): string {
+  const parts = Object.entries(h.found_by).map(([name, e]) => {
+    const raw = name === 'fts' ? `bm25 ${e.score}` : `cosine ${e.score}`;
+    return `${name} #${e.rank} (${raw})${e.part === undefined ? '' : ` ${e.part}`}`;
+  });
+  const boost = h.boost === undefined ? '' : `, × ${h.boost} (the query names ${h.agent})`;
+  return `score ${h.score} = ${parts.join(' + ')}${boost}`;
 }

@@ -20,10 +20,12 @@ export interface Candidate {
 }
 
 const FTS_SQL: Record<SearchType, string> = {
+  // Messages are ranked by their text in context (migration 0002): subject, body, sender, the
+  // previous and the next message, date.
   message: `
-    SELECT f.rowid AS rowid, bm25(messages_fts, 2.0, 1.0) AS bm25
-    FROM messages_fts f JOIN messages m ON m.id = f.rowid
-    WHERE messages_fts MATCH @match
+    SELECT f.rowid AS rowid, bm25(messages_context_fts, 2.0, 1.0, 1.0, 0.5, 0.3, 0.5) AS bm25
+    FROM messages_context_fts f JOIN messages m ON m.id = f.rowid
+    WHERE messages_context_fts MATCH @match
       AND (@since IS NULL OR m.created_at >= @since)
       AND (@until IS NULL OR m.created_at < @until)
       AND (@thread IS NULL OR m.thread_id = @thread)
@@ -110,5 +112,7 @@ export function ftsSnippet(
   match: string,
   rowid: number,
 ): string | undefined {
-  return ctx.q.get<[string, number], { s: string }>(SNIPPET_SQL[type]).get(match, rowid)?.s;
+  // A rowid bound as a JS number reaches FTS5 as a REAL, and FTS5 then ignores the rowid
+  // constraint (it returned another row's snippet); a BigInt binds as an INTEGER.
+  return ctx.q.get<[string, bigint], { s: string }>(SNIPPET_SQL[type]).get(match, BigInt(rowid))?.s;
 }

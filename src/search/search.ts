@@ -19,8 +19,18 @@ import {
   threadId,
   type SearchType,
 } from '../validation.js';
-import { buildFtsQueries } from './fts-query.js';
+import type { Embedder } from '../embed/embedder.js';
+import { readSpace } from '../embed/store.js';
+import { buildFtsQueries, type FtsQueries } from './fts-query.js';
 import { ftsRetrieve, ftsSnippet, type Candidate, type SearchFilters } from './fts.js';
+import {
+  NAMED_AGENT_BOOST,
+  fuseRankings,
+  type Fused,
+  type Retriever,
+  type RetrieverEvidence,
+} from './fusion.js';
+import { vectorRetrieve } from './vector.js';
 
 export const MAX_QUERY_CHARS = 2000;
 
@@ -51,7 +61,7 @@ export const searchInput = z.strictObject({
 });
 export type SearchInput = z.input<typeof searchInput>;
 
-export type Retriever = 'fts' | 'vector';
+export type { Retriever, RetrieverEvidence } from './fusion.js';
 
 export interface SearchHit {
   type: SearchType;
@@ -62,21 +72,34 @@ export interface SearchHit {
   thread_id: string | null;
   agent: string;
   score: number;
-  /** Which retrievers found it, with its rank and raw score in each. */
-  found_by: Partial<Record<Retriever, { rank: number; score: number }>>;
+  /** Which retrievers found it, with its rank, its raw score and its part of `score` in each. */
+  found_by: Partial<Record<Retriever, RetrieverEvidence>>;
+  /** The factor its score was multiplied by because the query names its agent; absent when none. */
+  boost?: number;
 }
 
 export interface SearchResult {
   hits: SearchHit[];
   /** Things the caller should know, e.g. that the query had no searchable words. */
   notices: string[];
+  /** The retrievers that ran: `fts`, and `vector` when the brain has vectors and the query was embedded. */
+  retrievers: Retriever[];
 }
 
-/** One search over messages, STM and atoms. Never fails on the text of the query. */
-export function search(ctx: BrainContext, input: SearchInput): SearchResult {
+/** What every search needs once its input is checked: filters resolved to row ids. */
+interface PreparedSearch {
+  args: z.output<typeof searchInput>;
+  queries: FtsQueries;
+  filters: SearchFilters;
+  /** Agents the query names: what they said ranks higher. */
+  named: Set<number>;
+}
+
+function prepare(ctx: BrainContext, input: SearchInput): PreparedSearch | SearchResult {
   const args = parseInput(searchInput, input);
   const queries = buildFtsQueries(args.query);
-  if (!queries) return { hits: [], notices: ['the query has no words to search for'] };
+  if (!queries)
+    return { hits: [], notices: ['the query has no words to search for'], retrievers: [] };
 
   const filters: SearchFilters = {
     since: args.since ?? null,
@@ -89,25 +112,192 @@ export function search(ctx: BrainContext, input: SearchInput): SearchResult {
     const row = ctx.q
       .get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
       .get(args.thread);
-    if (!row) return { hits: [], notices: [`no thread ${args.thread}`] };
+    if (!row) return { hits: [], notices: [`no thread ${args.thread}`], retrievers: [] };
     filters.thread = row.id;
   }
   if (args.agent) {
     const id = agentRowId(ctx, args.agent);
-    if (id === undefined) return { hits: [], notices: [`no agent ${args.agent}`] };
+    if (id === undefined) return { hits: [], notices: [`no agent ${args.agent}`], retrievers: [] };
     filters.agent = id;
   }
-
-  const fts = ftsRetrieve(ctx, queries, args.types, filters, args.limit);
-  const hits = hydrate(ctx, fts, queries.any);
-  recordAccess(
-    ctx,
-    fts.filter((c) => c.type === 'stm').map((c) => c.rowid),
-  );
-  return { hits, notices: [] };
+  return { args, queries, filters, named: namedAgents(ctx, args.query) };
 }
 
-function hydrate(ctx: BrainContext, candidates: Candidate[], match: string): SearchHit[] {
+/** Row ids of agents whose name the query contains as a word ("what did helios say …"). */
+function namedAgents(ctx: BrainContext, query: string): Set<number> {
+  const text = query.normalize('NFKC').toLowerCase();
+  const named = new Set<number>();
+  for (const a of ctx.q
+    .get<[], { id: number; name: string }>(`SELECT id, name FROM agents`)
+    .all()) {
+    const name = a.name.toLowerCase();
+    let at = text.indexOf(name);
+    while (at >= 0) {
+      const before = text[at - 1];
+      const after = text[at + name.length];
+      if (!isWordChar(before) && !isWordChar(after)) {
+        named.add(a.id);
+        break;
+      }
+      at = text.indexOf(name, at + 1);
+    }
+  }
+  return named;
+}
+
+function isWordChar(c: string | undefined): boolean {
+  return c !== undefined && /[\p{L}\p{N}]/u.test(c);
+}
+
+const AGENT_OF: Record<SearchType, string> = {
+  message: `SELECT from_agent AS agent FROM messages WHERE id = ?`,
+  stm: `SELECT agent_id AS agent FROM stm WHERE id = ?`,
+  atom: `SELECT agent_id AS agent FROM atoms WHERE id = ?`,
+};
+
+/** Fuse ranked lists, then lift what the agents named in the query said. */
+function rank(
+  ctx: BrainContext,
+  lists: Partial<Record<Retriever, Candidate[]>>,
+  prepared: PreparedSearch,
+  weights?: Partial<Record<Retriever, number>>,
+): Fused[] {
+  const { named, args } = prepared;
+  const boost =
+    named.size === 0
+      ? undefined
+      : (hit: Fused) => {
+          const row = ctx.q.get<[number], { agent: number }>(AGENT_OF[hit.type]).get(hit.rowid);
+          return row && named.has(row.agent) ? NAMED_AGENT_BOOST : 1;
+        };
+  return fuseRankings(lists, args.limit, { weights, boost });
+}
+
+function finish(
+  ctx: BrainContext,
+  fused: Fused[],
+  match: string,
+  notices: string[],
+  retrievers: Retriever[],
+): SearchResult {
+  const hits = hydrate(ctx, fused, match);
+  recordAccess(
+    ctx,
+    fused.filter((c) => c.type === 'stm').map((c) => c.rowid),
+  );
+  return { hits, notices, retrievers };
+}
+
+/** One search over messages, STM and atoms by words (FTS5). Never fails on the text of the query. */
+export function search(ctx: BrainContext, input: SearchInput): SearchResult {
+  const prepared = prepare(ctx, input);
+  if (!('queries' in prepared)) return prepared;
+  const { args, queries, filters } = prepared;
+  const fts = ftsRetrieve(ctx, queries, args.types, filters, Math.max(args.limit, FUSION_DEPTH));
+  return finish(ctx, rank(ctx, { fts }, prepared), queries.any, [], ['fts']);
+}
+
+export type SearchMode = 'hybrid' | 'fts' | 'vector';
+
+export interface HybridOptions {
+  /** `hybrid` (default) fuses words and vectors; the others run one retriever (for evaluation). */
+  mode?: SearchMode;
+  /** How long to wait for the query's vector before answering from words alone. */
+  queryTimeoutMs?: number;
+  /** How many candidates each retriever proposes to the fusion (at least the limit). */
+  depth?: number;
+}
+
+/** Candidates each retriever hands to the fusion (vectors cost more per candidate). */
+export const FUSION_DEPTH = 50;
+export const VECTOR_DEPTH = 50;
+
+/**
+ * Search by words and by meaning: FTS5 and vector k-NN with the same filters, fused by reciprocal
+ * rank. Answers from words alone, with a notice, when the brain has no vectors yet, when they are of
+ * another model, or when the query cannot be embedded in time; never waits on the queue.
+ */
+export async function searchHybrid(
+  ctx: BrainContext,
+  embedder: Embedder | undefined,
+  input: SearchInput,
+  options: HybridOptions = {},
+): Promise<SearchResult> {
+  const prepared = prepare(ctx, input);
+  if (!('queries' in prepared)) return prepared;
+  const { args, queries, filters } = prepared;
+  const mode = options.mode ?? 'hybrid';
+  const depth = Math.max(args.limit, options.depth ?? FUSION_DEPTH);
+  // More candidates than asked for, so the named-agent boost can lift one from below the cut.
+  const vectorDepth = Math.max(args.limit, options.depth ?? VECTOR_DEPTH);
+  const notices: string[] = [];
+
+  const query =
+    mode === 'fts'
+      ? ({ none: true } as const)
+      : await embedQuery(ctx, embedder, args.query, options.queryTimeoutMs ?? 2_000);
+  if ('notice' in query) notices.push(query.notice);
+  const vector =
+    'vector' in query
+      ? vectorRetrieve(ctx, query.vector, args.types, filters, vectorDepth)
+      : undefined;
+
+  if (mode === 'vector') {
+    const hits = rank(ctx, { vector: vector ?? [] }, prepared);
+    return finish(ctx, hits, queries.any, notices, vector ? ['vector'] : []);
+  }
+  const fts = ftsRetrieve(ctx, queries, args.types, filters, depth);
+  if (mode === 'fts' || !vector) {
+    return finish(ctx, rank(ctx, { fts }, prepared), queries.any, notices, ['fts']);
+  }
+  const weights = { vector: embedder?.searchWeight ?? 1 };
+  return finish(ctx, rank(ctx, { fts, vector }, prepared, weights), queries.any, notices, [
+    'fts',
+    'vector',
+  ]);
+}
+
+type QueryVector = { vector: Float32Array } | { notice: string } | { none: true };
+
+/** The query's vector in the brain's space, or why there is none. */
+async function embedQuery(
+  ctx: BrainContext,
+  embedder: Embedder | undefined,
+  text: string,
+  timeoutMs: number,
+): Promise<QueryVector> {
+  if (!embedder) return { none: true };
+  const space = readSpace(ctx);
+  if (!space) return { none: true }; // nothing embedded yet: words only, nothing to say
+  if (space.model !== embedder.model) {
+    return {
+      notice: `vectors in this brain are from ${space.model}, not ${embedder.model}: searched by words only (run brain embed to re-embed)`,
+    };
+  }
+  try {
+    // The signal stops an HTTP call; the race also bounds embedders that cannot be interrupted
+    // (an in-process model loading or computing).
+    const signal = AbortSignal.timeout(timeoutMs);
+    const [vector] = await Promise.race([
+      embedder.embed([text], 'query', { signal }),
+      new Promise<never>((_resolve, reject) =>
+        signal.addEventListener('abort', () =>
+          reject(new Error(`the query was not embedded within ${timeoutMs / 1000} s`)),
+        ),
+      ),
+    ]);
+    if (!vector || vector.length !== space.dimension) {
+      return {
+        notice: `the query vector has dimension ${vector?.length ?? 0}, not ${space.dimension}: searched by words only`,
+      };
+    }
+    return { vector };
+  } catch (err) {
+    return { notice: `searched by words only: ${(err as Error).message}` };
+  }
+}
+
+function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchHit[] {
   const byType = (t: SearchType) => candidates.filter((c) => c.type === t).map((c) => c.rowid);
   const stm = getStmByRowIds(ctx, byType('stm'));
   const atoms = getAtomsByRowIds(ctx, byType('atom'));
@@ -117,7 +307,7 @@ function hydrate(ctx: BrainContext, candidates: Candidate[], match: string): Sea
   );
   const hits: SearchHit[] = [];
   for (const c of candidates) {
-    const found_by = { fts: { rank: c.rank, score: round(c.score) } };
+    const found_by = c.found_by;
     const snippet = ftsSnippet(ctx, c.type, match, c.rowid);
     if (c.type === 'message') {
       const row = messageStmt.get(c.rowid);
@@ -131,8 +321,9 @@ function hydrate(ctx: BrainContext, candidates: Candidate[], match: string): Sea
         time: m.created_at,
         thread_id: m.thread_id,
         agent: m.from,
-        score: round(c.score),
+        score: c.score,
         found_by,
+        ...(c.boost === undefined ? {} : { boost: c.boost }),
       });
     } else if (c.type === 'stm') {
       const s = stm.get(c.rowid);
@@ -147,8 +338,9 @@ function hydrate(ctx: BrainContext, candidates: Candidate[], match: string): Sea
           ? (threadOfSource.get(s.source_message_id)?.uid ?? null)
           : null,
         agent: s.agent,
-        score: round(c.score),
+        score: c.score,
         found_by,
+        ...(c.boost === undefined ? {} : { boost: c.boost }),
       });
     } else {
       const a = atoms.get(c.rowid);
@@ -163,14 +355,11 @@ function hydrate(ctx: BrainContext, candidates: Candidate[], match: string): Sea
           ? (threadOfSource.get(a.source_message_id)?.uid ?? null)
           : null,
         agent: a.agent,
-        score: round(c.score),
+        score: c.score,
         found_by,
+        ...(c.boost === undefined ? {} : { boost: c.boost }),
       });
     }
   }
   return hits;
-}
-
-function round(x: number): number {
-  return Math.round(x * 10_000) / 10_000;
 }

@@ -1,0 +1,253 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { APPLICATION_ID, openBrain, startEmbeddingWorker } from '../../../src/index.js';
+import { wordEmbedder } from '../../embedders.js';
+import { ROOT, fixedClock, tempBrain, tempDir, type TempBrain } from '../../helpers.js';
+
+let t: TempBrain | undefined;
+afterEach(() => t?.cleanup());
+
+function queueRows(brain: TempBrain['brain']) {
+  return brain.db
+    .prepare(`SELECT item_type, item_id, attempts FROM embed_queue ORDER BY id`)
+    .all() as Array<{ item_type: string; item_id: number; attempts: number }>;
+}
+
+describe('the embedding queue', () => {
+  it('gets every new message, memory and atom in the write transaction that made it', () => {
+    t = tempBrain();
+    const { id } = t.brain.send({ from: 'helios', to: 'nova', body: 'spread gate has no edge' });
+    t.brain.remember({ agent: 'nova', content: 'drop the spread gate', source_message_id: id });
+    t.brain.createAtom({
+      agent: 'nova',
+      subject: 'spread gate',
+      action: 'filter',
+      outcome: 'no edge',
+    });
+    expect(queueRows(t.brain).map((r) => r.item_type)).toEqual(['message', 'stm', 'atom']);
+    expect(t.brain.embedStatus()).toMatchObject({
+      pending: 3,
+      failed: 0,
+      embedded: 0,
+      model: null,
+    });
+
+    // A rejected write leaves no queue row behind.
+    expect(() =>
+      t!.brain.send({
+        from: 'helios',
+        to: 'nova',
+        body: 'x',
+        thread: 'thr_00000000-0000-4000-8000-000000000000',
+      }),
+    ).toThrow();
+    expect(queueRows(t.brain)).toHaveLength(3);
+  });
+
+  it('drains in batches outside the write, storing one vector per item with model, dimension and hash', async () => {
+    t = tempBrain();
+    for (let i = 0; i < 5; i++)
+      t.brain.send({ from: 'helios', to: 'nova', body: `message ${i} about gates` });
+    const e = wordEmbedder(['gate', 'fills']);
+    const progress: number[] = [];
+    const result = await t.brain.embedQueued(e, {
+      batchSize: 2,
+      onProgress: (p) => progress.push(p.done),
+    });
+    expect(result).toMatchObject({ embedded: 5, failed: 0 });
+    expect(e.calls.map((c) => c.length)).toEqual([2, 2, 1]);
+    expect(progress).toEqual([2, 4, 5]);
+    expect(queueRows(t.brain)).toEqual([]);
+    const rows = t.brain.db
+      .prepare(
+        `SELECT item_type, model, dimension, length(content_hash) AS h, length(vector) AS bytes FROM embeddings`,
+      )
+      .all();
+    expect(rows).toHaveLength(5);
+    expect(rows[0]).toEqual({
+      item_type: 'message',
+      model: 'brain-test-words',
+      dimension: 3,
+      h: 32,
+      bytes: 12,
+    });
+    const indexed = t.brain.db.prepare(`SELECT count(*) AS n FROM vec_index`).get() as {
+      n: number;
+    };
+    expect(indexed.n).toBe(5);
+  });
+
+  it('embeds a message with its context: subject, sender, date and the message it answers', async () => {
+    t = tempBrain();
+    const first = t.brain.send({
+      from: 'melanie',
+      to: 'caroline',
+      subject: 'weekend',
+      body: 'What did you research?',
+      at: '2023-05-08T13:56:00Z',
+    });
+    t.brain.send({
+      from: 'caroline',
+      to: 'melanie',
+      thread: first.thread_id,
+      body: 'Adoption agencies!',
+      at: '2023-05-08T13:57:00Z',
+    });
+    const e = wordEmbedder(['x']);
+    await t.brain.embedQueued(e);
+    const reply = e.calls.flat()[1]!;
+    expect(reply).toContain('weekend');
+    expect(reply).toContain('8 May 2023, caroline to melanie:');
+    expect(reply).toContain('Adoption agencies!');
+    expect(reply).toContain('What did you research?');
+  });
+
+  it('does not call the model again for an item whose text did not change', async () => {
+    t = tempBrain();
+    t.brain.send({ from: 'helios', to: 'nova', body: 'same words' });
+    const e = wordEmbedder(['same']);
+    await t.brain.embedQueued(e);
+    t.brain.db
+      .prepare(
+        `INSERT INTO embed_queue (item_type, item_id, enqueued_at) VALUES ('message', 1, 'now')`,
+      )
+      .run();
+    const again = await t.brain.embedQueued(e);
+    expect(again).toMatchObject({ embedded: 0, unchanged: 1 });
+    expect(e.calls).toHaveLength(1);
+  });
+
+  it('re-embeds everything when the model changes, and never mixes two models', async () => {
+    t = tempBrain();
+    t.brain.send({ from: 'helios', to: 'nova', body: 'one' });
+    t.brain.remember({ agent: 'nova', content: 'two' });
+    await t.brain.embedQueued(wordEmbedder(['one'], { model: 'brain-test-a' }));
+    expect(t.brain.vectorSpace()).toMatchObject({ model: 'brain-test-a', dimension: 2 });
+
+    const b = wordEmbedder(['one', 'two', 'three'], { model: 'brain-test-b' });
+    // Searching with another model than the vectors' answers by words, and says so.
+    const before = await t.brain.searchHybrid({ query: 'one' }, { embedder: b });
+    expect(before.retrievers).toEqual(['fts']);
+    expect(before.notices[0]).toMatch(/vectors in this brain are from brain-test-a/);
+
+    const result = await t.brain.embedQueued(b);
+    expect(result.embedded).toBe(2);
+    expect(t.brain.vectorSpace()).toMatchObject({ model: 'brain-test-b', dimension: 4 });
+    const models = t.brain.db.prepare(`SELECT DISTINCT model FROM embeddings`).all();
+    expect(models).toEqual([{ model: 'brain-test-b' }]);
+  });
+
+  it('isolates an item that keeps failing, so the others get embedded', async () => {
+    const clock = fixedClock();
+    t = tempBrain({ clock });
+    t.brain.send({ from: 'helios', to: 'nova', body: 'fine one' });
+    t.brain.send({ from: 'helios', to: 'nova', body: 'poison pill' });
+    t.brain.send({ from: 'helios', to: 'nova', body: 'fine two' });
+    const e = wordEmbedder(['fine'], { failOn: 'poison' });
+    const first = await t.brain.embedQueued(e);
+    expect(first).toMatchObject({ embedded: 0, failed: 3 }); // one batch, one failure
+    expect(first.errors).toEqual(['cannot embed "poison"']);
+    expect(queueRows(t.brain).every((r) => r.attempts === 1)).toBe(true);
+
+    clock.tick(11_000);
+    await t.brain.embedQueued(e); // batch again: fails again (attempts 2)
+    clock.tick(21_000);
+    await t.brain.embedQueued(e); // now one at a time
+    clock.tick(41_000);
+    await t.brain.embedQueued(e);
+    clock.tick(41_000);
+    await t.brain.embedQueued(e);
+    expect(t.brain.embedStatus()).toMatchObject({ embedded: 2, failed: 1, pending: 0 });
+    expect(queueRows(t.brain)).toEqual([
+      { item_type: 'message', item_id: 2, attempts: expect.any(Number) },
+    ]);
+  });
+
+  it('gives the items back, without counting a failure, when a drain is cancelled', async () => {
+    t = tempBrain();
+    t.brain.send({ from: 'helios', to: 'nova', body: 'a' });
+    const controller = new AbortController();
+    const slow = {
+      ...wordEmbedder(['a']),
+      embed: (_texts: string[], _kind: 'document' | 'query', o?: { signal?: AbortSignal }) =>
+        new Promise<Float32Array[]>((_resolve, reject) => {
+          o?.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+          controller.abort();
+        }),
+    };
+    const result = await t.brain.embedQueued(slow, { signal: controller.signal });
+    expect(result.failed).toBe(0);
+    expect(t.brain.embedStatus()).toMatchObject({ pending: 1, failed: 0 });
+  });
+
+  it('queues what a brain held before vectors existed (migration 0002)', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const path = join(dir, 'old.db');
+      const old = new BetterSqlite3(path);
+      old.exec(readFileSync(join(ROOT, 'migrations', '0001_init.sql'), 'utf8'));
+      old.pragma(`application_id = ${APPLICATION_ID}`);
+      old.pragma('user_version = 1');
+      old.exec(`INSERT INTO agents (name, created_at, last_seen_at) VALUES ('a', 'x', 'x');
+        INSERT INTO threads (uid, subject, created_by, created_at, last_message_at) VALUES ('thr_1', 's', 1, 'x', 'x');
+        INSERT INTO messages (uid, thread_id, from_agent, body, created_at) VALUES ('syn_000000000001', 1, 1, 'old words', '2025-01-01T00:00:00.000Z');`);
+      old.close();
+      const brain = openBrain({ dbPath: path });
+      expect(brain.embedStatus().pending).toBe(1);
+      expect(brain.search({ query: 'old words' }).hits).toHaveLength(1);
+      brain.close();
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('drains in the background of a long-running process until stopped', async () => {
+    t = tempBrain();
+    const worker = startEmbeddingWorker(t.brain, wordEmbedder(['late']), { intervalMs: 10 });
+    t.brain.send({ from: 'helios', to: 'nova', body: 'a late message' });
+    for (let i = 0; i < 200 && t.brain.embedStatus().embedded === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(t.brain.embedStatus()).toMatchObject({ embedded: 1, pending: 0 });
+    await worker.stop();
+    t.brain.send({ from: 'helios', to: 'nova', body: 'after the stop' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(t.brain.embedStatus()).toMatchObject({ embedded: 1, pending: 1 });
+  });
+
+  it('reports a failing embedder once, not on every pass', async () => {
+    t = tempBrain();
+    t.brain.send({ from: 'helios', to: 'nova', body: 'poison' });
+    const errors: string[] = [];
+    const worker = startEmbeddingWorker(t.brain, wordEmbedder([], { failOn: 'poison' }), {
+      intervalMs: 5,
+      onError: (m) => errors.push(m),
+    });
+    for (let i = 0; i < 100 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 50));
+    await worker.stop();
+    expect(errors).toEqual(['cannot embed "poison"']);
+  });
+});
+
+describe('the hashing embedder (offline fallback)', () => {
+  it('gives the same unit vector for the same text, and closer vectors to shared words', async () => {
+    const { createHashEmbedder } = await import('../../../src/embed/offline-hash.js');
+    const e = createHashEmbedder(256);
+    const [a, b, c, d] = await e.embed(
+      [
+        'painting the sunrise',
+        'painting the sunrise',
+        'I painted a sunrise',
+        'quarterly tax forms',
+      ],
+      'document',
+    );
+    const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i]!, 0);
+    expect(dot(a!, a!)).toBeCloseTo(1, 5);
+    expect([...a!]).toEqual([...b!]);
+    expect(dot(a!, c!)).toBeGreaterThan(dot(a!, d!) + 0.3);
+  });
+});

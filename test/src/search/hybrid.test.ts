@@ -1,0 +1,191 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BrainError } from '../../../src/index.js';
+import { wordEmbedder } from '../../embedders.js';
+import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
+
+let t: TempBrain | undefined;
+afterEach(() => t?.cleanup());
+
+const vocabulary = ['gate', 'other', 'fills', 'memory'];
+
+describe('vector search', () => {
+  it('applies every filter inside the k-nearest-neighbour scan, so filtered hits are never cut', async () => {
+    const words = wordEmbedder(vocabulary);
+    t = tempBrain({ clock: fixedClock('2026-01-01T00:00:00.000Z') });
+    const loud = t.brain.send({ from: 'loud', to: 'quiet', subject: 'gates', body: 'gate' });
+    for (let i = 0; i < 300; i++)
+      t.brain.send({ from: 'loud', to: 'quiet', thread: loud.thread_id, body: 'gate' });
+    const other = t.brain.send({
+      from: 'quiet',
+      to: 'loud',
+      subject: 'elsewhere',
+      body: 'gate other',
+      at: '2026-06-01T00:00:00Z',
+    });
+    await t.brain.embedQueued(words);
+
+    const search = (input: Record<string, unknown>) =>
+      t!.brain.searchHybrid(
+        { query: 'gate', limit: 1, ...input },
+        { embedder: words, mode: 'vector' },
+      );
+    // Unfiltered, the 301 closer vectors fill the top.
+    expect((await search({})).hits[0]!.id).not.toBe(other.id);
+    expect((await search({ agent: 'quiet' })).hits.map((h) => h.id)).toEqual([other.id]);
+    expect((await search({ thread: other.thread_id })).hits.map((h) => h.id)).toEqual([other.id]);
+    expect((await search({ since: '2026-05-31' })).hits.map((h) => h.id)).toEqual([other.id]);
+    expect((await search({ until: '2026-05-31', agent: 'quiet' })).hits).toEqual([]);
+    const hit = (await search({ agent: 'quiet' })).hits[0]!;
+    expect(hit.found_by.vector).toMatchObject({ rank: 1 });
+    expect(hit.found_by.fts).toBeUndefined();
+  });
+
+  it('keeps types apart and leaves out expired memories', async () => {
+    const words = wordEmbedder(vocabulary);
+    const clock = fixedClock('2026-01-01T00:00:00.000Z');
+    t = tempBrain({ clock });
+    t.brain.send({ from: 'a', to: 'b', body: 'memory of fills' });
+    const live = t.brain.remember({ agent: 'a', content: 'memory of fills, kept' });
+    t.brain.remember({
+      agent: 'a',
+      content: 'memory of fills, fading',
+      expires_at: '2026-01-02T00:00:00Z',
+    });
+    const atom = t.brain.createAtom({
+      agent: 'a',
+      subject: 'fills',
+      action: 'memory',
+      outcome: 'ok',
+    });
+    await t.brain.embedQueued(words);
+    clock.tick(3 * 86_400_000);
+    const found = await t.brain.searchHybrid(
+      { query: 'memory fills', types: ['stm', 'atom'] },
+      { embedder: words, mode: 'vector' },
+    );
+    expect(found.hits.map((h) => h.id).sort()).toEqual([live.id, atom.id].sort());
+  });
+});
+
+describe('hybrid search', () => {
+  it('answers by words before anything is embedded, without waiting for the embedder', async () => {
+    const words = wordEmbedder(vocabulary);
+    t = tempBrain();
+    const { id } = t.brain.send({ from: 'a', to: 'b', body: 'the spread gate has no edge' });
+    const result = await t.brain.searchHybrid({ query: 'spread gate' }, { embedder: words });
+    expect(result).toMatchObject({ retrievers: ['fts'], notices: [] });
+    expect(result.hits.map((h) => h.id)).toEqual([id]);
+    expect(words.calls).toEqual([]); // no vectors in the brain: the query was not even embedded
+  });
+
+  it('finds by meaning what shares no word with the query, and tells which retriever found what', async () => {
+    const words = wordEmbedder(vocabulary);
+    t = tempBrain();
+    const byWords = t.brain.send({ from: 'a', to: 'b', body: 'the gate report' });
+    const byVector = t.brain.send({ from: 'a', to: 'b', body: 'gatekeeper: other findings' });
+    await t.brain.embedQueued(words);
+    const result = await t.brain.searchHybrid({ query: 'gate report' }, { embedder: words });
+    expect(result.retrievers).toEqual(['fts', 'vector']);
+    const ids = result.hits.map((h) => h.id);
+    expect(ids).toContain(byWords.id);
+    expect(ids).toContain(byVector.id);
+    const vectorOnly = result.hits.find((h) => h.id === byVector.id)!;
+    expect(Object.keys(vectorOnly.found_by)).toEqual(['vector']);
+    const both = result.hits.find((h) => h.id === byWords.id)!;
+    expect(Object.keys(both.found_by).sort()).toEqual(['fts', 'vector']);
+    expect(both.score).toBeCloseTo(both.found_by.fts!.part! + both.found_by.vector!.part!, 5);
+    expect(ids[0]).toBe(byWords.id);
+  });
+
+  it('ranks higher what an agent named in the query said', async () => {
+    t = tempBrain();
+    const helios = t.brain.send({ from: 'helios', to: 'nova', body: 'the spread gate is useless' });
+    const nova = t.brain.send({ from: 'nova', to: 'helios', body: 'the spread gate is useless' });
+    const plain = t.brain.search({ query: 'spread gate useless' });
+    expect(plain.hits.map((h) => h.id)).toEqual([helios.id, nova.id]);
+    const named = t.brain.search({ query: 'what does nova think of the spread gate?' });
+    expect(named.hits.map((h) => h.id)).toEqual([nova.id, helios.id]);
+    expect(named.hits[0]!.boost).toBe(2);
+    expect(named.hits[1]!.boost).toBeUndefined();
+  });
+
+  it('finds a message through its context: the message it answers, and its date', async () => {
+    t = tempBrain();
+    const q = t.brain.send({
+      from: 'melanie',
+      to: 'caroline',
+      subject: 'catch-up',
+      body: 'What did you research lately?',
+      at: '2023-05-08T13:56:00Z',
+    });
+    const reply = t.brain.send({
+      from: 'caroline',
+      to: 'melanie',
+      thread: q.thread_id,
+      body: 'Adoption agencies!',
+      at: '2023-05-08T13:57:00Z',
+    });
+    t.brain.send({
+      from: 'caroline',
+      to: 'melanie',
+      subject: 'later',
+      body: 'Nothing new here',
+      at: '2023-07-01T10:00:00Z',
+    });
+    const research = t.brain.search({ query: 'research' });
+    expect(research.hits.map((h) => h.id)).toEqual([q.id, reply.id]);
+    expect(research.hits[1]!.snippet).toBe('Adoption agencies!');
+    const may = t.brain.search({ query: 'May 2023' });
+    expect(
+      may.hits
+        .slice(0, 2)
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual([q.id, reply.id].sort());
+  });
+
+  it('rejects bad input with a clear error and answers odd queries without failing', async () => {
+    const words = wordEmbedder(vocabulary);
+    t = tempBrain();
+    t.brain.send({ from: 'a', to: 'b', body: 'x' });
+    const bad = async (input: Record<string, unknown>) =>
+      t!.brain
+        .searchHybrid({ query: 'x', ...input } as never, { embedder: words })
+        .catch((e: unknown) => e);
+    for (const [input, message] of [
+      [{ query: '   ' }, /query: must not be empty/],
+      [{ query: 'x'.repeat(2001) }, /query: must be at most 2000 characters/],
+      [{ types: ['message', 'email'] }, /types.1: must be one of message, stm, atom/],
+      [{ since: 'yesterday' }, /since: must be an ISO 8601 date/],
+      [{ until: '2026-13-45' }, /until: must be an ISO 8601 date/],
+    ] as const) {
+      const err = await bad(input);
+      expect(err).toBeInstanceOf(BrainError);
+      expect((err as BrainError).code).toBe('INVALID_INPUT');
+      expect((err as Error).message).toMatch(message);
+    }
+    const symbols = await t.brain.searchHybrid({ query: '*** ((( ^' }, { embedder: words });
+    expect(symbols).toMatchObject({ hits: [], notices: ['the query has no words to search for'] });
+  });
+});
+
+describe('a slow in-process embedder', () => {
+  it('does not hold up a search longer than the query timeout', async () => {
+    t = tempBrain();
+    const words = wordEmbedder(vocabulary);
+    const { id } = t.brain.send({ from: 'a', to: 'b', body: 'gate notes' });
+    await t.brain.embedQueued(words);
+    const stuck = { ...words, embed: () => new Promise<Float32Array[]>(() => {}) };
+    const started = Date.now();
+    const result = await t.brain.searchHybrid(
+      { query: 'gate' },
+      { embedder: stuck, queryTimeoutMs: 100 },
+    );
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(result.retrievers).toEqual(['fts']);
+    expect(result.notices).toEqual([
+      'searched by words only: the query was not embedded within 0.1 s',
+    ]);
+    expect(result.hits.map((h) => h.id)).toEqual([id]);
+  });
+});
