@@ -1,25 +1,6 @@
-import type { Database } from 'better-sqlite3';
-
-/**
- * One thing `brain doctor` verifies. `run` lists problems (empty when all is well) and never
- * changes data; `repair`, when a check has one, rebuilds what can be rebuilt from the base rows
- * and says what it did. Repairs run inside one immediate transaction each, after a backup.
- */
-export interface DoctorCheck {
-  name: string;
-  description: string;
-  run(db: Database): string[];
-  repair?(db: Database): string[];
-}
-
-/** At most this many problems are listed per check; the count says how many there were. */
-const MAX_LISTED = 20;
-
-function listed(problems: string[], total = problems.length): string[] {
-  const shown = problems.slice(0, MAX_LISTED);
-  if (total > shown.length) shown.push(`… and ${total - shown.length} more`);
-  return shown;
-}
+import { MAX_LISTED, listed, type DoctorCheck } from './check.js';
+import { ftsCheck } from './fts-check.js';
+import { vectorsCheck } from './vectors-check.js';
 
 export const integrityCheck: DoctorCheck = {
   name: 'integrity',
@@ -41,46 +22,6 @@ export const integrityCheck: DoctorCheck = {
     // repaired here (the doctor's report says to restore the backup).
     db.exec('REINDEX');
     return ['rebuilt every index (REINDEX)'];
-  },
-};
-
-/** Every FTS5 table in the schema, so indexes added by later migrations are checked too. */
-export function ftsTables(db: Database): string[] {
-  return (
-    db
-      .prepare(
-        `SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%' ORDER BY name`,
-      )
-      .all() as Array<{ name: string }>
-  ).map((r) => r.name);
-}
-
-/** FTS5's own integrity check; rank = 1 also compares the index with its content table. */
-function ftsMatches(db: Database, table: string): boolean {
-  try {
-    db.prepare(`INSERT INTO "${table}"("${table}", rank) VALUES ('integrity-check', 1)`).run();
-    return true;
-  } catch (err) {
-    if (!((err as { code?: string }).code ?? '').startsWith('SQLITE_CORRUPT')) throw err;
-    return false;
-  }
-}
-
-export const ftsCheck: DoctorCheck = {
-  name: 'fts',
-  description: 'each full-text index against the rows it indexes',
-  run(db) {
-    return ftsTables(db)
-      .filter((table) => !ftsMatches(db, table))
-      .map((table) => `${table} does not match the rows it indexes`);
-  },
-  repair(db) {
-    return ftsTables(db)
-      .filter((table) => !ftsMatches(db, table))
-      .map((table) => {
-        db.prepare(`INSERT INTO "${table}"("${table}") VALUES ('rebuild')`).run();
-        return `rebuilt ${table} from its rows`;
-      });
   },
 };
 
@@ -204,13 +145,13 @@ export const deliveriesCheck: DoctorCheck = {
   },
 };
 
-/**
- * What `brain doctor` checks, in order. Add a check here (e.g. vectors against the embedding
- * queue) and it is run, reported and repaired like the others.
- */
+/** What `brain doctor` checks, in order. A check added here is run, reported and repaired like the others. */
 export const DOCTOR_CHECKS: readonly DoctorCheck[] = [
   integrityCheck,
   ftsCheck,
   threadCountersCheck,
   deliveriesCheck,
+  vectorsCheck,
 ];
+
+export type { DoctorCheck } from './check.js';

@@ -6,6 +6,7 @@ import { reported, spawnWorker } from '../../bench/workers.js';
 import { runDoctor } from '../../src/maintenance/doctor.js';
 import { BrainError, openBrain, type DoctorReport } from '../../src/index.js';
 import { fingerprint } from '../reliability/fingerprint.js';
+import { wordEmbedder } from '../embedders.js';
 import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
 
 let t: TempBrain;
@@ -47,6 +48,7 @@ describe('brain doctor', () => {
       'fts',
       'thread_counters',
       'deliveries',
+      'vectors',
     ]);
     expect(report.backup).toBeNull();
     expect(fingerprint(t.brain.db)).toBe(before);
@@ -176,6 +178,80 @@ describe('brain doctor', () => {
     } finally {
       brain.close();
     }
+  });
+
+  it('finds the context index (contentless) missing a message and rebuilds it from messages', async () => {
+    const direct = rowid('messages', ids.direct);
+    t.brain.db.prepare(`DELETE FROM messages_context_fts WHERE rowid = ?`).run(direct);
+    expect(problemsOf(await t.brain.doctor(), 'fts')).toEqual([
+      'messages_context_fts does not match the rows it indexes',
+    ]);
+    const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+    expect(repaired.checks.find((c) => c.name === 'fts')!.repairs).toEqual([
+      'rebuilt messages_context_fts from messages',
+    ]);
+    expect(repaired.ok).toBe(true);
+    const back = t.brain.db
+      .prepare(`SELECT rowid FROM messages_context_fts WHERE messages_context_fts MATCH 'zero'`)
+      .pluck()
+      .all();
+    expect(back).toContain(direct);
+  });
+
+  describe('vectors against the embedding queue', () => {
+    const embedder = () => wordEmbedder(['gate', 'power', 'nothing']);
+    const vectors = (r: DoctorReport) => r.checks.find((c) => c.name === 'vectors')!;
+
+    it('pass when every item is embedded or queued', async () => {
+      expect(vectors(await t.brain.doctor()).problems).toEqual([]); // all queued
+      await t.brain.embedQueued(embedder());
+      expect(t.brain.embedStatus()).toMatchObject({ pending: 0, failed: 0 });
+      expect(vectors(await t.brain.doctor()).problems).toEqual([]); // all embedded
+    });
+
+    it('find an item neither embedded nor queued, and queue it', async () => {
+      t.brain.db.prepare(`DELETE FROM embed_queue WHERE item_type = 'atom'`).run();
+      expect(vectors(await t.brain.doctor()).problems).toEqual([
+        '1 atom item(s) have no vector and are not queued for one',
+      ]);
+      const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+      expect(vectors(repaired).repairs).toEqual([
+        'queued 1 item(s) for embedding',
+        'run `brain embed` (or keep a server running) to make the vectors',
+      ]);
+      expect(repaired.ok).toBe(true);
+      expect(t.brain.embedStatus().pending).toBe(4);
+    });
+
+    it('find vectors missing from the index, of another model, or without an index row; drop and queue them again', async () => {
+      await t.brain.embedQueued(embedder());
+      const db = t.brain.db;
+      const [a, b, c] = db
+        .prepare(`SELECT id FROM embeddings ORDER BY id`)
+        .pluck()
+        .all() as number[];
+      db.prepare(`DELETE FROM vec_index WHERE rowid = ?`).run(BigInt(a!));
+      db.prepare(`UPDATE embeddings SET model = 'old-model' WHERE id = ?`).run(b);
+      db.prepare(`DELETE FROM embeddings WHERE id = ?`).run(c); // its index row stays behind
+      const problems = vectors(await t.brain.doctor()).problems;
+      expect(problems).toHaveLength(4);
+      expect(problems).toEqual(
+        expect.arrayContaining([
+          '1 vector(s) are missing from the vector index',
+          '1 vector(s) are not of the current model (brain-test-words)',
+          '1 vector index row(s) have no stored vector',
+          expect.stringMatching(
+            /^1 (message|stm|atom) item\(s\) have no vector and are not queued for one$/,
+          ),
+        ]),
+      );
+      const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+      expect(repaired.ok).toBe(true);
+      expect(t.brain.embedStatus().pending).toBe(3);
+      await t.brain.embedQueued(embedder());
+      expect((await t.brain.doctor()).ok).toBe(true);
+      expect(db.prepare(`SELECT count(*) FROM vec_index`).pluck().get()).toBe(4);
+    });
   });
 
   it('reports a check that cannot run instead of failing', async () => {
