@@ -4,7 +4,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BrainError, watchBrain, type Brain } from '../src/index.js';
+import { BrainError, watchBrain, type Brain, type Embedder } from '../src/index.js';
 import { startBackground, type BackgroundTask } from './background.js';
 import type { Logger } from './log.js';
 import { allowedHost, allowedOrigin, isLoopback } from './origin.js';
@@ -29,6 +29,7 @@ export interface HttpOptions {
   idleSessionMs?: number;
   log: Logger;
   background?: BackgroundTask[];
+  embedder?: () => Embedder | undefined;
 }
 
 export interface RunningHttpServer {
@@ -99,7 +100,7 @@ export async function serveHttp(brain: Brain, options: HttpOptions): Promise<Run
       const id = transport.sessionId;
       if (id && sessions.delete(id)) log.info(`serve: session ${id.slice(0, 8)} closed`);
     };
-    const server = createMcpServer(brain, { agent, watcher, log });
+    const server = createMcpServer(brain, { agent, watcher, log, embedder: options.embedder });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
     // An initialize that failed leaves no session behind.

@@ -1,5 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { BrainError, agentName, watchBrain, type Brain, type BrainWatcher } from '../src/index.js';
+import {
+  BrainError,
+  agentName,
+  watchBrain,
+  type Brain,
+  type BrainWatcher,
+  type Embedder,
+} from '../src/index.js';
 import { silentLogger, type Logger } from './log.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
@@ -30,6 +37,8 @@ export interface CreateMcpServerOptions {
    */
   watcher?: BrainWatcher;
   log?: Logger;
+  /** The embedder for search queries, once the background has made it (see mcp/embedding.ts). */
+  embedder?: () => Embedder | undefined;
 }
 
 const INSTRUCTIONS = `The brain: messages between agents in threads, plus shared memory (stm, atoms) that points back to the messages it came from. You act as one agent; tools never take your name. Check poll_inbox, then read_inbox; reply with send_message (reply_to); record what matters with remember or create_atom and source_message_id; search before asking.`;
@@ -44,6 +53,7 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
   const ctx: ToolContext = {
     brain,
     log,
+    embedder: options.embedder ?? (() => undefined),
     agent() {
       if (!touched) {
         brain.touchAgent(options.agent);

@@ -1,6 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
-import type { Brain } from '../src/index.js';
+import type { Brain, Embedder } from '../src/index.js';
 import { startBackground, type BackgroundTask } from './background.js';
 import type { Logger } from './log.js';
 import { createMcpServer } from './server.js';
@@ -9,6 +9,7 @@ export interface StdioOptions {
   agent: string;
   log: Logger;
   background?: BackgroundTask[];
+  embedder?: () => Embedder | undefined;
   stdin?: Readable;
   stdout?: Writable;
 }
@@ -25,7 +26,11 @@ export interface RunningServer {
  */
 export async function serveStdio(brain: Brain, options: StdioOptions): Promise<RunningServer> {
   const stdin = options.stdin ?? process.stdin;
-  const server = createMcpServer(brain, { agent: options.agent, log: options.log });
+  const server = createMcpServer(brain, {
+    agent: options.agent,
+    log: options.log,
+    embedder: options.embedder,
+  });
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   transport.onerror = (err) => options.log.warn(`stdio: ${err.message}`);
 

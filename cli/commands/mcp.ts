@@ -26,17 +26,23 @@ export function registerMcp(program: Command, globals: Globals): void {
     .description('serve the brain to one agent over MCP on stdio (--agent or BRAIN_AGENT required)')
     .action(() => {
       // Start loading the SDK while the database opens: `initialize` must be answered fast.
-      const loading = Promise.all([import('../../mcp/stdio.js'), import('../../mcp/log.js')]);
+      const loading = Promise.all([
+        import('../../mcp/stdio.js'),
+        import('../../mcp/log.js'),
+        import('../../mcp/embedding.js'),
+      ]);
       loading.catch(() => {}); // awaited below; this only keeps an earlier failure from orphaning it
       return withBrain(globals(), async ({ brain, agent, config }) => {
         const name = agent();
         // Registered now, not on the first tool call: broadcasts sent meanwhile must reach it.
         brain.touchAgent(name);
-        const [{ serveStdio }, { createLogger }] = await loading;
+        const [{ serveStdio }, { createLogger }, { embedderSlot }] = await loading;
+        const embedding = embedderSlot(config);
         const running = await serveStdio(brain, {
           agent: name,
           log: createLogger(config.logLevel),
-          background: [],
+          background: [embedding.task],
+          embedder: embedding.get,
         });
         await untilStopped(running.closed, () => running.close());
       });
@@ -62,12 +68,15 @@ export function registerMcp(program: Command, globals: Globals): void {
             formatZodError(parsed.error, { host: '--host', port: '--port', tokens: '--tokens' }),
           );
         const opts = parsed.data;
-        const [{ serveHttp }, { createLogger }, { readTokensFile }] = await Promise.all([
-          import('../../mcp/http.js'),
-          import('../../mcp/log.js'),
-          import('../../mcp/tokens.js'),
-        ]);
+        const [{ serveHttp }, { createLogger }, { readTokensFile }, { embedderSlot }] =
+          await Promise.all([
+            import('../../mcp/http.js'),
+            import('../../mcp/log.js'),
+            import('../../mcp/tokens.js'),
+            import('../../mcp/embedding.js'),
+          ]);
         const log = createLogger(config.logLevel);
+        const embedding = embedderSlot(config);
         const tokens = opts.tokens ? readTokensFile(opts.tokens) : undefined;
         for (const w of tokens?.warnings ?? []) log.warn(w);
         const running = await serveHttp(brain, {
@@ -77,7 +86,8 @@ export function registerMcp(program: Command, globals: Globals): void {
           agent: config.agent,
           allowedOrigins: list(opts.allowOrigin),
           log,
-          background: [],
+          background: [embedding.task],
+          embedder: embedding.get,
         });
         const who = tokens
           ? `agents by token: ${tokens.table.agents().join(', ')}`

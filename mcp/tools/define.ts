@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { isBrainError, type Brain } from '../../src/index.js';
+import { isBrainError, type Brain, type Embedder } from '../../src/index.js';
 import type { Logger } from '../log.js';
 
 /** What every tool gets: the brain, and who is calling (never taken from the arguments). */
@@ -10,6 +10,8 @@ export interface ToolContext {
   /** The calling agent; registered (last_seen_at) on its first call of the session. */
   agent(): string;
   log: Logger;
+  /** The embedder for queries, once ready; search answers by words until then. */
+  embedder(): Embedder | undefined;
 }
 
 /** A tool's answer: structured content for programs, a compact text rendering for the model. */

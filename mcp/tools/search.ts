@@ -23,8 +23,9 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
     // Search counts an access of the memories it returns; that bookkeeping changes nothing a
     // caller sees, so to clients it is read-only.
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    run(args) {
-      const result = ctx.brain.search(args);
+    async run(args) {
+      // Until the background has an embedder (or with none), this answers by words alone.
+      const result = await ctx.brain.searchHybrid(args, { embedder: ctx.embedder() });
       const lines = result.hits.length ? result.hits.map(hitText) : ['no hits'];
       return { data: result, text: [...lines, ...result.notices].join('\n') };
     },
