@@ -3,6 +3,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerEmbed } from './commands/embed.js';
 import { registerEval } from './commands/eval.js';
 import { registerKnowledge } from './commands/knowledge.js';
+import { registerMaintenance } from './commands/maintenance.js';
 import { registerMcp } from './commands/mcp.js';
 import {
   registerAgents,
@@ -38,6 +39,7 @@ export function createProgram(): Command {
   registerSearch(program, globals);
   registerTransfer(program, globals);
   registerAgents(program, globals);
+  registerMaintenance(program, globals);
   registerDemo(program, globals);
   registerEmbed(program, globals);
   registerEval(program, globals);

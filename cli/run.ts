@@ -1,5 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { loadConfig, openBrain, BrainError, type Brain, type BrainConfig } from '../src/index.js';
+import { readSync } from 'node:fs';
+import {
+  loadConfig,
+  openBrain,
+  storageFailureCode,
+  BrainError,
+  type Brain,
+  type BrainConfig,
+} from '../src/index.js';
+import { note } from './output.js';
 
 /** Options every command accepts, wherever they stand on the command line. */
 export interface GlobalOptions {
@@ -22,8 +30,12 @@ export async function withBrain<T>(
   run: (ctx: CommandContext) => T | Promise<T>,
 ): Promise<T> {
   const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
-  const brain = openBrain({ dbPath: config.dbPath, maxBodyBytes: config.maxBodyBytes });
-  let touched = false;
+  const brain = openBrain({
+    dbPath: config.dbPath,
+    maxBodyBytes: config.maxBodyBytes,
+    durability: config.durability,
+  });
+  let acting = false;
   const ctx: CommandContext = {
     brain,
     config,
@@ -34,17 +46,33 @@ export async function withBrain<T>(
           'INVALID_INPUT',
           'agent: is required (use --agent NAME or set BRAIN_AGENT)',
         );
-      if (!touched) {
-        brain.touchAgent(config.agent);
-        touched = true;
-      }
+      acting = true;
       return config.agent;
     },
   };
   try {
-    return await run(ctx);
+    const result = await run(ctx);
+    // The agent is seen once its command has succeeded: a rejected command changes nothing.
+    if (acting && config.agent) markSeen(brain, config.agent);
+    return result;
   } finally {
     brain.close();
+  }
+}
+
+/**
+ * Record that the agent was seen. On a read-only or full disk a command that only read has
+ * still done its job: say why the agent's last-seen time is not updated, and succeed.
+ */
+function markSeen(brain: Brain, agent: string): void {
+  try {
+    brain.touchAgent(agent);
+  } catch (err) {
+    const code = storageFailureCode(err);
+    if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
+    note(
+      `brain: note: ${(err as Error).message.replace(/; nothing was changed$/, '')}; ${agent} not marked as seen`,
+    );
   }
 }
 
@@ -59,5 +87,21 @@ export function list(value: string | undefined): string[] | undefined {
 
 /** All of standard input, for `--body -` and friends. */
 export function readStdin(): string {
-  return readFileSync(0, 'utf8');
+  // readFileSync(0) fails with EAGAIN when stdin is a non-blocking pipe whose writer is slower
+  // than we are (10 MB piped in): read in chunks, waiting briefly whenever nothing is there yet.
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(1 << 16);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buffer, 0, buffer.length, null);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      continue;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

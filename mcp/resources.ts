@@ -80,7 +80,13 @@ export function ownInbox(ctx: ToolContext, agent: string): string {
 }
 
 function one(value: string | string[] | undefined): string {
-  return decodeURIComponent(Array.isArray(value) ? (value[0] ?? '') : (value ?? ''));
+  const raw = Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    // URIError: a bad %-escape. The caller's mistake, said as such (not an internal error).
+    throw new BrainError('INVALID_INPUT', 'uri: has a malformed %-escape');
+  }
 }
 
 function read(uri: URL, load: () => unknown): ReadResourceResult {

@@ -1,7 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import { systemClock, type Clock } from './clock.js';
 import type { BrainContext, IndexedItem } from './context.js';
-import { StatementCache, openDatabase } from './db/open.js';
+import { guardStorage } from './db/guard.js';
+import { StatementCache, openDatabase, type Durability } from './db/open.js';
+import { createWalKeeper } from './db/wal.js';
 import {
   atomChain,
   createAtom,
@@ -54,6 +56,8 @@ import { readSpace } from './embed/store.js';
 import { search, searchHybrid, type HybridOptions, type SearchInput } from './search/search.js';
 import { exportBrain, type ExportInput } from './transfer/export.js';
 import { importBrain } from './transfer/import.js';
+import { backupDatabase, type BackupResult } from './maintenance/backup.js';
+import { runDoctor, type DoctorInput, type DoctorReport } from './maintenance/doctor.js';
 import type { ThreadStatus } from './validation.js';
 
 export interface OpenBrainOptions {
@@ -62,6 +66,10 @@ export interface OpenBrainOptions {
   clock?: Clock;
   maxBodyBytes?: number;
   readonly?: boolean;
+  /** `normal` (default): a process crash loses nothing that returned; `full`: neither does a power cut. */
+  durability?: Durability;
+  /** Past this size the WAL is checkpointed and truncated (default 16 MiB). */
+  walLimitBytes?: number;
 }
 
 /** The brain: one SQLite file that is both the conversation and the memory of a group of agents. */
@@ -117,11 +125,20 @@ export interface Brain {
   migrateSynapse: (path: string) => ReturnType<typeof migrateSynapse>;
   migrateCortex: (path: string, defaultAgent?: string) => ReturnType<typeof migrateCortex>;
 
+  /** Check integrity, full-text indexes, thread counters, deliveries; repair after a backup. */
+  doctor: (input?: DoctorInput) => Promise<DoctorReport>;
+  /** Copy the database to a new file with SQLite's online backup, while others keep writing. */
+  backup: (file: string) => Promise<BackupResult>;
+
   close(): void;
 }
 
 export function openBrain(options: OpenBrainOptions): Brain {
-  const db = openDatabase(options.dbPath, { readonly: options.readonly ?? false });
+  const db = openDatabase(options.dbPath, {
+    readonly: options.readonly ?? false,
+    durability: options.durability,
+  });
+  const wal = createWalKeeper(db, options.dbPath, options.walLimitBytes);
   const ctx: BrainContext = {
     db,
     q: new StatementCache(db),
@@ -129,7 +146,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
     limits: { maxBodyBytes: options.maxBodyBytes ?? 1_048_576 },
     indexers: [],
   };
-  return {
+  const brain: Brain = {
     path: options.dbPath,
     db,
     onIndexed: (indexer) => void ctx.indexers.push(indexer),
@@ -172,8 +189,12 @@ export function openBrain(options: OpenBrainOptions): Brain {
     migrateSynapse: (path) => migrateSynapse(ctx, path),
     migrateCortex: (path, defaultAgent) => migrateCortex(ctx, path, defaultAgent),
 
+    doctor: (input) => runDoctor(db, options.dbPath, ctx.clock, input),
+    backup: (file) => backupDatabase(db, options.dbPath, file),
+
     close: () => {
       if (db.open) db.close();
     },
   };
+  return guardStorage(brain, options.dbPath, wal.check);
 }

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { BrainError } from './errors.js';
+import { DURABILITIES } from './db/open.js';
 import { agentName, formatZodError } from './validation.js';
 
 export const EMBEDDERS = ['ollama', 'offline', 'none', 'auto'] as const;
@@ -15,6 +16,7 @@ const configSchema = z.object({
   embedModel: z.string().min(1),
   maxBodyBytes: z.coerce.number().int().positive(),
   logLevel: z.enum(['error', 'warn', 'info', 'debug']),
+  durability: z.enum(DURABILITIES),
 });
 
 export type BrainConfig = z.infer<typeof configSchema>;
@@ -41,6 +43,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     embedModel: env.BRAIN_EMBED_MODEL || 'nomic-embed-text',
     maxBodyBytes: env.BRAIN_MAX_BODY_BYTES || 1_048_576,
     logLevel: env.BRAIN_LOG_LEVEL || 'warn',
+    durability: env.BRAIN_DURABILITY || 'normal',
   };
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
@@ -60,6 +63,7 @@ const CONFIG_NAMES: Record<string, string> = {
   embedModel: 'BRAIN_EMBED_MODEL',
   maxBodyBytes: 'BRAIN_MAX_BODY_BYTES',
   logLevel: 'BRAIN_LOG_LEVEL',
+  durability: 'BRAIN_DURABILITY',
 };
 
 /** Ollama accepts `host:port` without a scheme; so do we. */

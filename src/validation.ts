@@ -11,6 +11,16 @@ export function text(max: number) {
     .refine((s) => s.isWellFormed(), 'must be valid Unicode (no lone surrogates)');
 }
 
+/** Lookups by id take any string (an unknown id is simply absent), but nothing else. */
+export function lookupKey(value: unknown, field: string): string {
+  if (typeof value !== 'string')
+    throw new BrainError('INVALID_INPUT', `${field}: must be a string`);
+  return value;
+}
+
+/** A path given to the brain to read. */
+export const filePath = text(4096).refine((s) => s.trim().length > 0, 'must not be empty');
+
 export const agentName = z
   .string()
   .min(1, 'must not be empty')

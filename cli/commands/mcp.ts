@@ -34,6 +34,8 @@ export function registerMcp(program: Command, globals: Globals): void {
       loading.catch(() => {}); // awaited below; this only keeps an earlier failure from orphaning it
       return withBrain(globals(), async ({ brain, agent, config }) => {
         const name = agent();
+        // Registered now, not on the first tool call: broadcasts sent meanwhile must reach it.
+        brain.touchAgent(name);
         const [{ serveStdio }, { createLogger }, { embedderSlot }] = await loading;
         const embedding = embedderSlot(config);
         const running = await serveStdio(brain, {

@@ -220,6 +220,7 @@ export function registerAgents(program: Command, globals: Globals): void {
     .action((opts: { displayName?: string; capabilities?: string }) =>
       withBrain(globals(), ({ brain, agent, json }) => {
         const name = agent();
+        brain.touchAgent(name);
         const record =
           opts.displayName !== undefined || opts.capabilities !== undefined
             ? brain.updateAgent({

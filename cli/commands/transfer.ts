@@ -1,6 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { BrainError, describeFsError, type LegacyReport } from '../../src/index.js';
+import { BrainError, readJsonFile, type LegacyReport } from '../../src/index.js';
 import { note, printJson, println } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
 
@@ -36,7 +36,7 @@ export function registerTransfer(program: Command, globals: Globals): void {
     .argument('<file>', 'a file written by `brain export`')
     .action((file: string) =>
       withBrain(globals(), ({ brain, json }) => {
-        const result = brain.import(readJson(file));
+        const result = brain.import(readJsonFile(file, 'file'));
         if (json) return printJson(result);
         const parts = Object.entries(result.imported).map(
           ([k, n]) => `${n} ${k.replace('_', ' ')}`,
@@ -79,24 +79,4 @@ export function registerTransfer(program: Command, globals: Globals): void {
         }
       }),
     );
-}
-
-function readJson(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new BrainError('NOT_FOUND', `file: cannot read ${file}: ${describeFsError(err)}`, {
-      cause: err,
-    });
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new BrainError(
-      'INVALID_INPUT',
-      `file: ${file} is not valid JSON (${(err as Error).message})`,
-      { cause: err },
-    );
-  }
 }

@@ -43,6 +43,9 @@ export function inspectDatabase(db: Database, path: string): { version: number; 
     version = db.pragma('user_version', { simple: true }) as number;
     tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_schema`).get() as { n: number }).n;
   } catch (err) {
+    // Only "not a database" means the file is not one; a lock, a missing -shm folder or a
+    // read-only disk is reported as what it is by the caller.
+    if ((err as { code?: string }).code !== 'SQLITE_NOTADB') throw err;
     throw new BrainError('NOT_A_BRAIN', `${path} is not a brain database (not an SQLite file)`, {
       cause: err,
     });

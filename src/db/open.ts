@@ -4,16 +4,29 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { BrainError } from '../errors.js';
-import { migrate } from './migrate.js';
+import { inspectDatabase, migrate } from './migrate.js';
+import { describeStorageFailure } from './storage-errors.js';
+
+/**
+ * `normal` (synchronous=NORMAL): a process crash loses nothing that returned; a power cut or OS
+ * crash may lose the last transactions, never corrupts. `full` (synchronous=FULL): each commit is
+ * synced to disk before it returns, so even a power cut loses nothing that returned.
+ */
+export type Durability = 'normal' | 'full';
+export const DURABILITIES = ['normal', 'full'] as const;
 
 export interface OpenOptions {
   readonly?: boolean;
   /** How long a writer waits for the lock before SQLITE_BUSY; generous, since many processes share a file. */
   busyTimeoutMs?: number;
+  durability?: Durability;
 }
 
+export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+
 /**
- * Open (creating if needed) a brain database: busy_timeout first, then WAL, synchronous=NORMAL,
+ * Open (creating if needed) a brain database: busy_timeout first, then a look at what the file
+ * is (a foreign database is refused before anything is written to it), WAL, synchronous,
  * foreign keys, sqlite-vec, and migrations.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
@@ -23,17 +36,18 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   try {
     db = new BetterSqlite3(path, { readonly, fileMustExist: readonly });
   } catch (err) {
-    throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${(err as Error).message}`, {
+    throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${describe(err)}`, {
       cause: err,
     });
   }
   try {
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
+    inspectDatabase(db, path);
     if (!readonly) {
       const mode = db.pragma('journal_mode', { simple: true });
       if (mode !== 'wal' && path !== ':memory:') db.pragma('journal_mode = WAL');
     }
-    db.pragma('synchronous = NORMAL');
+    db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('foreign_keys = ON');
     sqliteVec.load(db);
     if (!readonly) migrate(db, path);
@@ -46,16 +60,23 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
         cause: err,
       });
     }
-    throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${(err as Error).message}`, {
+    throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${describe(err)}`, {
       cause: err,
     });
   }
+}
+
+function describe(err: unknown): string {
+  return describeStorageFailure(err) ?? (err as Error).message;
 }
 
 function prepareLocation(path: string, readonly: boolean): void {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (stat?.isDirectory())
     throw new BrainError('INVALID_INPUT', `--db: ${path} is a directory, not a database file`);
+  // A device or FIFO (/dev/null, /dev/zero …) would be "opened" and written beside.
+  if (stat && !stat.isFile())
+    throw new BrainError('INVALID_INPUT', `--db: ${path} is not a regular file`);
   if (!stat && readonly) throw new BrainError('NOT_FOUND', `no brain database at ${path}`);
   if (!stat) {
     try {

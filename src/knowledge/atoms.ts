@@ -10,6 +10,7 @@ import {
   agentName,
   atomId,
   isoTime,
+  lookupKey,
   messageId,
   parseInput,
   text,
@@ -95,6 +96,7 @@ export function createAtom(ctx: BrainContext, input: AtomInput): AtomRecord {
 }
 
 export function getAtom(ctx: BrainContext, id: string): AtomRecord | undefined {
+  lookupKey(id, 'id');
   const row = ctx.q.get<[string], AtomRow>(`${ATOM_SELECT} WHERE t.uid = ?`).get(id);
   return row && toAtomRecord(row);
 }

@@ -4,8 +4,17 @@ import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { newId } from '../ids.js';
+import { storageFailureCode } from '../db/storage-errors.js';
 import { ensureAgent } from '../messaging/agents.js';
-import { agentName, isoTime, messageId, parseInput, stmId, text } from '../validation.js';
+import {
+  agentName,
+  isoTime,
+  lookupKey,
+  messageId,
+  parseInput,
+  stmId,
+  text,
+} from '../validation.js';
 
 export interface StmRecord {
   id: string;
@@ -100,6 +109,7 @@ export function sourceRowId(ctx: BrainContext, id: string): number {
 }
 
 export function getStm(ctx: BrainContext, id: string): StmRecord | undefined {
+  lookupKey(id, 'id');
   const row = ctx.q.get<[string], StmRow>(`${STM_SELECT} WHERE s.uid = ?`).get(id);
   return row && toStmRecord(row);
 }
@@ -157,11 +167,18 @@ export function recordAccess(ctx: BrainContext, rowids: number[]): void {
   const stmt = ctx.q.get(
     `UPDATE stm SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?`,
   );
-  ctx.db
-    .transaction(() => {
-      for (const id of rowids) stmt.run(now, id);
-    })
-    .immediate();
+  try {
+    ctx.db
+      .transaction(() => {
+        for (const id of rowids) stmt.run(now, id);
+      })
+      .immediate();
+  } catch (err) {
+    // Counting is bookkeeping: on a read-only or full disk the search or list still answers,
+    // it only goes uncounted. Anything else is a real failure.
+    const code = storageFailureCode(err);
+    if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
+  }
 }
 
 export { stmId };

@@ -5,7 +5,7 @@ import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { ID_PATTERNS, derivedId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
-import { agentName } from '../validation.js';
+import { agentName, filePath, parseInput } from '../validation.js';
 import {
   legacyTime,
   nameList,
@@ -15,7 +15,7 @@ import {
   type Loose,
   type SkippedRecord,
 } from './fields.js';
-import { readJsonFile } from './synapse.js';
+import { readJsonFile } from '../transfer/json-file.js';
 
 interface CortexEntry {
   uid: string;
@@ -38,6 +38,8 @@ export function migrateCortex(
   path: string,
   defaultAgent = 'cortex',
 ): LegacyReport {
+  parseInput(filePath, path, { '': 'cortex' });
+  parseInput(agentName, defaultAgent, { '': 'cortex_agent' });
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) throw new BrainError('NOT_FOUND', `cortex: no file or directory at ${path}`);
   const files = stat.isDirectory()

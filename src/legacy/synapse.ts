@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { ID_PATTERNS, derivedId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { excerpt } from '../messaging/messages.js';
-import { agentName, type Priority } from '../validation.js';
+import { readJsonFile } from '../transfer/json-file.js';
+import { agentName, filePath, parseInput, type Priority } from '../validation.js';
 import {
   legacyTime,
   nameList,
@@ -51,40 +51,9 @@ interface LegacyMessage {
   metadata: Loose;
 }
 
-export function readJsonFile(path: string, what: string): unknown {
-  let raw: string;
-  try {
-    raw = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new BrainError('NOT_FOUND', `${what}: cannot read ${path}: ${describeFsError(err)}`, {
-      cause: err,
-    });
-  }
-  try {
-    return JSON.parse(raw.replace(/^\uFEFF/, ''));
-  } catch (err) {
-    throw new BrainError(
-      'INVALID_INPUT',
-      `${what}: ${path} is not valid JSON (${(err as Error).message})`,
-      { cause: err },
-    );
-  }
-}
-
-/** "no such file" rather than "ENOENT". */
-export function describeFsError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  const known: Record<string, string> = {
-    ENOENT: 'no such file',
-    EACCES: 'permission denied',
-    EISDIR: 'it is a directory',
-    ENOTDIR: 'a part of the path is not a directory',
-  };
-  return (code && known[code]) ?? (err as Error).message;
-}
-
 /** Import a SYNAPSE synapse.json. Tolerant in what it reads, strict in what it stores; safe to run twice. */
 export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
+  parseInput(filePath, path, { '': 'synapse' });
   const doc = readJsonFile(path, 'synapse');
   const list = Array.isArray(doc) ? doc : (doc as Loose | null)?.messages;
   if (!Array.isArray(list))
@@ -94,7 +63,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
   const notes: string[] = [];
   const parsed: LegacyMessage[] = [];
   list.forEach((record, index) => {
-    const result = normalize(record, index);
+    const result = normalize(record, index, ctx.limits.maxBodyBytes);
     if ('reason' in result) skipped.push(result);
     else parsed.push(result);
   });
@@ -223,7 +192,11 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
   return { source: 'synapse', path, read: list.length, imported, existing, skipped, notes };
 }
 
-function normalize(record: unknown, index: number): LegacyMessage | SkippedRecord {
+function normalize(
+  record: unknown,
+  index: number,
+  maxBodyBytes: number,
+): LegacyMessage | SkippedRecord {
   if (!record || typeof record !== 'object' || Array.isArray(record))
     return { index, reason: 'not an object' };
   const r = record as Loose;
@@ -258,6 +231,9 @@ function normalize(record: unknown, index: number): LegacyMessage | SkippedRecor
   if (body === undefined || !body.trim()) return skip('no body');
   if (body.includes('\0') || !body.isWellFormed())
     return skip('body has NUL characters or invalid Unicode');
+  const bytes = Buffer.byteLength(body, 'utf8');
+  if (bytes > maxBodyBytes)
+    return skip(`body is ${bytes} bytes; the limit is ${maxBodyBytes} (BRAIN_MAX_BODY_BYTES)`);
 
   const createdAt = legacyTime(
     pick(r, ['timestamp', 'created_at', 'createdAt', 'sent_at', 'sentAt', 'time', 'date', 'ts']),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoNow } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
-import { agentName, parseInput, text } from '../validation.js';
+import { agentName, lookupKey, parseInput, text } from '../validation.js';
 
 export interface AgentRecord {
   name: string;
@@ -56,6 +56,7 @@ export function touchAgent(ctx: BrainContext, name: string): void {
 }
 
 export function getAgent(ctx: BrainContext, name: string): AgentRecord | undefined {
+  lookupKey(name, 'name');
   const row = ctx.q
     .get<[string], AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE name = ?`)
     .get(name);

@@ -9,6 +9,7 @@ import {
   agentName,
   isoTime,
   jsonObject,
+  lookupKey,
   messageId,
   parseInput,
   text,
@@ -72,6 +73,7 @@ export function toMessageRecord(row: MessageRow): MessageRecord {
 }
 
 export function getMessage(ctx: BrainContext, id: string): MessageRecord | undefined {
+  lookupKey(id, 'id');
   const row = ctx.q.get<[string], MessageRow>(`${MESSAGE_SELECT} WHERE m.uid = ?`).get(id);
   return row && toMessageRecord(row);
 }

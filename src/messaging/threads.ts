@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
-import { THREAD_STATUSES, parseInput, text, threadId, type ThreadStatus } from '../validation.js';
+import {
+  THREAD_STATUSES,
+  lookupKey,
+  parseInput,
+  text,
+  threadId,
+  type ThreadStatus,
+} from '../validation.js';
 import { acksFor, type AckRecord } from './inbox.js';
 import {
   MESSAGE_SELECT,
@@ -59,6 +66,7 @@ function threadRow(ctx: BrainContext, id: string): ThreadRow | undefined {
 }
 
 export function getThread(ctx: BrainContext, id: string): ThreadRecord | undefined {
+  lookupKey(id, 'id');
   const row = threadRow(ctx, id);
   return row && toThreadRecord(row);
 }

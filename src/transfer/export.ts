@@ -19,7 +19,7 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       const row = ctx.q
         .get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
         .get(args.thread_id);
-      if (!row) throw new BrainError('NOT_FOUND', `thread: no thread ${args.thread_id}`);
+      if (!row) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
       scope = { thread: row.id };
     }
     const p = { thread: scope.thread };

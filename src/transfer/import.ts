@@ -29,6 +29,15 @@ export function importBrain(ctx: BrainContext, input: unknown): ImportResult {
   if (!parsed.success)
     throw new BrainError('INVALID_INPUT', `import: ${formatZodError(parsed.error)}`);
   const doc = parsed.data;
+  // The same limit as send: an import must not store what the brain would refuse to be sent.
+  doc.messages.forEach((m, i) => {
+    const bytes = Buffer.byteLength(m.body, 'utf8');
+    if (bytes > ctx.limits.maxBodyBytes)
+      throw new BrainError(
+        'INVALID_INPUT',
+        `import: messages.${i}.body: is ${bytes} bytes; the limit is ${ctx.limits.maxBodyBytes} (BRAIN_MAX_BODY_BYTES)`,
+      );
+  });
   return ctx.db.transaction(() => importDocument(ctx, doc)).immediate();
 }
 

@@ -1,0 +1,70 @@
+/**
+ * Full-size reliability runs (the test suite runs smaller ones):
+ *   npm run build && node dist/bench/reliability.js stress [--writers 4] [--readers 4] [--messages 2500] [--via library|cli]
+ *   node dist/bench/reliability.js crash [--kills 20] [--seed 1]
+ * Prints figures; exits 1 when a guarantee did not hold.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runCrashes } from './crash.js';
+import { runStress, type Via } from './stress.js';
+
+async function main(): Promise<number> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      writers: { type: 'string', default: '4' },
+      readers: { type: 'string', default: '4' },
+      messages: { type: 'string', default: '2500' },
+      via: { type: 'string', default: 'library' },
+      kills: { type: 'string', default: '20' },
+      seed: { type: 'string', default: String(Date.now() % 100_000) },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'brain-reliability-'));
+  const progress = (line: string) => process.stderr.write(`  ${line}\n`);
+  try {
+    let problems: string[];
+    if (positionals[0] === 'crash') {
+      const r = await runCrashes({
+        dir,
+        kills: Number(values.kills),
+        seed: Number(values.seed),
+        onProgress: progress,
+      });
+      console.log(
+        `crash: ${r.kills} SIGKILLs (seed ${values.seed}), ${r.returned} returned writes checked after each, ${r.earlyKills} kills before the first send returned`,
+      );
+      problems = r.problems;
+    } else if (positionals[0] === 'stress') {
+      const via = values.via as Via;
+      const r = await runStress({
+        dir,
+        writers: Number(values.writers),
+        readers: Number(values.readers),
+        perWriter: Number(values.messages),
+        via,
+        onProgress: progress,
+      });
+      const perSecond = Math.round((r.sent / r.elapsedMs) * 1000);
+      console.log(
+        `stress via ${via}: ${values.writers} writers × ${values.messages} sends, ${values.readers} readers: ${r.sent} sent, ${r.reads} reads in ${(r.elapsedMs / 1000).toFixed(1)} s (${perSecond} sends/s), WAL at most ${(r.maxWalBytes / 1048576).toFixed(1)} MiB`,
+      );
+      problems = r.problems;
+    } else {
+      console.error('usage: reliability.js stress|crash [options]');
+      return 2;
+    }
+    for (const p of problems) console.log(`PROBLEM ${p}`);
+    console.log(problems.length ? `${problems.length} problem(s)` : 'every guarantee held');
+    return problems.length ? 1 : 0;
+  } finally {
+    if (values.keep) console.log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { packageRoot } from '../src/db/package-root.js';
+
+/** The built worker (bench/stress-worker.ts); `npm run build` makes it. */
+export const WORKER = join(packageRoot(), 'dist', 'bench', 'stress-worker.js');
+
+export interface Worker {
+  child: ChildProcess;
+  /** Complete stdout lines so far (a line cut by a kill is not one). */
+  lines: string[];
+  stderr(): string;
+  /** Resolves with the exit code, or the signal's name when killed. */
+  exited: Promise<number | string>;
+}
+
+/** Start one worker process: `node dist/bench/stress-worker.js ROLE ARGS…`. */
+export function spawnWorker(args: string[]): Worker {
+  const child = spawn(process.execPath, [WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let partial = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop()!;
+    lines.push(...parts);
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | string>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve(signal ?? code ?? -1));
+  });
+  return { child, lines, stderr: () => stderr, exited };
+}
+
+/** The ids a worker reported with the given tag (`sent`, `read`, `stm`). */
+export function reported(worker: Worker, tag: string): string[] {
+  const prefix = `${tag} `;
+  return worker.lines.filter((l) => l.startsWith(prefix)).map((l) => l.slice(prefix.length));
+}

@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import type { DoctorReport } from '../../src/index.js';
+import { bold, dim, printJson, println } from '../output.js';
+import { withBrain, type GlobalOptions } from '../run.js';
+
+type Globals = () => GlobalOptions;
+
+export function registerMaintenance(program: Command, globals: Globals): void {
+  program
+    .command('doctor')
+    .description('check the database: integrity, full-text indexes, thread counters, deliveries')
+    .option('--repair', 'back up the database, then rebuild what can be rebuilt')
+    .option('--backup <file>', 'where --repair saves the database first (default: beside it)')
+    .action((opts: { repair?: boolean; backup?: string }) =>
+      withBrain(globals(), async ({ brain, json }) => {
+        const report = await brain.doctor({
+          repair: opts.repair ?? false,
+          backup_path: opts.backup,
+        });
+        // Problems left are a failed check, not a failed command: the report is the answer.
+        if (!report.ok) process.exitCode = 1;
+        if (json) return printJson(report);
+        printReport(report, opts.repair ?? false);
+      }),
+    );
+
+  program
+    .command('backup')
+    .description(
+      'copy the database to a new file while others keep using it (SQLite online backup)',
+    )
+    .argument('<file>', 'the backup file to create (must not exist)')
+    .action((file: string) =>
+      withBrain(globals(), async ({ brain, json }) => {
+        const result = await brain.backup(file);
+        if (json) return printJson(result);
+        println(
+          `backed up ${brain.path} to ${result.path} (${(result.bytes / 1_048_576).toFixed(1)} MiB, ${result.ms} ms)`,
+        );
+      }),
+    );
+}
+
+function printReport(report: DoctorReport, repairing: boolean): void {
+  if (report.backup) println(dim(`backup first: ${report.backup.path}`));
+  for (const check of report.checks) {
+    const mark = check.ok ? '✓' : '✗';
+    const fixed = check.problems.length > 0 && check.ok ? ' (repaired)' : '';
+    println(`${mark} ${bold(check.name)}${fixed}  ${dim(check.description)}`);
+    for (const p of check.problems) println(`    ${p}`);
+    for (const r of check.repairs) println(dim(`    repair: ${r}`));
+    if (repairing && !check.ok) for (const p of check.remaining) println(`    still: ${p}`);
+  }
+  if (report.ok) println(report.backup ? 'repaired; every check passes' : 'every check passes');
+  else if (repairing)
+    println('some problems could not be repaired: restore the backup, or ask for help');
+  else println('problems found: run `brain doctor --repair` (it takes a backup first)');
+}

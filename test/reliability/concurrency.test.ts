@@ -1,0 +1,64 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { reported, spawnWorker } from '../../bench/workers.js';
+import { runStress } from '../../bench/stress.js';
+import { openBrain } from '../../src/index.js';
+import { tempDir } from '../helpers.js';
+import { join } from 'node:path';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => ({ dir, cleanup } = tempDir('brain-stress-')));
+afterEach(() => cleanup());
+
+// The full size (4 × 2,500 sends) runs with `node dist/bench/reliability.js stress`.
+describe('many processes on one file', () => {
+  it('4 writer and 4 reader processes through the library: nothing lost, each read once', async () => {
+    const report = await runStress({ dir, writers: 4, readers: 4, perWriter: 150, via: 'library' });
+    expect(report.problems).toEqual([]);
+    expect(report.sent).toBe(600);
+    // 60 broadcasts reach all 4 readers; the other 540 messages go to one reader each.
+    expect(report.reads).toBe(540 + 60 * 4);
+    expect(report.doctor.ok).toBe(true);
+    expect(report.doctor.checks.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['integrity', 'fts', 'thread_counters', 'deliveries']),
+    );
+  });
+
+  it('4 writer and 4 reader processes through the CLI: nothing lost, each read once', async () => {
+    const report = await runStress({
+      dir,
+      writers: 4,
+      readers: 4,
+      perWriter: 4,
+      broadcastEvery: 2,
+      via: 'cli',
+    });
+    expect(report.problems).toEqual([]);
+    expect(report.sent).toBe(16);
+    expect(report.reads).toBe(8 + 8 * 4);
+  }, 60_000);
+
+  it('4 writer and 4 reader `brain mcp` processes: nothing lost, each read once', async () => {
+    const report = await runStress({ dir, writers: 4, readers: 4, perWriter: 25, via: 'mcp' });
+    expect(report.problems).toEqual([]);
+    expect(report.sent).toBe(100);
+    // Every 10th message of each writer is a broadcast to all 4 readers.
+    expect(report.reads).toBe(4 * (23 + 2 * 4));
+    expect(report.doctor.ok).toBe(true);
+  }, 60_000);
+
+  it('8 processes creating the same new file at once all open it, migrated once', async () => {
+    const db = join(dir, 'fresh', 'brain.db');
+    const writers = Array.from({ length: 8 }, (_, i) =>
+      spawnWorker(['writer', '--db', db, '--name', `w${i}`, '--count', '5', '--to', 'hub']),
+    );
+    const exits = await Promise.all(writers.map((w) => w.exited));
+    expect(exits, writers.map((w) => w.stderr()).join('')).toEqual(Array(8).fill(0));
+    const brain = openBrain({ dbPath: db });
+    expect(brain.poll('hub').unread).toBe(40);
+    const sent = writers.flatMap((w) => reported(w, 'sent'));
+    expect(sent.every((id) => brain.getMessage(id) !== undefined)).toBe(true);
+    expect((await brain.doctor()).ok).toBe(true);
+    brain.close();
+  });
+});

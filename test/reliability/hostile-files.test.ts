@@ -1,0 +1,87 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrainError, type ExportDocument } from '../../src/index.js';
+import { fingerprint } from './fingerprint.js';
+import { importCases, migrateCases, pathCases, type FileCase } from './hostile/file-cases.js';
+import { tempBrain, type TempBrain } from '../helpers.js';
+
+let t: TempBrain;
+let doc: ExportDocument;
+let text: string;
+
+/** A small but complete export: every section has a row. */
+function sampleExport(): ExportDocument {
+  const source = tempBrain();
+  const b = source.brain;
+  const m = b.send({ from: 'ada', to: 'bob', subject: 'plan', body: 'the plan', tags: ['x'] });
+  b.send({ from: 'bob', body: 'agreed', reply_to: m.id });
+  b.ack({ message_id: m.id, agent: 'bob', body: 'ok' });
+  b.remember({
+    agent: 'bob',
+    content: 'the plan holds',
+    categories: ['plans'],
+    source_message_id: m.id,
+  });
+  const a1 = b.createAtom({
+    agent: 'ada',
+    subject: 'plan',
+    action: 'made',
+    outcome: 'agreed',
+    source_message_id: m.id,
+  });
+  const a2 = b.createAtom({ agent: 'bob', subject: 'work', action: 'started', outcome: 'done' });
+  b.link({ from: a1.id, to: a2.id, type: 'causes' });
+  const exported = b.export();
+  source.cleanup();
+  return exported;
+}
+
+beforeAll(() => {
+  t = tempBrain();
+  t.brain.send({ from: 'helios', to: 'nova', body: 'already here' });
+  doc = sampleExport();
+  text = `${JSON.stringify(doc, null, 2)}\n`;
+});
+afterAll(() => t.cleanup());
+
+const cases: FileCase[] = [
+  ...importCases(sampleExport(), `${JSON.stringify(sampleExport(), null, 2)}\n`),
+  ...migrateCases(),
+  ...pathCases(),
+];
+
+describe('hostile files for import and migrate', () => {
+  it(`has a large corpus (${cases.length} cases)`, () => {
+    expect(doc.messages.length).toBe(2);
+    expect(text.length).toBeGreaterThan(1000);
+    expect(cases.length).toBeGreaterThanOrEqual(200);
+  });
+
+  cases.forEach((c, i) => {
+    it(`${c.category}: ${c.name}`, () => {
+      const dir = mkdtempSync(join(t.dir, `case-${i}-`));
+      for (const [name, content] of Object.entries(c.files ?? {})) {
+        mkdirSync(dirname(join(dir, name)), { recursive: true });
+        writeFileSync(join(dir, name), content);
+      }
+      const expectation = c.expect;
+      if ('accept' in expectation) {
+        expectation.accept(c.run(t.brain, dir), t.brain);
+        return;
+      }
+      const before = fingerprint(t.brain.db);
+      let caught: unknown;
+      try {
+        c.run(t.brain, dir);
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught, 'the call succeeded').toBeInstanceOf(BrainError);
+      expect((caught as BrainError).code).toBe(expectation.reject);
+      expect((caught as BrainError).message).toMatch(expectation.message);
+      expect((caught as BrainError).message.length).toBeLessThan(600);
+      expect(fingerprint(t.brain.db)).toBe(before);
+    });
+  });
+});

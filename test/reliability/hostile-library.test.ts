@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrainError } from '../../src/index.js';
+import { fingerprint } from './fingerprint.js';
+import { libraryCases, seedBrain, type Seed } from './hostile/library-cases.js';
+import { tempBrain, type TempBrain } from '../helpers.js';
+
+const BODY_LIMIT = 64 * 1024;
+let t: TempBrain;
+let seed: Seed;
+beforeAll(() => {
+  t = tempBrain({ maxBodyBytes: BODY_LIMIT });
+  seed = seedBrain(t.brain);
+});
+afterAll(() => t.cleanup());
+
+const cases = libraryCases(BODY_LIMIT);
+
+describe('hostile input to the library', () => {
+  it(`has a large corpus (${cases.length} cases)`, () => {
+    expect(cases.length).toBeGreaterThanOrEqual(400);
+  });
+
+  for (const c of cases) {
+    it(`${c.category}: ${c.name}`, () => {
+      const expectation = c.expect;
+      if ('accept' in expectation) {
+        const result = c.run(t.brain, seed);
+        expectation.accept(result, t.brain, seed);
+        return;
+      }
+      const before = fingerprint(t.brain.db);
+      let caught: unknown;
+      try {
+        c.run(t.brain, seed);
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught, 'the call succeeded').toBeInstanceOf(BrainError);
+      const err = caught as BrainError;
+      expect(`${err.code}: ${err.message}`).toMatch(
+        new RegExp(`^${expectation.reject}: (.*; )?${expectation.message.source}`),
+      );
+      // Clear means short and about the input, not a dump of it.
+      expect(err.message.length).toBeLessThan(600);
+      expect(fingerprint(t.brain.db)).toBe(before);
+    });
+  }
+});

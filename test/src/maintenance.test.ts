@@ -1,0 +1,328 @@
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { reported, spawnWorker } from '../../bench/workers.js';
+import { runDoctor } from '../../src/maintenance/doctor.js';
+import { BrainError, openBrain, type DoctorReport } from '../../src/index.js';
+import { fingerprint } from '../reliability/fingerprint.js';
+import { wordEmbedder } from '../embedders.js';
+import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
+
+let t: TempBrain;
+let ids: { direct: string; broadcast: string; thread: string };
+beforeEach(() => {
+  t = tempBrain({ clock: fixedClock() });
+  const b = t.brain;
+  for (const a of ['helios', 'nova', 'orion']) b.touchAgent(a);
+  const direct = b.send({ from: 'helios', to: 'nova', subject: 'spread gate', body: 'zero power' });
+  const broadcast = b.send({
+    from: 'nova',
+    body: 'everyone: the gate stays',
+    thread: direct.thread_id,
+  });
+  const stm = b.remember({
+    agent: 'nova',
+    content: 'gate has no power',
+    source_message_id: direct.id,
+  });
+  b.createAtom({ agent: 'nova', subject: 'gate', action: 'tested', outcome: 'nothing' });
+  b.ack({ message_id: direct.id, agent: 'nova' });
+  ids = { direct: direct.id, broadcast: broadcast.id, thread: direct.thread_id };
+  expect(stm.id).toMatch(/^stm_/);
+});
+afterEach(() => t.cleanup());
+
+const problemsOf = (r: DoctorReport, name: string) =>
+  r.checks.find((c) => c.name === name)!.problems;
+const rowid = (table: string, uid: string) =>
+  t.brain.db.prepare(`SELECT id FROM ${table} WHERE uid = ?`).pluck().get(uid) as number;
+
+describe('brain doctor', () => {
+  it('passes every check on a healthy brain and changes nothing while checking', async () => {
+    const before = fingerprint(t.brain.db);
+    const report = await t.brain.doctor();
+    expect(report.ok).toBe(true);
+    expect(report.checks.map((c) => c.name)).toEqual([
+      'integrity',
+      'fts',
+      'thread_counters',
+      'deliveries',
+      'vectors',
+    ]);
+    expect(report.backup).toBeNull();
+    expect(fingerprint(t.brain.db)).toBe(before);
+  });
+
+  for (const [table, base, columns] of [
+    ['messages_fts', 'messages', ['subject', 'body']],
+    ['stm_fts', 'stm', ['content']],
+    ['atoms_fts', 'atoms', ['subject', 'action', 'outcome', 'consequences']],
+  ] as const) {
+    it(`finds ${table} out of step with its rows and rebuilds it after a backup`, async () => {
+      const row = t.brain.db
+        .prepare(`SELECT id, ${columns.join(', ')} FROM ${base} LIMIT 1`)
+        .get() as Record<string, unknown>;
+      const marks = columns.map(() => '?').join(', ');
+      t.brain.db
+        .prepare(
+          `INSERT INTO ${table}(${table}, rowid, ${columns.join(', ')}) VALUES ('delete', ?, ${marks})`,
+        )
+        .run(row.id, ...columns.map((c) => row[c]));
+      const found = await t.brain.doctor();
+      expect(found.ok).toBe(false);
+      expect(problemsOf(found, 'fts')).toEqual([`${table} does not match the rows it indexes`]);
+
+      const backup = join(t.dir, 'before-repair.db');
+      const repaired = await t.brain.doctor({ repair: true, backup_path: backup });
+      expect(repaired.ok).toBe(true);
+      expect(repaired.backup?.path).toBe(backup);
+      expect(repaired.checks.find((c) => c.name === 'fts')!.repairs).toEqual([
+        `rebuilt ${table} from its rows`,
+      ]);
+      expect((await t.brain.doctor()).ok).toBe(true);
+      // The backup holds the database as it was before the repair.
+      const saved = openBrain({ dbPath: backup });
+      expect(problemsOf(await saved.doctor(), 'fts')).toHaveLength(1);
+      saved.close();
+    });
+  }
+
+  it('finds and recounts thread counters that disagree with their messages', async () => {
+    t.brain.db
+      .prepare(`UPDATE threads SET message_count = 7, last_message_at = '2000-01-01T00:00:00.000Z'`)
+      .run();
+    const found = await t.brain.doctor();
+    expect(problemsOf(found, 'thread_counters')).toEqual([
+      `thread ${ids.thread} counts 7 messages but has 2`,
+    ]);
+    const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+    expect(repaired.ok).toBe(true);
+    const thread = t.brain.getThread(ids.thread)!;
+    expect(thread.message_count).toBe(2);
+    expect(thread.last_message_at).toBe('2026-01-01T00:00:00.000Z');
+  });
+
+  it('finds deliveries that break the rules; repairs what it can and leaves the rest to a person', async () => {
+    const db = t.brain.db;
+    const direct = rowid('messages', ids.direct);
+    const broadcast = rowid('messages', ids.broadcast);
+    const agent = (name: string) =>
+      db.prepare(`SELECT id FROM agents WHERE name = ?`).pluck().get(name);
+    db.prepare(`UPDATE deliveries SET read_at = NULL WHERE message_id = ?`).run(direct); // acked, unread
+    db.prepare(`INSERT INTO deliveries (message_id, agent_id) VALUES (?, ?)`).run(
+      direct,
+      agent('orion'),
+    );
+    db.prepare(`INSERT INTO deliveries (message_id, agent_id) VALUES (?, ?)`).run(
+      broadcast,
+      agent('nova'),
+    );
+    const found = await t.brain.doctor();
+    expect(problemsOf(found, 'deliveries').sort()).toEqual(
+      [
+        `message ${ids.direct} is addressed to someone else but delivered to orion`,
+        `broadcast ${ids.broadcast} is delivered to its own sender nova`,
+        `message ${ids.direct} is acknowledged by nova but still unread`,
+      ].sort(),
+    );
+    const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+    const check = repaired.checks.find((c) => c.name === 'deliveries')!;
+    expect(check.repairs).toEqual([
+      'removed 1 delivery(ies) of broadcasts to their sender',
+      'marked 1 acknowledged delivery(ies) read',
+    ]);
+    expect(check.remaining).toEqual([
+      `message ${ids.direct} is addressed to someone else but delivered to orion`,
+    ]);
+    expect(repaired.ok).toBe(false);
+
+    db.prepare(`DELETE FROM deliveries WHERE message_id = ?`).run(direct);
+    expect(problemsOf(await t.brain.doctor(), 'deliveries')).toEqual([
+      `message ${ids.direct} was never delivered to its recipient nova`,
+    ]);
+    await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'c.db') });
+    // Delivered again, and read: nova had acknowledged it.
+    const receipts = t.brain.thread({ thread_id: ids.thread }).messages[0]!.receipts;
+    expect(receipts).toEqual([{ agent: 'nova', read_at: '2026-01-01T00:00:00.000Z' }]);
+  });
+
+  it('finds a damaged index in the file and rebuilds it (REINDEX)', async () => {
+    for (let i = 0; i < 50; i++) t.brain.send({ from: 'helios', to: 'nova', body: `filler ${i}` });
+    const path = t.path;
+    t.brain.close();
+    // Flip one stored time inside a leaf page of the messages_by_time index.
+    const raw = new BetterSqlite3(path);
+    const page = raw
+      .prepare(
+        `SELECT pageno FROM dbstat WHERE name = 'messages_by_time' AND pagetype = 'leaf' LIMIT 1`,
+      )
+      .pluck()
+      .get() as number;
+    const size = raw.pragma('page_size', { simple: true }) as number;
+    raw.close();
+    const bytes = readFileSync(path);
+    const at = bytes.indexOf('2026-01-01T', (page - 1) * size);
+    expect(at).toBeGreaterThan((page - 1) * size);
+    expect(at).toBeLessThan(page * size);
+    bytes.write('1999', at);
+    writeFileSync(path, bytes);
+
+    const brain = openBrain({ dbPath: path });
+    try {
+      const found = await brain.doctor();
+      expect(problemsOf(found, 'integrity').join('\n')).toMatch(/messages_by_time/);
+      const repaired = await brain.doctor({ repair: true, backup_path: join(t.dir, 'r.db') });
+      expect(repaired.checks[0]!.repairs).toEqual(['rebuilt every index (REINDEX)']);
+      expect(repaired.ok).toBe(true);
+    } finally {
+      brain.close();
+    }
+  });
+
+  it('finds the context index (contentless) missing a message and rebuilds it from messages', async () => {
+    const direct = rowid('messages', ids.direct);
+    t.brain.db.prepare(`DELETE FROM messages_context_fts WHERE rowid = ?`).run(direct);
+    expect(problemsOf(await t.brain.doctor(), 'fts')).toEqual([
+      'messages_context_fts does not match the rows it indexes',
+    ]);
+    const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+    expect(repaired.checks.find((c) => c.name === 'fts')!.repairs).toEqual([
+      'rebuilt messages_context_fts from messages',
+    ]);
+    expect(repaired.ok).toBe(true);
+    const back = t.brain.db
+      .prepare(`SELECT rowid FROM messages_context_fts WHERE messages_context_fts MATCH 'zero'`)
+      .pluck()
+      .all();
+    expect(back).toContain(direct);
+  });
+
+  describe('vectors against the embedding queue', () => {
+    const embedder = () => wordEmbedder(['gate', 'power', 'nothing']);
+    const vectors = (r: DoctorReport) => r.checks.find((c) => c.name === 'vectors')!;
+
+    it('pass when every item is embedded or queued', async () => {
+      expect(vectors(await t.brain.doctor()).problems).toEqual([]); // all queued
+      await t.brain.embedQueued(embedder());
+      expect(t.brain.embedStatus()).toMatchObject({ pending: 0, failed: 0 });
+      expect(vectors(await t.brain.doctor()).problems).toEqual([]); // all embedded
+    });
+
+    it('find an item neither embedded nor queued, and queue it', async () => {
+      t.brain.db.prepare(`DELETE FROM embed_queue WHERE item_type = 'atom'`).run();
+      expect(vectors(await t.brain.doctor()).problems).toEqual([
+        '1 atom item(s) have no vector and are not queued for one',
+      ]);
+      const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+      expect(vectors(repaired).repairs).toEqual([
+        'queued 1 item(s) for embedding',
+        'run `brain embed` (or keep a server running) to make the vectors',
+      ]);
+      expect(repaired.ok).toBe(true);
+      expect(t.brain.embedStatus().pending).toBe(4);
+    });
+
+    it('find vectors missing from the index, of another model, or without an index row; drop and queue them again', async () => {
+      await t.brain.embedQueued(embedder());
+      const db = t.brain.db;
+      const [a, b, c] = db
+        .prepare(`SELECT id FROM embeddings ORDER BY id`)
+        .pluck()
+        .all() as number[];
+      db.prepare(`DELETE FROM vec_index WHERE rowid = ?`).run(BigInt(a!));
+      db.prepare(`UPDATE embeddings SET model = 'old-model' WHERE id = ?`).run(b);
+      db.prepare(`DELETE FROM embeddings WHERE id = ?`).run(c); // its index row stays behind
+      const problems = vectors(await t.brain.doctor()).problems;
+      expect(problems).toHaveLength(4);
+      expect(problems).toEqual(
+        expect.arrayContaining([
+          '1 vector(s) are missing from the vector index',
+          '1 vector(s) are not of the current model (brain-test-words)',
+          '1 vector index row(s) have no stored vector',
+          expect.stringMatching(
+            /^1 (message|stm|atom) item\(s\) have no vector and are not queued for one$/,
+          ),
+        ]),
+      );
+      const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+      expect(repaired.ok).toBe(true);
+      expect(t.brain.embedStatus().pending).toBe(3);
+      await t.brain.embedQueued(embedder());
+      expect((await t.brain.doctor()).ok).toBe(true);
+      expect(db.prepare(`SELECT count(*) FROM vec_index`).pluck().get()).toBe(4);
+    });
+  });
+
+  it('reports a check that cannot run instead of failing', async () => {
+    const report = await runDoctor(t.brain.db, t.path, fixedClock(), {}, [
+      {
+        name: 'broken',
+        description: 'always throws',
+        run: () => {
+          throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_READ' });
+        },
+      },
+    ]);
+    expect(report.ok).toBe(false);
+    expect(report.checks[0]!.problems).toEqual([
+      'could not run: the disk reported an I/O error (SQLITE_IOERR_READ)',
+    ]);
+  });
+
+  it('takes no backup when there is nothing to repair', async () => {
+    const report = await t.brain.doctor({ repair: true });
+    expect(report).toMatchObject({ ok: true, backup: null });
+    expect(readdirSync(t.dir).filter((f) => f.includes('.bak-'))).toEqual([]);
+  });
+});
+
+describe('brain backup', () => {
+  it('copies a consistent database while two writer processes keep sending', async () => {
+    const writers = [0, 1].map((i) =>
+      spawnWorker(['writer', '--db', t.path, '--name', `w${i}`, '--count', '400', '--to', 'nova']),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = t.brain.poll('nova').unread;
+    const file = join(t.dir, 'copy.db');
+    const result = await t.brain.backup(file);
+    const after = t.brain.poll('nova').unread;
+    expect(await Promise.all(writers.map((w) => w.exited))).toEqual([0, 0]);
+    expect(result.path).toBe(file);
+    expect(result.bytes).toBeGreaterThan(0);
+    expect(existsSync(`${file}.partial`)).toBe(false);
+
+    const copy = openBrain({ dbPath: file });
+    try {
+      expect((await copy.doctor()).ok).toBe(true);
+      const copied = copy.poll('nova').unread;
+      expect(copied).toBeGreaterThanOrEqual(before);
+      expect(copied).toBeLessThanOrEqual(after);
+      const sent = writers.flatMap((w) => reported(w, 'sent'));
+      expect(sent).toHaveLength(800);
+    } finally {
+      copy.close();
+    }
+  });
+
+  it('refuses to overwrite a file or to copy the database onto itself', async () => {
+    const existing = join(t.dir, 'taken.db');
+    writeFileSync(existing, 'precious');
+    await expect(t.brain.backup(existing)).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/taken\.db already exists/),
+    });
+    expect(readFileSync(existing, 'utf8')).toBe('precious');
+    await expect(t.brain.backup(t.path)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(t.brain.backup('')).rejects.toBeInstanceOf(BrainError);
+  });
+
+  it('explains a target it cannot write, and leaves nothing behind', async () => {
+    const blocker = join(t.dir, 'a-file');
+    writeFileSync(blocker, '');
+    await expect(t.brain.backup(join(blocker, 'copy.db'))).rejects.toMatchObject({
+      code: 'STORAGE_FAILED',
+      message: expect.stringMatching(/^backup to .*copy\.db failed: /),
+    });
+  });
+});

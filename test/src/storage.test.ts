@@ -1,0 +1,164 @@
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BrainError, loadConfig, openBrain, type Brain } from '../../src/index.js';
+import { fingerprint } from '../reliability/fingerprint.js';
+import { runCli, tempBrain, tempDir, type TempBrain } from '../helpers.js';
+
+function failure(fn: () => unknown): BrainError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof BrainError) return err;
+    throw new Error(`not a BrainError: ${String(err)}`);
+  }
+  throw new Error('did not fail');
+}
+
+let t: TempBrain;
+beforeEach(() => {
+  t = tempBrain();
+  t.brain.send({ from: 'helios', to: 'nova', subject: 'seed', body: 'the first message' });
+});
+afterEach(() => t.cleanup());
+
+describe('a full disk', () => {
+  // SQLite's max_page_count caps the file exactly as a full disk does (both are SQLITE_FULL).
+  const fill = (brain: Brain) =>
+    brain.db.pragma(`max_page_count = ${brain.db.pragma('page_count', { simple: true })}`);
+
+  it('fails a send with a clear STORAGE_FAILED and changes nothing', () => {
+    fill(t.brain);
+    const before = fingerprint(t.brain.db);
+    const err = failure(() =>
+      t.brain.send({ from: 'helios', to: 'nova', body: 'x'.repeat(200_000) }),
+    );
+    expect(err.code).toBe('STORAGE_FAILED');
+    expect(err.message).toMatch(
+      /brain\.db: the disk is full .*\(SQLITE_FULL\); nothing was changed$/,
+    );
+    expect(err.message).not.toContain('xxxx');
+    expect(fingerprint(t.brain.db)).toBe(before);
+    expect(t.brain.poll('nova').unread).toBe(1);
+  });
+
+  it('fails remember, atoms and imports the same way, and works again once there is room', () => {
+    const other = tempBrain();
+    const big = 'y'.repeat(9_000);
+    other.brain.send({ from: 'ada', to: 'bob', body: big.repeat(10) });
+    const doc = other.brain.export();
+    other.cleanup();
+
+    fill(t.brain);
+    const before = fingerprint(t.brain.db);
+    for (const write of [
+      () => t.brain.remember({ agent: 'nova', content: big.repeat(10) }),
+      () => t.brain.createAtom({ agent: 'nova', subject: big, action: big, outcome: big }),
+      () => t.brain.import(doc),
+    ])
+      expect(failure(write).message).toMatch(/SQLITE_FULL/);
+    expect(fingerprint(t.brain.db)).toBe(before);
+    t.brain.db.pragma('max_page_count = 1073741823');
+    expect(t.brain.import(doc).imported.messages).toBe(1);
+  });
+});
+
+describe('a read-only database', () => {
+  it('answers reads and refuses writes with a clear error', () => {
+    const ro = t.reopen({ readonly: true });
+    expect(ro.poll('nova').unread).toBe(1);
+    expect(ro.search({ query: 'first' }).hits).toHaveLength(1);
+    const before = fingerprint(ro.db);
+    for (const write of [
+      () => ro.send({ from: 'helios', to: 'nova', body: 'second' }),
+      () => ro.read({ agent: 'nova' }),
+      () => ro.touchAgent('zed'),
+    ]) {
+      const err = failure(write);
+      expect(err.code).toBe('STORAGE_FAILED');
+      expect(err.message).toMatch(
+        /the database is read-only.*\(SQLITE_READONLY\); nothing was changed/,
+      );
+    }
+    expect(fingerprint(ro.db)).toBe(before);
+  });
+});
+
+describe('a read-only disk under a writable connection', () => {
+  // query_only refuses every write with SQLITE_READONLY, as a read-only mount does.
+  it('still answers searches and lists that count memory accesses; writes are refused', () => {
+    const source = t.brain.getMessage(t.brain.peek({ agent: 'nova' })[0]!.id)!;
+    t.brain.remember({ agent: 'nova', content: 'the first lesson', source_message_id: source.id });
+    t.brain.db.pragma('query_only = 1');
+    const before = fingerprint(t.brain.db);
+    expect(
+      t.brain
+        .search({ query: 'first' })
+        .hits.map((h) => h.type)
+        .sort(),
+    ).toEqual(['message', 'stm']);
+    expect(t.brain.listStm()).toHaveLength(1);
+    expect(t.brain.poll('nova').unread).toBe(1);
+    expect(failure(() => t.brain.read({ agent: 'nova' })).message).toMatch(/SQLITE_READONLY/);
+    expect(fingerprint(t.brain.db)).toBe(before);
+  });
+});
+
+describe('opening', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = tempDir()));
+  afterEach(() => cleanup());
+
+  it('explains a database path that cannot be created (SQLITE_CANTOPEN)', () => {
+    const link = join(dir, 'brain.db');
+    symlinkSync(join(dir, 'missing', 'folder', 'brain.db'), link);
+    const err = failure(() => openBrain({ dbPath: link }));
+    expect(err.code).toBe('STORAGE_FAILED');
+    expect(err.message).toMatch(
+      /^cannot open .*brain\.db: .*cannot be opened or created.*\(SQLITE_CANTOPEN\)$/,
+    );
+  });
+
+  it('leaves a foreign SQLite database byte for byte as it was (no switch to WAL)', () => {
+    const path = join(dir, 'invoices.db');
+    const other = new BetterSqlite3(path);
+    other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
+    other.close();
+    const bytes = readFileSync(path);
+    expect(failure(() => openBrain({ dbPath: path })).code).toBe('NOT_A_BRAIN');
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+  });
+
+  it('leaves a text file as it was', () => {
+    const path = join(dir, 'notes.txt');
+    writeFileSync(path, 'root:x:0:0:root:/root:/bin/bash\n');
+    const err = failure(() => openBrain({ dbPath: path }));
+    expect(err.code).toBe('NOT_A_BRAIN');
+    expect(err.message).not.toContain('root:x');
+    expect(readFileSync(path, 'utf8')).toBe('root:x:0:0:root:/root:/bin/bash\n');
+  });
+
+  it('syncs every commit with BRAIN_DURABILITY=full, NORMAL by default', () => {
+    expect(loadConfig({ BRAIN_DURABILITY: 'full' }).durability).toBe('full');
+    expect(loadConfig({}).durability).toBe('normal');
+    expect(() => loadConfig({ BRAIN_DURABILITY: 'fast' })).toThrow(
+      /BRAIN_DURABILITY: must be one of normal, full/,
+    );
+    const full = openBrain({ dbPath: join(dir, 'f.db'), durability: 'full' });
+    expect(full.db.pragma('synchronous', { simple: true })).toBe(2);
+    full.close();
+    const normal = openBrain({ dbPath: join(dir, 'n.db') });
+    expect(normal.db.pragma('synchronous', { simple: true })).toBe(1);
+    normal.close();
+  });
+
+  it('the CLI says the same, exits 1 and prints no stack trace', async () => {
+    const link = join(dir, 'link.db');
+    symlinkSync(join(dir, 'nowhere', 'brain.db'), link);
+    const r = await runCli(['poll', '--agent', 'nova', '--db', link]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^brain: STORAGE_FAILED: cannot open .*\(SQLITE_CANTOPEN\)\n$/);
+  });
+});
