@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerBench } from './commands/bench.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEmbed } from './commands/embed.js';
 import { registerEval } from './commands/eval.js';
@@ -43,6 +44,7 @@ export function createProgram(): Command {
   registerDemo(program, globals);
   registerEmbed(program, globals);
   registerEval(program, globals);
+  registerBench(program, globals);
   registerMcp(program, globals);
   return program;
 }

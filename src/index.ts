@@ -76,6 +76,7 @@ export {
 export { createEmbedder, type CreateEmbedderOptions } from './embed/create.js';
 export { createOllamaEmbedder, probeOllama, type OllamaEmbedderOptions } from './embed/ollama.js';
 export { createOfflineEmbedder, isOfflineModel } from './embed/offline.js';
+export { createHashEmbedder } from './embed/offline-hash.js';
 export {
   startEmbeddingWorker,
   type EmbeddingWorker,

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AGENTS, BACKLOG_AGENTS, buildBrain, type BuildStats } from '../../bench/latency/build.js';
+import { builtInCorpus, loadCorpus } from '../../bench/latency/corpus.js';
+import { benchQueries } from '../../bench/latency/queries.js';
+import { createTextGenerator } from '../../bench/latency/text.js';
+import { tempBrain, type TempBrain } from '../helpers.js';
+
+const N = 2000;
+let t: TempBrain;
+let stats: BuildStats;
+const count = (sql: string) => (t.brain.db.prepare(sql).get() as { n: number }).n;
+
+beforeAll(async () => {
+  t = tempBrain();
+  stats = await buildBrain(t.brain, {
+    messages: N,
+    text: createTextGenerator(builtInCorpus()),
+    now: Date.parse('2026-06-01T00:00:00Z'),
+  });
+});
+afterAll(() => t.cleanup());
+
+describe('the benchmark builder', () => {
+  it('writes N messages with STM entries and atoms at 10% each, most with a source', () => {
+    expect(count(`SELECT count(*) AS n FROM messages`)).toBe(N);
+    expect(count(`SELECT count(*) AS n FROM stm`)).toBe(N / 10);
+    expect(count(`SELECT count(*) AS n FROM atoms`)).toBe(N / 10);
+    const stmSourced = count(`SELECT count(*) AS n FROM stm WHERE source_message_id IS NOT NULL`);
+    const atomSourced = count(
+      `SELECT count(*) AS n FROM atoms WHERE source_message_id IS NOT NULL`,
+    );
+    expect(stmSourced).toBe(stats.stm_with_source);
+    expect(atomSourced).toBe(stats.atoms_with_source);
+    expect(stmSourced / (N / 10)).toBeGreaterThan(0.65);
+    expect(count(`SELECT count(*) AS n FROM atom_links`)).toBe(stats.links);
+    expect(stats.links).toBeGreaterThan(0);
+  });
+
+  it('has twenty agents, ~10% broadcasts, replies, priorities and threads of varying length', () => {
+    expect(count(`SELECT count(*) AS n FROM agents`)).toBe(AGENTS.length);
+    const broadcasts = count(`SELECT count(*) AS n FROM messages WHERE to_agent IS NULL`);
+    expect(broadcasts).toBe(stats.broadcasts);
+    expect(broadcasts / N).toBeGreaterThan(0.07);
+    expect(broadcasts / N).toBeLessThan(0.13);
+    expect(count(`SELECT count(*) AS n FROM messages WHERE reply_to IS NOT NULL`)).toBe(
+      stats.replies,
+    );
+    expect(count(`SELECT count(DISTINCT priority) AS n FROM messages`)).toBe(4);
+    expect(count(`SELECT count(*) AS n FROM threads`)).toBe(stats.threads);
+    expect(count(`SELECT max(message_count) AS n FROM threads`)).toBeGreaterThanOrEqual(60);
+    expect(count(`SELECT count(*) AS n FROM threads WHERE message_count = 1`)).toBeGreaterThan(0);
+    expect(stats.long_thread.messages).toBe(count(`SELECT max(message_count) AS n FROM threads`));
+  });
+
+  it('spreads messages over about a year, in order', () => {
+    const span = t.brain.db
+      .prepare(`SELECT min(created_at) AS lo, max(created_at) AS hi FROM messages`)
+      .get() as { lo: string; hi: string };
+    const days = (Date.parse(span.hi) - Date.parse(span.lo)) / 86_400_000;
+    expect(days).toBeGreaterThan(350);
+    expect(days).toBeLessThanOrEqual(366);
+    expect(span.hi < '2026-06-01').toBe(true);
+  });
+
+  it('leaves most mail read, and unread backlogs with the agents that stopped reading', () => {
+    const unread = count(`SELECT count(*) AS n FROM deliveries WHERE read_at IS NULL`);
+    const all = count(`SELECT count(*) AS n FROM deliveries`);
+    expect(unread).toBe(Object.values(stats.unread).reduce((a, b) => a + b, 0));
+    expect(unread / all).toBeLessThan(0.5);
+    // Agents that keep reading have read the great majority of their mail.
+    const names = BACKLOG_AGENTS.map((a) => `'${a}'`).join(', ');
+    const theirs = `FROM deliveries d JOIN agents a ON a.id = d.agent_id WHERE a.name NOT IN (${names})`;
+    const theirUnread = count(`SELECT count(*) AS n ${theirs} AND d.read_at IS NULL`);
+    expect(theirUnread / count(`SELECT count(*) AS n ${theirs}`)).toBeLessThan(0.2);
+    const backlog = Math.min(...BACKLOG_AGENTS.map((a) => stats.unread[a]!));
+    const others = AGENTS.filter((a) => !(BACKLOG_AGENTS as readonly string[]).includes(a)).map(
+      (a) => stats.unread[a]!,
+    );
+    expect(backlog).toBeGreaterThan(Math.max(...others) / 2);
+    expect(others.some((n) => n > 0)).toBe(true);
+  });
+
+  it('writes varied text, not a few sentences repeated', () => {
+    const distinct = count(`SELECT count(DISTINCT body) AS n FROM messages`);
+    expect(distinct / N).toBeGreaterThan(0.8);
+    expect(stats.body_bytes / N).toBeGreaterThan(80);
+  });
+
+  it('samples knowledge ids with a source for find_provenance', () => {
+    expect(stats.knowledge_sample.length).toBeGreaterThan(50);
+    const p = t.brain.provenance({ id: stats.knowledge_sample[0]! });
+    expect(p.message).not.toBeNull();
+  });
+});
+
+describe('the corpus and the queries', () => {
+  it('falls back to the built-in generator with a notice when the default corpus is absent', () => {
+    const notices: string[] = [];
+    const corpus = loadCorpus(undefined, '/nonexistent/locomo-dev.json', (l) => notices.push(l));
+    expect(corpus.source).toBe('built-in');
+    expect(notices.join()).toMatch(/no corpus at \/nonexistent\/locomo-dev\.json/);
+  });
+
+  it('has a fixed set of 50 distinct queries, the same for every run', () => {
+    const a = benchQueries(createTextGenerator(builtInCorpus()));
+    const b = benchQueries(createTextGenerator(builtInCorpus(), 99));
+    expect(a).toHaveLength(50);
+    expect(new Set(a).size).toBe(50);
+    expect(b).toEqual(a);
+  });
+});
