@@ -15,7 +15,10 @@ const STOP_WORDS = new Set(
   ever also get got let like likes liked much many one ones thing things would could`.split(/\s+/),
 );
 
-const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+// A word is a run of letters and digits. The index's tokenizer (unicode61) splits on the same
+// punctuation, apostrophes included, so each term is one token: the index keeps no positions
+// (detail = column, migration 0003) and would refuse a term of two tokens as a phrase.
+const WORD = /[\p{L}\p{N}]+/gu;
 const MAX_TERMS = 32;
 
 export interface FtsQueries {
@@ -26,15 +29,15 @@ export interface FtsQueries {
   terms: string[];
 }
 
+/** The words of a text as the index splits them, lower-cased, in order. */
+export function queryWords(input: string): string[] {
+  return input.normalize('NFKC').toLowerCase().match(WORD) ?? [];
+}
+
 /** The searchable words of a text, lower-cased, in order, without repeats. */
 export function queryTerms(input: string): string[] {
-  const words = (input.normalize('NFKC').toLowerCase().match(WORD) ?? []).map((w) =>
-    w.replace(/’/g, "'"),
-  );
-  const unique = [...new Set(words)];
-  const meaningful = unique.filter(
-    (w) => !STOP_WORDS.has(w) && !STOP_WORDS.has(w.replace(/'.*$/, '')),
-  );
+  const unique = [...new Set(queryWords(input))];
+  const meaningful = unique.filter((w) => !STOP_WORDS.has(w));
   return (meaningful.length > 0 ? meaningful : unique).slice(0, MAX_TERMS);
 }
 
@@ -42,6 +45,11 @@ export function queryTerms(input: string): string[] {
 export function buildFtsQueries(input: string): FtsQueries | undefined {
   const terms = queryTerms(input);
   if (terms.length === 0) return undefined;
-  const quoted = terms.map((t) => `"${t.replace(/"/g, '""')}"`);
+  const quoted = terms.map(quoteTerm);
   return { all: quoted.join(' '), any: quoted.join(' OR '), terms };
+}
+
+/** One word as an FTS5 string: matched as a word, whatever characters it holds. */
+export function quoteTerm(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
 }

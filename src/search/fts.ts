@@ -1,6 +1,6 @@
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
-import type { FtsQueries } from './fts-query.js';
+import { queryWords, quoteTerm, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
 export interface SearchFilters {
@@ -19,54 +19,256 @@ export interface Candidate {
   rank: number;
 }
 
-const FTS_SQL: Record<SearchType, string> = {
-  // Messages are ranked by their text in context (migration 0002): subject, body, sender, the
-  // previous and the next message, date.
-  message: `
-    SELECT f.rowid AS rowid, bm25(messages_context_fts, 2.0, 1.0, 1.0, 0.5, 0.3, 0.5) AS bm25
-    FROM messages_context_fts f JOIN messages m ON m.id = f.rowid
-    WHERE messages_context_fts MATCH @match
-      AND (@since IS NULL OR m.created_at >= @since)
-      AND (@until IS NULL OR m.created_at < @until)
-      AND (@thread IS NULL OR m.thread_id = @thread)
-      AND (@agent IS NULL OR m.from_agent = @agent)
-    ORDER BY bm25 LIMIT @k`,
-  stm: `
-    SELECT f.rowid AS rowid, bm25(stm_fts) AS bm25
-    FROM stm_fts f JOIN stm s ON s.id = f.rowid
-    WHERE stm_fts MATCH @match
-      AND (s.expires_at IS NULL OR s.expires_at > @now)
-      AND (@since IS NULL OR s.created_at >= @since)
-      AND (@until IS NULL OR s.created_at < @until)
-      AND (@thread IS NULL OR s.source_message_id IN (SELECT id FROM messages WHERE thread_id = @thread))
-      AND (@agent IS NULL OR s.agent_id = @agent)
-    ORDER BY bm25 LIMIT @k`,
-  atom: `
-    SELECT f.rowid AS rowid, bm25(atoms_fts, 2.0, 1.0, 1.0, 1.0) AS bm25
-    FROM atoms_fts f JOIN atoms t ON t.id = f.rowid
-    WHERE atoms_fts MATCH @match
-      AND (@since IS NULL OR t.created_at >= @since)
-      AND (@until IS NULL OR t.created_at < @until)
-      AND (@thread IS NULL OR t.source_message_id IN (SELECT id FROM messages WHERE thread_id = @thread))
-      AND (@agent IS NULL OR t.agent_id = @agent)
-    ORDER BY bm25 LIMIT @k`,
+/** Past this many matches, a query is ranked among its newest RANK_WINDOW matches only. */
+export const RANK_WINDOW = 2000;
+
+/**
+ * What a message gains from its context: a share of the scores of the message it follows and of
+ * the one that answers it, and a bonus for each word of the query found in it or them. Chosen on
+ * the dev set (bench/RESULTS.md).
+ */
+export const CONTEXT_WEIGHTS = { previous: 0.7, next: 0.4, perWord: 3 };
+
+interface FtsSource {
+  table: string;
+  base: string;
+  /** bm25 column weights, in the index's column order. */
+  weights: string;
+  /** The filters, on the base row `x`. */
+  where: string;
+}
+
+const SOURCES: Record<SearchType, FtsSource> = {
+  // subject, body, sender ("nova to everyone"), date ("8 May 2023"): migration 0003.
+  message: {
+    table: 'messages_fts',
+    base: 'messages',
+    weights: '2.0, 1.0, 1.0, 0.5',
+    where: `AND (@since IS NULL OR x.created_at >= @since)
+      AND (@until IS NULL OR x.created_at < @until)
+      AND (@thread IS NULL OR x.thread_id = @thread)
+      AND (@agent IS NULL OR x.from_agent = @agent)`,
+  },
+  stm: {
+    table: 'stm_fts',
+    base: 'stm',
+    weights: '1.0',
+    where: `AND (x.expires_at IS NULL OR x.expires_at > @now)
+      AND (@since IS NULL OR x.created_at >= @since)
+      AND (@until IS NULL OR x.created_at < @until)
+      AND (@thread IS NULL OR x.source_message_id IN (SELECT id FROM messages WHERE thread_id = @thread))
+      AND (@agent IS NULL OR x.agent_id = @agent)`,
+  },
+  atom: {
+    table: 'atoms_fts',
+    base: 'atoms',
+    weights: '2.0, 1.0, 1.0, 1.0',
+    where: `AND (@since IS NULL OR x.created_at >= @since)
+      AND (@until IS NULL OR x.created_at < @until)
+      AND (@thread IS NULL OR x.source_message_id IN (SELECT id FROM messages WHERE thread_id = @thread))
+      AND (@agent IS NULL OR x.agent_id = @agent)`,
+  },
 };
 
-function runFts(
+/** The best k matches by BM25 among those with rowid >= @floor. */
+function rankSql({ table, base, weights, where }: FtsSource): string {
+  return `SELECT f.rowid AS rowid, bm25(${table}, ${weights}) AS bm25
+    FROM ${table} f JOIN ${base} x ON x.id = f.rowid
+    WHERE ${table} MATCH @match AND f.rowid >= @floor ${where}
+    ORDER BY bm25 LIMIT @k`;
+}
+
+/**
+ * The rowid of the RANK_WINDOW-th newest match, or nothing when there are fewer. Walks rowids in
+ * the index's own order without scoring them, so it costs at most RANK_WINDOW steps.
+ */
+function floorSql({ table, base, where }: FtsSource): string {
+  return `SELECT f.rowid AS rowid
+    FROM ${table} f JOIN ${base} x ON x.id = f.rowid
+    WHERE ${table} MATCH @match ${where}
+    ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
+}
+
+type Params = SearchFilters & { match: string };
+
+/** Where ranking starts: 0, or the window's floor when the query matches too much to rank all. */
+function windowFloor(ctx: BrainContext, type: SearchType, params: Params): bigint | undefined {
+  const row = ctx.q.get<[Params], { rowid: number }>(floorSql(SOURCES[type])).get(params);
+  // A rowid bound as a JS number reaches FTS5 as a REAL, which it mishandles: bind a BigInt.
+  return row === undefined ? undefined : BigInt(row.rowid);
+}
+
+/**
+ * BM25 scores every match before it can rank them, so a query matching a large share of a big
+ * brain would cost time in proportion to it. Past RANK_WINDOW matches only the newest are ranked:
+ * the cost is bounded and, when words are that common, the recent matches are the useful ones.
+ */
+function rankMatches(
   ctx: BrainContext,
   type: SearchType,
   match: string,
   filters: SearchFilters,
   k: number,
-) {
+): Array<{ rowid: number; bm25: number }> {
+  const params: Params = { ...filters, match };
+  const floor = windowFloor(ctx, type, params) ?? 0n;
   return ctx.q
-    .get<[Record<string, unknown>], { rowid: number; bm25: number }>(FTS_SQL[type])
-    .all({ ...filters, match, k });
+    .get<[Params & { floor: bigint; k: number }], { rowid: number; bm25: number }>(
+      rankSql(SOURCES[type]),
+    )
+    .all({ ...params, floor, k });
+}
+
+/**
+ * The widening when all words find too little: any of them. Words common enough to reach the
+ * ranking window are left out when rarer ones remain, since they would fill the window and hide
+ * what the rare words find.
+ */
+function widened(
+  ctx: BrainContext,
+  type: SearchType,
+  queries: FtsQueries,
+  filters: SearchFilters,
+): string {
+  const rare = queries.terms
+    .map(quoteTerm)
+    .filter((match) => windowFloor(ctx, type, { ...filters, match }) === undefined);
+  return rare.length > 0 ? rare.join(' OR ') : queries.any;
+}
+
+interface Pooled {
+  type: SearchType;
+  rowid: number;
+  /** Higher is better: minus BM25, plus what context adds. */
+  score: number;
+}
+
+function retrieveType(
+  ctx: BrainContext,
+  type: SearchType,
+  queries: FtsQueries,
+  filters: SearchFilters,
+  k: number,
+): Pooled[] {
+  const strict = rankMatches(ctx, type, queries.all, filters, k).map((r) => ({
+    type,
+    rowid: r.rowid,
+    score: -r.bm25,
+  }));
+  if (strict.length >= k || queries.any === queries.all) return strict;
+  const seen = new Set(strict.map((c) => c.rowid));
+  const wide = rankMatches(ctx, type, widened(ctx, type, queries, filters), filters, k)
+    .filter((r) => !seen.has(r.rowid))
+    .map((r) => ({ type, rowid: r.rowid, score: -r.bm25 }));
+  return [...strict, ...wide];
+}
+
+const NEIGHBOURS_SQL = `
+  SELECT
+    (SELECT p.id FROM messages p
+     WHERE p.thread_id = m.thread_id AND p.created_at <= m.created_at
+       AND (p.created_at < m.created_at OR p.id < m.id)
+     ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS previous,
+    (SELECT n.id FROM messages n
+     WHERE n.thread_id = m.thread_id AND n.created_at >= m.created_at
+       AND (n.created_at > m.created_at OR n.id > m.id)
+     ORDER BY n.created_at, n.id LIMIT 1) AS next
+  FROM messages m WHERE m.id = ?`;
+
+const PASSES_FILTERS_SQL = `SELECT 1 AS ok FROM messages x WHERE x.id = @id ${SOURCES.message.where}`;
+
+interface InContext extends Pooled {
+  previous: number | null;
+  next: number | null;
+}
+
+/**
+ * A message is found through its context (DESIGN): "yes, last week" means little alone, and
+ * neither does the question it answers. Each message gains a share of the scores of its
+ * neighbours in the thread, so a reply is found by the words of its question.
+ */
+function withContext(ctx: BrainContext, hits: Pooled[], filters: SearchFilters): InContext[] {
+  const byRow = new Map<number, InContext>(
+    hits.map((h) => [h.rowid, { ...h, previous: null, next: null }]),
+  );
+  const neighbours = ctx.q.get<[number], { previous: number | null; next: number | null }>(
+    NEIGHBOURS_SQL,
+  );
+  const passes = ctx.q.get<[SearchFilters & { id: number }], { ok: 1 }>(PASSES_FILTERS_SQL);
+  const gain = (rowid: number, share: number): InContext | undefined => {
+    let c = byRow.get(rowid);
+    if (!c) {
+      if (!passes.get({ ...filters, id: rowid })) return undefined;
+      c = { type: 'message', rowid, score: 0, previous: null, next: null };
+      byRow.set(rowid, c);
+    }
+    c.score += share;
+    return c;
+  };
+  for (const hit of hits) {
+    const n = neighbours.get(hit.rowid);
+    const self = byRow.get(hit.rowid)!;
+    self.previous = n?.previous ?? null;
+    self.next = n?.next ?? null;
+    // The hit is the previous message of its next, and the next message of its previous.
+    if (self.next !== null) {
+      const next = gain(self.next, CONTEXT_WEIGHTS.previous * hit.score);
+      if (next) next.previous ??= hit.rowid;
+    }
+    if (self.previous !== null) {
+      const previous = gain(self.previous, CONTEXT_WEIGHTS.next * hit.score);
+      if (previous) previous.next ??= hit.rowid;
+    }
+  }
+  return [...byRow.values()];
+}
+
+/** The words of the given messages, as the index holds them (migration 0003). */
+const WORDS_SQL = `
+  SELECT s.id AS rowid, s.subject || ' ' || s.body || ' ' || s.sender || ' ' || s.date AS text
+  FROM json_each(?) c JOIN messages_search s ON s.id = c.value`;
+
+/**
+ * A rough stem, so "paints", "painted" and "painting" count as one word. Only for counting which
+ * query words a message holds (FTS5's Porter stemmer ranks): near enough is good enough.
+ */
+function roughStem(word: string): string {
+  return word.length <= 4 ? word : word.replace(/(?:ing|ed|es|s|ly|er)$/u, '');
+}
+
+/**
+ * BM25 sums over words, so a message and its neighbours holding the same word twice score like
+ * one holding two different words of the query. Count instead how many of the query's words each
+ * message has in itself or its neighbours, and add a bonus for each.
+ */
+function addWordCoverage(ctx: BrainContext, candidates: InContext[], terms: string[]): void {
+  if (terms.length < 2 || candidates.length === 0) return;
+  const ids = new Set<number>();
+  for (const c of candidates) {
+    ids.add(c.rowid);
+    if (c.previous !== null) ids.add(c.previous);
+    if (c.next !== null) ids.add(c.next);
+  }
+  const stems = terms.map(roughStem);
+  const holds = new Map<number, Set<number>>(); // rowid → indexes of the query's words it holds
+  for (const row of ctx.q
+    .get<[string], { rowid: number; text: string }>(WORDS_SQL)
+    .all(JSON.stringify([...ids]))) {
+    const words = new Set(queryWords(row.text).map(roughStem));
+    holds.set(row.rowid, new Set(stems.flatMap((stem, i) => (words.has(stem) ? [i] : []))));
+  }
+  for (const c of candidates) {
+    const found = new Set<number>();
+    for (const id of [c.rowid, c.previous, c.next]) {
+      for (const i of (id !== null && holds.get(id)) || []) found.add(i);
+    }
+    c.score += CONTEXT_WEIGHTS.perWord * found.size;
+  }
 }
 
 /**
  * BM25 over each type's FTS index: all terms first, widened to any term when that finds fewer
- * than k. Hits matching every term rank above hits matching some.
+ * than k; messages then take their context into account.
  */
 export function ftsRetrieve(
   ctx: BrainContext,
@@ -75,32 +277,21 @@ export function ftsRetrieve(
   filters: SearchFilters,
   k: number,
 ): Candidate[] {
-  const strict = types.flatMap((type) =>
-    runFts(ctx, type, queries.all, filters, k).map((r) => ({
-      type,
-      rowid: r.rowid,
-      bm25: r.bm25,
-      all: true,
-    })),
-  );
-  let pool = strict;
-  if (strict.length < k && queries.any !== queries.all) {
-    const seen = new Set(strict.map((c) => `${c.type}:${c.rowid}`));
-    const wide = types.flatMap((type) =>
-      runFts(ctx, type, queries.any, filters, k)
-        .filter((r) => !seen.has(`${type}:${r.rowid}`))
-        .map((r) => ({ type, rowid: r.rowid, bm25: r.bm25, all: false })),
-    );
-    pool = [...strict, ...wide];
-  }
-  pool.sort((a, b) => Number(b.all) - Number(a.all) || a.bm25 - b.bm25);
+  const pool = types.flatMap((type): Pooled[] => {
+    const hits = retrieveType(ctx, type, queries, filters, k);
+    if (type !== 'message') return hits;
+    const inContext = withContext(ctx, hits, filters);
+    addWordCoverage(ctx, inContext, queries.terms);
+    return inContext;
+  });
+  pool.sort((a, b) => b.score - a.score);
   return pool
     .slice(0, k)
-    .map((c, i) => ({ type: c.type, rowid: c.rowid, score: -c.bm25, rank: i + 1 }));
+    .map((c, i) => ({ type: c.type, rowid: c.rowid, score: c.score, rank: i + 1 }));
 }
 
 const SNIPPET_SQL: Record<SearchType, string> = {
-  message: `SELECT snippet(messages_fts, -1, '[', ']', '…', 16) AS s FROM messages_fts WHERE messages_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
+  message: `SELECT snippet(messages_fts, 1, '[', ']', '…', 16) AS s FROM messages_fts WHERE messages_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
   stm: `SELECT snippet(stm_fts, -1, '[', ']', '…', 16) AS s FROM stm_fts WHERE stm_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
   atom: `SELECT snippet(atoms_fts, -1, '[', ']', '…', 16) AS s FROM atoms_fts WHERE atoms_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
 };
