@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrainError, openBrain, type Brain } from '../../src/index.js';
+import { BrainError, openBrain, type Brain, type Embedder } from '../../src/index.js';
 import { createJsonFileDesign, synapseMessages, type SynapseMessage } from './baseline.js';
 import { buildBrain, type BuildStats } from './build.js';
 import { loadCorpus } from './corpus.js';
@@ -165,7 +165,7 @@ export async function runBench(
     const byObject = bytesByObject(brain);
     const queries = benchQueries(text);
     let vectors: BenchDocument['vectors'] = null;
-    let embedder;
+    let embedder: Embedder | undefined;
     if (options.vectors) {
       let progress: Progress | undefined;
       const embedded = await embedEverything(brain, queries, (done, total) => {
