@@ -220,29 +220,12 @@ CREATE TRIGGER stm_fts_update AFTER UPDATE OF content ON stm BEGIN
   INSERT INTO stm_fts(rowid, content) VALUES (new.id, new.content);
 END;
 CREATE VIEW messages_context AS
-SELECT m.id AS id,
-       coalesce(m.subject, t.subject) AS subject,
-       m.body AS body,
-       fa.name || ' to ' || coalesce(ta.name, 'everyone') AS sender,
+SELECT s.id, s.subject, s.body, s.sender, s.date,
        coalesce((SELECT substr(p.body, 1, 1000) FROM messages p
                  WHERE p.thread_id = m.thread_id AND p.created_at <= m.created_at
                    AND (p.created_at < m.created_at OR p.id < m.id)
-                 ORDER BY p.created_at DESC, p.id DESC LIMIT 1), '') AS previous,
-       coalesce((SELECT substr(n.body, 1, 1000) FROM messages n
-                 WHERE n.thread_id = m.thread_id AND n.created_at >= m.created_at
-                   AND (n.created_at > m.created_at OR n.id > m.id)
-                 ORDER BY n.created_at, n.id LIMIT 1), '') AS next,
-       CAST(strftime('%d', m.created_at) AS INTEGER) || ' ' ||
-       CASE strftime('%m', m.created_at)
-         WHEN '01' THEN 'January' WHEN '02' THEN 'February' WHEN '03' THEN 'March'
-         WHEN '04' THEN 'April' WHEN '05' THEN 'May' WHEN '06' THEN 'June'
-         WHEN '07' THEN 'July' WHEN '08' THEN 'August' WHEN '09' THEN 'September'
-         WHEN '10' THEN 'October' WHEN '11' THEN 'November' ELSE 'December' END || ' ' ||
-       strftime('%Y', m.created_at) AS date
-FROM messages m
-JOIN threads t ON t.id = m.thread_id
-JOIN agents fa ON fa.id = m.from_agent
-LEFT JOIN agents ta ON ta.id = m.to_agent;
+                 ORDER BY p.created_at DESC, p.id DESC LIMIT 1), '') AS previous
+FROM messages_search s JOIN messages m ON m.id = s.id;
 CREATE VIEW messages_search AS
 SELECT m.id AS id,
        coalesce(m.subject, t.subject) AS subject,

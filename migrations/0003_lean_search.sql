@@ -41,6 +41,17 @@ JOIN threads t ON t.id = m.thread_id
 JOIN agents fa ON fa.id = m.from_agent
 LEFT JOIN agents ta ON ta.id = m.to_agent;
 
+-- What a message's vector is made of (src/embed/documents.ts): its indexed text and the message it
+-- follows. Version 2 spelled sender and date out again here, and a `next` nothing reads any more.
+DROP VIEW messages_context;
+CREATE VIEW messages_context AS
+SELECT s.id, s.subject, s.body, s.sender, s.date,
+       coalesce((SELECT substr(p.body, 1, 1000) FROM messages p
+                 WHERE p.thread_id = m.thread_id AND p.created_at <= m.created_at
+                   AND (p.created_at < m.created_at OR p.id < m.id)
+                 ORDER BY p.created_at DESC, p.id DESC LIMIT 1), '') AS previous
+FROM messages_search s JOIN messages m ON m.id = s.id;
+
 CREATE VIRTUAL TABLE messages_fts USING fts5(
   subject, body, sender, date,
   content = 'messages_search', content_rowid = 'id',

@@ -42,7 +42,7 @@ interface MessageDocRow {
   from_agent: number;
 }
 
-/** The same context search ranks words by (view `messages_context`, migration 0002). */
+/** The words search indexes, and the message it follows (view `messages_context`, migration 0003). */
 const MESSAGE_DOC_SQL = `
   SELECT c.subject, c.body, c.sender, c.previous, c.date, m.created_at, m.thread_id, m.from_agent
   FROM messages_context c JOIN messages m ON m.id = c.id

@@ -38,6 +38,12 @@ interface FtsSource {
   where: string;
 }
 
+/** STM entries and atoms: filtered by their own time and agent, and by their source's thread. */
+const KNOWLEDGE_FILTERS = `AND (@since IS NULL OR x.created_at >= @since)
+      AND (@until IS NULL OR x.created_at < @until)
+      AND (@thread IS NULL OR x.source_message_id IN (SELECT id FROM messages WHERE thread_id = @thread))
+      AND (@agent IS NULL OR x.agent_id = @agent)`;
+
 const SOURCES: Record<SearchType, FtsSource> = {
   // subject, body, sender ("nova to everyone"), date ("8 May 2023"): migration 0003.
   message: {
@@ -53,20 +59,13 @@ const SOURCES: Record<SearchType, FtsSource> = {
     table: 'stm_fts',
     base: 'stm',
     weights: '1.0',
-    where: `AND (x.expires_at IS NULL OR x.expires_at > @now)
-      AND (@since IS NULL OR x.created_at >= @since)
-      AND (@until IS NULL OR x.created_at < @until)
-      AND (@thread IS NULL OR x.source_message_id IN (SELECT id FROM messages WHERE thread_id = @thread))
-      AND (@agent IS NULL OR x.agent_id = @agent)`,
+    where: `AND (x.expires_at IS NULL OR x.expires_at > @now) ${KNOWLEDGE_FILTERS}`,
   },
   atom: {
     table: 'atoms_fts',
     base: 'atoms',
     weights: '2.0, 1.0, 1.0, 1.0',
-    where: `AND (@since IS NULL OR x.created_at >= @since)
-      AND (@until IS NULL OR x.created_at < @until)
-      AND (@thread IS NULL OR x.source_message_id IN (SELECT id FROM messages WHERE thread_id = @thread))
-      AND (@agent IS NULL OR x.agent_id = @agent)`,
+    where: KNOWLEDGE_FILTERS,
   },
 };
 
@@ -89,11 +88,22 @@ function floorSql({ table, base, where }: FtsSource): string {
     ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
 }
 
+const RANK_SQL = mapSources(rankSql);
+const FLOOR_SQL = mapSources(floorSql);
+
+function mapSources(sql: (source: FtsSource) => string): Record<SearchType, string> {
+  return {
+    message: sql(SOURCES.message),
+    stm: sql(SOURCES.stm),
+    atom: sql(SOURCES.atom),
+  };
+}
+
 type Params = SearchFilters & { match: string };
 
 /** Where ranking starts: 0, or the window's floor when the query matches too much to rank all. */
 function windowFloor(ctx: BrainContext, type: SearchType, params: Params): bigint | undefined {
-  const row = ctx.q.get<[Params], { rowid: number }>(floorSql(SOURCES[type])).get(params);
+  const row = ctx.q.get<[Params], { rowid: number }>(FLOOR_SQL[type]).get(params);
   // A rowid bound as a JS number reaches FTS5 as a REAL, which it mishandles: bind a BigInt.
   return row === undefined ? undefined : BigInt(row.rowid);
 }
@@ -113,9 +123,7 @@ function rankMatches(
   const params: Params = { ...filters, match };
   const floor = windowFloor(ctx, type, params) ?? 0n;
   return ctx.q
-    .get<[Params & { floor: bigint; k: number }], { rowid: number; bm25: number }>(
-      rankSql(SOURCES[type]),
-    )
+    .get<[Params & { floor: bigint; k: number }], { rowid: number; bm25: number }>(RANK_SQL[type])
     .all({ ...params, floor, k });
 }
 
