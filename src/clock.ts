@@ -7,3 +7,13 @@ export const systemClock: Clock = () => new Date();
 export function isoNow(clock: Clock): string {
   return clock().toISOString();
 }
+
+/** Milliseconds since 1970 (UTC): how compact columns store a time (`deliveries.read_at`). */
+export function millisOf(iso: string): number {
+  return Date.parse(iso);
+}
+
+/** The ISO 8601 form of a time stored as milliseconds, or null for none. */
+export function isoOfMillis(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

@@ -3,7 +3,7 @@ import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { buildDocument, type EmbedDocument } from './documents.js';
 import { EmbedderError, type Embedder } from './embedder.js';
-import { ensureSpace, readSpace, storeVector, storedHash } from './store.js';
+import { ensureSpace, readSpace, requeueAll, storeVector, storedHash } from './store.js';
 
 export interface QueueStatus {
   /** Waiting for their first try. */
@@ -18,12 +18,30 @@ export interface QueueStatus {
   last_error: string | null;
 }
 
+/** Each kind's table: items above its `embed_cursor` wait to be embedded without a queue row. */
+const KINDS = [
+  ['message', 'messages'],
+  ['stm', 'stm'],
+  ['atom', 'atoms'],
+] as const satisfies ReadonlyArray<readonly [SearchType, string]>;
+
+/** Items above the cursors, not yet handed to a drainer: O(their number), by rowid. */
+const UNCLAIMED_SQL = `SELECT ${KINDS.map(
+  ([kind, table]) =>
+    `(SELECT count(*) FROM ${table} WHERE id > (SELECT last_id FROM embed_cursor WHERE item_type = '${kind}'))`,
+).join(' + ')} AS n`;
+
+function unclaimed(ctx: BrainContext): number {
+  return ctx.q.get<[], { n: number }>(UNCLAIMED_SQL).get()!.n;
+}
+
 export function queueStatus(ctx: BrainContext): QueueStatus {
   const counts = ctx.q
     .get<[], { pending: number; failed: number }>(
       `SELECT coalesce(sum(attempts = 0), 0) AS pending, coalesce(sum(attempts > 0), 0) AS failed FROM embed_queue`,
     )
     .get()!;
+  counts.pending += unclaimed(ctx);
   const space = readSpace(ctx);
   const embedded = ctx.q.get<[], { n: number }>(`SELECT count(*) AS n FROM embeddings`).get()!.n;
   const lastError = ctx.q
@@ -85,8 +103,39 @@ export function backoffMs(attempts: number): number {
 }
 
 /**
- * Take ready rows and lease them, in one short transaction. Rows that failed twice or more are
- * taken one at a time, so one bad item cannot keep a batch from being embedded.
+ * Move up to `room` items above the cursors onto the queue, leased until `until`: the cursors
+ * pass them, so no other drainer takes them; a crash leaves leased rows that are retried later.
+ */
+function claimNew(ctx: BrainContext, room: number, nowIso: string, until: string): QueueRow[] {
+  const rows: QueueRow[] = [];
+  for (const [kind, table] of KINDS) {
+    if (rows.length >= room) break;
+    const ids = ctx.q
+      .get<[string, number], { id: number }>(
+        `SELECT id FROM ${table} WHERE id > (SELECT last_id FROM embed_cursor WHERE item_type = ?) ORDER BY id LIMIT ?`,
+      )
+      .all(kind, room - rows.length)
+      .map((r) => r.id);
+    if (ids.length === 0) continue;
+    const lease = ctx.q.get<[string, number, string, string], QueueRow>(
+      `INSERT OR IGNORE INTO embed_queue (item_type, item_id, enqueued_at, retry_at) VALUES (?, ?, ?, ?)
+       RETURNING id, item_type, item_id, attempts`,
+    );
+    // An item that already has a row (a failed try, a repair) is left to that row.
+    for (const id of ids) {
+      const row = lease.get(kind, id, nowIso, until);
+      if (row) rows.push(row);
+    }
+    ctx.q
+      .get(`UPDATE embed_cursor SET last_id = ? WHERE item_type = ?`)
+      .run(ids[ids.length - 1], kind);
+  }
+  return rows;
+}
+
+/**
+ * Take ready rows, then new items, and lease them, in one short transaction. Rows that failed
+ * twice or more are taken one at a time, so one bad item cannot keep a batch from being embedded.
  */
 function claim(ctx: BrainContext, batchSize: number): QueueRow[] {
   const now = ctx.clock();
@@ -121,6 +170,8 @@ function claim(ctx: BrainContext, batchSize: number): QueueRow[] {
       const lease = ctx.q.get(`UPDATE embed_queue SET retry_at = ? WHERE id = ?`);
       const until = new Date(now.getTime() + LEASE_MS).toISOString();
       for (const r of rows) lease.run(until, r.id);
+      if (rows.length < batchSize && !(due && due.attempts >= 2))
+        rows.push(...claimNew(ctx, batchSize - rows.length, nowIso, until));
       return rows;
     })
     .immediate();
@@ -133,25 +184,17 @@ function claim(ctx: BrainContext, batchSize: number): QueueRow[] {
 function requeueOtherModels(ctx: BrainContext, model: string): void {
   const space = readSpace(ctx);
   if (!space || space.model === model) return;
-  ctx.db
-    .transaction(() => {
-      ctx.q
-        .get(
-          `INSERT OR IGNORE INTO embed_queue (item_type, item_id, enqueued_at)
-           SELECT item_type, item_id, ? FROM embeddings WHERE model <> ? ORDER BY id`,
-        )
-        .run(isoNow(ctx.clock), model);
-    })
-    .immediate();
+  ctx.db.transaction(() => requeueAll(ctx)).immediate();
 }
 
-/** Items ready to be embedded now (fresh, or due for a retry). */
+/** Items ready to be embedded now (new, or due for a retry). */
 export function readyCount(ctx: BrainContext): number {
-  return ctx.q
+  const queued = ctx.q
     .get<[string], { n: number }>(
       `SELECT count(*) AS n FROM embed_queue WHERE retry_at IS NULL OR retry_at <= ?`,
     )
     .get(isoNow(ctx.clock))!.n;
+  return queued + unclaimed(ctx);
 }
 
 /**

@@ -38,6 +38,14 @@ function vecIndexExists(ctx: BrainContext): boolean {
 }
 
 /**
+ * Put every item back above the embedding cursors (migration 0004): each is embedded again, or
+ * found unchanged, by the next drains. Inside a write transaction.
+ */
+export function requeueAll(ctx: BrainContext): void {
+  ctx.q.get(`UPDATE embed_cursor SET last_id = 0`).run();
+}
+
+/**
  * Make `model`/`dimension` the brain's space; inside a write transaction. A different model than
  * the one in use drops every vector and queues every item again: vectors of two models never mix.
  */
@@ -53,17 +61,7 @@ export function ensureSpace(
   ctx.db.exec(`DROP TABLE IF EXISTS vec_index`);
   if (space) {
     ctx.db.exec(`DELETE FROM embeddings`);
-    for (const [type, table] of [
-      ['message', 'messages'],
-      ['stm', 'stm'],
-      ['atom', 'atoms'],
-    ] as const) {
-      ctx.db
-        .prepare(
-          `INSERT OR IGNORE INTO embed_queue (item_type, item_id, enqueued_at) SELECT ?, id, ? FROM ${table} ORDER BY id`,
-        )
-        .run(type, now);
-    }
+    requeueAll(ctx);
   }
   ctx.db
     .prepare(

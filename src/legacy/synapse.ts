@@ -1,3 +1,4 @@
+import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
@@ -161,7 +162,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
         );
         for (const r of recipients) {
           const read = m.readBy.has(r) ? (m.readBy.get(r) ?? m.createdAt) : null;
-          deliver.run(rowid, agent(r), read);
+          deliver.run(rowid, agent(r), read === null ? null : millisOf(read));
         }
         const ackers = m.ackedBy.length ? m.ackedBy : m.acked && m.to ? [m.to] : [];
         if (m.acked && ackers.length === 0)
@@ -178,7 +179,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
             .get(
               `UPDATE deliveries SET read_at = coalesce(read_at, ?) WHERE message_id = ? AND agent_id = ?`,
             )
-            .run(m.createdAt, rowid, agent(a));
+            .run(millisOf(m.createdAt), rowid, agent(a));
         }
         ctx.q
           .get(

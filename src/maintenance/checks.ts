@@ -130,7 +130,7 @@ export const deliveriesCheck: DoctorCheck = {
       .run().changes;
     const acked = db
       .prepare(
-        `UPDATE deliveries SET read_at = (SELECT k.created_at FROM acks k
+        `UPDATE deliveries SET read_at = (SELECT CAST(round(unixepoch(k.created_at, 'subsec') * 1000) AS INTEGER) FROM acks k
            WHERE k.message_id = deliveries.message_id AND k.agent_id = deliveries.agent_id)
          WHERE read_at IS NULL AND EXISTS (SELECT 1 FROM acks k
            WHERE k.message_id = deliveries.message_id AND k.agent_id = deliveries.agent_id)`,

@@ -16,10 +16,14 @@ interface Space {
   dimension: number;
 }
 
-/** Items with neither a vector nor a place on the queue: search by meaning would never find them. */
+/**
+ * Items with neither a vector nor a place on the queue: search by meaning would never find them.
+ * Items above their kind's `embed_cursor` wait without a queue row (migration 0004).
+ */
 const unqueuedSql = (type: string, table: string) => `
   SELECT t.id FROM "${table}" t
-  WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.item_type = '${type}' AND e.item_id = t.id)
+  WHERE t.id <= coalesce((SELECT last_id FROM embed_cursor WHERE item_type = '${type}'), 0)
+    AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.item_type = '${type}' AND e.item_id = t.id)
     AND NOT EXISTS (SELECT 1 FROM embed_queue q WHERE q.item_type = '${type}' AND q.item_id = t.id)`;
 
 /** Vectors of items that no longer exist. */

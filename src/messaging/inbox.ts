@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoNow } from '../clock.js';
+import { isoNow, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { agentName, messageId, parseInput, text } from '../validation.js';
@@ -60,7 +60,7 @@ export function readInbox(ctx: BrainContext, input: InboxInput): MessageRecord[]
     const mark = ctx.q.get(
       `UPDATE deliveries SET read_at = ? WHERE message_id = ? AND agent_id = ? AND read_at IS NULL`,
     );
-    for (const row of rows) mark.run(now, row.rowid, agentId);
+    for (const row of rows) mark.run(millisOf(now), row.rowid, agentId);
     return rows.map(toMessageRecord);
   });
   return tx.immediate();
@@ -105,7 +105,7 @@ export function ackMessage(ctx: BrainContext, input: AckInput): AckResult {
       .get(
         `UPDATE deliveries SET read_at = ? WHERE message_id = ? AND agent_id = ? AND read_at IS NULL`,
       )
-      .run(now, msg.id, agentId);
+      .run(millisOf(now), msg.id, agentId);
     const ack = ctx.q
       .get<[number, number], { body: string | null; created_at: string }>(
         `SELECT body, created_at FROM acks WHERE message_id = ? AND agent_id = ?`,

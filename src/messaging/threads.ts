@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoOfMillis } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import {
@@ -94,7 +95,7 @@ export function threadHistory(ctx: BrainContext, input: HistoryInput): ThreadHis
     ctx,
     page.map((r) => r.rowid),
   );
-  const receipts = ctx.q.get<[number], Receipt>(
+  const receipts = ctx.q.get<[number], { agent: string; read_at: number | null }>(
     `SELECT a.name AS agent, d.read_at FROM deliveries d JOIN agents a ON a.id = d.agent_id
      WHERE d.message_id = ? ORDER BY a.name`,
   );
@@ -102,7 +103,9 @@ export function threadHistory(ctx: BrainContext, input: HistoryInput): ThreadHis
     thread: toThreadRecord(row),
     messages: page.map((r) => ({
       ...toMessageRecord(r),
-      receipts: receipts.all(r.rowid),
+      receipts: receipts
+        .all(r.rowid)
+        .map((d): Receipt => ({ agent: d.agent, read_at: isoOfMillis(d.read_at) })),
       acks: acks.get(r.rowid) ?? [],
     })),
     next_offset: more ? args.offset + args.limit : null,

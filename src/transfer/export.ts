@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoOfMillis } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { parseInput, threadId } from '../validation.js';
@@ -50,7 +51,7 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       .all(p)
       .map((t) => ({ ...t, tags: JSON.parse(t.tags) as string[] }));
 
-    const receipts = ctx.q.get<[number], { agent: string; read_at: string | null }>(
+    const receipts = ctx.q.get<[number], { agent: string; read_at: number | null }>(
       `SELECT a.name AS agent, d.read_at FROM deliveries d JOIN agents a ON a.id = d.agent_id WHERE d.message_id = ? ORDER BY a.id`,
     );
     const acks = ctx.q.get<[number], { agent: string; body: string | null; created_at: string }>(
@@ -83,7 +84,9 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       .map(({ rowid, metadata, ...m }) => ({
         ...m,
         metadata: metadata ? (JSON.parse(metadata) as Record<string, unknown>) : null,
-        receipts: receipts.all(rowid),
+        receipts: receipts
+          .all(rowid)
+          .map((d) => ({ agent: d.agent, read_at: isoOfMillis(d.read_at) })),
         acks: acks.all(rowid),
       }));
 

@@ -1,3 +1,4 @@
+import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
@@ -134,7 +135,7 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
     for (const r of m.receipts) {
       ctx.q
         .get(`INSERT OR IGNORE INTO deliveries (message_id, agent_id, read_at) VALUES (?, ?, ?)`)
-        .run(rowid, agentId(r.agent, where), r.read_at);
+        .run(rowid, agentId(r.agent, where), r.read_at === null ? null : millisOf(r.read_at));
     }
     for (const k of m.acks) {
       ctx.q

@@ -208,7 +208,12 @@ describe('brain doctor', () => {
     });
 
     it('find an item neither embedded nor queued, and queue it', async () => {
-      t.brain.db.prepare(`DELETE FROM embed_queue WHERE item_type = 'atom'`).run();
+      // As if a drainer had claimed the atom (cursor past it) and its queue row were lost.
+      t.brain.db
+        .prepare(
+          `UPDATE embed_cursor SET last_id = (SELECT max(id) FROM atoms) WHERE item_type = 'atom'`,
+        )
+        .run();
       expect(vectors(await t.brain.doctor()).problems).toEqual([
         '1 atom item(s) have no vector and are not queued for one',
       ]);

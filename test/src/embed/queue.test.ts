@@ -16,7 +16,7 @@ function queueRows(brain: TempBrain['brain']) {
 }
 
 describe('the embedding queue', () => {
-  it('gets every new message, memory and atom in the write transaction that made it', () => {
+  it('counts every new message, memory and atom as waiting, with no queue row each', () => {
     t = tempBrain();
     const { id } = t.brain.send({ from: 'helios', to: 'nova', body: 'spread gate has no edge' });
     t.brain.remember({ agent: 'nova', content: 'drop the spread gate', source_message_id: id });
@@ -26,7 +26,8 @@ describe('the embedding queue', () => {
       action: 'filter',
       outcome: 'no edge',
     });
-    expect(queueRows(t.brain).map((r) => r.item_type)).toEqual(['message', 'stm', 'atom']);
+    // New items wait above the kinds' cursors: no row, no index entry per item.
+    expect(queueRows(t.brain)).toEqual([]);
     expect(t.brain.embedStatus()).toMatchObject({
       pending: 3,
       failed: 0,
@@ -34,7 +35,7 @@ describe('the embedding queue', () => {
       model: null,
     });
 
-    // A rejected write leaves no queue row behind.
+    // A rejected write leaves nothing waiting.
     expect(() =>
       t!.brain.send({
         from: 'helios',
@@ -43,7 +44,30 @@ describe('the embedding queue', () => {
         thread: 'thr_00000000-0000-4000-8000-000000000000',
       }),
     ).toThrow();
-    expect(queueRows(t.brain)).toHaveLength(3);
+    expect(t.brain.embedStatus().pending).toBe(3);
+  });
+
+  it('hands each new item to one drainer only, and takes a changed item again', async () => {
+    t = tempBrain();
+    for (let i = 0; i < 4; i++) t.brain.send({ from: 'helios', to: 'nova', body: `gate ${i}` });
+    const first = wordEmbedder(['gate']);
+    const second = wordEmbedder(['gate']);
+    // Two drains at once: each claims its batch (the cursor moves past it) before awaiting.
+    const results = await Promise.all([
+      t.brain.embedQueued(first, { batchSize: 2, maxItems: 2 }),
+      t.brain.embedQueued(second, { batchSize: 2, maxItems: 2 }),
+    ]);
+    expect(results.map((r) => r.embedded)).toEqual([2, 2]);
+    const texts = [...first.calls.flat(), ...second.calls.flat()];
+    expect(new Set(texts).size).toBe(4);
+    expect(t.brain.embedStatus()).toMatchObject({ pending: 0, embedded: 4 });
+
+    // A change to an embedded item puts it back on the queue (trigger of migration 0004).
+    t.brain.db.prepare(`UPDATE messages SET body = 'gate changed' WHERE id = 2`).run();
+    expect(queueRows(t.brain)).toEqual([{ item_type: 'message', item_id: 2, attempts: 0 }]);
+    const again = await t.brain.embedQueued(first);
+    expect(again.embedded).toBe(1);
+    expect(first.calls.at(-1)![0]).toContain('gate changed');
   });
 
   it('drains in batches outside the write, storing one vector per item with model, dimension and hash', async () => {
@@ -180,6 +204,59 @@ describe('the embedding queue', () => {
     const result = await t.brain.embedQueued(slow, { signal: controller.signal });
     expect(result.failed).toBe(0);
     expect(t.brain.embedStatus()).toMatchObject({ pending: 1, failed: 0 });
+  });
+
+  it('keeps what a version 3 brain had queued, and drops the rows the cursor now covers (migration 0004)', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const path = join(dir, 'v3.db');
+      const THREAD = 'thr_00000000-0000-4000-8000-000000000001';
+      const old = new BetterSqlite3(path);
+      for (const name of ['0001_init.sql', '0002_vectors.sql', '0003_lean_search.sql'])
+        old.exec(readFileSync(join(ROOT, 'migrations', name), 'utf8'));
+      old.pragma(`application_id = ${APPLICATION_ID}`);
+      old.pragma('user_version = 3');
+      old.exec(`INSERT INTO agents (name, created_at, last_seen_at) VALUES ('a', 'x', 'x'), ('b', 'x', 'x');
+        INSERT INTO threads (uid, subject, created_by, created_at, last_message_at) VALUES ('${THREAD}', 's', 1, 'x', 'x');`);
+      const send = old.prepare(
+        `INSERT INTO messages (uid, thread_id, from_agent, to_agent, body, created_at) VALUES (?, 1, 1, 2, ?, '2025-01-01T00:00:00.000Z')`,
+      );
+      for (let i = 1; i <= 5; i++) send.run(`syn_00000000000${i}`, `words ${i}`);
+      old.exec(`INSERT INTO stm (uid, agent_id, content, created_at) VALUES ('stm_1', 1, 'a memory', 'x');
+        -- messages 1 and 2 were embedded; 3 failed once; 4 and 5 wait; the memory waits.
+        DELETE FROM embed_queue WHERE item_type = 'message' AND item_id IN (1, 2);
+        UPDATE embed_queue SET attempts = 1, retry_at = '2025-01-01T00:00:00.000Z' WHERE item_id = 3 AND item_type = 'message';
+        INSERT INTO deliveries (message_id, agent_id, read_at)
+          SELECT id, 2, CASE id WHEN 1 THEN '2025-01-02T03:04:05.678Z' END FROM messages;`);
+      old.close();
+
+      const brain = openBrain({ dbPath: path });
+      const cursors = brain.db
+        .prepare(`SELECT item_type, last_id FROM embed_cursor ORDER BY item_type`)
+        .all();
+      expect(cursors).toEqual([
+        { item_type: 'atom', last_id: 0 },
+        { item_type: 'message', last_id: 3 },
+        { item_type: 'stm', last_id: 0 },
+      ]);
+      expect(queueRows(brain)).toEqual([{ item_type: 'message', item_id: 3, attempts: 1 }]);
+      expect(brain.embedStatus()).toMatchObject({ pending: 3, failed: 1 });
+      // Read times became milliseconds and read back as the same ISO time.
+      expect(brain.db.prepare(`SELECT read_at FROM deliveries WHERE message_id = 1`).get()).toEqual(
+        {
+          read_at: Date.parse('2025-01-02T03:04:05.678Z'),
+        },
+      );
+      const history = brain.thread({ thread_id: THREAD });
+      expect(history.messages[0]!.receipts).toEqual([
+        { agent: 'b', read_at: '2025-01-02T03:04:05.678Z' },
+      ]);
+      expect(history.messages[1]!.receipts).toEqual([{ agent: 'b', read_at: null }]);
+      expect(brain.poll('b').unread).toBe(4);
+      brain.close();
+    } finally {
+      cleanup();
+    }
   });
 
   it('queues what a brain held before vectors existed (migration 0002)', () => {
