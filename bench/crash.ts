@@ -61,9 +61,8 @@ export async function runCrashes(options: CrashOptions): Promise<CrashReport> {
 
     const brain = openBrain({ dbPath });
     try {
-      const hasMessage = brain.db.prepare(`SELECT 1 FROM messages WHERE uid = ?`).pluck();
       const hasStm = brain.db.prepare(`SELECT 1 FROM stm WHERE uid = ?`).pluck();
-      const lostSends = returned.sent.filter((id) => !hasMessage.get(id)).length;
+      const lostSends = returned.sent.filter((id) => !brain.getMessage(id)).length;
       const lostStm = returned.stm.filter((id) => !hasStm.get(id)).length;
       if (lostSends) problems.push(`round ${round}: ${lostSends} returned sends are missing`);
       if (lostStm) problems.push(`round ${round}: ${lostStm} returned memories are missing`);

@@ -118,8 +118,7 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
 
   const brain = openBrain({ dbPath });
   try {
-    const exists = brain.db.prepare(`SELECT 1 FROM messages WHERE uid = ?`).pluck();
-    const missing = sent.filter((id) => !exists.get(id));
+    const missing = sent.filter((id) => !brain.getMessage(id));
     if (missing.length) problems.push(`${missing.length} sent messages are missing`);
     const stored = brain.db
       .prepare(
@@ -130,7 +129,7 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
     if (stored !== sent.length) problems.push(`${stored} messages stored, ${sent.length} sent`);
 
     const deliveredTo = brain.db.prepare(
-      `SELECT m.uid, d.read_at FROM deliveries d JOIN messages m ON m.id = d.message_id
+      `SELECT printf('syn_%012x', m.uid) AS uid, d.read_at FROM deliveries d JOIN messages m ON m.id = d.message_id
        JOIN agents a ON a.id = d.agent_id WHERE a.name = ?`,
     );
     readers.forEach((reader, i) => {

@@ -8,7 +8,10 @@ export function isoNow(clock: Clock): string {
   return clock().toISOString();
 }
 
-/** Milliseconds since 1970 (UTC): how compact columns store a time (`deliveries.read_at`). */
+/**
+ * Milliseconds since 1970 (UTC): how compact columns store a time (`deliveries.read_at`,
+ * `messages.created_at`).
+ */
 export function millisOf(iso: string): number {
   return Date.parse(iso);
 }
@@ -16,4 +19,9 @@ export function millisOf(iso: string): number {
 /** The ISO 8601 form of a time stored as milliseconds, or null for none. */
 export function isoOfMillis(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** SQL giving the ISO 8601 form (with milliseconds) of a column of milliseconds; NULL stays NULL. */
+export function isoSql(column: string): string {
+  return `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
 }

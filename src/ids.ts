@@ -30,6 +30,21 @@ export function derivedId(kind: IdKind, key: string): string {
   return PREFIX.thread + uuid;
 }
 
+/**
+ * A message id as stored: the 48-bit number its 12 hex digits spell (migration 0005), or
+ * undefined for a string that is no message id (which then names no message).
+ */
+export function messageKey(id: string): number | undefined {
+  return ID_PATTERNS.message.test(id)
+    ? Number.parseInt(id.slice(PREFIX.message.length), 16)
+    : undefined;
+}
+
+/** SQL giving the public id of a `messages.uid` column; NULL (no message) stays NULL. */
+export function messageIdSql(column: string): string {
+  return `CASE WHEN ${column} IS NOT NULL THEN printf('syn_%012x', ${column}) END`;
+}
+
 export function idKind(id: string): IdKind | undefined {
   for (const kind of Object.keys(ID_PATTERNS) as IdKind[]) {
     if (ID_PATTERNS[kind].test(id)) return kind;

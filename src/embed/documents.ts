@@ -37,14 +37,15 @@ interface MessageDocRow {
   sender: string;
   previous: string;
   date: string;
-  created_at: string;
+  created_ms: number;
   thread_id: number;
   from_agent: number;
 }
 
 /** The words search indexes, and the message it follows (view `messages_context`, migration 0003). */
 const MESSAGE_DOC_SQL = `
-  SELECT c.subject, c.body, c.sender, c.previous, c.date, m.created_at, m.thread_id, m.from_agent
+  SELECT c.subject, c.body, c.sender, c.previous, c.date, m.created_at AS created_ms, m.thread_id,
+         m.from_agent
   FROM messages_context c JOIN messages m ON m.id = c.id
   WHERE c.id = ?`;
 
@@ -57,7 +58,7 @@ function messageDocument(ctx: BrainContext, rowid: number): EmbedDocument | unde
   if (!r) return undefined;
   const lines = [r.subject, `${r.date}, ${r.sender}:`, r.body];
   if (r.previous) lines.push(`(after: ${clip(r.previous, PREVIOUS_CHARS)})`);
-  return finish('message', rowid, lines.join('\n'), r.created_at, r.from_agent, r.thread_id, null);
+  return finish('message', rowid, lines.join('\n'), r.created_ms, r.from_agent, r.thread_id, null);
 }
 
 interface KnowledgeDocRow {
@@ -92,14 +93,15 @@ function knowledgeDocument(
     .get<[{ id: number }], KnowledgeDocRow>(type === 'stm' ? STM_DOC_SQL : ATOM_DOC_SQL)
     .get({ id: rowid });
   if (!r) return undefined;
-  return finish(type, rowid, r.text, r.created_at, r.agent_id, r.thread_id ?? 0, r.expires_at);
+  const createdMs = Date.parse(r.created_at);
+  return finish(type, rowid, r.text, createdMs, r.agent_id, r.thread_id ?? 0, r.expires_at);
 }
 
 function finish(
   type: SearchType,
   rowid: number,
   text: string,
-  createdAt: string,
+  createdMs: number,
   agentId: number,
   threadId: number,
   expiresAt: string | null,
@@ -110,7 +112,7 @@ function finish(
     rowid,
     text: clipped,
     hash: contentHash(clipped),
-    createdMs: Date.parse(createdAt),
+    createdMs,
     agentId,
     threadId,
     expiresMs: expiresAt ? Date.parse(expiresAt) : NEVER_MS,

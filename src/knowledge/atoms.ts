@@ -3,7 +3,7 @@ import { isoNow } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
-import { newId } from '../ids.js';
+import { messageIdSql, newId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import {
   LINK_TYPES,
@@ -36,7 +36,7 @@ interface AtomRow extends AtomRecord {
 
 export const ATOM_SELECT = `
   SELECT t.id AS rowid, t.uid AS id, a.name AS agent, t.subject, t.action, t.outcome, t.consequences,
-         t.confidence, m.uid AS source_message_id, t.created_at
+         t.confidence, ${messageIdSql('m.uid')} AS source_message_id, t.created_at
   FROM atoms t JOIN agents a ON a.id = t.agent_id LEFT JOIN messages m ON m.id = t.source_message_id`;
 
 export function toAtomRecord(row: AtomRow): AtomRecord {

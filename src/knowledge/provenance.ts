@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
-import { idKind } from '../ids.js';
+import { millisOf } from '../clock.js';
+import { idKind, messageKey } from '../ids.js';
 import {
   MESSAGE_SELECT,
   toMessageRecord,
@@ -55,7 +56,9 @@ export function findProvenance(ctx: BrainContext, input: ProvenanceInput): Prove
 
   const empty = { message: null, thread: null, context: [], derived: { stm: [], atoms: [] } };
   if (!messageId) return { id: args.id, type: kind, ...(knowledge ? { knowledge } : {}), ...empty };
-  const row = ctx.q.get<[string], MessageRow>(`${MESSAGE_SELECT} WHERE m.uid = ?`).get(messageId);
+  const row = ctx.q
+    .get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.uid = ?`)
+    .get(messageKey(messageId)!);
   if (!row) throw new BrainError('NOT_FOUND', `id: no message ${messageId}`);
   const message = toMessageRecord(row);
   return {
@@ -71,7 +74,7 @@ export function findProvenance(ctx: BrainContext, input: ProvenanceInput): Prove
 
 function threadContext(ctx: BrainContext, row: MessageRow, n: number): MessageRecord[] {
   if (n === 0) return [toMessageRecord(row)];
-  const params = { rowid: row.rowid, at: row.created_at, n };
+  const params = { rowid: row.rowid, at: millisOf(row.created_at), n };
   const before = ctx.q
     .get<[typeof params], MessageRow>(
       `${MESSAGE_SELECT} WHERE m.thread_id = (SELECT thread_id FROM messages WHERE id = @rowid)

@@ -3,9 +3,10 @@ import { isoNow } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
-import { newId } from '../ids.js';
+import { messageIdSql, newId } from '../ids.js';
 import { storageFailureCode } from '../db/storage-errors.js';
 import { ensureAgent } from '../messaging/agents.js';
+import { messageRowId } from '../messaging/messages.js';
 import {
   agentName,
   isoTime,
@@ -36,7 +37,8 @@ interface StmRow extends Omit<StmRecord, 'categories'> {
 export const STM_SELECT = `
   SELECT s.id AS rowid, s.uid AS id, a.name AS agent, s.content,
          (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
-         s.importance, m.uid AS source_message_id, s.created_at, s.expires_at, s.access_count
+         s.importance, ${messageIdSql('m.uid')} AS source_message_id, s.created_at, s.expires_at,
+         s.access_count
   FROM stm s JOIN agents a ON a.id = s.agent_id LEFT JOIN messages m ON m.id = s.source_message_id`;
 
 export function toStmRecord(row: StmRow): StmRecord {
@@ -103,9 +105,9 @@ export function remember(ctx: BrainContext, input: RememberInput): StmRecord {
 }
 
 export function sourceRowId(ctx: BrainContext, id: string): number {
-  const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(id);
-  if (!row) throw new BrainError('NOT_FOUND', `source_message_id: no message ${id}`);
-  return row.id;
+  const rowid = messageRowId(ctx, id);
+  if (rowid === undefined) throw new BrainError('NOT_FOUND', `source_message_id: no message ${id}`);
+  return rowid;
 }
 
 export function getStm(ctx: BrainContext, id: string): StmRecord | undefined {

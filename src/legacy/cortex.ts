@@ -5,6 +5,7 @@ import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { ID_PATTERNS, derivedId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
+import { messageRowId } from '../messaging/messages.js';
 import { agentName, filePath, parseInput } from '../validation.js';
 import {
   legacyTime,
@@ -89,9 +90,7 @@ export function migrateCortex(
           const uid = ID_PATTERNS.message.test(e.source)
             ? e.source
             : derivedId('message', `synapse:${e.source}`);
-          source =
-            ctx.q.get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(uid)
-              ?.id ?? null;
+          source = messageRowId(ctx, uid) ?? null;
           if (source === null)
             notes.push(`${e.uid}: source message ${e.source} is not in the brain; kept without it`);
         }

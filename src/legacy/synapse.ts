@@ -2,9 +2,9 @@ import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
-import { ID_PATTERNS, derivedId } from '../ids.js';
+import { ID_PATTERNS, derivedId, messageKey } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
-import { excerpt } from '../messaging/messages.js';
+import { excerpt, messageRowId } from '../messaging/messages.js';
 import { readJsonFile } from '../transfer/json-file.js';
 import { agentName, filePath, parseInput, type Priority } from '../validation.js';
 import {
@@ -114,11 +114,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
           const parent = byLegacyId.get(m.replyKey);
           const parentUid =
             parent?.uid ?? (ID_PATTERNS.message.test(m.replyKey) ? m.replyKey : undefined);
-          replyTo = parentUid
-            ? (ctx.q
-                .get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`)
-                .get(parentUid)?.id ?? null)
-            : null;
+          replyTo = parentUid ? (messageRowId(ctx, parentUid) ?? null) : null;
           if (replyTo === null)
             notes.push(
               `message ${m.legacyId}: replies to ${m.replyKey}, which is not in the file; kept without the link`,
@@ -135,7 +131,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
           )
           .run(
-            m.uid,
+            messageKey(m.uid),
             thread.id,
             agent(m.from),
             m.to ? agent(m.to) : null,
@@ -144,16 +140,14 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
             m.subject || null,
             m.body,
             metadata,
-            m.createdAt,
+            millisOf(m.createdAt),
           ).changes;
         if (changes === 0) {
           existing += 1;
           continue;
         }
         imported += 1;
-        const rowid = ctx.q
-          .get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`)
-          .get(m.uid)!.id;
+        const rowid = messageRowId(ctx, m.uid)!;
         const recipients = m.to
           ? [m.to]
           : everyone.map(([name]) => name).filter((n) => n !== m.from);

@@ -1,3 +1,5 @@
+import { isoSql } from '../clock.js';
+import { messageIdSql } from '../ids.js';
 import { MAX_LISTED, listed, type DoctorCheck } from './check.js';
 import { ftsCheck } from './fts-check.js';
 import { vectorsCheck } from './vectors-check.js';
@@ -26,10 +28,11 @@ export const integrityCheck: DoctorCheck = {
 };
 
 const BAD_THREAD_COUNTERS = `
-  SELECT t.id, t.uid, t.message_count, t.last_message_at, count(m.id) AS n, max(m.created_at) AS last
+  SELECT t.id, t.uid, t.message_count, t.last_message_at, count(m.id) AS n,
+         ${isoSql('max(m.created_at)')} AS last
   FROM threads t LEFT JOIN messages m ON m.thread_id = t.id
   GROUP BY t.id
-  HAVING t.message_count <> count(m.id) OR (count(m.id) > 0 AND t.last_message_at < max(m.created_at))`;
+  HAVING t.message_count <> count(m.id) OR (count(m.id) > 0 AND t.last_message_at < last)`;
 
 interface BadThread {
   id: number;
@@ -64,29 +67,31 @@ export const threadCountersCheck: DoctorCheck = {
   },
 };
 
+const MESSAGE_ID = messageIdSql('m.uid');
+
 /** Each rule: the SQL listing rows that break it, and how to say so. */
 const DELIVERY_RULES = [
   {
-    sql: `SELECT m.uid AS message, a.name AS agent FROM messages m JOIN agents a ON a.id = m.to_agent
+    sql: `SELECT ${MESSAGE_ID} AS message, a.name AS agent FROM messages m JOIN agents a ON a.id = m.to_agent
           WHERE m.to_agent IS NOT NULL
             AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.agent_id = m.to_agent)`,
     say: (r: Row) => `message ${r.message} was never delivered to its recipient ${r.agent}`,
   },
   {
-    sql: `SELECT m.uid AS message, a.name AS agent FROM deliveries d JOIN messages m ON m.id = d.message_id
+    sql: `SELECT ${MESSAGE_ID} AS message, a.name AS agent FROM deliveries d JOIN messages m ON m.id = d.message_id
           JOIN agents a ON a.id = d.agent_id
           WHERE m.to_agent IS NOT NULL AND d.agent_id <> m.to_agent`,
     say: (r: Row) =>
       `message ${r.message} is addressed to someone else but delivered to ${r.agent}`,
   },
   {
-    sql: `SELECT m.uid AS message, a.name AS agent FROM deliveries d JOIN messages m ON m.id = d.message_id
+    sql: `SELECT ${MESSAGE_ID} AS message, a.name AS agent FROM deliveries d JOIN messages m ON m.id = d.message_id
           JOIN agents a ON a.id = d.agent_id
           WHERE m.to_agent IS NULL AND d.agent_id = m.from_agent`,
     say: (r: Row) => `broadcast ${r.message} is delivered to its own sender ${r.agent}`,
   },
   {
-    sql: `SELECT m.uid AS message, a.name AS agent FROM acks k JOIN deliveries d
+    sql: `SELECT ${MESSAGE_ID} AS message, a.name AS agent FROM acks k JOIN deliveries d
             ON d.message_id = k.message_id AND d.agent_id = k.agent_id
           JOIN messages m ON m.id = k.message_id JOIN agents a ON a.id = k.agent_id
           WHERE d.read_at IS NULL`,

@@ -3,9 +3,11 @@ import { isoNow, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { agentName, messageId, parseInput, text } from '../validation.js';
+import { messageIdSql } from '../ids.js';
 import { agentRowId, ensureAgent } from './agents.js';
 import {
   MESSAGE_SELECT,
+  messageRowId,
   toMessageRecord,
   type MessageRecord,
   type MessageRow,
@@ -89,10 +91,9 @@ export interface AckResult extends AckRecord {
 export function ackMessage(ctx: BrainContext, input: AckInput): AckResult {
   const args = parseInput(ackInput, input);
   const tx = ctx.db.transaction((): AckResult => {
-    const msg = ctx.q
-      .get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`)
-      .get(args.message_id);
-    if (!msg) throw new BrainError('NOT_FOUND', `message_id: no message ${args.message_id}`);
+    const messageRow = messageRowId(ctx, args.message_id);
+    if (messageRow === undefined)
+      throw new BrainError('NOT_FOUND', `message_id: no message ${args.message_id}`);
     const agentId = ensureAgent(ctx, args.agent);
     const now = isoNow(ctx.clock);
     const created =
@@ -100,17 +101,17 @@ export function ackMessage(ctx: BrainContext, input: AckInput): AckResult {
         .get(
           `INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`,
         )
-        .run(msg.id, agentId, args.body ?? null, now).changes === 1;
+        .run(messageRow, agentId, args.body ?? null, now).changes === 1;
     ctx.q
       .get(
         `UPDATE deliveries SET read_at = ? WHERE message_id = ? AND agent_id = ? AND read_at IS NULL`,
       )
-      .run(millisOf(now), msg.id, agentId);
+      .run(millisOf(now), messageRow, agentId);
     const ack = ctx.q
       .get<[number, number], { body: string | null; created_at: string }>(
         `SELECT body, created_at FROM acks WHERE message_id = ? AND agent_id = ?`,
       )
-      .get(msg.id, agentId)!;
+      .get(messageRow, agentId)!;
     return {
       message_id: args.message_id,
       agent: args.agent,
@@ -130,7 +131,7 @@ export function acksFor(ctx: BrainContext, messageRowIds: number[]): Map<number,
     [number],
     { message_id: number; uid: string; agent: string; body: string | null; created_at: string }
   >(
-    `SELECT a.message_id, m.uid, ag.name AS agent, a.body, a.created_at
+    `SELECT a.message_id, ${messageIdSql('m.uid')} AS uid, ag.name AS agent, a.body, a.created_at
      FROM acks a JOIN messages m ON m.id = a.message_id JOIN agents ag ON ag.id = a.agent_id
      WHERE a.message_id = ? ORDER BY a.created_at, ag.name`,
   );

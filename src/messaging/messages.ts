@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { isoNow } from '../clock.js';
+import { isoNow, isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
-import { newId } from '../ids.js';
+import { messageIdSql, messageKey, newId } from '../ids.js';
 import {
   PRIORITIES,
   agentName,
@@ -46,11 +46,15 @@ export interface MessageRow {
   created_at: string;
 }
 
-/** Columns and joins that turn a messages row `m` into a MessageRecord. */
+/**
+ * Columns and joins that turn a messages row `m` into a MessageRecord: the stored integers of id
+ * and time (migration 0005) become `syn_…` and ISO 8601 here.
+ */
 export const MESSAGE_SELECT = `
-  SELECT m.id AS rowid, m.uid AS id, t.uid AS thread_id, fa.name AS "from", ta.name AS "to",
-         p.uid AS reply_to, m.priority, coalesce(m.subject, t.subject) AS subject, m.body, m.metadata,
-         m.created_at
+  SELECT m.id AS rowid, ${messageIdSql('m.uid')} AS id, t.uid AS thread_id, fa.name AS "from",
+         ta.name AS "to", ${messageIdSql('p.uid')} AS reply_to, m.priority,
+         coalesce(m.subject, t.subject) AS subject, m.body, m.metadata,
+         ${isoSql('m.created_at')} AS created_at
   FROM messages m
   JOIN threads t ON t.id = m.thread_id
   JOIN agents fa ON fa.id = m.from_agent
@@ -73,13 +77,17 @@ export function toMessageRecord(row: MessageRow): MessageRecord {
 }
 
 export function getMessage(ctx: BrainContext, id: string): MessageRecord | undefined {
-  lookupKey(id, 'id');
-  const row = ctx.q.get<[string], MessageRow>(`${MESSAGE_SELECT} WHERE m.uid = ?`).get(id);
+  const key = messageKey(lookupKey(id, 'id'));
+  if (key === undefined) return undefined;
+  const row = ctx.q.get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.uid = ?`).get(key);
   return row && toMessageRecord(row);
 }
 
+/** The row id of a message, by its public id. */
 export function messageRowId(ctx: BrainContext, id: string): number | undefined {
-  return ctx.q.get<[string], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(id)?.id;
+  const key = messageKey(id);
+  if (key === undefined) return undefined;
+  return ctx.q.get<[number], { id: number }>(`SELECT id FROM messages WHERE uid = ?`).get(key)?.id;
 }
 
 const sendInput = z.strictObject({
@@ -126,10 +134,10 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
     let parent: { id: number; thread_id: number } | undefined;
     if (args.reply_to) {
       parent = ctx.q
-        .get<[string], { id: number; thread_id: number }>(
+        .get<[number], { id: number; thread_id: number }>(
           `SELECT id, thread_id FROM messages WHERE uid = ?`,
         )
-        .get(args.reply_to);
+        .get(messageKey(args.reply_to)!);
       if (!parent) throw new BrainError('NOT_FOUND', `reply_to: no message ${args.reply_to}`);
     }
 
@@ -182,7 +190,7 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
-          uid,
+          messageKey(uid),
           threadRowId,
           fromId,
           toId,
@@ -191,7 +199,7 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
           args.subject ?? null,
           args.body,
           metadata,
-          createdAt,
+          millisOf(createdAt),
         ).lastInsertRowid,
     );
     const recipients = toId

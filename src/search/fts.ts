@@ -6,6 +6,9 @@ import { queryWords, quoteTerm, type FtsQueries } from './fts-query.js';
 export interface SearchFilters {
   since: string | null;
   until: string | null;
+  /** since and until in milliseconds, as messages store their time (migration 0005). */
+  since_ms: number | null;
+  until_ms: number | null;
   thread: number | null;
   agent: number | null;
   now: string;
@@ -50,8 +53,8 @@ const SOURCES: Record<SearchType, FtsSource> = {
     table: 'messages_fts',
     base: 'messages',
     weights: '2.0, 1.0, 1.0, 0.5',
-    where: `AND (@since IS NULL OR x.created_at >= @since)
-      AND (@until IS NULL OR x.created_at < @until)
+    where: `AND (@since_ms IS NULL OR x.created_at >= @since_ms)
+      AND (@until_ms IS NULL OR x.created_at < @until_ms)
       AND (@thread IS NULL OR x.thread_id = @thread)
       AND (@agent IS NULL OR x.from_agent = @agent)`,
   },

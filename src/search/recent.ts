@@ -33,15 +33,16 @@ export type RecentItem =
 /** Everything of the last N hours, newest first. */
 export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[] {
   const args = parseInput(recentInput, input);
-  const since = new Date(ctx.clock().getTime() - args.hours * 3_600_000).toISOString();
+  const sinceMs = ctx.clock().getTime() - args.hours * 3_600_000;
+  const since = new Date(sinceMs).toISOString();
   const want = (t: SearchType) => args.types.includes(t);
   const items: RecentItem[] = [];
   if (want('message')) {
     for (const row of ctx.q
-      .get<[string, number], MessageRow>(
+      .get<[number, number], MessageRow>(
         `${MESSAGE_SELECT} WHERE m.created_at >= ? ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,
       )
-      .all(since, args.limit)) {
+      .all(sinceMs, args.limit)) {
       const record = toMessageRecord(row);
       items.push({ type: 'message', id: record.id, time: record.created_at, record });
     }

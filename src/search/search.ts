@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { isoNow } from '../clock.js';
+import { isoNow, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
+import { messageKey } from '../ids.js';
 import { getAtomsByRowIds } from '../knowledge/atoms.js';
 import { getStmByRowIds, recordAccess } from '../knowledge/stm.js';
 import { agentRowId } from '../messaging/agents.js';
@@ -104,6 +105,8 @@ function prepare(ctx: BrainContext, input: SearchInput): PreparedSearch | Search
   const filters: SearchFilters = {
     since: args.since ?? null,
     until: args.until ?? null,
+    since_ms: args.since === undefined ? null : millisOf(args.since),
+    until_ms: args.until === undefined ? null : millisOf(args.until),
     thread: null,
     agent: null,
     now: isoNow(ctx.clock),
@@ -302,7 +305,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
   const stm = getStmByRowIds(ctx, byType('stm'));
   const atoms = getAtomsByRowIds(ctx, byType('atom'));
   const messageStmt = ctx.q.get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.id = ?`);
-  const threadOfSource = ctx.q.get<[string], { uid: string }>(
+  const threadOfSource = ctx.q.get<[number], { uid: string }>(
     `SELECT t.uid FROM messages m JOIN threads t ON t.id = m.thread_id WHERE m.uid = ?`,
   );
   const hits: SearchHit[] = [];
@@ -335,7 +338,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
         snippet: snippet ?? excerpt(s.content, 160),
         time: s.created_at,
         thread_id: s.source_message_id
-          ? (threadOfSource.get(s.source_message_id)?.uid ?? null)
+          ? (threadOfSource.get(messageKey(s.source_message_id)!)?.uid ?? null)
           : null,
         agent: s.agent,
         score: c.score,
@@ -352,7 +355,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
         snippet: snippet ?? `${a.action} → ${a.outcome}`,
         time: a.created_at,
         thread_id: a.source_message_id
-          ? (threadOfSource.get(a.source_message_id)?.uid ?? null)
+          ? (threadOfSource.get(messageKey(a.source_message_id)!)?.uid ?? null)
           : null,
         agent: a.agent,
         score: c.score,

@@ -63,8 +63,8 @@ export function vectorRetrieve(
   const int = (x: number | null) => (x === null ? null : BigInt(x));
   const params = {
     query: forBitIndex(query),
-    since_ms: int(filters.since === null ? null : Date.parse(filters.since)),
-    until_ms: int(filters.until === null ? null : Date.parse(filters.until)),
+    since_ms: int(filters.since_ms),
+    until_ms: int(filters.until_ms),
     thread: int(filters.thread),
     agent: int(filters.agent),
     now_ms: int(Date.parse(filters.now)),

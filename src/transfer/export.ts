@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { isoOfMillis } from '../clock.js';
+import { isoOfMillis, isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
+import { messageIdSql } from '../ids.js';
 import { parseInput, threadId } from '../validation.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from './format.js';
 
@@ -74,8 +75,9 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
           created_at: string;
         }
       >(
-        `SELECT m.id AS rowid, m.uid AS id, t.uid AS thread_id, fa.name AS "from", ta.name AS "to", p.uid AS reply_to,
-                m.priority, m.subject, m.body, m.metadata, m.created_at
+        `SELECT m.id AS rowid, ${messageIdSql('m.uid')} AS id, t.uid AS thread_id, fa.name AS "from", ta.name AS "to",
+                ${messageIdSql('p.uid')} AS reply_to, m.priority, m.subject, m.body, m.metadata,
+                ${isoSql('m.created_at')} AS created_at
          FROM messages m JOIN threads t ON t.id = m.thread_id JOIN agents fa ON fa.id = m.from_agent
          LEFT JOIN agents ta ON ta.id = m.to_agent LEFT JOIN messages p ON p.id = m.reply_to
          WHERE ${inScope} ORDER BY m.id`,
@@ -108,7 +110,7 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       >(
         `SELECT s.uid AS id, a.name AS agent, s.content,
                 (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
-                s.importance, m.uid AS source_message_id, s.created_at, s.expires_at, s.access_count, s.last_accessed_at
+                s.importance, ${messageIdSql('m.uid')} AS source_message_id, s.created_at, s.expires_at, s.access_count, s.last_accessed_at
          FROM stm s JOIN agents a ON a.id = s.agent_id LEFT JOIN messages m ON m.id = s.source_message_id
          WHERE ${sourceInScope('s')} ORDER BY s.id`,
       )
@@ -118,7 +120,7 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
     const atoms = ctx.q
       .get<[typeof p], ExportDocument['atoms'][number]>(
         `SELECT t.uid AS id, a.name AS agent, t.subject, t.action, t.outcome, t.consequences, t.confidence,
-                m.uid AS source_message_id, t.created_at
+                ${messageIdSql('m.uid')} AS source_message_id, t.created_at
          FROM atoms t JOIN agents a ON a.id = t.agent_id LEFT JOIN messages m ON m.id = t.source_message_id
          WHERE ${sourceInScope('t')} ORDER BY t.id`,
       )

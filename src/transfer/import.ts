@@ -1,7 +1,8 @@
-import { millisOf } from '../clock.js';
+import { isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
+import { messageKey } from '../ids.js';
 import { formatZodError } from '../validation.js';
 import { exportDocument, type ExportDocument } from './format.js';
 
@@ -61,9 +62,10 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
     return row.id;
   };
   const rowId = (table: 'threads' | 'messages' | 'atoms', uid: string, where: string): number => {
+    // Messages keep the number their id spells (migration 0005).
     const row = ctx.q
-      .get<[string], { id: number }>(`SELECT id FROM ${table} WHERE uid = ?`)
-      .get(uid);
+      .get<[string | number], { id: number }>(`SELECT id FROM ${table} WHERE uid = ?`)
+      .get(table === 'messages' ? messageKey(uid)! : uid);
     if (!row)
       throw new BrainError(
         'INVALID_INPUT',
@@ -115,7 +117,7 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
       )
       .run(
-        m.id,
+        messageKey(m.id),
         threadRow,
         agentId(m.from, where),
         m.to === null ? null : agentId(m.to, where),
@@ -124,7 +126,7 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
         m.subject,
         m.body,
         m.metadata && Object.keys(m.metadata).length > 0 ? JSON.stringify(m.metadata) : null,
-        m.created_at,
+        millisOf(m.created_at),
       ).changes;
     count('messages', changes);
     const rowid = rowId('messages', m.id, where);
@@ -221,7 +223,7 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
 
   const recount = ctx.q.get(
     `UPDATE threads SET message_count = (SELECT count(*) FROM messages WHERE thread_id = @id),
-       last_message_at = max(last_message_at, coalesce((SELECT max(created_at) FROM messages WHERE thread_id = @id), last_message_at))
+       last_message_at = max(last_message_at, coalesce((SELECT ${isoSql('max(created_at)')} FROM messages WHERE thread_id = @id), last_message_at))
      WHERE id = @id`,
   );
   for (const id of touchedThreads) recount.run({ id });

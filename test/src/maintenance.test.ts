@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reported, spawnWorker } from '../../bench/workers.js';
+import { messageKey } from '../../src/ids.js';
 import { runDoctor } from '../../src/maintenance/doctor.js';
 import { BrainError, openBrain, type DoctorReport } from '../../src/index.js';
 import { fingerprint } from '../reliability/fingerprint.js';
@@ -35,8 +36,8 @@ afterEach(() => t.cleanup());
 
 const problemsOf = (r: DoctorReport, name: string) =>
   r.checks.find((c) => c.name === name)!.problems;
-const rowid = (table: string, uid: string) =>
-  t.brain.db.prepare(`SELECT id FROM ${table} WHERE uid = ?`).pluck().get(uid) as number;
+const messageRow = (id: string) =>
+  t.brain.db.prepare(`SELECT id FROM messages WHERE uid = ?`).pluck().get(messageKey(id)) as number;
 
 describe('brain doctor', () => {
   it('passes every check on a healthy brain and changes nothing while checking', async () => {
@@ -105,8 +106,8 @@ describe('brain doctor', () => {
 
   it('finds deliveries that break the rules; repairs what it can and leaves the rest to a person', async () => {
     const db = t.brain.db;
-    const direct = rowid('messages', ids.direct);
-    const broadcast = rowid('messages', ids.broadcast);
+    const direct = messageRow(ids.direct);
+    const broadcast = messageRow(ids.broadcast);
     const agent = (name: string) =>
       db.prepare(`SELECT id FROM agents WHERE name = ?`).pluck().get(name);
     db.prepare(`UPDATE deliveries SET read_at = NULL WHERE message_id = ?`).run(direct); // acked, unread
@@ -161,11 +162,14 @@ describe('brain doctor', () => {
       .get() as number;
     const size = raw.pragma('page_size', { simple: true }) as number;
     raw.close();
+    // Times are stored as milliseconds in 6 bytes, big-endian (migration 0005).
     const bytes = readFileSync(path);
-    const at = bytes.indexOf('2026-01-01T', (page - 1) * size);
+    const stored = Buffer.alloc(6);
+    stored.writeUIntBE(Date.parse('2026-01-01T00:00:00.000Z'), 0, 6);
+    const at = bytes.indexOf(stored, (page - 1) * size);
     expect(at).toBeGreaterThan((page - 1) * size);
     expect(at).toBeLessThan(page * size);
-    bytes.write('1999', at);
+    bytes.writeUIntBE(Date.parse('1999-01-01T00:00:00.000Z'), at, 6);
     writeFileSync(path, bytes);
 
     const brain = openBrain({ dbPath: path });
@@ -181,7 +185,7 @@ describe('brain doctor', () => {
   });
 
   it('keeps the message index in step when a message row is updated or deleted in SQL', async () => {
-    const direct = rowid('messages', ids.direct);
+    const direct = messageRow(ids.direct);
     t.brain.db.prepare(`UPDATE messages SET body = 'quetzal feathers' WHERE id = ?`).run(direct);
     const found = t.brain.db
       .prepare(`SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'quetzal'`)

@@ -1,0 +1,228 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { APPLICATION_ID, openBrain, type Brain } from '../../src/index.js';
+import { ROOT, tempDir } from '../helpers.js';
+
+const THREAD = 'thr_00000000-0000-4000-8000-000000000001';
+const OTHER_THREAD = 'thr_00000000-0000-4000-8000-000000000002';
+
+/** Messages of a version 4 brain: id, thread row, from, to, reply_to row, subject, body, time. */
+const MESSAGES: Array<
+  [string, number, number, number | null, number | null, string | null, string, string]
+> = [
+  [
+    'syn_000000000000',
+    1,
+    1,
+    2,
+    null,
+    'the kiln',
+    'is the kiln hot yet',
+    '2023-05-08T09:00:00.000Z',
+  ],
+  ['syn_ffffffffffff', 1, 2, 1, 1, null, 'not before noon', '2023-05-08T09:00:00.000Z'],
+  ['syn_0123456789ab', 1, 1, null, null, null, 'glaze the bowls first', '2023-05-08T08:30:00.250Z'],
+  [
+    'syn_a1b2c3d4e5f6',
+    2,
+    2,
+    1,
+    null,
+    null,
+    'quetzal feathers at midnight',
+    '2023-05-08T23:59:59.999Z',
+  ],
+  ['syn_00000000beef', 2, 1, 2, 4, null, 'the day after', '2023-05-09T00:00:00.000Z'],
+];
+
+let dir: { dir: string; cleanup: () => void } | undefined;
+let brain: Brain | undefined;
+afterEach(() => {
+  brain?.close();
+  brain = undefined;
+  dir?.cleanup();
+  dir = undefined;
+});
+
+/** A version 4 brain built by hand, as a brain of that version left it. */
+function versionFour(path: string, messages = MESSAGES): void {
+  const old = new BetterSqlite3(path);
+  old.pragma('foreign_keys = ON');
+  for (const name of [
+    '0001_init.sql',
+    '0002_vectors.sql',
+    '0003_lean_search.sql',
+    '0004_compact_queue_and_receipts.sql',
+  ])
+    old.exec(readFileSync(join(ROOT, 'migrations', name), 'utf8'));
+  old.pragma(`application_id = ${APPLICATION_ID}`);
+  old.pragma('user_version = 4');
+  const at = '2023-05-08T08:00:00.000Z';
+  old.exec(`INSERT INTO agents (name, created_at, last_seen_at) VALUES ('helios', '${at}', '${at}'), ('nova', '${at}', '${at}');
+    INSERT INTO threads (uid, subject, created_by, created_at, last_message_at, message_count) VALUES
+      ('${THREAD}', 'pottery day', 1, '${at}', '2023-05-08T09:00:00.000Z', 3),
+      ('${OTHER_THREAD}', 'birds', 2, '${at}', '2023-05-09T00:00:00.000Z', 2);`);
+  const send = old.prepare(
+    `INSERT INTO messages (uid, thread_id, from_agent, to_agent, reply_to, subject, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const m of messages) send.run(...m);
+  old.exec(`INSERT INTO deliveries (message_id, agent_id, read_at)
+      SELECT id, coalesce(to_agent, 2), CASE id WHEN 1 THEN 1683536400000 END FROM messages;
+    INSERT INTO acks (message_id, agent_id, body, created_at) VALUES (1, 2, 'seen', '2023-05-08T10:00:00.000Z');
+    INSERT INTO stm (uid, agent_id, content, source_message_id, created_at) VALUES ('stm_000000000001', 2, 'the kiln needs the morning', 2, '${at}');
+    INSERT INTO atoms (uid, agent_id, subject, action, outcome, source_message_id, created_at) VALUES ('atm_000000000001', 1, 'kiln', 'wait', 'hot by noon', 2, '${at}');`);
+  old.close();
+}
+
+function searchView(db: BetterSqlite3.Database) {
+  return db
+    .prepare(`SELECT id, subject, body, sender, date FROM messages_search ORDER BY id`)
+    .all();
+}
+
+describe('migration 0005: message ids and times as integers', () => {
+  it('keeps every id, time, reply, receipt and ack of a version 4 brain', () => {
+    dir = tempDir();
+    const path = join(dir.dir, 'v4.db');
+    versionFour(path);
+    brain = openBrain({ dbPath: path });
+
+    for (const [id, , , , , , body, createdAt] of MESSAGES) {
+      expect(brain.getMessage(id)).toMatchObject({ id, body, created_at: createdAt });
+    }
+    expect(brain.getMessage('syn_ffffffffffff')).toMatchObject({
+      reply_to: 'syn_000000000000',
+      subject: 'pottery day',
+      from: 'nova',
+      to: 'helios',
+    });
+    expect(brain.getMessage('syn_0123456789ab')).toMatchObject({ to: null, reply_to: null });
+    // Stored as numbers: the id's 48 bits and milliseconds.
+    expect(brain.db.prepare(`SELECT uid, created_at FROM messages WHERE id = 4`).get()).toEqual({
+      uid: 0xa1b2c3d4e5f6,
+      created_at: Date.parse('2023-05-08T23:59:59.999Z'),
+    });
+
+    // In time order, ties by rowid.
+    const history = brain.thread({ thread_id: THREAD });
+    expect(history.messages.map((m) => m.id)).toEqual([
+      'syn_0123456789ab',
+      'syn_000000000000',
+      'syn_ffffffffffff',
+    ]);
+    expect(history.messages[1]!.receipts).toEqual([
+      { agent: 'nova', read_at: '2023-05-08T09:00:00.000Z' },
+    ]);
+    expect(history.messages[1]!.acks).toEqual([
+      {
+        message_id: 'syn_000000000000',
+        agent: 'nova',
+        body: 'seen',
+        created_at: '2023-05-08T10:00:00.000Z',
+      },
+    ]);
+    expect(brain.poll('nova').unread).toBe(2);
+  });
+
+  it('leaves the full-text index as it was: same words per message, integrity-check passes', () => {
+    dir = tempDir();
+    const path = join(dir.dir, 'v4.db');
+    versionFour(path);
+    const old = new BetterSqlite3(path, { readonly: true });
+    const before = searchView(old);
+    old.close();
+
+    brain = openBrain({ dbPath: path });
+    expect(searchView(brain.db)).toEqual(before);
+    expect(before).toContainEqual(
+      expect.objectContaining({ id: 4, date: '8 May 2023', sender: 'nova to helios' }),
+    );
+    expect(() =>
+      brain!.db.exec(`INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)`),
+    ).not.toThrow();
+    expect(brain.db.pragma('foreign_key_check')).toEqual([]);
+    expect(brain.db.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+
+    // Words and dates in words still find messages; deleting through the triggers stays consistent.
+    expect(brain.search({ query: 'quetzal feathers' }).hits[0]).toMatchObject({
+      id: 'syn_a1b2c3d4e5f6',
+      time: '2023-05-08T23:59:59.999Z',
+      thread_id: OTHER_THREAD,
+    });
+    expect(brain.search({ query: '9 May 2023', types: ['message'] }).hits[0]?.id).toBe(
+      'syn_00000000beef',
+    );
+    brain.db.prepare(`UPDATE messages SET body = 'glaze the cups first' WHERE id = 3`).run();
+    brain.db.exec(`DELETE FROM deliveries WHERE message_id = 5; DELETE FROM messages WHERE id = 5`);
+    expect(() =>
+      brain!.db.exec(`INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)`),
+    ).not.toThrow();
+    expect(brain.search({ query: 'cups' }).hits[0]?.id).toBe('syn_0123456789ab');
+    expect(brain.search({ query: 'bowls' }).hits).toEqual([]);
+    expect(brain.search({ query: 'the day after' }).hits.map((h) => h.id)).not.toContain(
+      'syn_00000000beef',
+    );
+  });
+
+  it('keeps provenance, and new messages, replies and time filters work beside the old ones', () => {
+    dir = tempDir();
+    const path = join(dir.dir, 'v4.db');
+    versionFour(path);
+    brain = openBrain({ dbPath: path });
+
+    const prov = brain.provenance({ id: 'stm_000000000001' });
+    expect(prov.message?.id).toBe('syn_ffffffffffff');
+    expect(prov.context.map((m) => m.id)).toEqual([
+      'syn_0123456789ab',
+      'syn_000000000000',
+      'syn_ffffffffffff',
+    ]);
+    expect(prov.thread?.id).toBe(THREAD);
+    expect(brain.provenance({ id: 'syn_ffffffffffff' }).derived).toMatchObject({
+      stm: [{ id: 'stm_000000000001', source_message_id: 'syn_ffffffffffff' }],
+      atoms: [{ id: 'atm_000000000001', source_message_id: 'syn_ffffffffffff' }],
+    });
+
+    const reply = brain.send({
+      from: 'helios',
+      body: 'noon it is, kiln',
+      reply_to: 'syn_ffffffffffff',
+      at: '2023-05-08T09:00:00.5+00:00',
+    });
+    expect(reply).toMatchObject({ thread_id: THREAD, created_at: '2023-05-08T09:00:00.500Z' });
+    expect(brain.getMessage(reply.id)).toMatchObject({
+      reply_to: 'syn_ffffffffffff',
+      created_at: '2023-05-08T09:00:00.500Z',
+    });
+    expect(brain.thread({ thread_id: THREAD }).messages.at(-1)!.id).toBe(reply.id);
+
+    // Found with their neighbours in the thread, which pass the same filters.
+    const kiln = (filter: { since?: string; until?: string }) =>
+      brain!.search({ query: 'kiln', types: ['message'], ...filter }).hits.map((h) => h.id);
+    expect(kiln({ since: '2023-05-08T09:00:00.001Z' })).toEqual([reply.id]);
+    const before = kiln({ until: '2023-05-08T09:00:00.001Z' });
+    expect(before).toContain('syn_000000000000');
+    expect(before).not.toContain(reply.id);
+    expect(brain.getMessage('syn_00000000beee')).toBeUndefined();
+    expect(brain.getMessage('not an id')).toBeUndefined();
+  });
+
+  it('refuses a message id it cannot turn into a number, and leaves the brain at version 4', () => {
+    dir = tempDir();
+    const path = join(dir.dir, 'v4.db');
+    versionFour(path, [
+      ['syn_000000000001', 1, 1, 2, null, null, 'a good id', '2023-05-08T09:00:00.000Z'],
+      ['syn_00000000000A', 1, 2, 1, null, null, 'an id in capitals', '2023-05-08T09:00:00.000Z'],
+    ]);
+    expect(() => openBrain({ dbPath: path })).toThrow(/CHECK constraint failed/);
+    const old = new BetterSqlite3(path, { readonly: true });
+    expect(old.pragma('user_version', { simple: true })).toBe(4);
+    expect(old.prepare(`SELECT uid FROM messages ORDER BY id`).all()).toEqual([
+      { uid: 'syn_000000000001' },
+      { uid: 'syn_00000000000A' },
+    ]);
+    old.close();
+  });
+});
