@@ -45,6 +45,22 @@ export function messageIdSql(column: string): string {
   return `CASE WHEN ${column} IS NOT NULL THEN printf('syn_%012x', ${column}) END`;
 }
 
+/**
+ * A thread id as stored: the 16 bytes of its UUID (migration 0006), or undefined for a string that
+ * is no thread id (which then names no thread).
+ */
+export function threadKey(id: string): Buffer | undefined {
+  if (!ID_PATTERNS.thread.test(id)) return undefined;
+  return Buffer.from(id.slice(PREFIX.thread.length).replaceAll('-', ''), 'hex');
+}
+
+/** SQL giving the public id of a `threads.uid` column (`thr_` + the UUID); NULL stays NULL. */
+export function threadIdSql(column: string): string {
+  const hex = (from: number, length?: number) =>
+    `substr(hex(${column}), ${from}${length === undefined ? '' : `, ${length}`})`;
+  return `CASE WHEN ${column} IS NOT NULL THEN 'thr_' || lower(${hex(1, 8)} || '-' || ${hex(9, 4)} || '-' || ${hex(13, 4)} || '-' || ${hex(17, 4)} || '-' || ${hex(21)}) END`;
+}
+
 export function idKind(id: string): IdKind | undefined {
   for (const kind of Object.keys(ID_PATTERNS) as IdKind[]) {
     if (ID_PATTERNS[kind].test(id)) return kind;

@@ -2,7 +2,7 @@ import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
-import { ID_PATTERNS, derivedId, messageKey } from '../ids.js';
+import { ID_PATTERNS, derivedId, messageKey, threadKey } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { excerpt, messageRowId } from '../messaging/messages.js';
 import { readJsonFile } from '../transfer/json-file.js';
@@ -93,15 +93,15 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
           ? m.threadKey
           : derivedId('thread', `synapse:${m.threadKey}`);
         let thread = ctx.q
-          .get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
-          .get(threadUid);
+          .get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
+          .get(threadKey(threadUid)!);
         if (!thread) {
           const id = ctx.q
             .get(
               `INSERT INTO threads (uid, subject, created_by, created_at, last_message_at, message_count) VALUES (?, ?, ?, ?, ?, 0)`,
             )
             .run(
-              threadUid,
+              threadKey(threadUid),
               m.subject || excerpt(m.body),
               agent(m.from),
               m.createdAt,

@@ -1,5 +1,5 @@
 import { isoSql } from '../clock.js';
-import { messageIdSql } from '../ids.js';
+import { messageIdSql, threadIdSql } from '../ids.js';
 import { MAX_LISTED, listed, type DoctorCheck } from './check.js';
 import { ftsCheck } from './fts-check.js';
 import { vectorsCheck } from './vectors-check.js';
@@ -28,7 +28,7 @@ export const integrityCheck: DoctorCheck = {
 };
 
 const BAD_THREAD_COUNTERS = `
-  SELECT t.id, t.uid, t.message_count, t.last_message_at, count(m.id) AS n,
+  SELECT t.id, ${threadIdSql('t.uid')} AS uid, t.message_count, t.last_message_at, count(m.id) AS n,
          ${isoSql('max(m.created_at)')} AS last
   FROM threads t LEFT JOIN messages m ON m.thread_id = t.id
   GROUP BY t.id

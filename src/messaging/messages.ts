@@ -3,7 +3,7 @@ import { isoNow, isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
-import { messageIdSql, messageKey, newId } from '../ids.js';
+import { messageIdSql, messageKey, newId, threadIdSql, threadKey } from '../ids.js';
 import {
   PRIORITIES,
   agentName,
@@ -51,7 +51,8 @@ export interface MessageRow {
  * and time (migration 0005) become `syn_…` and ISO 8601 here.
  */
 export const MESSAGE_SELECT = `
-  SELECT m.id AS rowid, ${messageIdSql('m.uid')} AS id, t.uid AS thread_id, fa.name AS "from",
+  SELECT m.id AS rowid, ${messageIdSql('m.uid')} AS id, ${threadIdSql('t.uid')} AS thread_id,
+         fa.name AS "from",
          ta.name AS "to", ${messageIdSql('p.uid')} AS reply_to, m.priority,
          coalesce(m.subject, t.subject) AS subject, m.body, m.metadata,
          ${isoSql('m.created_at')} AS created_at
@@ -145,10 +146,10 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
     let threadUid: string;
     if (args.thread) {
       const thread = ctx.q
-        .get<[string], { id: number; status: string }>(
+        .get<[Buffer], { id: number; status: string }>(
           `SELECT id, status FROM threads WHERE uid = ?`,
         )
-        .get(args.thread);
+        .get(threadKey(args.thread)!);
       if (!thread) throw new BrainError('NOT_FOUND', `thread: no thread ${args.thread}`);
       if (thread.status === 'closed')
         throw new BrainError('CONFLICT', `thread ${args.thread} is closed`);
@@ -163,7 +164,9 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
     } else if (parent) {
       threadRowId = parent.thread_id;
       threadUid = ctx.q
-        .get<[number], { uid: string }>(`SELECT uid FROM threads WHERE id = ?`)
+        .get<[number], { uid: string }>(
+          `SELECT ${threadIdSql('uid')} AS uid FROM threads WHERE id = ?`,
+        )
         .get(threadRowId)!.uid;
     } else {
       threadUid = newId('thread');
@@ -174,7 +177,7 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
             `INSERT INTO threads (uid, subject, created_by, created_at, last_message_at, message_count)
              VALUES (?, ?, ?, ?, ?, 0)`,
           )
-          .run(threadUid, subject, fromId, createdAt, createdAt).lastInsertRowid,
+          .run(threadKey(threadUid), subject, fromId, createdAt, createdAt).lastInsertRowid,
       );
     }
     for (const tag of args.tags ?? []) {

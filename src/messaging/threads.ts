@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isoOfMillis } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
+import { threadIdSql, threadKey } from '../ids.js';
 import {
   THREAD_STATUSES,
   lookupKey,
@@ -52,7 +53,7 @@ export interface ThreadHistory {
 }
 
 const THREAD_SELECT = `
-  SELECT t.id AS rowid, t.uid AS id, t.subject, t.status, a.name AS created_by, t.created_at,
+  SELECT t.id AS rowid, ${threadIdSql('t.uid')} AS id, t.subject, t.status, a.name AS created_by, t.created_at,
          t.last_message_at, t.message_count,
          (SELECT json_group_array(tag) FROM (SELECT tag FROM thread_tags WHERE thread_id = t.id ORDER BY tag)) AS tags
   FROM threads t JOIN agents a ON a.id = t.created_by`;
@@ -63,7 +64,9 @@ function toThreadRecord(row: ThreadRow): ThreadRecord {
 }
 
 function threadRow(ctx: BrainContext, id: string): ThreadRow | undefined {
-  return ctx.q.get<[string], ThreadRow>(`${THREAD_SELECT} WHERE t.uid = ?`).get(id);
+  const key = threadKey(id);
+  if (key === undefined) return undefined;
+  return ctx.q.get<[Buffer], ThreadRow>(`${THREAD_SELECT} WHERE t.uid = ?`).get(key);
 }
 
 export function getThread(ctx: BrainContext, id: string): ThreadRecord | undefined {
@@ -151,8 +154,9 @@ export function setThreadStatus(
   const changes = ctx.db
     .transaction(
       () =>
-        ctx.q.get(`UPDATE threads SET status = ? WHERE uid = ?`).run(args.status, args.thread_id)
-          .changes,
+        ctx.q
+          .get(`UPDATE threads SET status = ? WHERE uid = ?`)
+          .run(args.status, threadKey(args.thread_id)).changes,
     )
     .immediate();
   if (changes === 0) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
@@ -171,8 +175,8 @@ export function tagThread(ctx: BrainContext, input: TagThreadInput): ThreadRecor
   ctx.db
     .transaction(() => {
       const row = ctx.q
-        .get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
-        .get(args.thread_id);
+        .get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
+        .get(threadKey(args.thread_id)!);
       if (!row) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
       for (const tag of args.add)
         ctx.q

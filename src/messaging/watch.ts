@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { messageIdSql } from '../ids.js';
+import { messageIdSql, threadIdSql } from '../ids.js';
 
 /** A message that arrived since the watcher last looked, with the agents it was delivered to. */
 export interface ArrivedMessage {
@@ -64,7 +64,7 @@ export function watchBrain(brain: { db: Database }, options: WatchOptions = {}):
   let arrivedStmt: Statement<[number, number], ArrivedRow> | undefined;
   const arrivedSince = (rowid: number): ArrivedRow[] => {
     arrivedStmt ??= db.prepare(
-      `SELECT m.id AS rowid, ${messageIdSql('m.uid')} AS id, t.uid AS thread_id, a.name AS "from",
+      `SELECT m.id AS rowid, ${messageIdSql('m.uid')} AS id, ${threadIdSql('t.uid')} AS thread_id, a.name AS "from",
               (SELECT json_group_array(r.name) FROM deliveries d JOIN agents r ON r.id = d.agent_id
                WHERE d.message_id = m.id) AS recipients
        FROM messages m JOIN threads t ON t.id = m.thread_id JOIN agents a ON a.id = m.from_agent

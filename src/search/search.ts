@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoNow, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { messageKey } from '../ids.js';
+import { messageKey, threadIdSql, threadKey } from '../ids.js';
 import { getAtomsByRowIds } from '../knowledge/atoms.js';
 import { getStmByRowIds, recordAccess } from '../knowledge/stm.js';
 import { agentRowId } from '../messaging/agents.js';
@@ -113,8 +113,8 @@ function prepare(ctx: BrainContext, input: SearchInput): PreparedSearch | Search
   };
   if (args.thread) {
     const row = ctx.q
-      .get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
-      .get(args.thread);
+      .get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
+      .get(threadKey(args.thread)!);
     if (!row) return { hits: [], notices: [`no thread ${args.thread}`], retrievers: [] };
     filters.thread = row.id;
   }
@@ -306,7 +306,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
   const atoms = getAtomsByRowIds(ctx, byType('atom'));
   const messageStmt = ctx.q.get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.id = ?`);
   const threadOfSource = ctx.q.get<[number], { uid: string }>(
-    `SELECT t.uid FROM messages m JOIN threads t ON t.id = m.thread_id WHERE m.uid = ?`,
+    `SELECT ${threadIdSql('t.uid')} AS uid FROM messages m JOIN threads t ON t.id = m.thread_id WHERE m.uid = ?`,
   );
   const hits: SearchHit[] = [];
   for (const c of candidates) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoOfMillis, isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
-import { messageIdSql } from '../ids.js';
+import { messageIdSql, threadIdSql, threadKey } from '../ids.js';
 import { parseInput, threadId } from '../validation.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from './format.js';
 
@@ -19,8 +19,8 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
     let scope = { thread: null as number | null };
     if (args.thread_id) {
       const row = ctx.q
-        .get<[string], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
-        .get(args.thread_id);
+        .get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
+        .get(threadKey(args.thread_id)!);
       if (!row) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
       scope = { thread: row.id };
     }
@@ -43,7 +43,7 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
           message_count: number;
         }
       >(
-        `SELECT t.uid AS id, t.subject, t.status,
+        `SELECT ${threadIdSql('t.uid')} AS id, t.subject, t.status,
                 (SELECT json_group_array(tag) FROM (SELECT tag FROM thread_tags WHERE thread_id = t.id ORDER BY tag)) AS tags,
                 a.name AS created_by, t.created_at, t.last_message_at, t.message_count
          FROM threads t JOIN agents a ON a.id = t.created_by
@@ -75,7 +75,7 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
           created_at: string;
         }
       >(
-        `SELECT m.id AS rowid, ${messageIdSql('m.uid')} AS id, t.uid AS thread_id, fa.name AS "from", ta.name AS "to",
+        `SELECT m.id AS rowid, ${messageIdSql('m.uid')} AS id, ${threadIdSql('t.uid')} AS thread_id, fa.name AS "from", ta.name AS "to",
                 ${messageIdSql('p.uid')} AS reply_to, m.priority, m.subject, m.body, m.metadata,
                 ${isoSql('m.created_at')} AS created_at
          FROM messages m JOIN threads t ON t.id = m.thread_id JOIN agents fa ON fa.id = m.from_agent

@@ -2,7 +2,7 @@ import { isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
-import { messageKey } from '../ids.js';
+import { messageKey, threadKey } from '../ids.js';
 import { formatZodError } from '../validation.js';
 import { exportDocument, type ExportDocument } from './format.js';
 
@@ -62,10 +62,12 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
     return row.id;
   };
   const rowId = (table: 'threads' | 'messages' | 'atoms', uid: string, where: string): number => {
-    // Messages keep the number their id spells (migration 0005).
+    // Messages keep the number their id spells (migration 0005), threads their UUID's bytes (0006).
+    const key =
+      table === 'messages' ? messageKey(uid)! : table === 'threads' ? threadKey(uid)! : uid;
     const row = ctx.q
-      .get<[string | number], { id: number }>(`SELECT id FROM ${table} WHERE uid = ?`)
-      .get(table === 'messages' ? messageKey(uid)! : uid);
+      .get<[string | number | Buffer], { id: number }>(`SELECT id FROM ${table} WHERE uid = ?`)
+      .get(key);
     if (!row)
       throw new BrainError(
         'INVALID_INPUT',
@@ -95,7 +97,7 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
          VALUES (?, ?, ?, ?, ?, ?, 0) ON CONFLICT(uid) DO NOTHING`,
       )
       .run(
-        t.id,
+        threadKey(t.id),
         t.subject,
         t.status,
         agentId(t.created_by, `thread ${t.id}`),

@@ -82,7 +82,7 @@ function searchView(db: BetterSqlite3.Database) {
     .all();
 }
 
-describe('migration 0005: message ids and times as integers', () => {
+describe('migrations 0005 and 0006: message ids and times as integers, thread ids as bytes', () => {
   it('keeps every id, time, reply, receipt and ack of a version 4 brain', () => {
     dir = tempDir();
     const path = join(dir.dir, 'v4.db');
@@ -99,10 +99,18 @@ describe('migration 0005: message ids and times as integers', () => {
       to: 'helios',
     });
     expect(brain.getMessage('syn_0123456789ab')).toMatchObject({ to: null, reply_to: null });
-    // Stored as numbers: the id's 48 bits and milliseconds.
+    // Stored as numbers: the id's 48 bits and milliseconds; a thread id as its UUID's 16 bytes.
     expect(brain.db.prepare(`SELECT uid, created_at FROM messages WHERE id = 4`).get()).toEqual({
       uid: 0xa1b2c3d4e5f6,
       created_at: Date.parse('2023-05-08T23:59:59.999Z'),
+    });
+    expect(brain.db.prepare(`SELECT hex(uid) AS uid FROM threads WHERE id = 2`).get()).toEqual({
+      uid: '00000000000040008000000000000002',
+    });
+    expect(brain.getThread(OTHER_THREAD)).toMatchObject({
+      subject: 'birds',
+      message_count: 2,
+      last_message_at: '2023-05-09T00:00:00.000Z',
     });
 
     // In time order, ties by rowid.

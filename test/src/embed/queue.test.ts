@@ -268,7 +268,7 @@ describe('the embedding queue', () => {
       old.pragma(`application_id = ${APPLICATION_ID}`);
       old.pragma('user_version = 1');
       old.exec(`INSERT INTO agents (name, created_at, last_seen_at) VALUES ('a', 'x', 'x');
-        INSERT INTO threads (uid, subject, created_by, created_at, last_message_at) VALUES ('thr_1', 's', 1, 'x', 'x');
+        INSERT INTO threads (uid, subject, created_by, created_at, last_message_at) VALUES ('thr_00000000-0000-4000-8000-000000000001', 's', 1, 'x', 'x');
         INSERT INTO messages (uid, thread_id, from_agent, body, created_at) VALUES ('syn_000000000001', 1, 1, 'old words', '2025-01-01T00:00:00.000Z');`);
       old.close();
       const brain = openBrain({ dbPath: path });
