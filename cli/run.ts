@@ -1,12 +1,7 @@
 import { readSync } from 'node:fs';
-import {
-  loadConfig,
-  openBrain,
-  storageFailureCode,
-  BrainError,
-  type Brain,
-  type BrainConfig,
-} from '../src/index.js';
+import type { Brain, BrainConfig } from '../src/index.js';
+import { BrainError } from '../src/errors.js';
+import { storageFailureCode } from '../src/db/storage-errors.js';
 import { note } from './output.js';
 
 /** Options every command accepts, wherever they stand on the command line. */
@@ -24,11 +19,22 @@ export interface CommandContext {
   agent(): string;
 }
 
-/** loadConfig → openBrain → run → close. The one path every command takes to the brain. */
+/**
+ * loadConfig → openBrain → run → close. The one path every command takes to the brain.
+ *
+ * The library is loaded here, when a command runs, and module by module rather than through
+ * `src/index.ts`: `brain poll` is run by agents' hooks many times a minute, and the whole library
+ * (embedders, evaluation, transfer …) costs more to load than the poll itself. The CLI's other
+ * imports from `src/` are likewise of small modules, or dynamic.
+ */
 export async function withBrain<T>(
   globals: GlobalOptions,
   run: (ctx: CommandContext) => T | Promise<T>,
 ): Promise<T> {
+  const [{ loadConfig }, { openBrain }] = await Promise.all([
+    import('../src/config.js'),
+    import('../src/brain.js'),
+  ]);
   const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
   const brain = openBrain({
     dbPath: config.dbPath,

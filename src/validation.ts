@@ -69,14 +69,16 @@ export const isoTime = z.string().transform((s, ctx) => {
 
 export const jsonObject = z.record(z.string(), z.unknown());
 
-export const PRIORITIES = ['info', 'normal', 'action', 'urgent'] as const;
-export type Priority = (typeof PRIORITIES)[number];
-export const THREAD_STATUSES = ['active', 'archived', 'closed'] as const;
-export type ThreadStatus = (typeof THREAD_STATUSES)[number];
-export const LINK_TYPES = ['causes', 'enables', 'precedes', 'correlates'] as const;
-export type LinkType = (typeof LINK_TYPES)[number];
-export const SEARCH_TYPES = ['message', 'stm', 'atom'] as const;
-export type SearchType = (typeof SEARCH_TYPES)[number];
+export {
+  PRIORITIES,
+  THREAD_STATUSES,
+  LINK_TYPES,
+  SEARCH_TYPES,
+  type Priority,
+  type ThreadStatus,
+  type LinkType,
+  type SearchType,
+} from './vocabulary.js';
 
 /** "body: is required; priority: must be one of …" — every problem, each naming its field. */
 export function formatZodError(error: z.ZodError, names: Record<string, string> = {}): string {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { BrainError, PRIORITIES } from '../../src/index.js';
+import { BrainError } from '../../src/errors.js';
+import { PRIORITIES } from '../../src/vocabulary.js';
 import { bold, cyan, dim, formatMessage, printJson, println, shortTime } from '../output.js';
 import { list, readStdin, withBrain, type GlobalOptions } from '../run.js';
 
