@@ -1,4 +1,5 @@
 export { openBrain, type Brain, type OpenBrainOptions } from './brain.js';
+export { openPoller, type Poller } from './poller.js';
 export {
   loadConfig,
   defaultDbPath,
