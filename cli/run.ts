@@ -52,8 +52,12 @@ async function withHandle<B extends Handle, T>(
   open: (options: OpenBrainOptions) => B,
   run: (ctx: CommandContext<B>) => T | Promise<T>,
 ): Promise<T> {
-  const { loadConfig } = await import('../src/config.js');
-  const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
+  const overrides = { db: globals.db, agent: globals.agent };
+  // Plainly valid settings need no zod; anything else gets loadConfig's full check and words.
+  const { quickConfig } = await import('../src/config-env.js');
+  const config =
+    quickConfig(process.env, overrides) ??
+    (await import('../src/config.js')).loadConfig(process.env, overrides);
   const brain = open({
     dbPath: config.dbPath,
     maxBodyBytes: config.maxBodyBytes,

@@ -21,22 +21,16 @@ import {
 } from './knowledge/stm.js';
 import { migrateCortex } from './legacy/cortex.js';
 import { migrateSynapse } from './legacy/synapse.js';
-import {
-  getAgent,
-  listAgents,
-  touchAgent,
-  updateAgent,
-  type UpdateAgentInput,
-} from './messaging/agents.js';
+import { getAgent, listAgents, updateAgent, type UpdateAgentInput } from './messaging/agents.js';
 import {
   ackMessage,
   peekInbox,
-  poll,
   readInbox,
   type AckInput,
   type InboxInput,
 } from './messaging/inbox.js';
 import { getMessage, sendMessage, type SendInput } from './messaging/messages.js';
+import { poll, touchAgent } from './messaging/poll.js';
 import {
   getThread,
   listThreads,

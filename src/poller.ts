@@ -1,6 +1,5 @@
 import { guardStorage } from './db/guard.js';
-import { touchAgent } from './messaging/agents.js';
-import { poll, type PollResult } from './messaging/inbox.js';
+import { poll, touchAgent, type PollResult } from './messaging/poll.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
 
 /**

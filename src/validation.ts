@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AGENT_NAME_MAX, AGENT_NAME_MESSAGES, AGENT_NAME_PATTERN } from './agent-name.js';
 import { BrainError } from './errors.js';
 import { ID_PATTERNS } from './ids.js';
 
@@ -23,12 +24,9 @@ export const filePath = text(4096).refine((s) => s.trim().length > 0, 'must not 
 
 export const agentName = z
   .string()
-  .min(1, 'must not be empty')
-  .max(64, 'must be at most 64 characters')
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9_.@-]*$/,
-    'must be letters, digits, and _ . @ - (starting with a letter or digit)',
-  );
+  .min(1, AGENT_NAME_MESSAGES.empty)
+  .max(AGENT_NAME_MAX, AGENT_NAME_MESSAGES.long)
+  .regex(AGENT_NAME_PATTERN, AGENT_NAME_MESSAGES.pattern);
 
 export const messageId = z
   .string()
