@@ -22,7 +22,8 @@ export function checkAgentName(value: unknown, field = 'agent'): string {
   return value as string;
 }
 
-function agentNameProblems(value: unknown): string[] {
+/** What is wrong with the name, each problem in the schema's words; empty when nothing is. */
+export function agentNameProblems(value: unknown): string[] {
   if (value === undefined) return ['is required'];
   if (typeof value !== 'string') return [`expected string, received ${typeName(value)}`];
   const problems: string[] = [];

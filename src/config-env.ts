@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { checkAgentName } from './agent-name.js';
+import { agentNameProblems } from './agent-name.js';
 import { DURABILITIES, type Durability } from './db/open.js';
 
 export const EMBEDDERS = ['ollama', 'offline', 'none', 'auto'] as const;
@@ -61,7 +61,7 @@ export function quickConfig(
   const maxBodyBytes = Number(raw.maxBodyBytes);
   const ok =
     nonEmpty(raw.dbPath) &&
-    (raw.agent === undefined || plainAgentName(raw.agent)) &&
+    (raw.agent === undefined || agentNameProblems(raw.agent).length === 0) &&
     oneOf(EMBEDDERS, raw.embedder) &&
     plainUrl(raw.ollamaHost) &&
     nonEmpty(raw.embedModel) &&
@@ -75,15 +75,6 @@ export function quickConfig(
 const nonEmpty = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
 const oneOf = (values: readonly string[], v: unknown): boolean =>
   typeof v === 'string' && values.includes(v);
-
-function plainAgentName(v: unknown): boolean {
-  try {
-    checkAgentName(v);
-    return true;
-  } catch {
-    return false; // loadConfig checks it again and words the problem
-  }
-}
 
 /** A URL that parses, in printable ASCII without spaces: nothing that zod would trim or drop. */
 const plainUrl = (v: unknown): boolean =>

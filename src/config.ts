@@ -32,7 +32,11 @@ export const configSchema: z.ZodType<BrainConfig> = z.object({
   durability: z.enum(DURABILITIES),
 });
 
-/** The one place that reads the environment. Flags win over variables, variables over defaults. */
+/**
+ * The configuration from the environment (read in config-env.ts) and flags. Flags win over
+ * variables, variables over defaults; a value that is not plainly valid gets the full check,
+ * and an INVALID_INPUT BrainError naming each setting that is wrong.
+ */
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): BrainConfig {
   const quick = quickConfig(env, overrides);
   if (quick) return quick;
