@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
-import { isBrainError } from '../src/index.js';
+import { isBrainError } from '../src/errors.js';
 import { debugEnabled } from './config.js';
 import { createProgram } from './program.js';
 

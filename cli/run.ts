@@ -1,12 +1,7 @@
 import { readSync } from 'node:fs';
-import {
-  loadConfig,
-  openBrain,
-  storageFailureCode,
-  BrainError,
-  type Brain,
-  type BrainConfig,
-} from '../src/index.js';
+import type { Brain, BrainConfig, OpenBrainOptions, Poller } from '../src/index.js';
+import { BrainError } from '../src/errors.js';
+import { storageFailureCode } from '../src/db/storage-errors.js';
 import { note } from './output.js';
 
 /** Options every command accepts, wherever they stand on the command line. */
@@ -16,27 +11,60 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-export interface CommandContext {
-  brain: Brain;
+/** What every handle on the brain offers: the acting agent is marked seen through it. */
+type Handle = Pick<Brain, 'touchAgent' | 'close'>;
+
+export interface CommandContext<B extends Handle = Brain> {
+  brain: B;
   config: BrainConfig;
   json: boolean;
   /** The acting agent; a usage error when neither --agent nor BRAIN_AGENT names one. */
   agent(): string;
 }
 
-/** loadConfig → openBrain → run → close. The one path every command takes to the brain. */
+/**
+ * loadConfig → openBrain → run → close. The path every command but `poll` takes to the brain.
+ *
+ * The library is loaded here, when a command runs, and module by module rather than through
+ * `src/index.ts`: `brain poll` is run by agents' hooks many times a minute, and the whole library
+ * (embedders, evaluation, transfer …) costs more to load than the poll itself. The CLI's other
+ * imports from `src/` are likewise of small modules, or dynamic.
+ */
 export async function withBrain<T>(
   globals: GlobalOptions,
   run: (ctx: CommandContext) => T | Promise<T>,
 ): Promise<T> {
-  const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
-  const brain = openBrain({
+  const { openBrain } = await import('../src/brain.js');
+  return withHandle(globals, openBrain, run);
+}
+
+/** As withBrain, with a handle that can only poll and mark seen, and loads only what they need. */
+export async function withPoller<T>(
+  globals: GlobalOptions,
+  run: (ctx: CommandContext<Poller>) => T | Promise<T>,
+): Promise<T> {
+  const { openPoller } = await import('../src/poller.js');
+  return withHandle(globals, openPoller, run);
+}
+
+async function withHandle<B extends Handle, T>(
+  globals: GlobalOptions,
+  open: (options: OpenBrainOptions) => B,
+  run: (ctx: CommandContext<B>) => T | Promise<T>,
+): Promise<T> {
+  const overrides = { db: globals.db, agent: globals.agent };
+  // Plainly valid settings need no zod; anything else gets loadConfig's full check and words.
+  const { quickConfig } = await import('../src/config-env.js');
+  const config =
+    quickConfig(process.env, overrides) ??
+    (await import('../src/config.js')).loadConfig(process.env, overrides);
+  const brain = open({
     dbPath: config.dbPath,
     maxBodyBytes: config.maxBodyBytes,
     durability: config.durability,
   });
   let acting = false;
-  const ctx: CommandContext = {
+  const ctx: CommandContext<B> = {
     brain,
     config,
     json: globals.json ?? false,
@@ -64,7 +92,7 @@ export async function withBrain<T>(
  * Record that the agent was seen. On a read-only or full disk a command that only read has
  * still done its job: say why the agent's last-seen time is not updated, and succeed.
  */
-function markSeen(brain: Brain, agent: string): void {
+function markSeen(brain: Handle, agent: string): void {
   try {
     brain.touchAgent(agent);
   } catch (err) {

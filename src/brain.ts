@@ -1,9 +1,7 @@
 import type { Database } from 'better-sqlite3';
-import { systemClock, type Clock } from './clock.js';
-import type { BrainContext, IndexedItem } from './context.js';
+import type { IndexedItem } from './context.js';
 import { guardStorage } from './db/guard.js';
-import { StatementCache, openDatabase, type Durability } from './db/open.js';
-import { createWalKeeper } from './db/wal.js';
+import { openContext, type OpenBrainOptions } from './open-context.js';
 import {
   atomChain,
   createAtom,
@@ -23,22 +21,16 @@ import {
 } from './knowledge/stm.js';
 import { migrateCortex } from './legacy/cortex.js';
 import { migrateSynapse } from './legacy/synapse.js';
-import {
-  getAgent,
-  listAgents,
-  touchAgent,
-  updateAgent,
-  type UpdateAgentInput,
-} from './messaging/agents.js';
+import { getAgent, listAgents, updateAgent, type UpdateAgentInput } from './messaging/agents.js';
 import {
   ackMessage,
   peekInbox,
-  poll,
   readInbox,
   type AckInput,
   type InboxInput,
 } from './messaging/inbox.js';
 import { getMessage, sendMessage, type SendInput } from './messaging/messages.js';
+import { poll, touchAgent } from './messaging/poll.js';
 import {
   getThread,
   listThreads,
@@ -60,17 +52,7 @@ import { backupDatabase, type BackupResult } from './maintenance/backup.js';
 import { runDoctor, type DoctorInput, type DoctorReport } from './maintenance/doctor.js';
 import type { ThreadStatus } from './validation.js';
 
-export interface OpenBrainOptions {
-  /** Path of the SQLite file; created (with its folder) if missing. */
-  dbPath: string;
-  clock?: Clock;
-  maxBodyBytes?: number;
-  readonly?: boolean;
-  /** `normal` (default): a process crash loses nothing that returned; `full`: neither does a power cut. */
-  durability?: Durability;
-  /** Past this size the WAL is checkpointed and truncated (default 16 MiB). */
-  walLimitBytes?: number;
-}
+export type { OpenBrainOptions };
 
 /** The brain: one SQLite file that is both the conversation and the memory of a group of agents. */
 export interface Brain {
@@ -140,18 +122,8 @@ export interface Brain {
 }
 
 export function openBrain(options: OpenBrainOptions): Brain {
-  const db = openDatabase(options.dbPath, {
-    readonly: options.readonly ?? false,
-    durability: options.durability,
-  });
-  const wal = createWalKeeper(db, options.dbPath, options.walLimitBytes);
-  const ctx: BrainContext = {
-    db,
-    q: new StatementCache(db),
-    clock: options.clock ?? systemClock,
-    limits: { maxBodyBytes: options.maxBodyBytes ?? 1_048_576 },
-    indexers: [],
-  };
+  const { ctx, wal } = openContext(options);
+  const db = ctx.db;
   const brain: Brain = {
     path: options.dbPath,
     db,

@@ -1,51 +1,46 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { BrainError } from './errors.js';
 import { DURABILITIES } from './db/open.js';
+import {
+  EMBEDDERS,
+  LOG_LEVELS,
+  quickConfig,
+  rawConfig,
+  type BrainConfig,
+  type ConfigOverrides,
+  type Env,
+} from './config-env.js';
 import { agentName, formatZodError } from './validation.js';
 
-export const EMBEDDERS = ['ollama', 'offline', 'none', 'auto'] as const;
-export type EmbedderChoice = (typeof EMBEDDERS)[number];
+export {
+  EMBEDDERS,
+  defaultDbPath,
+  type BrainConfig,
+  type ConfigOverrides,
+  type EmbedderChoice,
+} from './config-env.js';
 
-const configSchema = z.object({
+/** The full check, with a message for every problem. */
+export const configSchema: z.ZodType<BrainConfig> = z.object({
   dbPath: z.string().min(1, 'must not be empty'),
   agent: agentName.optional(),
   embedder: z.enum(EMBEDDERS),
   ollamaHost: z.url({ message: 'must be a URL such as http://127.0.0.1:11434' }),
   embedModel: z.string().min(1),
   maxBodyBytes: z.coerce.number().int().positive(),
-  logLevel: z.enum(['error', 'warn', 'info', 'debug']),
+  logLevel: z.enum(LOG_LEVELS),
   durability: z.enum(DURABILITIES),
 });
 
-export type BrainConfig = z.infer<typeof configSchema>;
-
-export interface ConfigOverrides {
-  db?: string | undefined;
-  agent?: string | undefined;
-}
-
-type Env = Record<string, string | undefined>;
-
-export function defaultDbPath(env: Env): string {
-  const dataHome = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
-  return join(dataHome, 'brain', 'brain.db');
-}
-
-/** The one place that reads the environment. Flags win over variables, variables over defaults. */
+/**
+ * The configuration from the environment (read in config-env.ts) and flags. Flags win over
+ * variables, variables over defaults; a value that is not plainly valid gets the full check,
+ * and an INVALID_INPUT BrainError naming each setting that is wrong.
+ */
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): BrainConfig {
-  const raw = {
-    dbPath: overrides.db ?? (env.BRAIN_DB || defaultDbPath(env)),
-    agent: overrides.agent ?? (env.BRAIN_AGENT || undefined),
-    embedder: env.BRAIN_EMBEDDER || 'auto',
-    ollamaHost: env.OLLAMA_HOST ? normalizeHost(env.OLLAMA_HOST) : 'http://127.0.0.1:11434',
-    embedModel: env.BRAIN_EMBED_MODEL || 'nomic-embed-text',
-    maxBodyBytes: env.BRAIN_MAX_BODY_BYTES || 1_048_576,
-    logLevel: env.BRAIN_LOG_LEVEL || 'warn',
-    durability: env.BRAIN_DURABILITY || 'normal',
-  };
-  const parsed = configSchema.safeParse(raw);
+  const quick = quickConfig(env, overrides);
+  if (quick) return quick;
+  const parsed = configSchema.safeParse(rawConfig(env, overrides));
   if (!parsed.success) {
     throw new BrainError(
       'INVALID_INPUT',
@@ -65,8 +60,3 @@ const CONFIG_NAMES: Record<string, string> = {
   logLevel: 'BRAIN_LOG_LEVEL',
   durability: 'BRAIN_DURABILITY',
 };
-
-/** Ollama accepts `host:port` without a scheme; so do we. */
-function normalizeHost(host: string): string {
-  return /^[a-z]+:\/\//i.test(host) ? host : `http://${host}`;
-}

@@ -1,4 +1,5 @@
 export { openBrain, type Brain, type OpenBrainOptions } from './brain.js';
+export { openPoller, type Poller } from './poller.js';
 export {
   loadConfig,
   defaultDbPath,
@@ -26,7 +27,8 @@ export {
 } from './validation.js';
 export type { AgentRecord, UpdateAgentInput } from './messaging/agents.js';
 export type { MessageRecord, SendInput, SendResult } from './messaging/messages.js';
-export type { PollResult, InboxInput, AckInput, AckResult, AckRecord } from './messaging/inbox.js';
+export type { InboxInput, AckInput, AckResult, AckRecord } from './messaging/inbox.js';
+export type { PollResult } from './messaging/poll.js';
 export {
   watchBrain,
   type BrainWatcher,

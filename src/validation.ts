@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AGENT_NAME_MAX, AGENT_NAME_MESSAGES, AGENT_NAME_PATTERN } from './agent-name.js';
 import { BrainError } from './errors.js';
 import { ID_PATTERNS } from './ids.js';
 
@@ -23,12 +24,9 @@ export const filePath = text(4096).refine((s) => s.trim().length > 0, 'must not 
 
 export const agentName = z
   .string()
-  .min(1, 'must not be empty')
-  .max(64, 'must be at most 64 characters')
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9_.@-]*$/,
-    'must be letters, digits, and _ . @ - (starting with a letter or digit)',
-  );
+  .min(1, AGENT_NAME_MESSAGES.empty)
+  .max(AGENT_NAME_MAX, AGENT_NAME_MESSAGES.long)
+  .regex(AGENT_NAME_PATTERN, AGENT_NAME_MESSAGES.pattern);
 
 export const messageId = z
   .string()
@@ -69,14 +67,16 @@ export const isoTime = z.string().transform((s, ctx) => {
 
 export const jsonObject = z.record(z.string(), z.unknown());
 
-export const PRIORITIES = ['info', 'normal', 'action', 'urgent'] as const;
-export type Priority = (typeof PRIORITIES)[number];
-export const THREAD_STATUSES = ['active', 'archived', 'closed'] as const;
-export type ThreadStatus = (typeof THREAD_STATUSES)[number];
-export const LINK_TYPES = ['causes', 'enables', 'precedes', 'correlates'] as const;
-export type LinkType = (typeof LINK_TYPES)[number];
-export const SEARCH_TYPES = ['message', 'stm', 'atom'] as const;
-export type SearchType = (typeof SEARCH_TYPES)[number];
+export {
+  PRIORITIES,
+  THREAD_STATUSES,
+  LINK_TYPES,
+  SEARCH_TYPES,
+  type Priority,
+  type ThreadStatus,
+  type LinkType,
+  type SearchType,
+} from './vocabulary.js';
 
 /** "body: is required; priority: must be one of …" — every problem, each naming its field. */
 export function formatZodError(error: z.ZodError, names: Record<string, string> = {}): string {

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { z } from 'zod';
-import { BrainError, formatZodError } from '../../src/index.js';
+import { BrainError } from '../../src/errors.js';
 import type { Workspace } from '../../bench/latency/run.js';
 import { note, printJson, println } from '../output.js';
 import type { GlobalOptions } from '../run.js';
@@ -10,36 +9,6 @@ type Globals = () => GlobalOptions;
 
 /** The corpus looked for when --corpus is not given, relative to the working directory. */
 export const DEFAULT_CORPUS = '../shared/eval/locomo-dev.json';
-
-const fmt = (x: number) => x.toLocaleString('en-US');
-/** A whole number within bounds; "1,000,000" and "1_000_000" are understood. */
-const whole = (min: number, max: number) => {
-  const message = `must be a whole number from ${fmt(min)} to ${fmt(max)}`;
-  return z
-    .string()
-    .transform((s) => s.trim().replace(/[_,]/g, ''))
-    .refine((s) => /^\d+$/.test(s), message)
-    .transform(Number)
-    .refine((v) => v >= min && v <= max, message);
-};
-const path = z.string().refine((s) => s.trim().length > 0, 'must not be empty');
-
-const benchOptions = z.strictObject({
-  messages: whole(100, 10_000_000).default(100_000),
-  dir: path.optional(),
-  keep: z.boolean().default(false),
-  corpus: path.optional(),
-  vectors: z.boolean().default(false),
-  time: whole(10, 600_000).default(2000),
-  runs: whole(1, 1000).default(20),
-});
-const NAMES = Object.fromEntries(Object.keys(benchOptions.shape).map((k) => [k, `--${k}`]));
-
-export function parseBenchOptions(raw: Record<string, unknown>): z.output<typeof benchOptions> {
-  const parsed = benchOptions.safeParse(raw);
-  if (!parsed.success) throw new BrainError('INVALID_INPUT', formatZodError(parsed.error, NAMES));
-  return parsed.data;
-}
 
 /** The benchmark's modules load tinybench, a development dependency: only when asked for. */
 async function loadBench() {
@@ -70,6 +39,7 @@ export function registerBench(program: Command, globals: Globals): void {
     .option('--time <ms>', 'time budget per operation in ms (default 2000)')
     .option('--runs <n>', 'runs of `brain poll` as a process (default 20)')
     .action(async (opts: Record<string, unknown>) => {
+      const { parseBenchOptions } = await import('./bench-options.js');
       const options = parseBenchOptions(opts);
       const json = globals().json ?? false;
       const bench = await loadBench();

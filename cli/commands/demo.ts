@@ -2,7 +2,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { openBrain } from '../../src/index.js';
 import { bold, cyan, dim, oneLine, printJson, println } from '../output.js';
 import type { GlobalOptions } from '../run.js';
 import { printProvenance } from './knowledge.js';
@@ -12,7 +11,8 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
   program
     .command('demo')
     .description('a guided tour on a scratch database: messages, knowledge, search, provenance')
-    .action(() => {
+    .action(async () => {
+      const { openBrain } = await import('../../src/brain.js');
       const { db, json } = globals();
       const dbPath = db ?? join(mkdtempSync(join(tmpdir(), 'brain-demo-')), 'brain.db');
       const brain = openBrain({ dbPath });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BrainError, createEmbedder } from '../../src/index.js';
+import { BrainError } from '../../src/errors.js';
 import { note, printJson, println } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
 
@@ -60,6 +60,7 @@ export function registerEmbed(program: Command, globals: Globals): void {
             throw new BrainError('INVALID_INPUT', '--batch: must be a whole number from 1 to 1024');
           }
         }
+        const { createEmbedder } = await import('../../src/embed/create.js');
         const embedder = await createEmbedder(config, {
           brain,
           notice: (l) => note(`brain: ${l}`),

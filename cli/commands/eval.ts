@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import {
-  BrainError,
-  createEmbedder,
-  evalLocomo,
-  loadConfig,
-  type LocomoReport,
-} from '../../src/index.js';
+import type { LocomoReport } from '../../src/index.js';
+import { BrainError } from '../../src/errors.js';
 import { bold, note, printJson, println } from '../output.js';
 import { list, type GlobalOptions } from '../run.js';
 
@@ -58,6 +53,7 @@ export function registerEval(program: Command, globals: Globals): void {
         );
       }
       const doc = readJsonFile(file);
+      const { createEmbedder, evalLocomo, loadConfig } = await import('../../src/index.js');
       const config = loadConfig();
       const embedder = await createEmbedder(config, { notice: (l) => note(`brain: ${l}`) });
       const report = await evalLocomo(doc, { ks, embedder, onProgress: (l) => note(l) });

@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
-import {
-  BrainError,
-  LINK_TYPES,
-  type AtomRecord,
-  type Provenance,
-  type StmRecord,
-} from '../../src/index.js';
+import type { AtomRecord, Provenance, StmRecord } from '../../src/index.js';
+import { BrainError } from '../../src/errors.js';
+import { LINK_TYPES } from '../../src/vocabulary.js';
 import {
   bold,
   cyan,

@@ -1,17 +1,8 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
-import { BrainError, formatZodError } from '../../src/index.js';
 import { note } from '../output.js';
 import { list, withBrain, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
-
-const serveOptions = z.object({
-  host: z.string().min(1, 'must not be empty'),
-  port: z.coerce.number().int().min(0).max(65535, 'must be a port number, 0 to 65535'),
-  tokens: z.string().min(1).optional(),
-  allowOrigin: z.string().optional(),
-});
 
 /**
  * `brain mcp` (stdio) and `brain serve` (streamable HTTP). The MCP SDK is imported only when one
@@ -61,13 +52,8 @@ export function registerMcp(program: Command, globals: Globals): void {
     .option('--allow-origin <list>', 'comma-separated browser origins allowed besides loopback')
     .action((raw: Record<string, string | undefined>) =>
       withBrain(globals(), async ({ brain, config }) => {
-        const parsed = serveOptions.safeParse(raw);
-        if (!parsed.success)
-          throw new BrainError(
-            'INVALID_INPUT',
-            formatZodError(parsed.error, { host: '--host', port: '--port', tokens: '--tokens' }),
-          );
-        const opts = parsed.data;
+        const { parseServeOptions } = await import('./serve-options.js');
+        const opts = parseServeOptions(raw);
         const [{ serveHttp }, { createLogger }, { readTokensFile }, { embedderSlot }] =
           await Promise.all([
             import('../../mcp/http.js'),

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { BrainError, PRIORITIES } from '../../src/index.js';
+import { BrainError } from '../../src/errors.js';
+import { PRIORITIES } from '../../src/vocabulary.js';
 import { bold, cyan, dim, formatMessage, printJson, println, shortTime } from '../output.js';
-import { list, readStdin, withBrain, type GlobalOptions } from '../run.js';
+import { list, readStdin, withBrain, withPoller, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
 
@@ -53,7 +54,7 @@ export function registerInbox(program: Command, globals: Globals): void {
     .command('poll')
     .description('how many unread messages the agent has')
     .action(() =>
-      withBrain(globals(), ({ brain, agent, json }) => {
+      withPoller(globals(), ({ brain, agent, json }) => {
         const result = brain.poll(agent());
         if (json) return printJson(result);
         println(`${result.agent}: ${result.unread} unread`);

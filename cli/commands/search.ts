@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createEmbedder, type SearchHit } from '../../src/index.js';
+import type { SearchHit } from '../../src/index.js';
 import {
   bold,
   cyan,
@@ -32,6 +32,7 @@ export function registerSearch(program: Command, globals: Globals): void {
     .option('--explain', 'show which retriever found each hit, and its score parts')
     .action((query: string, opts: Record<string, string | boolean | undefined>) =>
       withBrain(globals(), async ({ brain, config, json }) => {
+        const { createEmbedder } = await import('../../src/embed/create.js');
         const embedder = await createEmbedder(config, { brain, purpose: 'search' });
         const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
         const result = await brain.searchHybrid(

@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { BrainError, readJsonFile, type LegacyReport } from '../../src/index.js';
+import type { LegacyReport } from '../../src/index.js';
+import { BrainError } from '../../src/errors.js';
+import { readJsonFile } from '../../src/transfer/json-file.js';
 import { note, printJson, println } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
 

@@ -43,18 +43,6 @@ export function agentRowId(ctx: BrainContext, name: string): number | undefined 
   return row?.id;
 }
 
-/** Register the agent if new and mark it seen now. */
-export function touchAgent(ctx: BrainContext, name: string): void {
-  parseInput(agentName, name, { '': 'agent' });
-  const now = isoNow(ctx.clock);
-  ctx.q
-    .get(
-      `INSERT INTO agents (name, created_at, last_seen_at) VALUES (?, ?, ?)
-       ON CONFLICT(name) DO UPDATE SET last_seen_at = excluded.last_seen_at`,
-    )
-    .run(name, now, now);
-}
-
 export function getAgent(ctx: BrainContext, name: string): AgentRecord | undefined {
   lookupKey(name, 'name');
   const row = ctx.q

@@ -13,23 +13,6 @@ import {
   type MessageRow,
 } from './messages.js';
 
-export interface PollResult {
-  agent: string;
-  unread: number;
-}
-
-/** Unread count from the partial index of unread deliveries: O(unread), never a write. */
-export function poll(ctx: BrainContext, agent: string): PollResult {
-  parseInput(agentName, agent, { '': 'agent' });
-  const row = ctx.q
-    .get<[string], { n: number }>(
-      `SELECT count(*) AS n FROM deliveries
-       WHERE agent_id = (SELECT id FROM agents WHERE name = ?) AND read_at IS NULL`,
-    )
-    .get(agent);
-  return { agent, unread: row?.n ?? 0 };
-}
-
 const inboxInput = z.strictObject({
   agent: agentName,
   limit: z.coerce.number().int().min(1).max(1000).default(50),

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/index.js';
+import { loadConfig, type ConfigOverrides } from '../../src/index.js';
+import { configSchema } from '../../src/config.js';
+import { quickConfig, rawConfig } from '../../src/config-env.js';
 
 describe('loadConfig', () => {
   it('defaults the database under XDG_DATA_HOME, else ~/.local/share', () => {
@@ -26,5 +28,61 @@ describe('loadConfig', () => {
       /--agent \/ BRAIN_AGENT: must be letters/,
     );
     expect(() => loadConfig({ BRAIN_MAX_BODY_BYTES: '-1' })).toThrow(/BRAIN_MAX_BODY_BYTES/);
+  });
+});
+
+describe('quickConfig', () => {
+  const variations: Record<string, string>[] = [
+    {},
+    { BRAIN_DB: '/x.db', BRAIN_AGENT: 'nova' },
+    { BRAIN_AGENT: '' },
+    { BRAIN_AGENT: 'no spaces' },
+    { BRAIN_AGENT: 'x'.repeat(65) },
+    { BRAIN_EMBEDDER: 'none' },
+    { BRAIN_EMBEDDER: 'AUTO' },
+    { OLLAMA_HOST: 'localhost:11434' },
+    { OLLAMA_HOST: 'https://ollama.example.com/base/' },
+    { OLLAMA_HOST: 'http://[::1]:11434' },
+    { OLLAMA_HOST: ' http://127.0.0.1:11434 ' },
+    { OLLAMA_HOST: 'http://exa\tmple.com' },
+    { OLLAMA_HOST: '\u00a0http://x' },
+    { OLLAMA_HOST: 'http://x:99999' },
+    { OLLAMA_HOST: 'http://a b' },
+    { OLLAMA_HOST: 'not a url' },
+    { BRAIN_EMBED_MODEL: 'all-minilm' },
+    { BRAIN_MAX_BODY_BYTES: '2048' },
+    { BRAIN_MAX_BODY_BYTES: ' 12 ' },
+    { BRAIN_MAX_BODY_BYTES: '1e3' },
+    { BRAIN_MAX_BODY_BYTES: '0x10' },
+    { BRAIN_MAX_BODY_BYTES: '0' },
+    { BRAIN_MAX_BODY_BYTES: '-1' },
+    { BRAIN_MAX_BODY_BYTES: '1.5' },
+    { BRAIN_MAX_BODY_BYTES: '9007199254740993' },
+    { BRAIN_MAX_BODY_BYTES: 'Infinity' },
+    { BRAIN_MAX_BODY_BYTES: 'lots' },
+    { BRAIN_LOG_LEVEL: 'debug' },
+    { BRAIN_LOG_LEVEL: 'verbose' },
+    { BRAIN_DURABILITY: 'full' },
+    { BRAIN_DURABILITY: 'FULL' },
+  ];
+  const overrides: ConfigOverrides[] = [{}, { db: '' }, { agent: '' }, { db: '/f.db', agent: 'a' }];
+
+  it('accepts only what the full check accepts, with the same result', () => {
+    for (const vars of variations) {
+      for (const flags of overrides) {
+        const env = { HOME: '/home/u', ...vars };
+        const full = configSchema.safeParse(rawConfig(env, flags));
+        const quick = quickConfig(env, flags);
+        if (quick !== undefined) expect([vars, flags, quick]).toEqual([vars, flags, full.data]);
+        if (!full.success) expect([vars, flags, quick]).toEqual([vars, flags, undefined]);
+      }
+    }
+  });
+
+  it('needs no full check for the usual settings', () => {
+    expect(quickConfig({ HOME: '/home/u' })).toEqual(loadConfig({ HOME: '/home/u' }));
+    expect(
+      quickConfig({ BRAIN_DB: '/x.db', OLLAMA_HOST: 'localhost:11434' }, { agent: 'nova' }),
+    ).toBeDefined();
   });
 });

@@ -1,0 +1,38 @@
+import { checkAgentName } from '../agent-name.js';
+import { isoNow } from '../clock.js';
+import type { BrainContext } from '../context.js';
+
+/*
+ * What `brain poll` does, apart from the rest of messaging: count the agent's unread messages
+ * and mark it seen. No zod here (see agent-name.ts): agents' hooks run the poll many times a
+ * minute, and `openPoller` loads only this.
+ */
+
+export interface PollResult {
+  agent: string;
+  unread: number;
+}
+
+/** Unread count from the partial index of unread deliveries: O(unread), never a write. */
+export function poll(ctx: BrainContext, agent: string): PollResult {
+  checkAgentName(agent);
+  const row = ctx.q
+    .get<[string], { n: number }>(
+      `SELECT count(*) AS n FROM deliveries
+       WHERE agent_id = (SELECT id FROM agents WHERE name = ?) AND read_at IS NULL`,
+    )
+    .get(agent);
+  return { agent, unread: row?.n ?? 0 };
+}
+
+/** Register the agent if new and mark it seen now. */
+export function touchAgent(ctx: BrainContext, name: string): void {
+  checkAgentName(name);
+  const now = isoNow(ctx.clock);
+  ctx.q
+    .get(
+      `INSERT INTO agents (name, created_at, last_seen_at) VALUES (?, ?, ?)
+       ON CONFLICT(name) DO UPDATE SET last_seen_at = excluded.last_seen_at`,
+    )
+    .run(name, now, now);
+}

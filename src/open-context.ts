@@ -1,0 +1,36 @@
+import { systemClock, type Clock } from './clock.js';
+import type { BrainContext } from './context.js';
+import { StatementCache, openDatabase, type Durability } from './db/open.js';
+import { createWalKeeper, type WalKeeper } from './db/wal.js';
+
+export interface OpenBrainOptions {
+  /** Path of the SQLite file; created (with its folder) if missing. */
+  dbPath: string;
+  clock?: Clock;
+  maxBodyBytes?: number;
+  readonly?: boolean;
+  /** `normal` (default): a process crash loses nothing that returned; `full`: neither does a power cut. */
+  durability?: Durability;
+  /** Past this size the WAL is checkpointed and truncated (default 16 MiB). */
+  walLimitBytes?: number;
+}
+
+/**
+ * Open the database (migrated) and the context every part of the brain shares, with the WAL
+ * keeper to run after each call. `openBrain` and `openPoller` both start here.
+ */
+export function openContext(options: OpenBrainOptions): { ctx: BrainContext; wal: WalKeeper } {
+  const db = openDatabase(options.dbPath, {
+    readonly: options.readonly ?? false,
+    durability: options.durability,
+  });
+  const wal = createWalKeeper(db, options.dbPath, options.walLimitBytes);
+  const ctx: BrainContext = {
+    db,
+    q: new StatementCache(db),
+    clock: options.clock ?? systemClock,
+    limits: { maxBodyBytes: options.maxBodyBytes ?? 1_048_576 },
+    indexers: [],
+  };
+  return { ctx, wal };
+}

@@ -1,0 +1,29 @@
+import { guardStorage } from './db/guard.js';
+import { poll, touchAgent, type PollResult } from './messaging/poll.js';
+import { openContext, type OpenBrainOptions } from './open-context.js';
+
+/**
+ * The smallest handle on a brain: an agent's unread count and its last-seen time. Agents' hooks
+ * run `brain poll` many times a minute, so this loads only the messaging modules it needs, not
+ * the whole library (search, embedding, transfer, maintenance …) that `openBrain` wires up.
+ * It behaves as the same methods of `Brain` do: same checks, same errors, same WAL upkeep.
+ */
+export interface Poller {
+  readonly path: string;
+  poll(agent: string): PollResult;
+  touchAgent(name: string): void;
+  close(): void;
+}
+
+export function openPoller(options: OpenBrainOptions): Poller {
+  const { ctx, wal } = openContext(options);
+  const poller: Poller = {
+    path: options.dbPath,
+    poll: (agent) => poll(ctx, agent),
+    touchAgent: (name) => touchAgent(ctx, name),
+    close: () => {
+      if (ctx.db.open) ctx.db.close();
+    },
+  };
+  return guardStorage(poller, options.dbPath, wal.check);
+}

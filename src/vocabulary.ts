@@ -1,0 +1,12 @@
+/**
+ * The fixed words of the brain's vocabulary. Plain lists with no dependencies, so the CLI can
+ * name them in its help without loading the validation library.
+ */
+export const PRIORITIES = ['info', 'normal', 'action', 'urgent'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+export const THREAD_STATUSES = ['active', 'archived', 'closed'] as const;
+export type ThreadStatus = (typeof THREAD_STATUSES)[number];
+export const LINK_TYPES = ['causes', 'enables', 'precedes', 'correlates'] as const;
+export type LinkType = (typeof LINK_TYPES)[number];
+export const SEARCH_TYPES = ['message', 'stm', 'atom'] as const;
+export type SearchType = (typeof SEARCH_TYPES)[number];

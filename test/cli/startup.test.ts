@@ -1,0 +1,71 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ROOT, tempDir } from '../helpers.js';
+
+let dir: string;
+let cleanup: () => void;
+beforeAll(() => ({ dir, cleanup } = tempDir('brain-startup-')));
+afterAll(() => cleanup());
+
+/** The URLs of every module a `brain …` process loads, seen by a module resolution hook. */
+function modulesLoadedBy(args: string[]): {
+  status: number | null;
+  stdout: string;
+  urls: string[];
+} {
+  const hooks = join(dir, 'hooks.mjs');
+  writeFileSync(
+    hooks,
+    `export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  process.stderr.write('loaded ' + resolved.url + '\\n');
+  return resolved;
+}\n`,
+  );
+  const register = join(dir, 'register.mjs');
+  writeFileSync(
+    register,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  const child = spawnSync(
+    process.execPath,
+    ['--import', pathToFileURL(register).href, CLI, ...args],
+    {
+      env: {
+        ...process.env,
+        BRAIN_DB: join(dir, 'brain.db'),
+        BRAIN_EMBEDDER: 'none',
+        NO_COLOR: '1',
+      },
+      encoding: 'utf8',
+    },
+  );
+  const urls = child.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('loaded '))
+    .map((line) => line.slice('loaded '.length));
+  return { status: child.status, stdout: child.stdout, urls };
+}
+
+const heavy =
+  /\/node_modules\/(zod|@modelcontextprotocol|ollama)\/|\/dist\/src\/(index|brain)\.js$/;
+
+describe('brain poll as a process', () => {
+  it('answers without loading zod, the MCP SDK, the embedders or the whole library', () => {
+    const run = modulesLoadedBy(['poll', '--agent', 'nova', '--json']);
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ agent: 'nova', unread: 0 });
+    // The hook saw the modules poll does need, so an empty list below means something.
+    expect(run.urls).toContain(pathToFileURL(join(ROOT, 'dist', 'src', 'poller.js')).href);
+    expect(run.urls.filter((url) => heavy.test(url))).toEqual([]);
+  });
+
+  it('still loads the full library for the commands that need it', () => {
+    const run = modulesLoadedBy(['threads', '--json']);
+    expect(run.status).toBe(0);
+    expect(run.urls.filter((url) => heavy.test(url)).length).toBeGreaterThan(0);
+  });
+});
