@@ -69,62 +69,95 @@ const SOURCES: Record<SearchType, FtsSource> = {
   },
 };
 
+/**
+ * The filters need the base row only when one is set, or for STM, whose expiry always applies.
+ * Otherwise the index alone answers: every row of it is a row of its base table.
+ */
+function needsBase(type: SearchType, filters: SearchFilters): boolean {
+  return (
+    type === 'stm' ||
+    filters.since !== null ||
+    filters.until !== null ||
+    filters.thread !== null ||
+    filters.agent !== null
+  );
+}
+
 /** The best k matches by BM25 among those with rowid >= @floor. */
-function rankSql({ table, base, weights, where }: FtsSource): string {
-  return `SELECT f.rowid AS rowid, bm25(${table}, ${weights}) AS bm25
+function rankSql({ table, base, weights, where }: FtsSource, filtered: boolean): string {
+  return filtered
+    ? `SELECT f.rowid AS rowid, bm25(${table}, ${weights}) AS bm25
     FROM ${table} f JOIN ${base} x ON x.id = f.rowid
     WHERE ${table} MATCH @match AND f.rowid >= @floor ${where}
-    ORDER BY bm25 LIMIT @k`;
+    ORDER BY bm25 LIMIT @k`
+    : `SELECT rowid, bm25(${table}, ${weights}) AS bm25 FROM ${table}
+    WHERE ${table} MATCH @match AND rowid >= @floor ORDER BY bm25 LIMIT @k`;
 }
 
 /**
  * The rowid of the RANK_WINDOW-th newest match, or nothing when there are fewer. Walks rowids in
  * the index's own order without scoring them, so it costs at most RANK_WINDOW steps.
  */
-function floorSql({ table, base, where }: FtsSource): string {
-  return `SELECT f.rowid AS rowid
+function floorSql({ table, base, where }: FtsSource, filtered: boolean): string {
+  return filtered
+    ? `SELECT f.rowid AS rowid
     FROM ${table} f JOIN ${base} x ON x.id = f.rowid
     WHERE ${table} MATCH @match ${where}
-    ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
+    ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`
+    : `SELECT rowid FROM ${table} WHERE ${table} MATCH @match
+    ORDER BY rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
 }
+
+/** Each type's SQL, with the base table joined for its filters and without. */
+type SqlByType = Record<SearchType, { filtered: string; bare: string }>;
 
 const RANK_SQL = mapSources(rankSql);
 const FLOOR_SQL = mapSources(floorSql);
 
-function mapSources(sql: (source: FtsSource) => string): Record<SearchType, string> {
-  return {
-    message: sql(SOURCES.message),
-    stm: sql(SOURCES.stm),
-    atom: sql(SOURCES.atom),
-  };
+function mapSources(sql: (source: FtsSource, filtered: boolean) => string): SqlByType {
+  const both = (source: FtsSource) => ({ filtered: sql(source, true), bare: sql(source, false) });
+  return { message: both(SOURCES.message), stm: both(SOURCES.stm), atom: both(SOURCES.atom) };
 }
 
 type Params = SearchFilters & { match: string };
-
-/** Where ranking starts: 0, or the window's floor when the query matches too much to rank all. */
-function windowFloor(ctx: BrainContext, type: SearchType, params: Params): bigint | undefined {
-  const row = ctx.q.get<[Params], { rowid: number }>(FLOOR_SQL[type]).get(params);
-  // A rowid bound as a JS number reaches FTS5 as a REAL, which it mishandles: bind a BigInt.
-  return row === undefined ? undefined : BigInt(row.rowid);
-}
 
 /**
  * BM25 scores every match before it can rank them, so a query matching a large share of a big
  * brain would cost time in proportion to it. Past RANK_WINDOW matches only the newest are ranked:
  * the cost is bounded and, when words are that common, the recent matches are the useful ones.
+ * Each query's floor (where its window starts) is computed once per search.
  */
-function rankMatches(
-  ctx: BrainContext,
-  type: SearchType,
-  match: string,
-  filters: SearchFilters,
-  k: number,
-): Array<{ rowid: number; bm25: number }> {
-  const params: Params = { ...filters, match };
-  const floor = windowFloor(ctx, type, params) ?? 0n;
-  return ctx.q
-    .get<[Params & { floor: bigint; k: number }], { rowid: number; bm25: number }>(RANK_SQL[type])
-    .all({ ...params, floor, k });
+function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilters) {
+  const variant = needsBase(type, filters) ? 'filtered' : 'bare';
+  const floorStmt = ctx.q.get<[Params], { rowid: number }>(FLOOR_SQL[type][variant]);
+  const rankStmt = ctx.q.get<[Params & { floor: bigint; k: number }], Ranked>(
+    RANK_SQL[type][variant],
+  );
+  const floors = new Map<string, bigint | undefined>();
+  /** Where ranking starts: undefined when the query has fewer matches than the window. */
+  const floor = (match: string): bigint | undefined => {
+    if (!floors.has(match)) {
+      const row = floorStmt.get({ ...filters, match });
+      // A rowid bound as a JS number reaches FTS5 as a REAL, which it mishandles: bind a BigInt.
+      floors.set(match, row === undefined ? undefined : BigInt(row.rowid));
+    }
+    return floors.get(match);
+  };
+  const rank = (match: string, k: number, from = floor(match)): Ranked[] =>
+    rankStmt.all({ ...filters, match, floor: from ?? 0n, k });
+  return { floor, rank };
+}
+
+interface Ranked {
+  rowid: number;
+  bm25: number;
+}
+
+type Ranker = ReturnType<typeof createRanker>;
+
+/** A word with fewer matches than the ranking window. */
+function isRare(ranker: Ranker, term: string): boolean {
+  return ranker.floor(quoteTerm(term)) === undefined;
 }
 
 /**
@@ -132,15 +165,8 @@ function rankMatches(
  * ranking window are left out when rarer ones remain, since they would fill the window and hide
  * what the rare words find.
  */
-function widened(
-  ctx: BrainContext,
-  type: SearchType,
-  queries: FtsQueries,
-  filters: SearchFilters,
-): string {
-  const rare = queries.terms
-    .map(quoteTerm)
-    .filter((match) => windowFloor(ctx, type, { ...filters, match }) === undefined);
+function widened(ranker: Ranker, queries: FtsQueries): string {
+  const rare = queries.terms.filter((term) => isRare(ranker, term)).map(quoteTerm);
   return rare.length > 0 ? rare.join(' OR ') : queries.any;
 }
 
@@ -158,14 +184,21 @@ function retrieveType(
   filters: SearchFilters,
   k: number,
 ): Pooled[] {
-  const strict = rankMatches(ctx, type, queries.all, filters, k).map((r) => ({
+  const ranker = createRanker(ctx, type, filters);
+  // All words match no more often than the rarest does: when one word is rare, so is the query,
+  // and its window needs no walk (nor would a single word's differ from the word's own).
+  const strictFloor = queries.terms.some((term) => isRare(ranker, term))
+    ? undefined
+    : ranker.floor(queries.all);
+  const strict = ranker.rank(queries.all, k, strictFloor).map((r) => ({
     type,
     rowid: r.rowid,
     score: -r.bm25,
   }));
   if (strict.length >= k || queries.any === queries.all) return strict;
   const seen = new Set(strict.map((c) => c.rowid));
-  const wide = rankMatches(ctx, type, widened(ctx, type, queries, filters), filters, k)
+  const wide = ranker
+    .rank(widened(ranker, queries), k)
     .filter((r) => !seen.has(r.rowid))
     .map((r) => ({ type, rowid: r.rowid, score: -r.bm25 }));
   return [...strict, ...wide];
