@@ -204,8 +204,9 @@ function retrieveType(
   return [...strict, ...wide];
 }
 
+/** Each given message with the one before and the one after it in its thread. */
 const NEIGHBOURS_SQL = `
-  SELECT
+  SELECT m.id AS rowid,
     (SELECT p.id FROM messages p
      WHERE p.thread_id = m.thread_id AND p.created_at <= m.created_at
        AND (p.created_at < m.created_at OR p.id < m.id)
@@ -214,13 +215,44 @@ const NEIGHBOURS_SQL = `
      WHERE n.thread_id = m.thread_id AND n.created_at >= m.created_at
        AND (n.created_at > m.created_at OR n.id > m.id)
      ORDER BY n.created_at, n.id LIMIT 1) AS next
-  FROM messages m WHERE m.id = ?`;
+  FROM json_each(@ids) c JOIN messages m ON m.id = c.value`;
 
-const PASSES_FILTERS_SQL = `SELECT 1 AS ok FROM messages x WHERE x.id = @id ${SOURCES.message.where}`;
+/** Which of the given messages pass the filters. */
+const PASSES_FILTERS_SQL = `SELECT x.id AS rowid FROM json_each(@ids) c JOIN messages x ON x.id = c.value
+  WHERE 1 ${SOURCES.message.where}`;
 
 interface InContext extends Pooled {
   previous: number | null;
   next: number | null;
+}
+
+interface Neighbours {
+  previous: number | null;
+  next: number | null;
+}
+
+/** The neighbours of every hit, in one statement. */
+function neighboursOf(ctx: BrainContext, hits: Pooled[]): Map<number, Neighbours> {
+  const rows = ctx.q
+    .get<[{ ids: string }], Neighbours & { rowid: number }>(NEIGHBOURS_SQL)
+    .all({ ids: JSON.stringify(hits.map((h) => h.rowid)) });
+  return new Map(rows.map((r) => [r.rowid, r]));
+}
+
+/** The neighbours that pass the filters (all of them when none is set), in one statement. */
+function passingFilters(
+  ctx: BrainContext,
+  ids: number[],
+  filters: SearchFilters,
+): (rowid: number) => boolean {
+  if (!needsBase('message', filters) || ids.length === 0) return () => true;
+  const passing = new Set(
+    ctx.q
+      .get<[SearchFilters & { ids: string }], { rowid: number }>(PASSES_FILTERS_SQL)
+      .all({ ...filters, ids: JSON.stringify(ids) })
+      .map((r) => r.rowid),
+  );
+  return (rowid) => passing.has(rowid);
 }
 
 /**
@@ -232,14 +264,17 @@ function withContext(ctx: BrainContext, hits: Pooled[], filters: SearchFilters):
   const byRow = new Map<number, InContext>(
     hits.map((h) => [h.rowid, { ...h, previous: null, next: null }]),
   );
-  const neighbours = ctx.q.get<[number], { previous: number | null; next: number | null }>(
-    NEIGHBOURS_SQL,
+  const neighbours = neighboursOf(ctx, hits);
+  const found = [...neighbours.values()].flatMap((n) => [n.next, n.previous]);
+  const passes = passingFilters(
+    ctx,
+    [...new Set(found)].filter((id): id is number => id !== null && !byRow.has(id)),
+    filters,
   );
-  const passes = ctx.q.get<[SearchFilters & { id: number }], { ok: 1 }>(PASSES_FILTERS_SQL);
   const gain = (rowid: number, share: number): InContext | undefined => {
     let c = byRow.get(rowid);
     if (!c) {
-      if (!passes.get({ ...filters, id: rowid })) return undefined;
+      if (!passes(rowid)) return undefined;
       c = { type: 'message', rowid, score: 0, previous: null, next: null };
       byRow.set(rowid, c);
     }
