@@ -365,21 +365,3 @@ export function ftsRetrieve(
     .slice(0, k)
     .map((c, i) => ({ type: c.type, rowid: c.rowid, score: c.score, rank: i + 1 }));
 }
-
-const SNIPPET_SQL: Record<SearchType, string> = {
-  message: `SELECT snippet(messages_fts, 1, '[', ']', '…', 16) AS s FROM messages_fts WHERE messages_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
-  stm: `SELECT snippet(stm_fts, -1, '[', ']', '…', 16) AS s FROM stm_fts WHERE stm_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
-  atom: `SELECT snippet(atoms_fts, -1, '[', ']', '…', 16) AS s FROM atoms_fts WHERE atoms_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
-};
-
-/** A short excerpt around the matched words, or undefined when the row does not match. */
-export function ftsSnippet(
-  ctx: BrainContext,
-  type: SearchType,
-  match: string,
-  rowid: number,
-): string | undefined {
-  // A rowid bound as a JS number reaches FTS5 as a REAL, and FTS5 then ignores the rowid
-  // constraint (it returned another row's snippet); a BigInt binds as an INTEGER.
-  return ctx.q.get<[string, bigint], { s: string }>(SNIPPET_SQL[type]).get(match, BigInt(rowid))?.s;
-}
