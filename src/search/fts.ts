@@ -128,16 +128,19 @@ type Params = SearchFilters & { match: string };
  * Each query's floor (where its window starts) is computed once per search.
  */
 function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilters) {
-  const variant = needsBase(type, filters) ? 'filtered' : 'bare';
-  const floorStmt = ctx.q.get<[Params], { rowid: number }>(FLOOR_SQL[type][variant]);
+  const filtered = needsBase(type, filters);
+  const bareFloor = ctx.q.get<[{ match: string }], { rowid: number }>(FLOOR_SQL[type].bare);
+  const filteredFloor = ctx.q.get<[Params], { rowid: number }>(FLOOR_SQL[type].filtered);
   const rankStmt = ctx.q.get<[Params & { floor: bigint; k: number }], Ranked>(
-    RANK_SQL[type][variant],
+    RANK_SQL[type][filtered ? 'filtered' : 'bare'],
   );
   const floors = new Map<string, bigint | undefined>();
   /** Where ranking starts: undefined when the query has fewer matches than the window. */
   const floor = (match: string): bigint | undefined => {
     if (!floors.has(match)) {
-      const row = floorStmt.get({ ...filters, match });
+      // Fewer matches than the window leave fewer still once filtered: the cheap walk decides.
+      let row = bareFloor.get({ match });
+      if (row !== undefined && filtered) row = filteredFloor.get({ ...filters, match });
       // A rowid bound as a JS number reaches FTS5 as a REAL, which it mishandles: bind a BigInt.
       floors.set(match, row === undefined ? undefined : BigInt(row.rowid));
     }
