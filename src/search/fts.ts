@@ -83,36 +83,39 @@ function needsBase(type: SearchType, filters: SearchFilters): boolean {
   );
 }
 
-/** The best k matches by BM25 among those with rowid >= @floor. */
+/**
+ * The best k by BM25 among the query's newest RANK_WINDOW matches: one walk, newest first, that
+ * stops at the window's end. Ties go to the older row.
+ */
 function rankSql({ table, base, weights, where }: FtsSource, filtered: boolean): string {
-  return filtered
+  const window = filtered
     ? `SELECT f.rowid AS rowid, bm25(${table}, ${weights}) AS bm25
-    FROM ${table} f JOIN ${base} x ON x.id = f.rowid
-    WHERE ${table} MATCH @match AND f.rowid >= @floor ${where}
-    ORDER BY bm25 LIMIT @k`
+      FROM ${table} f JOIN ${base} x ON x.id = f.rowid
+      WHERE ${table} MATCH @match ${where}
+      ORDER BY f.rowid DESC LIMIT ${RANK_WINDOW}`
     : `SELECT rowid, bm25(${table}, ${weights}) AS bm25 FROM ${table}
-    WHERE ${table} MATCH @match AND rowid >= @floor ORDER BY bm25 LIMIT @k`;
+      WHERE ${table} MATCH @match ORDER BY rowid DESC LIMIT ${RANK_WINDOW}`;
+  return `SELECT rowid, bm25 FROM (${window}) ORDER BY bm25, rowid LIMIT @k`;
 }
 
 /**
- * The rowid of the RANK_WINDOW-th newest match, or nothing when there are fewer. Walks rowids in
- * the index's own order without scoring them, so it costs at most RANK_WINDOW steps.
+ * One row when the query has at least RANK_WINDOW matches. Walks rowids in the index's own order
+ * without scoring them, so it costs at most RANK_WINDOW steps.
  */
-function floorSql({ table, base, where }: FtsSource, filtered: boolean): string {
+function fillsWindowSql({ table, base, where }: FtsSource, filtered: boolean): string {
   return filtered
-    ? `SELECT f.rowid AS rowid
-    FROM ${table} f JOIN ${base} x ON x.id = f.rowid
-    WHERE ${table} MATCH @match ${where}
-    ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`
-    : `SELECT rowid FROM ${table} WHERE ${table} MATCH @match
-    ORDER BY rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
+    ? `SELECT 1 AS fills FROM ${table} f JOIN ${base} x ON x.id = f.rowid
+      WHERE ${table} MATCH @match ${where}
+      ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`
+    : `SELECT 1 AS fills FROM ${table} WHERE ${table} MATCH @match
+      ORDER BY rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
 }
 
 /** Each type's SQL, with the base table joined for its filters and without. */
 type SqlByType = Record<SearchType, { filtered: string; bare: string }>;
 
 const RANK_SQL = mapSources(rankSql);
-const FLOOR_SQL = mapSources(floorSql);
+const FILLS_WINDOW_SQL = mapSources(fillsWindowSql);
 
 function mapSources(sql: (source: FtsSource, filtered: boolean) => string): SqlByType {
   const both = (source: FtsSource) => ({ filtered: sql(source, true), bare: sql(source, false) });
@@ -121,55 +124,41 @@ function mapSources(sql: (source: FtsSource, filtered: boolean) => string): SqlB
 
 type Params = SearchFilters & { match: string };
 
-/**
- * BM25 scores every match before it can rank them, so a query matching a large share of a big
- * brain would cost time in proportion to it. Past RANK_WINDOW matches only the newest are ranked:
- * the cost is bounded and, when words are that common, the recent matches are the useful ones.
- * Each query's floor (where its window starts) is computed once per search.
- */
-function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilters) {
-  const filtered = needsBase(type, filters);
-  const bareFloor = ctx.q.get<[{ match: string }], { rowid: number }>(FLOOR_SQL[type].bare);
-  const filteredFloor = ctx.q.get<[Params], { rowid: number }>(FLOOR_SQL[type].filtered);
-  const rankStmt = ctx.q.get<[Params & { floor: bigint; k: number }], Ranked>(
-    RANK_SQL[type][filtered ? 'filtered' : 'bare'],
-  );
-  const floors = new Map<string, bigint | undefined>();
-  /** Where ranking starts: undefined when the query has fewer matches than the window. */
-  const floor = (match: string): bigint | undefined => {
-    if (!floors.has(match)) {
-      // Fewer matches than the window leave fewer still once filtered: the cheap walk decides.
-      let row = bareFloor.get({ match });
-      if (row !== undefined && filtered) row = filteredFloor.get({ ...filters, match });
-      // A rowid bound as a JS number reaches FTS5 as a REAL, which it mishandles: bind a BigInt.
-      floors.set(match, row === undefined ? undefined : BigInt(row.rowid));
-    }
-    return floors.get(match);
-  };
-  const rank = (match: string, k: number, from = floor(match)): Ranked[] =>
-    rankStmt.all({ ...filters, match, floor: from ?? 0n, k });
-  return { floor, rank };
-}
-
 interface Ranked {
   rowid: number;
   bm25: number;
 }
 
-type Ranker = ReturnType<typeof createRanker>;
-
-/** A word with fewer matches than the ranking window. */
-function isRare(ranker: Ranker, term: string): boolean {
-  return ranker.floor(quoteTerm(term)) === undefined;
+/**
+ * BM25 scores every match before it can rank them, so a query matching a large share of a big
+ * brain would cost time in proportion to it. Past RANK_WINDOW matches only the newest are ranked:
+ * the cost is bounded and, when words are that common, the recent matches are the useful ones.
+ */
+function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilters) {
+  const filtered = needsBase(type, filters);
+  const variant = filtered ? 'filtered' : 'bare';
+  const rankStmt = ctx.q.get<[Params & { k: number }], Ranked>(RANK_SQL[type][variant]);
+  const bareFills = ctx.q.get<[{ match: string }], { fills: 1 }>(FILLS_WINDOW_SQL[type].bare);
+  const filteredFills = ctx.q.get<[Params], { fills: 1 }>(FILLS_WINDOW_SQL[type].filtered);
+  return {
+    rank: (match: string, k: number): Ranked[] => rankStmt.all({ ...filters, match, k }),
+    /** Whether the query has at least RANK_WINDOW matches that pass the filters. */
+    fillsWindow: (match: string): boolean =>
+      // Fewer matches than the window leave fewer still once filtered: the cheap walk decides.
+      bareFills.get({ match }) !== undefined &&
+      (!filtered || filteredFills.get({ ...filters, match }) !== undefined),
+  };
 }
 
+type Ranker = ReturnType<typeof createRanker>;
+
 /**
- * The widening when all words find too little: any of them. Words common enough to reach the
+ * The widening when all words find too little: any of them. Words common enough to fill the
  * ranking window are left out when rarer ones remain, since they would fill the window and hide
  * what the rare words find.
  */
 function widened(ranker: Ranker, queries: FtsQueries): string {
-  const rare = queries.terms.filter((term) => isRare(ranker, term)).map(quoteTerm);
+  const rare = queries.terms.map(quoteTerm).filter((match) => !ranker.fillsWindow(match));
   return rare.length > 0 ? rare.join(' OR ') : queries.any;
 }
 
@@ -188,12 +177,7 @@ function retrieveType(
   k: number,
 ): Pooled[] {
   const ranker = createRanker(ctx, type, filters);
-  // All words match no more often than the rarest does: when one word is rare, so is the query,
-  // and its window needs no walk (nor would a single word's differ from the word's own).
-  const strictFloor = queries.terms.some((term) => isRare(ranker, term))
-    ? undefined
-    : ranker.floor(queries.all);
-  const strict = ranker.rank(queries.all, k, strictFloor).map((r) => ({
+  const strict = ranker.rank(queries.all, k).map((r) => ({
     type,
     rowid: r.rowid,
     score: -r.bm25,
