@@ -6,18 +6,31 @@ import type { SearchType } from '../validation.js';
  * columns and tokenizer as `messages_fts` (migration 0003). A snippet from the main index costs a
  * seek in every segment of every word's list (~0.4 ms a hit for common words at 1,000,000
  * messages); indexing twenty short texts afresh costs less than one of them. A snippet depends
- * only on its row's text and the query, so both give the same one.
+ * only on its row's text and the query, so both give the same one. The index reads its text from
+ * a temporary table, so it is emptied without reading it back ('delete-all').
  */
-const MESSAGE_SNIPPETS_TABLE = `CREATE VIRTUAL TABLE IF NOT EXISTS temp.message_snippets USING fts5(
-  subject, body, sender, date,
-  tokenize = 'porter unicode61 remove_diacritics 2'
-)`;
+const MESSAGE_SNIPPET_TABLES = [
+  `CREATE TABLE IF NOT EXISTS temp.message_snippet_texts (
+    id INTEGER PRIMARY KEY, subject TEXT, body TEXT, sender TEXT, date TEXT
+  )`,
+  `CREATE VIRTUAL TABLE IF NOT EXISTS temp.message_snippets USING fts5(
+    subject, body, sender, date,
+    content = 'message_snippet_texts', content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  )`,
+];
 
-const CLEAR_MESSAGE_SNIPPETS = `DELETE FROM temp.message_snippets`;
+const CLEAR_MESSAGE_SNIPPETS = [
+  `INSERT INTO temp.message_snippets (message_snippets) VALUES ('delete-all')`,
+  `DELETE FROM temp.message_snippet_texts`,
+];
 
-const FILL_MESSAGE_SNIPPETS = `INSERT INTO temp.message_snippets (rowid, subject, body, sender, date)
+const COPY_MESSAGE_TEXTS = `INSERT INTO temp.message_snippet_texts (id, subject, body, sender, date)
   SELECT s.id, s.subject, s.body, s.sender, s.date
   FROM (SELECT DISTINCT value AS id FROM json_each(?)) c JOIN messages_search s ON s.id = c.id`;
+
+const INDEX_MESSAGE_TEXTS = `INSERT INTO temp.message_snippets (rowid, subject, body, sender, date)
+  SELECT id, subject, body, sender, date FROM temp.message_snippet_texts`;
 
 const MESSAGE_SNIPPETS = `SELECT rowid, snippet(message_snippets, 1, '[', ']', '…', 16) AS s
   FROM temp.message_snippets WHERE message_snippets MATCH ?`;
@@ -38,18 +51,15 @@ export function ftsSnippets(
   const snippets = new Map<number, string>();
   if (rowids.length === 0) return snippets;
   if (type === 'message') {
-    ctx.q.get(MESSAGE_SNIPPETS_TABLE).run();
-    const clear = ctx.q.get(CLEAR_MESSAGE_SNIPPETS);
-    clear.run();
-    try {
-      ctx.q.get<[string]>(FILL_MESSAGE_SNIPPETS).run(JSON.stringify(rowids));
-      for (const row of ctx.q
-        .get<[string], { rowid: number; s: string }>(MESSAGE_SNIPPETS)
-        .all(match)) {
-        snippets.set(row.rowid, row.s);
-      }
-    } finally {
-      clear.run();
+    for (const sql of MESSAGE_SNIPPET_TABLES) ctx.q.get(sql).run();
+    // Left filled until the next search empties it: the texts of its last hits, on this connection.
+    for (const sql of CLEAR_MESSAGE_SNIPPETS) ctx.q.get(sql).run();
+    ctx.q.get<[string]>(COPY_MESSAGE_TEXTS).run(JSON.stringify(rowids));
+    ctx.q.get(INDEX_MESSAGE_TEXTS).run();
+    for (const row of ctx.q
+      .get<[string], { rowid: number; s: string }>(MESSAGE_SNIPPETS)
+      .all(match)) {
+      snippets.set(row.rowid, row.s);
     }
     return snippets;
   }
