@@ -114,7 +114,8 @@ function fillsWindowSql({ table, base, where }: FtsSource, filtered: boolean): s
 /** Each type's SQL, with the base table joined for its filters and without. */
 type SqlByType = Record<SearchType, { filtered: string; bare: string }>;
 
-const RANK_SQL = mapSources(rankSql);
+/** Exported for the query-plan tests. */
+export const RANK_SQL = mapSources(rankSql);
 const FILLS_WINDOW_SQL = mapSources(fillsWindowSql);
 
 function mapSources(sql: (source: FtsSource, filtered: boolean) => string): SqlByType {
@@ -191,8 +192,8 @@ function retrieveType(
   return [...strict, ...wide];
 }
 
-/** Each given message with the one before and the one after it in its thread. */
-const NEIGHBOURS_SQL = `
+/** Each given message with the one before and the one after it in its thread (exported for the plan tests). */
+export const NEIGHBOURS_SQL = `
   SELECT m.id AS rowid,
     (SELECT p.id FROM messages p
      WHERE p.thread_id = m.thread_id AND p.created_at <= m.created_at
