@@ -70,26 +70,17 @@ describe('full-text ranking', () => {
 
 describe('snippets', () => {
   it('gives each message the snippet the main index gives', () => {
-    const sent = [
-      t.brain.send({
-        from: 'helios',
-        to: 'nova',
-        subject: 'Dancing',
-        body: 'We danced at the café until the dancers left, a long night of dance after dance',
-      }),
-      t.brain.send({
-        from: 'nova',
-        to: 'helios',
-        subject: 'dance studio',
-        body: 'nothing about it here',
-      }),
-      t.brain.send({
-        from: 'atlas',
-        to: 'nova',
-        body: 'Naïve "quotes", punctuation—and a DANCE: (studio) opening!',
-      }),
-      t.brain.send({ from: 'atlas', to: 'nova', body: 'no match at all' }),
+    const bodies = [
+      'We danced at the café until the dancers left, a long night of dance after dance',
+      'nothing about it here',
+      'Naïve "quotes", punctuation—and a DANCE: (studio) opening!',
+      'no match at all',
     ];
+    const subjects = ['Dancing', 'dance studio', undefined, undefined];
+    const sent = bodies.map((body, i) => ({
+      body,
+      ...t.brain.send({ from: 'helios', to: 'nova', subject: subjects[i], body }),
+    }));
     const main = t.brain.db.prepare(
       `SELECT snippet(messages_fts, 1, '[', ']', '…', 16) AS s FROM messages_fts WHERE messages_fts MATCH ? AND rowid = ?`,
     );
