@@ -330,6 +330,15 @@ function addWordCoverage(ctx: BrainContext, candidates: InContext[], terms: stri
   }
 }
 
+/** The k-th highest score, or undefined when there are fewer than k. */
+function kthScore(pool: Pooled[], k: number): number | undefined {
+  if (pool.length < k) return undefined;
+  return pool
+    .map((c) => c.score)
+    .sort((a, b) => b - a)
+    .at(k - 1);
+}
+
 /**
  * BM25 over each type's FTS index: all terms first, widened to any term when that finds fewer
  * than k; messages then take their context into account.
@@ -341,13 +350,23 @@ export function ftsRetrieve(
   filters: SearchFilters,
   k: number,
 ): Candidate[] {
-  const pool = types.flatMap((type): Pooled[] => {
+  let messages: InContext[] = [];
+  let pool = types.flatMap((type): Pooled[] => {
     const hits = retrieveType(ctx, type, queries, filters, k);
     if (type !== 'message') return hits;
-    const inContext = withContext(ctx, hits, filters);
-    addWordCoverage(ctx, inContext, queries.terms);
-    return inContext;
+    messages = withContext(ctx, hits, filters);
+    return messages;
   });
+  // Word coverage only raises scores, by at most `bonus`: a message that would stay below the
+  // k-th score even with all of it cannot reach the top k, and is left out before its words are read.
+  const bonus = queries.terms.length < 2 ? 0 : CONTEXT_WEIGHTS.perWord * queries.terms.length;
+  const cut = kthScore(pool, k);
+  if (cut !== undefined && bonus > 0) {
+    const out = new Set(messages.filter((c) => c.score + bonus < cut));
+    pool = pool.filter((c) => !out.has(c as InContext));
+    messages = messages.filter((c) => !out.has(c));
+  }
+  addWordCoverage(ctx, messages, queries.terms);
   pool.sort((a, b) => b.score - a.score);
   return pool
     .slice(0, k)
