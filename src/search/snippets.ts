@@ -1,4 +1,5 @@
 import type { BrainContext } from '../context.js';
+import { storageFailureCode } from '../db/storage-errors.js';
 import type { SearchType } from '../validation.js';
 
 /**
@@ -35,11 +36,27 @@ const INDEX_MESSAGE_TEXTS = `INSERT INTO temp.message_snippets (rowid, subject, 
 const MESSAGE_SNIPPETS = `SELECT rowid, snippet(message_snippets, 1, '[', ']', '…', 16) AS s
   FROM temp.message_snippets WHERE message_snippets MATCH ?`;
 
-// STM and atoms have small indexes: a lookup in them costs little.
-const SNIPPET_SQL: Record<Exclude<SearchType, 'message'>, string> = {
+// A lookup per row in the main index: STM and atoms have small ones, so it costs little there.
+const SNIPPET_SQL: Record<SearchType, string> = {
+  message: `SELECT snippet(messages_fts, 1, '[', ']', '…', 16) AS s FROM messages_fts WHERE messages_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
   stm: `SELECT snippet(stm_fts, -1, '[', ']', '…', 16) AS s FROM stm_fts WHERE stm_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
   atom: `SELECT snippet(atoms_fts, -1, '[', ']', '…', 16) AS s FROM atoms_fts WHERE atoms_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
 };
+
+function messageSnippets(ctx: BrainContext, match: string, rowids: number[]): Map<number, string> {
+  for (const sql of MESSAGE_SNIPPET_TABLES) ctx.q.get(sql).run();
+  // Left filled until the next search empties it: the texts of its last hits, on this connection.
+  for (const sql of CLEAR_MESSAGE_SNIPPETS) ctx.q.get(sql).run();
+  ctx.q.get<[string]>(COPY_MESSAGE_TEXTS).run(JSON.stringify(rowids));
+  ctx.q.get(INDEX_MESSAGE_TEXTS).run();
+  const snippets = new Map<number, string>();
+  for (const row of ctx.q
+    .get<[string], { rowid: number; s: string }>(MESSAGE_SNIPPETS)
+    .all(match)) {
+    snippets.set(row.rowid, row.s);
+  }
+  return snippets;
+}
 
 /** A short excerpt around the matched words of each given row; rows that do not match have none. */
 export function ftsSnippets(
@@ -51,17 +68,14 @@ export function ftsSnippets(
   const snippets = new Map<number, string>();
   if (rowids.length === 0) return snippets;
   if (type === 'message') {
-    for (const sql of MESSAGE_SNIPPET_TABLES) ctx.q.get(sql).run();
-    // Left filled until the next search empties it: the texts of its last hits, on this connection.
-    for (const sql of CLEAR_MESSAGE_SNIPPETS) ctx.q.get(sql).run();
-    ctx.q.get<[string]>(COPY_MESSAGE_TEXTS).run(JSON.stringify(rowids));
-    ctx.q.get(INDEX_MESSAGE_TEXTS).run();
-    for (const row of ctx.q
-      .get<[string], { rowid: number; s: string }>(MESSAGE_SNIPPETS)
-      .all(match)) {
-      snippets.set(row.rowid, row.s);
+    try {
+      return messageSnippets(ctx, match, rowids);
+    } catch (err) {
+      // The temporary index is only a shortcut: where the connection may not write even its own
+      // temporary tables (query_only, as on a read-only disk) or the disk is full, seek instead.
+      const code = storageFailureCode(err);
+      if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
     }
-    return snippets;
   }
   // A rowid bound as a JS number reaches FTS5 as a REAL, and FTS5 then ignores the rowid
   // constraint (it returned another row's snippet); a BigInt binds as an INTEGER.

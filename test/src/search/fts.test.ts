@@ -101,4 +101,13 @@ describe('snippets', () => {
       }
     }
   });
+
+  it('gives the same snippets where the connection may not write, not even temporary tables', () => {
+    t.brain.send({ from: 'helios', to: 'nova', body: 'we went dancing at the old studio' });
+    const before = t.brain.search({ query: 'dance studio' }).hits.map((h) => h.snippet);
+    expect(before).toEqual(['we went [dancing] at the old [studio]']);
+    const other = t.reopen();
+    other.db.pragma('query_only = 1');
+    expect(other.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual(before);
+  });
 });
