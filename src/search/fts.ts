@@ -114,7 +114,7 @@ function fillsWindowSql({ table, base, where }: FtsSource, filtered: boolean): s
 /** Each type's SQL, with the base table joined for its filters and without. */
 type SqlByType = Record<SearchType, { filtered: string; bare: string }>;
 
-/** Exported for the query-plan tests. */
+/** Exported for the plan tests. */
 export const RANK_SQL = mapSources(rankSql);
 const FILLS_WINDOW_SQL = mapSources(fillsWindowSql);
 
@@ -192,7 +192,7 @@ function retrieveType(
   return [...strict, ...wide];
 }
 
-/** Each given message with the one before and the one after it in its thread (exported for the plan tests). */
+/** Each given message with the one before it and the one after it in its thread (plan tests). */
 export const NEIGHBOURS_SQL = `
   SELECT m.id AS rowid,
     (SELECT p.id FROM messages p
@@ -362,8 +362,8 @@ export function ftsRetrieve(
   const bonus = queries.terms.length < 2 ? 0 : CONTEXT_WEIGHTS.perWord * queries.terms.length;
   const cut = kthScore(pool, k);
   if (cut !== undefined && bonus > 0) {
-    const out = new Set(messages.filter((c) => c.score + bonus < cut));
-    pool = pool.filter((c) => !out.has(c as InContext));
+    const out = new Set<Pooled>(messages.filter((c) => c.score + bonus < cut));
+    pool = pool.filter((c) => !out.has(c));
     messages = messages.filter((c) => !out.has(c));
   }
   addWordCoverage(ctx, messages, queries.terms);
