@@ -72,43 +72,65 @@ const SOURCES: Record<SearchType, FtsSource> = {
   },
 };
 
-/** The best k matches by BM25 among those with rowid >= @floor. */
-function rankSql({ table, base, weights, where }: FtsSource): string {
-  return `SELECT f.rowid AS rowid, bm25(${table}, ${weights}) AS bm25
-    FROM ${table} f JOIN ${base} x ON x.id = f.rowid
-    WHERE ${table} MATCH @match AND f.rowid >= @floor ${where}
-    ORDER BY bm25 LIMIT @k`;
+/**
+ * The filters need the base row only when one is set, or for STM, whose expiry always applies.
+ * Otherwise the index alone answers: every row of it is a row of its base table.
+ */
+function needsBase(type: SearchType, filters: SearchFilters): boolean {
+  return (
+    type === 'stm' ||
+    filters.since !== null ||
+    filters.until !== null ||
+    filters.thread !== null ||
+    filters.agent !== null
+  );
 }
 
 /**
- * The rowid of the RANK_WINDOW-th newest match, or nothing when there are fewer. Walks rowids in
- * the index's own order without scoring them, so it costs at most RANK_WINDOW steps.
+ * The best k by BM25 among the query's newest RANK_WINDOW matches: one walk, newest first, that
+ * stops at the window's end. Ties go to the older row.
  */
-function floorSql({ table, base, where }: FtsSource): string {
-  return `SELECT f.rowid AS rowid
-    FROM ${table} f JOIN ${base} x ON x.id = f.rowid
-    WHERE ${table} MATCH @match ${where}
-    ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
+function rankSql({ table, base, weights, where }: FtsSource, filtered: boolean): string {
+  const window = filtered
+    ? `SELECT f.rowid AS rowid, bm25(${table}, ${weights}) AS bm25
+      FROM ${table} f JOIN ${base} x ON x.id = f.rowid
+      WHERE ${table} MATCH @match ${where}
+      ORDER BY f.rowid DESC LIMIT ${RANK_WINDOW}`
+    : `SELECT rowid, bm25(${table}, ${weights}) AS bm25 FROM ${table}
+      WHERE ${table} MATCH @match ORDER BY rowid DESC LIMIT ${RANK_WINDOW}`;
+  return `SELECT rowid, bm25 FROM (${window}) ORDER BY bm25, rowid LIMIT @k`;
 }
 
-const RANK_SQL = mapSources(rankSql);
-const FLOOR_SQL = mapSources(floorSql);
+/**
+ * One row when the query has at least RANK_WINDOW matches. Walks rowids in the index's own order
+ * without scoring them, so it costs at most RANK_WINDOW steps.
+ */
+function fillsWindowSql({ table, base, where }: FtsSource, filtered: boolean): string {
+  return filtered
+    ? `SELECT 1 AS fills FROM ${table} f JOIN ${base} x ON x.id = f.rowid
+      WHERE ${table} MATCH @match ${where}
+      ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`
+    : `SELECT 1 AS fills FROM ${table} WHERE ${table} MATCH @match
+      ORDER BY rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
+}
 
-function mapSources(sql: (source: FtsSource) => string): Record<SearchType, string> {
-  return {
-    message: sql(SOURCES.message),
-    stm: sql(SOURCES.stm),
-    atom: sql(SOURCES.atom),
-  };
+/** Each type's SQL, with the base table joined for its filters and without. */
+type SqlByType = Record<SearchType, { filtered: string; bare: string }>;
+
+/** Exported for the plan tests. */
+export const RANK_SQL = mapSources(rankSql);
+const FILLS_WINDOW_SQL = mapSources(fillsWindowSql);
+
+function mapSources(sql: (source: FtsSource, filtered: boolean) => string): SqlByType {
+  const both = (source: FtsSource) => ({ filtered: sql(source, true), bare: sql(source, false) });
+  return { message: both(SOURCES.message), stm: both(SOURCES.stm), atom: both(SOURCES.atom) };
 }
 
 type Params = SearchFilters & { match: string };
 
-/** Where ranking starts: 0, or the window's floor when the query matches too much to rank all. */
-function windowFloor(ctx: BrainContext, type: SearchType, params: Params): bigint | undefined {
-  const row = ctx.q.get<[Params], { rowid: number }>(FLOOR_SQL[type]).get(params);
-  // A rowid bound as a JS number reaches FTS5 as a REAL, which it mishandles: bind a BigInt.
-  return row === undefined ? undefined : BigInt(row.rowid);
+interface Ranked {
+  rowid: number;
+  bm25: number;
 }
 
 /**
@@ -116,34 +138,31 @@ function windowFloor(ctx: BrainContext, type: SearchType, params: Params): bigin
  * brain would cost time in proportion to it. Past RANK_WINDOW matches only the newest are ranked:
  * the cost is bounded and, when words are that common, the recent matches are the useful ones.
  */
-function rankMatches(
-  ctx: BrainContext,
-  type: SearchType,
-  match: string,
-  filters: SearchFilters,
-  k: number,
-): Array<{ rowid: number; bm25: number }> {
-  const params: Params = { ...filters, match };
-  const floor = windowFloor(ctx, type, params) ?? 0n;
-  return ctx.q
-    .get<[Params & { floor: bigint; k: number }], { rowid: number; bm25: number }>(RANK_SQL[type])
-    .all({ ...params, floor, k });
+function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilters) {
+  const filtered = needsBase(type, filters);
+  const variant = filtered ? 'filtered' : 'bare';
+  const rankStmt = ctx.q.get<[Params & { k: number }], Ranked>(RANK_SQL[type][variant]);
+  const bareFills = ctx.q.get<[{ match: string }], { fills: 1 }>(FILLS_WINDOW_SQL[type].bare);
+  const filteredFills = ctx.q.get<[Params], { fills: 1 }>(FILLS_WINDOW_SQL[type].filtered);
+  return {
+    rank: (match: string, k: number): Ranked[] => rankStmt.all({ ...filters, match, k }),
+    /** Whether the query has at least RANK_WINDOW matches that pass the filters. */
+    fillsWindow: (match: string): boolean =>
+      // Fewer matches than the window leave fewer still once filtered: the cheap walk decides.
+      bareFills.get({ match }) !== undefined &&
+      (!filtered || filteredFills.get({ ...filters, match }) !== undefined),
+  };
 }
 
+type Ranker = ReturnType<typeof createRanker>;
+
 /**
- * The widening when all words find too little: any of them. Words common enough to reach the
+ * The widening when all words find too little: any of them. Words common enough to fill the
  * ranking window are left out when rarer ones remain, since they would fill the window and hide
  * what the rare words find.
  */
-function widened(
-  ctx: BrainContext,
-  type: SearchType,
-  queries: FtsQueries,
-  filters: SearchFilters,
-): string {
-  const rare = queries.terms
-    .map(quoteTerm)
-    .filter((match) => windowFloor(ctx, type, { ...filters, match }) === undefined);
+function widened(ranker: Ranker, queries: FtsQueries): string {
+  const rare = queries.terms.map(quoteTerm).filter((match) => !ranker.fillsWindow(match));
   return rare.length > 0 ? rare.join(' OR ') : queries.any;
 }
 
@@ -161,21 +180,24 @@ function retrieveType(
   filters: SearchFilters,
   k: number,
 ): Pooled[] {
-  const strict = rankMatches(ctx, type, queries.all, filters, k).map((r) => ({
+  const ranker = createRanker(ctx, type, filters);
+  const strict = ranker.rank(queries.all, k).map((r) => ({
     type,
     rowid: r.rowid,
     score: -r.bm25,
   }));
   if (strict.length >= k || queries.any === queries.all) return strict;
   const seen = new Set(strict.map((c) => c.rowid));
-  const wide = rankMatches(ctx, type, widened(ctx, type, queries, filters), filters, k)
+  const wide = ranker
+    .rank(widened(ranker, queries), k)
     .filter((r) => !seen.has(r.rowid))
     .map((r) => ({ type, rowid: r.rowid, score: -r.bm25 }));
   return [...strict, ...wide];
 }
 
-const NEIGHBOURS_SQL = `
-  SELECT
+/** Each given message with the one before it and the one after it in its thread (plan tests). */
+export const NEIGHBOURS_SQL = `
+  SELECT m.id AS rowid,
     (SELECT p.id FROM messages p
      WHERE p.thread_id = m.thread_id AND p.created_at <= m.created_at
        AND (p.created_at < m.created_at OR p.id < m.id)
@@ -184,13 +206,44 @@ const NEIGHBOURS_SQL = `
      WHERE n.thread_id = m.thread_id AND n.created_at >= m.created_at
        AND (n.created_at > m.created_at OR n.id > m.id)
      ORDER BY n.created_at, n.id LIMIT 1) AS next
-  FROM messages m WHERE m.id = ?`;
+  FROM json_each(@ids) c JOIN messages m ON m.id = c.value`;
 
-const PASSES_FILTERS_SQL = `SELECT 1 AS ok FROM messages x WHERE x.id = @id ${SOURCES.message.where}`;
+/** Which of the given messages pass the filters. */
+const PASSES_FILTERS_SQL = `SELECT x.id AS rowid FROM json_each(@ids) c JOIN messages x ON x.id = c.value
+  WHERE 1 ${SOURCES.message.where}`;
 
 interface InContext extends Pooled {
   previous: number | null;
   next: number | null;
+}
+
+interface Neighbours {
+  previous: number | null;
+  next: number | null;
+}
+
+/** The neighbours of every hit, in one statement. */
+function neighboursOf(ctx: BrainContext, hits: Pooled[]): Map<number, Neighbours> {
+  const rows = ctx.q
+    .get<[{ ids: string }], Neighbours & { rowid: number }>(NEIGHBOURS_SQL)
+    .all({ ids: JSON.stringify(hits.map((h) => h.rowid)) });
+  return new Map(rows.map((r) => [r.rowid, r]));
+}
+
+/** The neighbours that pass the filters (all of them when none is set), in one statement. */
+function passingFilters(
+  ctx: BrainContext,
+  ids: number[],
+  filters: SearchFilters,
+): (rowid: number) => boolean {
+  if (!needsBase('message', filters) || ids.length === 0) return () => true;
+  const passing = new Set(
+    ctx.q
+      .get<[SearchFilters & { ids: string }], { rowid: number }>(PASSES_FILTERS_SQL)
+      .all({ ...filters, ids: JSON.stringify(ids) })
+      .map((r) => r.rowid),
+  );
+  return (rowid) => passing.has(rowid);
 }
 
 /**
@@ -202,14 +255,17 @@ function withContext(ctx: BrainContext, hits: Pooled[], filters: SearchFilters):
   const byRow = new Map<number, InContext>(
     hits.map((h) => [h.rowid, { ...h, previous: null, next: null }]),
   );
-  const neighbours = ctx.q.get<[number], { previous: number | null; next: number | null }>(
-    NEIGHBOURS_SQL,
+  const neighbours = neighboursOf(ctx, hits);
+  const found = [...neighbours.values()].flatMap((n) => [n.next, n.previous]);
+  const passes = passingFilters(
+    ctx,
+    [...new Set(found)].filter((id): id is number => id !== null && !byRow.has(id)),
+    filters,
   );
-  const passes = ctx.q.get<[SearchFilters & { id: number }], { ok: 1 }>(PASSES_FILTERS_SQL);
   const gain = (rowid: number, share: number): InContext | undefined => {
     let c = byRow.get(rowid);
     if (!c) {
-      if (!passes.get({ ...filters, id: rowid })) return undefined;
+      if (!passes(rowid)) return undefined;
       c = { type: 'message', rowid, score: 0, previous: null, next: null };
       byRow.set(rowid, c);
     }
@@ -277,6 +333,15 @@ function addWordCoverage(ctx: BrainContext, candidates: InContext[], terms: stri
   }
 }
 
+/** The k-th highest score, or undefined when there are fewer than k. */
+function kthScore(pool: Pooled[], k: number): number | undefined {
+  if (pool.length < k) return undefined;
+  return pool
+    .map((c) => c.score)
+    .sort((a, b) => b - a)
+    .at(k - 1);
+}
+
 /**
  * BM25 over each type's FTS index: all terms first, widened to any term when that finds fewer
  * than k; messages then take their context into account.
@@ -288,33 +353,25 @@ export function ftsRetrieve(
   filters: SearchFilters,
   k: number,
 ): Candidate[] {
-  const pool = types.flatMap((type): Pooled[] => {
+  let messages: InContext[] = [];
+  let pool = types.flatMap((type): Pooled[] => {
     const hits = retrieveType(ctx, type, queries, filters, k);
     if (type !== 'message') return hits;
-    const inContext = withContext(ctx, hits, filters);
-    addWordCoverage(ctx, inContext, queries.terms);
-    return inContext;
+    messages = withContext(ctx, hits, filters);
+    return messages;
   });
+  // Word coverage only raises scores, by at most `bonus`: a message that would stay below the
+  // k-th score even with all of it cannot reach the top k, and is left out before its words are read.
+  const bonus = queries.terms.length < 2 ? 0 : CONTEXT_WEIGHTS.perWord * queries.terms.length;
+  const cut = kthScore(pool, k);
+  if (cut !== undefined && bonus > 0) {
+    const out = new Set<Pooled>(messages.filter((c) => c.score + bonus < cut));
+    pool = pool.filter((c) => !out.has(c));
+    messages = messages.filter((c) => !out.has(c));
+  }
+  addWordCoverage(ctx, messages, queries.terms);
   pool.sort((a, b) => b.score - a.score);
   return pool
     .slice(0, k)
     .map((c, i) => ({ type: c.type, rowid: c.rowid, score: c.score, rank: i + 1 }));
-}
-
-const SNIPPET_SQL: Record<SearchType, string> = {
-  message: `SELECT snippet(messages_fts, 1, '[', ']', '…', 16) AS s FROM messages_fts WHERE messages_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
-  stm: `SELECT snippet(stm_fts, -1, '[', ']', '…', 16) AS s FROM stm_fts WHERE stm_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
-  atom: `SELECT snippet(atoms_fts, -1, '[', ']', '…', 16) AS s FROM atoms_fts WHERE atoms_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
-};
-
-/** A short excerpt around the matched words, or undefined when the row does not match. */
-export function ftsSnippet(
-  ctx: BrainContext,
-  type: SearchType,
-  match: string,
-  rowid: number,
-): string | undefined {
-  // A rowid bound as a JS number reaches FTS5 as a REAL, and FTS5 then ignores the rowid
-  // constraint (it returned another row's snippet); a BigInt binds as an INTEGER.
-  return ctx.q.get<[string, bigint], { s: string }>(SNIPPET_SQL[type]).get(match, BigInt(rowid))?.s;
 }

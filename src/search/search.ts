@@ -23,7 +23,7 @@ import {
 import type { Embedder } from '../embed/embedder.js';
 import { readSpace } from '../embed/store.js';
 import { buildFtsQueries, type FtsQueries } from './fts-query.js';
-import { ftsRetrieve, ftsSnippet, type Candidate, type SearchFilters } from './fts.js';
+import { ftsRetrieve, type Candidate, type SearchFilters } from './fts.js';
 import {
   NAMED_AGENT_BOOST,
   fuseRankings,
@@ -31,6 +31,7 @@ import {
   type Retriever,
   type RetrieverEvidence,
 } from './fusion.js';
+import { ftsSnippets } from './snippets.js';
 import { vectorRetrieve } from './vector.js';
 
 export const MAX_QUERY_CHARS = 2000;
@@ -304,6 +305,11 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
   const byType = (t: SearchType) => candidates.filter((c) => c.type === t).map((c) => c.rowid);
   const stm = getStmByRowIds(ctx, byType('stm'));
   const atoms = getAtomsByRowIds(ctx, byType('atom'));
+  const snippets = {
+    message: ftsSnippets(ctx, 'message', match, byType('message')),
+    stm: ftsSnippets(ctx, 'stm', match, byType('stm')),
+    atom: ftsSnippets(ctx, 'atom', match, byType('atom')),
+  };
   const messageStmt = ctx.q.get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.id = ?`);
   const threadOfSource = ctx.q.get<[number], { uid: string }>(
     `SELECT ${threadIdSql('t.uid')} AS uid FROM messages m JOIN threads t ON t.id = m.thread_id WHERE m.uid = ?`,
@@ -311,7 +317,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
   const hits: SearchHit[] = [];
   for (const c of candidates) {
     const found_by = c.found_by;
-    const snippet = ftsSnippet(ctx, c.type, match, c.rowid);
+    const snippet = snippets[c.type].get(c.rowid);
     if (c.type === 'message') {
       const row = messageStmt.get(c.rowid);
       if (!row) continue;
