@@ -16,8 +16,8 @@ const STOP_WORDS = new Set(
 );
 
 // A word is a run of letters and digits. The index's tokenizer (unicode61) splits on the same
-// punctuation, apostrophes included, so each term is one token: the index keeps no positions
-// (detail = column, migration 0003) and would refuse a term of two tokens as a phrase.
+// punctuation, apostrophes included, so each term is one token and no query is ever a phrase:
+// ranking needs no word positions beyond BM25's own counts.
 const WORD = /[\p{L}\p{N}]+/gu;
 const MAX_TERMS = 32;
 
