@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PAGE_SQL } from '../../src/messaging/threads.js';
 import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
 
 let t: TempBrain;
@@ -137,6 +138,17 @@ describe('inbox', () => {
     expect(plan.map((p) => p.detail).join('\n')).toMatch(
       /SEARCH deliveries USING COVERING INDEX deliveries_unread \(agent_id=\?\)/,
     );
+  });
+
+  it('a page of a thread is chosen in its index alone, so OFFSET skips index entries only', () => {
+    const plan = t.brain.db.prepare(`EXPLAIN QUERY PLAN ${PAGE_SQL}`).all(1, 50, 100) as Array<{
+      detail: string;
+    }>;
+    const steps = plan.map((p) => p.detail).join('\n');
+    expect(steps).toMatch(
+      /SEARCH messages USING COVERING INDEX messages_by_thread \(thread_id=\?\)/,
+    );
+    expect(steps).not.toMatch(/TEMP B-TREE/);
   });
 
   it('ack is idempotent, carries a body, marks read and shows in the thread', () => {
