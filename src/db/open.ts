@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { BrainError } from '../errors.js';
+import { registerIndexText } from './index-text.js';
 import { inspectDatabase, migrate } from './migrate.js';
 import { describeStorageFailure } from './storage-errors.js';
 
@@ -50,6 +51,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('foreign_keys = ON');
     sqliteVec.load(db);
+    registerIndexText(db);
     if (!readonly) migrate(db, path);
     return db;
   } catch (err) {

@@ -1,19 +1,18 @@
+import { INDEX_STOP_WORDS } from '../db/index-text.js';
+
 /**
  * Turn whatever a person typed into FTS5 queries that cannot fail on syntax: every word becomes a
  * quoted string, so quotes, `:`, `*`, `^`, NEAR, AND/OR/NOT, parentheses and column filters in the
  * input are only ever words.
  */
 
-// Words that carry no meaning for retrieval; dropped unless nothing else is left.
-const STOP_WORDS = new Set(
-  `a about above after again against all am an and any are as at be because been before being below between both but by
-  can could did do does doing done down during each few for from further had has have having he her here hers herself him
-  himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our
-  ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they
-  this those through to too under until up very was we were what when where which while who whom why will with would you
-  your yours yourself yourselves s t d ll m re ve y did does don doesn didn isn wasn weren aren won wouldn shouldn couldn
-  ever also get got let like likes liked much many one ones thing things would could`.split(/\s+/),
-);
+// Words that carry no meaning for retrieval; dropped unless nothing else is left. The message
+// index does not hold them (migration 0007), so the list is the index's own.
+const INDEX_STOP_WORD_SET = new Set(INDEX_STOP_WORDS);
+const STOP_WORDS = new Set([
+  ...INDEX_STOP_WORDS,
+  ...'ever also get got let like likes liked much many one ones thing things'.split(' '),
+]);
 
 // A word is a run of letters and digits. The index's tokenizer (unicode61) splits on the same
 // punctuation, apostrophes included, so each term is one token and no query is ever a phrase:
@@ -27,6 +26,8 @@ export interface FtsQueries {
   /** Any word may match; the widening when `all` finds too little. Same as `all` for one term. */
   any: string;
   terms: string[];
+  /** Every term is a stop word: the message index holds none of them (migration 0007). */
+  stopWordsOnly: boolean;
 }
 
 /** The words of a text as the index splits them, lower-cased, in order. */
@@ -46,7 +47,12 @@ export function buildFtsQueries(input: string): FtsQueries | undefined {
   const terms = queryTerms(input);
   if (terms.length === 0) return undefined;
   const quoted = terms.map(quoteTerm);
-  return { all: quoted.join(' '), any: quoted.join(' OR '), terms };
+  return {
+    all: quoted.join(' '),
+    any: quoted.join(' OR '),
+    terms,
+    stopWordsOnly: terms.every((t) => INDEX_STOP_WORD_SET.has(t)),
+  };
 }
 
 /** One word as an FTS5 string: matched as a word, whatever characters it holds. */

@@ -173,6 +173,35 @@ interface Pooled {
   score: number;
 }
 
+/** How many of the newest messages a query of stop words alone reads. */
+export const STOP_WORDS_SCAN = 20_000;
+
+/**
+ * The newest messages holding a query's words in order ("how are you doing" finds "How are you
+ * all doing?"), newest first, among the latest STOP_WORDS_SCAN (plan tests).
+ */
+export const STOP_WORDS_SQL = `SELECT x.id AS rowid FROM messages x
+  WHERE x.id > (SELECT coalesce(max(id), 0) FROM messages) - ${STOP_WORDS_SCAN}
+    AND x.body LIKE @pattern ${SOURCES.message.where}
+  ORDER BY x.id DESC LIMIT @k`;
+
+/**
+ * The message index holds no stop words (migration 0007): a query of nothing else reads the text
+ * of the newest messages instead. Scores fall with age, below any BM25 score of a real word.
+ */
+function stopWordsOnly(
+  ctx: BrainContext,
+  queries: FtsQueries,
+  filters: SearchFilters,
+  k: number,
+): Pooled[] {
+  const pattern = `%${queries.terms.join('%')}%`;
+  return ctx.q
+    .get<[SearchFilters & { pattern: string; k: number }], { rowid: number }>(STOP_WORDS_SQL)
+    .all({ ...filters, pattern, k })
+    .map((r, i) => ({ type: 'message' as const, rowid: r.rowid, score: 1 / (i + 2) }));
+}
+
 function retrieveType(
   ctx: BrainContext,
   type: SearchType,
@@ -180,6 +209,7 @@ function retrieveType(
   filters: SearchFilters,
   k: number,
 ): Pooled[] {
+  if (type === 'message' && queries.stopWordsOnly) return stopWordsOnly(ctx, queries, filters, k);
   const ranker = createRanker(ctx, type, filters);
   const strict = ranker.rank(queries.all, k).map((r) => ({
     type,

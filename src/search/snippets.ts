@@ -3,12 +3,13 @@ import { storageFailureCode } from '../db/storage-errors.js';
 import type { SearchType } from '../validation.js';
 
 /**
- * Messages' snippets come from a private copy of the hits in a temporary index with the same
- * columns and tokenizer as `messages_fts` (migration 0003). A snippet from the main index costs a
- * seek in every segment of every word's list (~0.4 ms a hit for common words at 1,000,000
- * messages); indexing twenty short texts afresh costs less than one of them. A snippet depends
- * only on its row's text and the query, so both give the same one. The index reads its text from
- * a temporary table, so it is emptied without reading it back ('delete-all').
+ * Messages' snippets come from a private copy of the hits' full text (`messages_search`, stop
+ * words and all) in a temporary index with the same columns and tokenizer as `messages_fts`. The
+ * main index could not give them: it holds the text without stop words (migration 0007), and a
+ * snippet from it cost a seek in every segment of every word's list (~0.4 ms a hit for common
+ * words at 1,000,000 messages); indexing twenty short texts afresh costs less than one of them.
+ * The index reads its text from a temporary table, so it is emptied without reading it back
+ * ('delete-all').
  */
 const MESSAGE_SNIPPET_TABLES = [
   `CREATE TABLE IF NOT EXISTS temp.message_snippet_texts (
@@ -36,9 +37,13 @@ const INDEX_MESSAGE_TEXTS = `INSERT INTO temp.message_snippets (rowid, subject, 
 const MESSAGE_SNIPPETS = `SELECT rowid, snippet(message_snippets, 1, '[', ']', '…', 16) AS s
   FROM temp.message_snippets WHERE message_snippets MATCH ?`;
 
+/** Where no temporary index can be made: the start of each message's text, unmarked. */
+const MESSAGE_EXCERPTS = `SELECT s.id AS rowid, substr(s.body, 1, 200) AS s
+  FROM json_each(?) c JOIN messages_search s ON s.id = c.value`;
+
 // A lookup per row in the main index: STM and atoms have small ones, so it costs little there.
-const SNIPPET_SQL: Record<SearchType, string> = {
-  message: `SELECT snippet(messages_fts, 1, '[', ']', '…', 16) AS s FROM messages_fts WHERE messages_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
+// (The message index holds no stop words since migration 0007: its text makes no snippet.)
+const SNIPPET_SQL: Record<Exclude<SearchType, 'message'>, string> = {
   stm: `SELECT snippet(stm_fts, -1, '[', ']', '…', 16) AS s FROM stm_fts WHERE stm_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
   atom: `SELECT snippet(atoms_fts, -1, '[', ']', '…', 16) AS s FROM atoms_fts WHERE atoms_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
 };
@@ -71,10 +76,15 @@ export function ftsSnippets(
     try {
       return messageSnippets(ctx, match, rowids);
     } catch (err) {
-      // The temporary index is only a shortcut: where the connection may not write even its own
-      // temporary tables (query_only, as on a read-only disk) or the disk is full, seek instead.
+      // Where the connection may not write even its own temporary tables (query_only, as on a
+      // read-only disk) or the disk is full, each message shows the start of its text.
       const code = storageFailureCode(err);
       if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
+      for (const row of ctx.q
+        .get<[string], { rowid: number; s: string }>(MESSAGE_EXCERPTS)
+        .all(JSON.stringify(rowids)))
+        snippets.set(row.rowid, row.s);
+      return snippets;
     }
   }
   // A rowid bound as a JS number reaches FTS5 as a REAL, and FTS5 then ignores the rowid

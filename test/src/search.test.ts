@@ -16,8 +16,10 @@ describe('query builder', () => {
       all: '"spread" "gate"',
       any: '"spread" OR "gate"',
       terms: ['spread', 'gate'],
+      stopWordsOnly: false,
     });
     expect(queryTerms('the who')).toEqual(['the', 'who']);
+    expect(buildFtsQueries('The Who')?.stopWordsOnly).toBe(true);
     expect(buildFtsQueries('🙂 ... ***')).toBeUndefined();
     expect(queryTerms('Café CAFÉ naïve')).toEqual(['café', 'naïve']);
   });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageKey } from '../../../src/ids.js';
-import { NEIGHBOURS_SQL, RANK_SQL, RANK_WINDOW } from '../../../src/search/fts.js';
+import { indexText } from '../../../src/db/index-text.js';
+import { NEIGHBOURS_SQL, RANK_SQL, RANK_WINDOW, STOP_WORDS_SQL } from '../../../src/search/fts.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
@@ -78,7 +79,7 @@ describe('full-text ranking', () => {
 });
 
 describe('snippets', () => {
-  it('gives each message the snippet the main index gives', () => {
+  it('gives each message the snippet an index of its full text gives', () => {
     const bodies = [
       'We danced at the café until the dancers left, a long night of dance after dance',
       'nothing about it here',
@@ -90,8 +91,13 @@ describe('snippets', () => {
       body,
       ...t.brain.send({ from: 'helios', to: 'nova', subject: subjects[i], body }),
     }));
+    // The message index holds no stop words (migration 0007); one over the full text does.
+    t.brain.db.exec(`CREATE VIRTUAL TABLE full_text USING fts5(subject, body, sender, date,
+      content = 'messages_search', content_rowid = 'id',
+      tokenize = 'porter unicode61 remove_diacritics 2');
+      INSERT INTO full_text (full_text) VALUES ('rebuild');`);
     const main = t.brain.db.prepare(
-      `SELECT snippet(messages_fts, 1, '[', ']', '…', 16) AS s FROM messages_fts WHERE messages_fts MATCH ? AND rowid = ?`,
+      `SELECT snippet(full_text, 1, '[', ']', '…', 16) AS s FROM full_text WHERE full_text MATCH ? AND rowid = ?`,
     );
     const rowid = t.brain.db.prepare(`SELECT id FROM messages WHERE uid = ?`).pluck();
     for (const query of ['dance studio', 'cafe naive', 'dancing', 'quotes punctuation opening']) {
@@ -111,12 +117,83 @@ describe('snippets', () => {
     }
   });
 
-  it('gives the same snippets where the connection may not write, not even temporary tables', () => {
+  it('gives the start of the text where the connection may not write, not even temporary tables', () => {
     t.brain.send({ from: 'helios', to: 'nova', body: 'we went dancing at the old studio' });
     const before = t.brain.search({ query: 'dance studio' }).hits.map((h) => h.snippet);
     expect(before).toEqual(['we went [dancing] at the old [studio]']);
     const other = t.reopen();
     other.db.pragma('query_only = 1');
-    expect(other.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual(before);
+    expect(other.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual([
+      'we went dancing at the old studio',
+    ]);
+  });
+});
+
+describe('the message index without stop words (migration 0007)', () => {
+  it('drops each stop word standing alone, and nothing else, the same way forever', () => {
+    // Frozen: the index's triggers recompute this text to remove a message from the index.
+    expect(indexText("What did the spread gate do? Don't")).toBe("      spread gate  ?  ' ");
+    expect(indexText('THE theatre, a café à la carte; the_end 4you')).toBe(
+      '  theatre,   café à la carte;  _end 4you',
+    );
+    expect(indexText('théo the🙂 the')).toBe('théo the🙂  ');
+    expect(indexText(null)).toBeNull();
+  });
+
+  it('holds no stop words, finds the other words, and stays consistent through updates and deletes', () => {
+    const a = t.brain.send({
+      from: 'helios',
+      to: 'nova',
+      subject: 'the notes',
+      body: 'The gate is on the main line',
+    });
+    const b = t.brain.send({
+      from: 'nova',
+      to: 'helios',
+      subject: 'the notes',
+      body: 'the gate and the fence',
+    });
+    const db = t.brain.db;
+    const count = (match: string) =>
+      (
+        db
+          .prepare(`SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?`)
+          .get(match) as {
+          n: number;
+        }
+      ).n;
+    expect(count('"the"')).toBe(0);
+    expect(count('"gate"')).toBe(2);
+    expect(count('"nova"')).toBe(2); // sender: "helios to nova" holds nova, not "to"
+    expect(count('"to"')).toBe(0);
+    db.prepare(`UPDATE messages SET body = 'the fence only' WHERE uid = ?`).run(messageKey(b.id));
+    db.prepare(
+      `DELETE FROM deliveries WHERE message_id = (SELECT id FROM messages WHERE uid = ?)`,
+    ).run(messageKey(a.id));
+    db.prepare(`DELETE FROM messages WHERE uid = ?`).run(messageKey(a.id));
+    expect(count('"gate"')).toBe(0);
+    expect(count('"fence"')).toBe(1);
+    expect(() =>
+      db
+        .prepare(`INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)`)
+        .run(),
+    ).not.toThrow();
+  });
+
+  it('answers a query of stop words alone from the text of the newest messages', () => {
+    const hit = t.brain.send({ from: 'helios', to: 'nova', body: 'How are you all doing today?' });
+    t.brain.send({ from: 'helios', to: 'nova', body: 'doing fine, how about you' });
+    const { hits } = t.brain.search({ query: 'how are you doing', types: ['message'] });
+    expect(hits.map((h) => h.id)).toEqual([hit.id]);
+    expect(hits[0]!.snippet).toContain('[doing]');
+    // Filters apply before the cut.
+    expect(
+      t.brain.search({ query: 'how are you doing', types: ['message'], agent: 'nova' }).hits,
+    ).toEqual([]);
+  });
+
+  it('reads only the newest messages for it, by rowid', () => {
+    const steps = plan(STOP_WORDS_SQL, { ...NO_FILTERS, pattern: '%how%', k: 10 });
+    expect(steps.join('\n')).toMatch(/SEARCH x USING INTEGER PRIMARY KEY \(rowid>\?\)/);
   });
 });
