@@ -56,8 +56,8 @@ async function withHandle<B extends Handle, T>(
   // Plainly valid settings need no zod; anything else gets loadConfig's full check and words.
   const { quickConfig } = await import('../src/config-env.js');
   const config =
-    quickConfig(process.env, overrides) ??
-    (await import('../src/config.js')).loadConfig(process.env, overrides);
+    quickConfig(undefined, overrides) ??
+    (await import('../src/config.js')).loadConfig(undefined, overrides);
   const brain = open({
     dbPath: config.dbPath,
     maxBodyBytes: config.maxBodyBytes,

@@ -4,7 +4,6 @@ import { DURABILITIES } from './db/open.js';
 import {
   EMBEDDERS,
   LOG_LEVELS,
-  quickConfig,
   rawConfig,
   type BrainConfig,
   type ConfigOverrides,
@@ -34,12 +33,10 @@ export const configSchema: z.ZodType<BrainConfig> = z.object({
 
 /**
  * The configuration from the environment (read in config-env.ts) and flags. Flags win over
- * variables, variables over defaults; a value that is not plainly valid gets the full check,
- * and an INVALID_INPUT BrainError naming each setting that is wrong.
+ * variables, variables over defaults; an INVALID_INPUT BrainError names each setting that is
+ * wrong. (`quickConfig` gives the same answer without zod when every value is plainly valid.)
  */
 export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): BrainConfig {
-  const quick = quickConfig(env, overrides);
-  if (quick) return quick;
   const parsed = configSchema.safeParse(rawConfig(env, overrides));
   if (!parsed.success) {
     throw new BrainError(

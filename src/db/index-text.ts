@@ -38,6 +38,6 @@ export function indexText(text: string | null): string | null {
 /** Every connection that writes messages needs the function (their index triggers call it). */
 export function registerIndexText(db: Database): void {
   db.function(INDEX_TEXT_FUNCTION, { deterministic: true }, (text: unknown) =>
-    typeof text === 'string' ? indexText(text) : (text as null),
+    typeof text === 'string' ? indexText(text) : text,
   );
 }

@@ -2,6 +2,7 @@ import { isoNow } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { buildDocument, type EmbedDocument } from './documents.js';
+import { EMBEDDED_KINDS } from './kinds.js';
 import { EmbedderError, type Embedder } from './embedder.js';
 import { ensureSpace, readSpace, requeueAll, storeVector, storedHash } from './store.js';
 
@@ -18,15 +19,8 @@ export interface QueueStatus {
   last_error: string | null;
 }
 
-/** Each kind's table: items above its `embed_cursor` wait to be embedded without a queue row. */
-const KINDS = [
-  ['message', 'messages'],
-  ['stm', 'stm'],
-  ['atom', 'atoms'],
-] as const satisfies ReadonlyArray<readonly [SearchType, string]>;
-
 /** Items above the cursors, not yet handed to a drainer: O(their number), by rowid. */
-const UNCLAIMED_SQL = `SELECT ${KINDS.map(
+const UNCLAIMED_SQL = `SELECT ${EMBEDDED_KINDS.map(
   ([kind, table]) =>
     `(SELECT count(*) FROM ${table} WHERE id > (SELECT last_id FROM embed_cursor WHERE item_type = '${kind}'))`,
 ).join(' + ')} AS n`;
@@ -108,7 +102,7 @@ export function backoffMs(attempts: number): number {
  */
 function claimNew(ctx: BrainContext, room: number, nowIso: string, until: string): QueueRow[] {
   const rows: QueueRow[] = [];
-  for (const [kind, table] of KINDS) {
+  for (const [kind, table] of EMBEDDED_KINDS) {
     if (rows.length >= room) break;
     const ids = ctx.q
       .get<[string, number], { id: number }>(

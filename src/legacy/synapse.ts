@@ -5,6 +5,7 @@ import { BrainError } from '../errors.js';
 import { ID_PATTERNS, derivedId, messageKey, threadKey } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { excerpt, messageRowId } from '../messaging/messages.js';
+import { threadRowId } from '../messaging/threads.js';
 import { readJsonFile } from '../transfer/json-file.js';
 import { agentName, filePath, parseInput, type Priority } from '../validation.js';
 import {
@@ -92,10 +93,8 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
         const threadUid = ID_PATTERNS.thread.test(m.threadKey)
           ? m.threadKey
           : derivedId('thread', `synapse:${m.threadKey}`);
-        let thread = ctx.q
-          .get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
-          .get(threadKey(threadUid)!);
-        if (!thread) {
+        let thread = threadRowId(ctx, threadUid);
+        if (thread === undefined) {
           const id = ctx.q
             .get(
               `INSERT INTO threads (uid, subject, created_by, created_at, last_message_at, message_count) VALUES (?, ?, ?, ?, ?, 0)`,
@@ -107,7 +106,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
               m.createdAt,
               m.createdAt,
             ).lastInsertRowid;
-          thread = { id: Number(id) };
+          thread = Number(id);
         }
         let replyTo: number | null = null;
         if (m.replyKey) {
@@ -132,7 +131,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
           )
           .run(
             messageKey(m.uid),
-            thread.id,
+            thread,
             agent(m.from),
             m.to ? agent(m.to) : null,
             replyTo,
@@ -179,7 +178,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
           .get(
             `UPDATE threads SET message_count = message_count + 1, last_message_at = max(last_message_at, ?) WHERE id = ?`,
           )
-          .run(m.createdAt, thread.id);
+          .run(m.createdAt, thread);
         notifyIndexers(ctx, { type: 'message', rowid });
       }
     })

@@ -1,12 +1,6 @@
 import type { Database } from 'better-sqlite3';
+import { EMBEDDED_KINDS } from '../embed/kinds.js';
 import { listed, type DoctorCheck } from './check.js';
-
-/** The searchable kinds and their tables (migration 0002's `embed_queue.item_type`). */
-const ITEMS = [
-  ['message', 'messages'],
-  ['stm', 'stm'],
-  ['atom', 'atoms'],
-] as const;
 
 const hasTable = (db: Database, name: string): boolean =>
   Boolean(db.prepare(`SELECT 1 FROM sqlite_schema WHERE name = ?`).pluck().get(name));
@@ -27,7 +21,7 @@ const unqueuedSql = (type: string, table: string) => `
     AND NOT EXISTS (SELECT 1 FROM embed_queue q WHERE q.item_type = '${type}' AND q.item_id = t.id)`;
 
 /** Vectors of items that no longer exist. */
-const ORPHANS = ITEMS.map(
+const ORPHANS = EMBEDDED_KINDS.map(
   ([type, table]) =>
     `SELECT e.id FROM embeddings e WHERE e.item_type = '${type}'
        AND NOT EXISTS (SELECT 1 FROM "${table}" t WHERE t.id = e.item_id)`,
@@ -53,7 +47,7 @@ function inspect(db: Database): Findings {
   const space = db.prepare(`SELECT model, dimension FROM embedding_space WHERE id = 1`).get() as
     Space | undefined;
   const findings: Findings = {
-    unqueued: ITEMS.map(([type, table]) => ({ type, ids: ids(unqueuedSql(type, table)) })),
+    unqueued: EMBEDDED_KINDS.map(([type, table]) => ({ type, ids: ids(unqueuedSql(type, table)) })),
     otherSpace: space
       ? ids(
           `SELECT id FROM embeddings WHERE model <> ? OR dimension <> ?`,

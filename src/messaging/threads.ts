@@ -69,6 +69,13 @@ function threadRow(ctx: BrainContext, id: string): ThreadRow | undefined {
   return ctx.q.get<[Buffer], ThreadRow>(`${THREAD_SELECT} WHERE t.uid = ?`).get(key);
 }
 
+/** The row id of a thread, by its public id. */
+export function threadRowId(ctx: BrainContext, id: string): number | undefined {
+  const key = threadKey(id);
+  if (key === undefined) return undefined;
+  return ctx.q.get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`).get(key)?.id;
+}
+
 export function getThread(ctx: BrainContext, id: string): ThreadRecord | undefined {
   lookupKey(id, 'id');
   const row = threadRow(ctx, id);
@@ -179,16 +186,15 @@ export function tagThread(ctx: BrainContext, input: TagThreadInput): ThreadRecor
   const args = parseInput(tagInput, input);
   ctx.db
     .transaction(() => {
-      const row = ctx.q
-        .get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
-        .get(threadKey(args.thread_id)!);
-      if (!row) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
+      const thread = threadRowId(ctx, args.thread_id);
+      if (thread === undefined)
+        throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
       for (const tag of args.add)
         ctx.q
           .get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`)
-          .run(row.id, tag);
+          .run(thread, tag);
       for (const tag of args.remove)
-        ctx.q.get(`DELETE FROM thread_tags WHERE thread_id = ? AND tag = ?`).run(row.id, tag);
+        ctx.q.get(`DELETE FROM thread_tags WHERE thread_id = ? AND tag = ?`).run(thread, tag);
     })
     .immediate();
   return getThread(ctx, args.thread_id)!;

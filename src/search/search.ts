@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { isoNow, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { messageKey, threadIdSql, threadKey } from '../ids.js';
+import { messageKey, threadIdSql } from '../ids.js';
 import { getAtomsByRowIds } from '../knowledge/atoms.js';
 import { getStmByRowIds, recordAccess } from '../knowledge/stm.js';
 import { agentRowId } from '../messaging/agents.js';
+import { threadRowId } from '../messaging/threads.js';
 import {
   MESSAGE_SELECT,
   excerpt,
@@ -113,11 +114,10 @@ function prepare(ctx: BrainContext, input: SearchInput): PreparedSearch | Search
     now: isoNow(ctx.clock),
   };
   if (args.thread) {
-    const row = ctx.q
-      .get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
-      .get(threadKey(args.thread)!);
-    if (!row) return { hits: [], notices: [`no thread ${args.thread}`], retrievers: [] };
-    filters.thread = row.id;
+    const thread = threadRowId(ctx, args.thread);
+    if (thread === undefined)
+      return { hits: [], notices: [`no thread ${args.thread}`], retrievers: [] };
+    filters.thread = thread;
   }
   if (args.agent) {
     const id = agentRowId(ctx, args.agent);

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { isoOfMillis, isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
-import { messageIdSql, threadIdSql, threadKey } from '../ids.js';
+import { messageIdSql, threadIdSql } from '../ids.js';
+import { threadRowId } from '../messaging/threads.js';
 import { parseInput, threadId } from '../validation.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from './format.js';
 
@@ -18,11 +19,10 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
   return ctx.db.transaction((): ExportDocument => {
     let scope = { thread: null as number | null };
     if (args.thread_id) {
-      const row = ctx.q
-        .get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
-        .get(threadKey(args.thread_id)!);
-      if (!row) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
-      scope = { thread: row.id };
+      const thread = threadRowId(ctx, args.thread_id);
+      if (thread === undefined)
+        throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
+      scope = { thread };
     }
     const p = { thread: scope.thread };
     const inScope = `(@thread IS NULL OR m.thread_id = @thread)`;
