@@ -13,6 +13,8 @@ export interface OpenBrainOptions {
   durability?: Durability;
   /** Past this size the WAL is checkpointed and truncated (default 16 MiB). */
   walLimitBytes?: number;
+  /** Rank with the compiled function when built (default true); false ranks with FTS5's bm25(). */
+  rankFunction?: boolean;
 }
 
 /**
@@ -23,6 +25,7 @@ export function openContext(options: OpenBrainOptions): { ctx: BrainContext; wal
   const db = openDatabase(options.dbPath, {
     readonly: options.readonly ?? false,
     durability: options.durability,
+    rankFunction: options.rankFunction,
   });
   const wal = createWalKeeper(db, options.dbPath, options.walLimitBytes);
   const ctx: BrainContext = {

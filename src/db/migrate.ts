@@ -39,9 +39,15 @@ export function inspectDatabase(db: Database, path: string): { version: number; 
   let version: number;
   let tables: number;
   try {
-    appId = db.pragma('application_id', { simple: true }) as number;
-    version = db.pragma('user_version', { simple: true }) as number;
-    tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_schema`).get() as { n: number }).n;
+    // One statement, so one snapshot: read apart, another process creating the brain could
+    // commit between the reads, and a brain half-seen would pass for a foreign file.
+    ({ appId, version, tables } = db
+      .prepare(
+        `SELECT (SELECT application_id FROM pragma_application_id) AS appId,
+           (SELECT user_version FROM pragma_user_version) AS version,
+           (SELECT count(*) FROM sqlite_schema) AS tables`,
+      )
+      .get() as { appId: number; version: number; tables: number });
   } catch (err) {
     // Only "not a database" means the file is not one; a lock, a missing -shm folder or a
     // read-only disk is reported as what it is by the caller.

@@ -6,6 +6,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { BrainError } from '../errors.js';
 import { registerIndexText } from './index-text.js';
 import { inspectDatabase, migrate } from './migrate.js';
+import { loadRankExtension } from './rank-extension.js';
 import { describeStorageFailure } from './storage-errors.js';
 
 /**
@@ -21,6 +22,11 @@ export interface OpenOptions {
   /** How long a writer waits for the lock before SQLITE_BUSY; generous, since many processes share a file. */
   busyTimeoutMs?: number;
   durability?: Durability;
+  /**
+   * Load the compiled ranking function when it was built (default true). Without it FTS5's own
+   * bm25() ranks: the same order, slower on words held by many rows (src/db/rank-extension.ts).
+   */
+  rankFunction?: boolean;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
@@ -28,7 +34,7 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 /**
  * Open (creating if needed) a brain database: busy_timeout first, then a look at what the file
  * is (a foreign database is refused before anything is written to it), WAL, synchronous,
- * foreign keys, sqlite-vec, and migrations.
+ * foreign keys, sqlite-vec, the ranking function, and migrations.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
   const readonly = options.readonly ?? false;
@@ -51,6 +57,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('foreign_keys = ON');
     sqliteVec.load(db);
+    if (options.rankFunction ?? true) loadRankExtension(db);
     registerIndexText(db);
     if (!readonly) migrate(db, path);
     return db;

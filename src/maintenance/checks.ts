@@ -1,4 +1,5 @@
 import { isoSql, millisSql } from '../clock.js';
+import { hasRankFunction, rankExtensionPath } from '../db/rank-extension.js';
 import { messageIdSql, threadIdSql } from '../ids.js';
 import { MAX_LISTED, listed, type DoctorCheck } from './check.js';
 import { ftsCheck } from './fts-check.js';
@@ -151,12 +152,27 @@ export const deliveriesCheck: DoctorCheck = {
 };
 
 /** What `brain doctor` checks, in order. A check added here is run, reported and repaired like the others. */
+/** Not the data but the install: whether search ranks with the compiled function. */
+export const rankingCheck: DoctorCheck = {
+  name: 'ranking',
+  description: 'the compiled ranking function (brain_bm25) is loaded',
+  run(db) {
+    if (hasRankFunction(db)) return [];
+    return [
+      `${rankExtensionPath()} was not built or not loaded: search ranks with FTS5's bm25(), ` +
+        'slower on big brains. With a C compiler and Python, run `npm run build:native` in ' +
+        "brain's folder.",
+    ];
+  },
+};
+
 export const DOCTOR_CHECKS: readonly DoctorCheck[] = [
   integrityCheck,
   ftsCheck,
   threadCountersCheck,
   deliveriesCheck,
   vectorsCheck,
+  rankingCheck,
 ];
 
 export type { DoctorCheck } from './check.js';

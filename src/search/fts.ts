@@ -1,5 +1,6 @@
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
+import { hasRankFunction } from '../db/rank-extension.js';
 import { queryWords, quoteTerm, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
@@ -72,13 +73,9 @@ const SOURCES: Record<SearchType, FtsSource> = {
   },
 };
 
-/**
- * The filters need the base row only when one is set, or for STM, whose expiry always applies.
- * Otherwise the index alone answers: every row of it is a row of its base table.
- */
-function needsBase(type: SearchType, filters: SearchFilters): boolean {
+/** Whether a person's filters are set: then each match's base row decides whether it counts. */
+function narrowed(filters: SearchFilters): boolean {
   return (
-    type === 'stm' ||
     filters.since !== null ||
     filters.until !== null ||
     filters.thread !== null ||
@@ -87,39 +84,69 @@ function needsBase(type: SearchType, filters: SearchFilters): boolean {
 }
 
 /**
+ * The filters need the base row only when one is set, or for STM, whose expiry always applies.
+ * Otherwise the index alone answers: every row of it is a row of its base table.
+ */
+function needsBase(type: SearchType, filters: SearchFilters): boolean {
+  return type === 'stm' || narrowed(filters);
+}
+
+/** How a rank statement scores: FTS5's bm25(), or brain_bm25 given each word's row count. */
+type Scorer = 'bm25' | 'brain_bm25';
+
+/**
  * The best k by BM25 among the query's newest RANK_WINDOW matches: one walk, newest first, that
  * stops at the window's end. Ties go to the older row.
  */
-function rankSql({ table, base, weights, where }: FtsSource, filtered: boolean): string {
+function rankSql({ table, base, weights, where }: FtsSource, filtered: boolean, scorer: Scorer) {
+  const score =
+    scorer === 'bm25'
+      ? `bm25(${table}, ${weights})`
+      : `brain_bm25(${table}, @df, '${table}_docsize', ${weights})`;
   const window = filtered
-    ? `SELECT f.rowid AS rowid, bm25(${table}, ${weights}) AS bm25
+    ? `SELECT f.rowid AS rowid, ${score} AS bm25
       FROM ${table} f JOIN ${base} x ON x.id = f.rowid
       WHERE ${table} MATCH @match ${where}
       ORDER BY f.rowid DESC LIMIT ${RANK_WINDOW}`
-    : `SELECT rowid, bm25(${table}, ${weights}) AS bm25 FROM ${table}
+    : `SELECT rowid, ${score} AS bm25 FROM ${table}
       WHERE ${table} MATCH @match ORDER BY rowid DESC LIMIT ${RANK_WINDOW}`;
   return `SELECT rowid, bm25 FROM (${window}) ORDER BY bm25, rowid LIMIT @k`;
 }
 
 /**
- * One row when the query has at least RANK_WINDOW matches. Walks rowids in the index's own order
- * without scoring them, so it costs at most RANK_WINDOW steps.
+ * How many rows hold a word, counted up to RANK_WINDOW, with the oldest rowid counted and the
+ * newest rowid of the table. Walks the word's rowids newest first without scoring them, so it
+ * costs at most RANK_WINDOW steps.
  */
-function fillsWindowSql({ table, base, where }: FtsSource, filtered: boolean): string {
-  return filtered
-    ? `SELECT 1 AS fills FROM ${table} f JOIN ${base} x ON x.id = f.rowid
-      WHERE ${table} MATCH @match ${where}
-      ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`
-    : `SELECT 1 AS fills FROM ${table} WHERE ${table} MATCH @match
-      ORDER BY rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
+function wordSql({ table, base }: FtsSource): string {
+  return `SELECT count(*) AS n, min(rowid) AS oldest, (SELECT max(id) FROM ${base}) AS newest
+    FROM (SELECT rowid FROM ${table} WHERE ${table} MATCH @match ORDER BY rowid DESC LIMIT ${RANK_WINDOW})`;
+}
+
+/**
+ * One row when the query has at least RANK_WINDOW matches that pass the filters. Walks rowids in
+ * the index's own order without scoring them, so it costs at most RANK_WINDOW steps.
+ */
+function fillsWindowSql({ table, base, where }: FtsSource): string {
+  return `SELECT 1 AS fills FROM ${table} f JOIN ${base} x ON x.id = f.rowid
+    WHERE ${table} MATCH @match ${where}
+    ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
 }
 
 /** Each type's SQL, with the base table joined for its filters and without. */
 type SqlByType = Record<SearchType, { filtered: string; bare: string }>;
 
 /** Exported for the plan tests. */
-export const RANK_SQL = mapSources(rankSql);
-const FILLS_WINDOW_SQL = mapSources(fillsWindowSql);
+export const RANK_SQL: Record<Scorer, SqlByType> = {
+  bm25: mapSources((source, filtered) => rankSql(source, filtered, 'bm25')),
+  brain_bm25: mapSources((source, filtered) => rankSql(source, filtered, 'brain_bm25')),
+};
+const WORD_SQL = perSource(wordSql);
+const FILLS_WINDOW_SQL = perSource(fillsWindowSql);
+
+function perSource(sql: (source: FtsSource) => string): Record<SearchType, string> {
+  return { message: sql(SOURCES.message), stm: sql(SOURCES.stm), atom: sql(SOURCES.atom) };
+}
 
 function mapSources(sql: (source: FtsSource, filtered: boolean) => string): SqlByType {
   const both = (source: FtsSource) => ({ filtered: sql(source, true), bare: sql(source, false) });
@@ -133,25 +160,91 @@ interface Ranked {
   bm25: number;
 }
 
+interface WordCount {
+  n: number;
+  oldest: number | null;
+  newest: number | null;
+}
+
+/**
+ * The rows of the index holding a word, for BM25's weight of it. Exact below RANK_WINDOW; past
+ * it, estimated from how densely the word fills the rowids of its newest RANK_WINDOW matches,
+ * which is the span the ranking reads. Counting every row instead, as bm25() does, reads the
+ * word's whole doclist: 230,000 entries for a word in a quarter of a million-message brain.
+ */
+export function documentFrequency({ n, oldest, newest }: WordCount): number {
+  if (n < RANK_WINDOW || oldest === null || newest === null) return n;
+  return (RANK_WINDOW * newest) / Math.max(1, newest - oldest + 1);
+}
+
 /**
  * BM25 scores every match before it can rank them, so a query matching a large share of a big
  * brain would cost time in proportion to it. Past RANK_WINDOW matches only the newest are ranked:
  * the cost is bounded and, when words are that common, the recent matches are the useful ones.
+ * Each word's weight comes from one walk of at most RANK_WINDOW rows, shared by every statement
+ * of the query, where FTS5's bm25() would read the word's whole doclist in each of them.
  */
 function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilters) {
-  const filtered = needsBase(type, filters);
-  const variant = filtered ? 'filtered' : 'bare';
-  const rankStmt = ctx.q.get<[Params & { k: number }], Ranked>(RANK_SQL[type][variant]);
-  const bareFills = ctx.q.get<[{ match: string }], { fills: 1 }>(FILLS_WINDOW_SQL[type].bare);
-  const filteredFills = ctx.q.get<[Params], { fills: 1 }>(FILLS_WINDOW_SQL[type].filtered);
-  return {
-    rank: (match: string, k: number): Ranked[] => rankStmt.all({ ...filters, match, k }),
-    /** Whether the query has at least RANK_WINDOW matches that pass the filters. */
-    fillsWindow: (match: string): boolean =>
-      // Fewer matches than the window leave fewer still once filtered: the cheap walk decides.
-      bareFills.get({ match }) !== undefined &&
-      (!filtered || filteredFills.get({ ...filters, match }) !== undefined),
+  const scorer: Scorer = hasRankFunction(ctx.db) ? 'brain_bm25' : 'bm25';
+  const rankStmt = (variant: 'bare' | 'filtered') =>
+    ctx.q.get<[Params & { k: number; df: Buffer }], Ranked>(RANK_SQL[scorer][type][variant]);
+  const wordStmt = ctx.q.get<[{ match: string }], WordCount>(WORD_SQL[type]);
+  const words = new Map<string, WordCount>();
+  const count = (term: string): WordCount => {
+    let c = words.get(term);
+    if (!c) {
+      c = wordStmt.get({ match: quoteTerm(term) })!;
+      words.set(term, c);
+    }
+    return c;
   };
+  const rank = (terms: string[], op: 'all' | 'any', k: number): Ranked[] => {
+    const match = terms.map(quoteTerm).join(op === 'all' ? ' ' : ' OR ');
+    const df =
+      scorer === 'bm25'
+        ? Buffer.alloc(0)
+        : Buffer.from(Float64Array.from(terms, (t) => documentFrequency(count(t))).buffer);
+    const params = { ...filters, match, k, df };
+    if (type !== 'stm' || narrowed(filters)) {
+      return rankStmt(needsBase(type, filters) ? 'filtered' : 'bare').all(params);
+    }
+    // STM's expiry hides few entries: rank without reading each match's entry, then drop the
+    // expired among the best, unless that leaves too few.
+    const best = rankStmt('bare').all({ ...params, k: 2 * k });
+    const live = unexpired(ctx, best, filters.now);
+    return live.length >= k || best.length < 2 * k
+      ? live.slice(0, k)
+      : rankStmt('filtered').all(params);
+  };
+  const filteredFills = ctx.q.get<[Params], { fills: 1 }>(FILLS_WINDOW_SQL[type]);
+  return {
+    /** The best k of the rows holding every term (`all`) or any of them (`any`). */
+    rank,
+    /**
+     * Whether the term has at least RANK_WINDOW matches, among those that pass a person's
+     * filters when set. STM's expiry is left out: it hides few entries.
+     */
+    fillsWindow: (term: string): boolean =>
+      // Fewer matches than the window leave fewer still once filtered: the cheap walk decides.
+      count(term).n >= RANK_WINDOW &&
+      (!narrowed(filters) ||
+        filteredFills.get({ ...filters, match: quoteTerm(term) }) !== undefined),
+  };
+}
+
+/** The given STM entries that have not expired, in their order (plan tests). */
+export const UNEXPIRED_SQL = `SELECT x.id AS rowid FROM json_each(@ids) c JOIN stm x ON x.id = c.value
+  WHERE x.expires_at IS NULL OR x.expires_at > @now`;
+
+function unexpired(ctx: BrainContext, ranked: Ranked[], now: string): Ranked[] {
+  if (ranked.length === 0) return ranked;
+  const live = new Set(
+    ctx.q
+      .get<[{ ids: string; now: string }], { rowid: number }>(UNEXPIRED_SQL)
+      .all({ ids: JSON.stringify(ranked.map((r) => r.rowid)), now })
+      .map((r) => r.rowid),
+  );
+  return ranked.filter((r) => live.has(r.rowid));
 }
 
 type Ranker = ReturnType<typeof createRanker>;
@@ -161,9 +254,9 @@ type Ranker = ReturnType<typeof createRanker>;
  * ranking window are left out when rarer ones remain, since they would fill the window and hide
  * what the rare words find.
  */
-function widened(ranker: Ranker, queries: FtsQueries): string {
-  const rare = queries.terms.map(quoteTerm).filter((match) => !ranker.fillsWindow(match));
-  return rare.length > 0 ? rare.join(' OR ') : queries.any;
+function widened(ranker: Ranker, terms: string[]): string[] {
+  const rare = terms.filter((term) => !ranker.fillsWindow(term));
+  return rare.length > 0 ? rare : terms;
 }
 
 interface Pooled {
@@ -211,15 +304,15 @@ function retrieveType(
 ): Pooled[] {
   if (type === 'message' && queries.stopWordsOnly) return stopWordsOnly(ctx, queries, filters, k);
   const ranker = createRanker(ctx, type, filters);
-  const strict = ranker.rank(queries.all, k).map((r) => ({
+  const strict = ranker.rank(queries.terms, 'all', k).map((r) => ({
     type,
     rowid: r.rowid,
     score: -r.bm25,
   }));
-  if (strict.length >= k || queries.any === queries.all) return strict;
+  if (strict.length >= k || queries.terms.length === 1) return strict;
   const seen = new Set(strict.map((c) => c.rowid));
   const wide = ranker
-    .rank(widened(ranker, queries), k)
+    .rank(widened(ranker, queries.terms), 'any', k)
     .filter((r) => !seen.has(r.rowid))
     .map((r) => ({ type, rowid: r.rowid, score: -r.bm25 }));
   return [...strict, ...wide];

@@ -50,6 +50,7 @@ describe('brain doctor', () => {
       'thread_counters',
       'deliveries',
       'vectors',
+      'ranking',
     ]);
     expect(report.backup).toBeNull();
     expect(fingerprint(t.brain.db)).toBe(before);

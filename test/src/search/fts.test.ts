@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageKey } from '../../../src/ids.js';
 import { indexText } from '../../../src/db/index-text.js';
-import { NEIGHBOURS_SQL, RANK_SQL, RANK_WINDOW, STOP_WORDS_SQL } from '../../../src/search/fts.js';
+import {
+  NEIGHBOURS_SQL,
+  RANK_SQL,
+  RANK_WINDOW,
+  STOP_WORDS_SQL,
+  UNEXPIRED_SQL,
+} from '../../../src/search/fts.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
@@ -57,8 +63,18 @@ describe('full-text ranking', () => {
   });
 
   it('sorts only the window: the index is walked newest first and stops at its end', () => {
-    for (const variant of ['bare', 'filtered'] as const) {
-      const steps = plan(RANK_SQL.message[variant], { ...NO_FILTERS, match: '"x"', k: 5 });
+    for (const [scorer, variant] of [
+      ['bm25', 'bare'],
+      ['bm25', 'filtered'],
+      ['brain_bm25', 'bare'],
+      ['brain_bm25', 'filtered'],
+    ] as const) {
+      const steps = plan(RANK_SQL[scorer].message[variant], {
+        ...NO_FILTERS,
+        match: '"x"',
+        k: 5,
+        df: Buffer.alloc(8),
+      });
       // One sort, of the window's rows (after the subquery), none inside it.
       expect(steps.filter((s) => s.includes('TEMP B-TREE'))).toHaveLength(1);
       expect(steps.at(-1)).toContain('USE TEMP B-TREE FOR ORDER BY');
@@ -67,6 +83,12 @@ describe('full-text ranking', () => {
         expect(steps).toContain('SEARCH x USING INTEGER PRIMARY KEY (rowid=?)');
       }
     }
+  });
+
+  it('checks the expiry of the best STM entries by their ids, not by scanning STM', () => {
+    const steps = plan(UNEXPIRED_SQL, { ids: '[1, 2]', now: '' });
+    expect(steps).toContain('SEARCH x USING INTEGER PRIMARY KEY (rowid=?)');
+    expect(steps.some((s) => s.startsWith('SCAN x'))).toBe(false);
   });
 
   it('finds the neighbours of all hits in one statement, through the thread index', () => {

@@ -1,0 +1,13 @@
+{
+  "targets": [
+    {
+      "target_name": "brain_fts",
+      "type": "loadable_module",
+      "product_extension": "node",
+      "sources": ["src/native/brain_fts.c"],
+      "include_dirs": ["<!(node -p \"require('path').dirname(require.resolve('better-sqlite3/package.json'))\")/deps/sqlite3"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "xcode_settings": { "OTHER_CFLAGS": ["-O2"] }
+    }
+  ]
+}

@@ -1,0 +1,31 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import { packageRoot } from './package-root.js';
+
+/**
+ * brain_bm25 (src/native/brain_fts.c), built by `npm install` through node-gyp (binding.gyp):
+ * BM25 as FTS5 computes it, given each word's document frequency instead of counting it again in
+ * every statement. Without a C compiler the install leaves it out; search then ranks with FTS5's
+ * own bm25(): the same order, slower on words held by many rows.
+ */
+const withRankFunction = new WeakSet<Database>();
+
+export function rankExtensionPath(): string {
+  return join(packageRoot(), 'build', 'Release', 'brain_fts.node');
+}
+
+/** Load the ranking function into the connection if it was built; whether it now has it. */
+export function loadRankExtension(db: Database): boolean {
+  const path = rankExtensionPath();
+  if (!existsSync(path)) return false;
+  // SQLite finds the entry point from the file's name: sqlite3_brainfts_init.
+  db.loadExtension(path);
+  withRankFunction.add(db);
+  return true;
+}
+
+/** Whether brain_bm25 ranks on this connection. */
+export function hasRankFunction(db: Database): boolean {
+  return withRankFunction.has(db);
+}

@@ -1,0 +1,200 @@
+/*
+ * brain_fts: an SQLite extension adding one FTS5 ranking function, brain_bm25.
+ *
+ * brain_bm25(fts, df, sizes, w0, w1, ...) scores a row as FTS5's own bm25(fts, w0, w1, ...)
+ * does, at less cost:
+ *
+ * - `df` gives the number of rows holding each phrase of the query (its document frequency): a
+ *   blob of one native double per phrase, in the order the phrases appear in the MATCH
+ *   expression. bm25() counts those rows itself, reading every entry of every phrase's doclist,
+ *   in every statement that ranks; for a word held by a quarter of a million messages that
+ *   count costs more than the ranking. The caller counts once per word and query, and may
+ *   estimate the count of a very common word (src/search/fts.ts). When `df` is NULL, or not one
+ *   double per phrase, the rows are counted as bm25() counts them.
+ * - `sizes` names the index's docsize table ('<fts>_docsize'), where FTS5 keeps each row's length
+ *   in tokens per column as a record of varints. The row's length is read through one blob
+ *   handle moved from row to row, where FTS5's xColumnSize runs a statement per row. When
+ *   `sizes` is NULL, or the table cannot be read, xColumnSize gives the length.
+ *
+ * With exact counts the scores equal bm25()'s (test/src/search/rank-function.test.ts):
+ *   idf(p)   = ln((N - df(p) + 0.5) / (df(p) + 0.5)), or 1e-6 when that is not positive
+ *   score    = -sum over phrases p of idf(p) * f(p) * (k1 + 1) / (f(p) + k1 * (1 - b + b * D / avgdl))
+ * where f(p) is the phrase's hits in the row, each weighted by its column's weight, D the row's
+ * length in tokens, avgdl the mean length, N the rows of the index, k1 = 1.2 and b = 0.75.
+ * Lower is better, as with bm25().
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT1
+
+#define BRAIN_K1 1.2
+#define BRAIN_B 0.75
+
+/* What one execution of a statement keeps between its rows. */
+typedef struct RankData {
+  int nPhrase;
+  double avgdl;
+  double *aIdf;         /* nPhrase inverse document frequencies */
+  double *aFreq;        /* nPhrase weighted hit counts, for the row being scored */
+  sqlite3_blob *sizes;  /* on the docsize table's sz column, moved from row to row */
+  int sizesFailed;      /* the docsize table could not be read: use xColumnSize */
+} RankData;
+
+static void rank_data_free(void *p) {
+  RankData *data = (RankData *)p;
+  if (data->sizes) sqlite3_blob_close(data->sizes);
+  sqlite3_free(data);
+}
+
+/* xQueryPhrase's callback: one more row holds the phrase. */
+static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) {
+  (*(sqlite3_int64 *)user)++;
+  return SQLITE_OK;
+}
+
+static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_value *df,
+                     RankData **out) {
+  RankData *data = (RankData *)api->xGetAuxdata(fts, 0);
+  if (data) {
+    *out = data;
+    return SQLITE_OK;
+  }
+  int nPhrase = api->xPhraseCount(fts);
+  int given = sqlite3_value_type(df) == SQLITE_BLOB &&
+              sqlite3_value_bytes(df) == (int)(nPhrase * sizeof(double));
+  sqlite3_int64 nRow = 0, nToken = 0;
+  int rc = api->xRowCount(fts, &nRow);
+  if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
+  if (rc != SQLITE_OK) return rc;
+
+  size_t bytes = sizeof(RankData) + 2 * (size_t)nPhrase * sizeof(double);
+  data = (RankData *)sqlite3_malloc64(bytes);
+  if (!data) return SQLITE_NOMEM;
+  memset(data, 0, bytes);
+  data->nPhrase = nPhrase;
+  data->aIdf = (double *)&data[1];
+  data->aFreq = &data->aIdf[nPhrase];
+  data->avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1.0;
+  if (data->avgdl <= 0.0) data->avgdl = 1.0;
+
+  const unsigned char *blob = given ? (const unsigned char *)sqlite3_value_blob(df) : 0;
+  for (int i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
+    double hits;
+    if (blob) {
+      memcpy(&hits, blob + i * sizeof(double), sizeof(double));
+    } else {
+      sqlite3_int64 n = 0;
+      rc = api->xQueryPhrase(fts, i, &n, count_row);
+      hits = (double)n;
+    }
+    double idf = log(((double)nRow - hits + 0.5) / (hits + 0.5));
+    data->aIdf[i] = idf > 0.0 ? idf : 1e-6;
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_free(data);
+    return rc;
+  }
+  rc = api->xSetAuxdata(fts, data, rank_data_free);
+  if (rc != SQLITE_OK) return rc; /* xSetAuxdata has freed data */
+  *out = data;
+  return SQLITE_OK;
+}
+
+/* The row's length in tokens, all columns: the sum of the varints of its docsize record. */
+static int row_length(RankData *data, const Fts5ExtensionApi *api, Fts5Context *fts,
+                      sqlite3_value *sizes, int *length) {
+  if (!data->sizesFailed && sqlite3_value_type(sizes) == SQLITE_TEXT) {
+    sqlite3 *db = (sqlite3 *)api->xUserData(fts);
+    sqlite3_int64 rowid = api->xRowid(fts);
+    int rc = data->sizes
+                 ? sqlite3_blob_reopen(data->sizes, rowid)
+                 : sqlite3_blob_open(db, "main", (const char *)sqlite3_value_text(sizes), "sz",
+                                     rowid, 0, &data->sizes);
+    unsigned char record[256];
+    int n = rc == SQLITE_OK ? sqlite3_blob_bytes(data->sizes) : 0;
+    if (rc == SQLITE_OK && n > 0 && n <= (int)sizeof(record) &&
+        sqlite3_blob_read(data->sizes, record, n, 0) == SQLITE_OK) {
+      sqlite3_int64 total = 0, value = 0;
+      for (int i = 0; i < n; i++) {
+        value = (value << 7) | (record[i] & 0x7f);
+        if (!(record[i] & 0x80)) {
+          total += value;
+          value = 0;
+        }
+      }
+      *length = (int)total;
+      return SQLITE_OK;
+    }
+    /* A record past what a varint of this size allows, or a table that is not there: from now
+       on, ask FTS5. A blob handle left on an error is closed with the statement's data. */
+    data->sizesFailed = 1;
+  }
+  return api->xColumnSize(fts, -1, length);
+}
+
+static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                       int nVal, sqlite3_value **apVal) {
+  if (nVal < 2) {
+    sqlite3_result_error(ctx, "brain_bm25: expects (fts, df, sizes, weights...)", -1);
+    return;
+  }
+  RankData *data = 0;
+  int rc = rank_data(api, fts, apVal[0], &data);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+
+  int nWeight = nVal - 2;
+  sqlite3_value **weights = &apVal[2];
+  memset(data->aFreq, 0, sizeof(double) * (size_t)data->nPhrase);
+  int nInst = 0;
+  rc = api->xInstCount(fts, &nInst);
+  for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
+    int phrase, column, offset;
+    rc = api->xInst(fts, i, &phrase, &column, &offset);
+    if (rc == SQLITE_OK)
+      data->aFreq[phrase] += column < nWeight ? sqlite3_value_double(weights[column]) : 1.0;
+  }
+  int length = 0;
+  if (rc == SQLITE_OK) rc = row_length(data, api, fts, apVal[1], &length);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+
+  double norm = BRAIN_K1 * (1.0 - BRAIN_B + BRAIN_B * (double)length / data->avgdl);
+  double score = 0.0;
+  for (int i = 0; i < data->nPhrase; i++) {
+    double f = data->aFreq[i];
+    score += data->aIdf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm);
+  }
+  sqlite3_result_double(ctx, -score);
+}
+
+/* FTS5's API, asked of the connection as its documentation shows. */
+static fts5_api *fts5_of(sqlite3 *db) {
+  fts5_api *api = 0;
+  sqlite3_stmt *stmt = 0;
+  if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, 0) == SQLITE_OK) {
+    sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", 0);
+    sqlite3_step(stmt);
+  }
+  sqlite3_finalize(stmt);
+  return api;
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
+  SQLITE_EXTENSION_INIT2(pApi);
+  fts5_api *fts5 = fts5_of(db);
+  if (!fts5 || fts5->iVersion < 2) {
+    *pzErrMsg = sqlite3_mprintf("brain_fts: this SQLite has no FTS5");
+    return SQLITE_ERROR;
+  }
+  return fts5->xCreateFunction(fts5, "brain_bm25", (void *)db, brain_bm25, 0);
+}

@@ -1,0 +1,193 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hasRankFunction } from '../../../src/db/rank-extension.js';
+import { documentFrequency, RANK_WINDOW } from '../../../src/search/fts.js';
+import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
+
+let t: TempBrain;
+let clock: ReturnType<typeof fixedClock>;
+beforeEach(() => {
+  clock = fixedClock();
+  t = tempBrain({ clock });
+});
+afterEach(() => t.cleanup());
+
+const WORDS =
+  'lantern harbour violin pottery studio garden painting river market ticket deploy schedule'.split(
+    ' ',
+  );
+
+/** Messages, STM entries and atoms of varied words and lengths, repeats included. */
+function fill(n: number): void {
+  t.brain.batch(() => {
+    for (let i = 0; i < n; i += 1) {
+      const words = Array.from(
+        { length: 3 + ((i * 7) % 13) },
+        (_, j) => WORDS[(i * 5 + j * j) % WORDS.length],
+      );
+      const sent = t.brain.send({
+        from: i % 3 === 0 ? 'helios' : 'atlas',
+        to: 'nova',
+        subject: i % 4 === 0 ? `${WORDS[i % WORDS.length]} notes` : undefined,
+        body: `${words.join(' ')} number ${i}`,
+      });
+      if (i % 3 === 0) {
+        t.brain.remember({
+          agent: 'nova',
+          content: words.slice(1).join(' '),
+          source_message_id: sent.id,
+        });
+      }
+      if (i % 4 === 0) {
+        t.brain.createAtom({
+          agent: 'nova',
+          subject: words[0]!,
+          action: words.slice(1, 4).join(' '),
+          outcome: words.slice(4).join(' ') || 'done',
+          source_message_id: sent.id,
+        });
+      }
+      clock.tick(1000);
+    }
+  });
+}
+
+const INDEXES = [
+  { table: 'messages_fts', weights: '2.0, 1.0, 1.0, 0.5' },
+  { table: 'stm_fts', weights: '1.0' },
+  { table: 'atoms_fts', weights: '2.0, 1.0, 1.0, 1.0' },
+];
+
+const QUERIES = ['"lantern"', '"violin" "studio"', '"pottery" OR "river" OR "deploy"', '"notes"'];
+
+describe('brain_bm25, the compiled ranking function', () => {
+  it('is built by the install and loaded by every connection', () => {
+    expect(hasRankFunction(t.brain.db)).toBe(true);
+    expect(hasRankFunction(t.reopen({ rankFunction: false }).db)).toBe(false);
+  });
+
+  it("scores every row as FTS5's bm25() does, given each phrase's row count or counting it", () => {
+    fill(300);
+    const db = t.brain.db;
+    for (const { table, weights } of INDEXES) {
+      let compared = 0;
+      const count = db.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck();
+      const both = db.prepare(`SELECT rowid, bm25(${table}, ${weights}) AS want,
+          brain_bm25(${table}, @df, '${table}_docsize', ${weights}) AS given,
+          brain_bm25(${table}, NULL, '${table}_docsize', ${weights}) AS counted,
+          brain_bm25(${table}, @df, NULL, ${weights}) AS sized
+        FROM ${table} WHERE ${table} MATCH @match`);
+      for (const match of QUERIES) {
+        const phrases = match.split(/ OR | /);
+        const df = Buffer.from(Float64Array.from(phrases, (p) => count.get(p) as number).buffer);
+        const rows = both.all({ match, df }) as Array<Record<string, number>>;
+        for (const row of rows) {
+          expect(row.given).toBeCloseTo(row.want!, 9);
+          expect(row.counted).toBeCloseTo(row.want!, 9);
+          expect(row.sized).toBeCloseTo(row.want!, 9);
+        }
+        compared += rows.length;
+      }
+      expect(compared).toBeGreaterThan(20);
+    }
+  });
+
+  it('weighs a word by the count it is given, and falls back when the count does not fit', () => {
+    fill(60);
+    const db = t.brain.db;
+    const score = db
+      .prepare(
+        `SELECT brain_bm25(messages_fts, ?, 'messages_fts_docsize') FROM messages_fts
+         WHERE messages_fts MATCH '"violin"' ORDER BY rowid LIMIT 1`,
+      )
+      .pluck();
+    const given = (n: number[]) => score.get(Buffer.from(Float64Array.from(n).buffer)) as number;
+    // A rarer word weighs more: BM25's scores are negative, lower is better.
+    expect(given([1])).toBeLessThan(given([30]));
+    // One double per phrase or nothing: the wrong size counts as bm25() does.
+    expect(given([1, 2])).toBe(score.get(null));
+    // A docsize table that is not there: FTS5 gives the lengths.
+    const elsewhere = db
+      .prepare(
+        `SELECT brain_bm25(messages_fts, NULL, 'no_such_table', 2.0, 1.0, 1.0, 0.5) AS a,
+                bm25(messages_fts, 2.0, 1.0, 1.0, 0.5) AS b
+         FROM messages_fts WHERE messages_fts MATCH '"violin"'`,
+      )
+      .all() as Array<{ a: number; b: number }>;
+    expect(elsewhere.length).toBeGreaterThan(0);
+    for (const row of elsewhere) expect(row.a).toBeCloseTo(row.b, 9);
+  });
+
+  it('finds the same hits in the same order, scored the same, as bm25() below the window', () => {
+    fill(400);
+    const other = t.reopen({ rankFunction: false });
+    for (const query of ['lantern', 'violin studio', 'pottery river deploy', 'notes helios', 'x']) {
+      const mine = t.brain.search({ query, limit: 30 }).hits;
+      const theirs = other.search({ query, limit: 30 }).hits;
+      expect(mine.map((h) => [h.type, h.id])).toEqual(theirs.map((h) => [h.type, h.id]));
+      mine.forEach((h, i) => expect(h.score).toBeCloseTo(theirs[i]!.score, 9));
+    }
+  });
+
+  it('ranks the newest matches of a word past the window in the order bm25() gives them', () => {
+    t.brain.batch(() => {
+      for (let i = 0; i < RANK_WINDOW + 300; i += 1) {
+        const pad = ' and more words'.repeat(i % 9);
+        t.brain.send({ from: 'atlas', to: 'nova', body: `the lantern${pad} ${i}` });
+      }
+    });
+    const other = t.reopen({ rankFunction: false });
+    const ids = (b: typeof other) =>
+      b.search({ query: 'lantern', types: ['message'], limit: 50 }).hits.map((h) => h.id);
+    // One word: its weight scales every score alike, so an estimated count keeps the order.
+    expect(ids(t.brain)).toEqual(ids(other));
+  });
+});
+
+describe('document frequency', () => {
+  it('is the count below the window, and past it the density of the newest matches', () => {
+    expect(documentFrequency({ n: 0, oldest: null, newest: 10 })).toBe(0);
+    expect(documentFrequency({ n: 1999, oldest: 5, newest: 100_000 })).toBe(1999);
+    // The newest 2,000 matches span the last 10,000 rows of 1,000,000: one row in five.
+    expect(documentFrequency({ n: RANK_WINDOW, oldest: 990_001, newest: 1_000_000 })).toBe(200_000);
+    // Every row holds it.
+    expect(documentFrequency({ n: RANK_WINDOW, oldest: 1, newest: RANK_WINDOW })).toBe(RANK_WINDOW);
+  });
+});
+
+describe('expired memories', () => {
+  it('are left out, however many of them rank above the live ones', () => {
+    const live = ['kept lantern notes from the long harbour walk', 'lantern by the harbour, kept'];
+    for (const expired of [3, 150]) {
+      t.cleanup();
+      clock = fixedClock();
+      t = tempBrain({ clock });
+      const kept = live.map((content) => t.brain.remember({ agent: 'nova', content }).id);
+      t.brain.batch(() => {
+        for (let i = 0; i < expired; i += 1) {
+          // Shorter and newer: each outranks the live ones.
+          t.brain.remember({
+            agent: 'nova',
+            content: `lantern ${i}`,
+            expires_at: '2026-01-02T00:00:00Z',
+          });
+        }
+      });
+      clock.tick(3 * 86_400_000);
+      for (const rankFunction of [true, false]) {
+        const brain = t.reopen({ rankFunction });
+        const hits = brain.search({ query: 'lantern', types: ['stm'], limit: 5 }).hits;
+        expect(hits.map((h) => h.id).sort()).toEqual([...kept].sort());
+      }
+    }
+  });
+});
+
+describe('brain doctor', () => {
+  it('says when search ranks without the compiled function', async () => {
+    const ranking = async (b: typeof t.brain) =>
+      (await b.doctor()).checks.find((c) => c.name === 'ranking')!;
+    expect((await ranking(t.brain)).problems).toEqual([]);
+    const without = await ranking(t.reopen({ rankFunction: false }));
+    expect(without.problems).toEqual([expect.stringMatching(/brain_fts\.node was not built/)]);
+  });
+});
