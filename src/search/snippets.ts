@@ -3,62 +3,117 @@ import { storageFailureCode } from '../db/storage-errors.js';
 import type { SearchType } from '../validation.js';
 
 /**
- * Messages' snippets come from a private copy of the hits' full text (`messages_search`, stop
- * words and all) in a temporary index with the same columns and tokenizer as `messages_fts`. The
- * main index could not give them: it holds the text without stop words (migration 0007), and a
- * snippet from it cost a seek in every segment of every word's list (~0.4 ms a hit for common
- * words at 1,000,000 messages); indexing twenty short texts afresh costs less than one of them.
- * The index reads its text from a temporary table, so it is emptied without reading it back
- * ('delete-all').
+ * Snippets come from a private copy of the hits' full text in a temporary index with the same
+ * columns and tokenizer as the type's own. For messages the main index could not give them: it
+ * holds the text without stop words (migration 0007). For all types a snippet from the main index
+ * costs a seek in every segment of every word's list (~0.4 ms a hit for common words at 1,000,000
+ * messages, ~0.08 ms for STM entries); indexing twenty short texts afresh costs less than a few of
+ * them. The index reads its text from a temporary table, so it is emptied without reading it
+ * back ('delete-all').
  */
-const MESSAGE_SNIPPET_TABLES = [
-  `CREATE TABLE IF NOT EXISTS temp.message_snippet_texts (
-    id INTEGER PRIMARY KEY, subject TEXT, body TEXT, sender TEXT, date TEXT
-  )`,
-  `CREATE VIRTUAL TABLE IF NOT EXISTS temp.message_snippets USING fts5(
-    subject, body, sender, date,
-    content = 'message_snippet_texts', content_rowid = 'id',
-    tokenize = 'porter unicode61 remove_diacritics 2'
-  )`,
-];
+interface SnippetSource {
+  /** Where the full text is, by `id`. */
+  from: string;
+  columns: readonly string[];
+  /** The column snippets come from; -1 lets FTS5 choose the one that matches best. */
+  column: number;
+}
 
-const CLEAR_MESSAGE_SNIPPETS = [
-  `INSERT INTO temp.message_snippets (message_snippets) VALUES ('delete-all')`,
-  `DELETE FROM temp.message_snippet_texts`,
-];
+const SNIPPET_SOURCES: Record<SearchType, SnippetSource> = {
+  message: { from: 'messages_search', columns: ['subject', 'body', 'sender', 'date'], column: 1 },
+  stm: { from: 'stm', columns: ['content'], column: -1 },
+  atom: { from: 'atoms', columns: ['subject', 'action', 'outcome', 'consequences'], column: -1 },
+};
 
-const COPY_MESSAGE_TEXTS = `INSERT INTO temp.message_snippet_texts (id, subject, body, sender, date)
-  SELECT s.id, s.subject, s.body, s.sender, s.date
-  FROM (SELECT DISTINCT value AS id FROM json_each(?)) c JOIN messages_search s ON s.id = c.id`;
+interface SnippetSql {
+  create: string[];
+  clear: string[];
+  copy: string;
+  index: string;
+  snippets: string;
+}
 
-const INDEX_MESSAGE_TEXTS = `INSERT INTO temp.message_snippets (rowid, subject, body, sender, date)
-  SELECT id, subject, body, sender, date FROM temp.message_snippet_texts`;
+function snippetSql(type: SearchType, { from, columns, column }: SnippetSource): SnippetSql {
+  const texts = `${type}_snippet_texts`;
+  const index = `${type}_snippets`;
+  const cols = columns.join(', ');
+  return {
+    create: [
+      `CREATE TABLE IF NOT EXISTS temp.${texts} (id INTEGER PRIMARY KEY, ${cols})`,
+      `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${index} USING fts5(${cols},
+        content = '${texts}', content_rowid = 'id',
+        tokenize = 'porter unicode61 remove_diacritics 2')`,
+    ],
+    clear: [
+      `INSERT INTO temp.${index} (${index}) VALUES ('delete-all')`,
+      `DELETE FROM temp.${texts}`,
+    ],
+    copy: `INSERT INTO temp.${texts} (id, ${cols})
+      SELECT x.id, ${columns.map((c) => `x.${c}`).join(', ')}
+      FROM (SELECT DISTINCT value AS id FROM json_each(?)) c JOIN ${from} x ON x.id = c.id`,
+    index: `INSERT INTO temp.${index} (rowid, ${cols}) SELECT id, ${cols} FROM temp.${texts}`,
+    snippets: `SELECT rowid, snippet(${index}, ${column}, '[', ']', '…', 16) AS s
+      FROM temp.${index} WHERE ${index} MATCH ?`,
+  };
+}
 
-const MESSAGE_SNIPPETS = `SELECT rowid, snippet(message_snippets, 1, '[', ']', '…', 16) AS s
-  FROM temp.message_snippets WHERE message_snippets MATCH ?`;
+/** Exported for the tests, which hold each to the main index's own snippets. */
+export const SNIPPET_SQL: Record<SearchType, SnippetSql> = {
+  message: snippetSql('message', SNIPPET_SOURCES.message),
+  stm: snippetSql('stm', SNIPPET_SOURCES.stm),
+  atom: snippetSql('atom', SNIPPET_SOURCES.atom),
+};
 
 /** Where no temporary index can be made: the start of each message's text, unmarked. */
 const MESSAGE_EXCERPTS = `SELECT s.id AS rowid, substr(s.body, 1, 200) AS s
   FROM json_each(?) c JOIN messages_search s ON s.id = c.value`;
 
-// A lookup per row in the main index: STM and atoms have small ones, so it costs little there.
-// (The message index holds no stop words since migration 0007: its text makes no snippet.)
-const SNIPPET_SQL: Record<Exclude<SearchType, 'message'>, string> = {
+// Where no temporary index can be made, STM entries and atoms take theirs from the main index, a
+// lookup per row. (The message index holds no stop words since migration 0007: no snippet there.)
+const MAIN_INDEX_SNIPPET_SQL: Record<Exclude<SearchType, 'message'>, string> = {
   stm: `SELECT snippet(stm_fts, -1, '[', ']', '…', 16) AS s FROM stm_fts WHERE stm_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
   atom: `SELECT snippet(atoms_fts, -1, '[', ']', '…', 16) AS s FROM atoms_fts WHERE atoms_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
 };
 
-function messageSnippets(ctx: BrainContext, match: string, rowids: number[]): Map<number, string> {
-  for (const sql of MESSAGE_SNIPPET_TABLES) ctx.q.get(sql).run();
+function indexedSnippets(
+  ctx: BrainContext,
+  type: SearchType,
+  match: string,
+  rowids: number[],
+): Map<number, string> {
+  const sql = SNIPPET_SQL[type];
+  for (const create of sql.create) ctx.q.get(create).run();
   // Left filled until the next search empties it: the texts of its last hits, on this connection.
-  for (const sql of CLEAR_MESSAGE_SNIPPETS) ctx.q.get(sql).run();
-  ctx.q.get<[string]>(COPY_MESSAGE_TEXTS).run(JSON.stringify(rowids));
-  ctx.q.get(INDEX_MESSAGE_TEXTS).run();
+  for (const clear of sql.clear) ctx.q.get(clear).run();
+  ctx.q.get<[string]>(sql.copy).run(JSON.stringify(rowids));
+  ctx.q.get(sql.index).run();
   const snippets = new Map<number, string>();
-  for (const row of ctx.q
-    .get<[string], { rowid: number; s: string }>(MESSAGE_SNIPPETS)
-    .all(match)) {
+  for (const row of ctx.q.get<[string], { rowid: number; s: string }>(sql.snippets).all(match)) {
     snippets.set(row.rowid, row.s);
+  }
+  return snippets;
+}
+
+function fallbackSnippets(
+  ctx: BrainContext,
+  type: SearchType,
+  match: string,
+  rowids: number[],
+): Map<number, string> {
+  const snippets = new Map<number, string>();
+  if (type === 'message') {
+    for (const row of ctx.q
+      .get<[string], { rowid: number; s: string }>(MESSAGE_EXCERPTS)
+      .all(JSON.stringify(rowids)))
+      snippets.set(row.rowid, row.s);
+    return snippets;
+  }
+  // A rowid bound as a JS number reaches FTS5 as a REAL, and FTS5 then ignores the rowid
+  // constraint (it returned another row's snippet); a BigInt binds as an INTEGER.
+  const stmt = ctx.q.get<[string, bigint], { s: string }>(MAIN_INDEX_SNIPPET_SQL[type]);
+  for (const rowid of rowids) {
+    const s = stmt.get(match, BigInt(rowid))?.s;
+    if (s !== undefined) snippets.set(rowid, s);
   }
   return snippets;
 }
@@ -70,29 +125,15 @@ export function ftsSnippets(
   match: string,
   rowids: number[],
 ): Map<number, string> {
-  const snippets = new Map<number, string>();
-  if (rowids.length === 0) return snippets;
-  if (type === 'message') {
-    try {
-      return messageSnippets(ctx, match, rowids);
-    } catch (err) {
-      // Where the connection may not write even its own temporary tables (query_only, as on a
-      // read-only disk) or the disk is full, each message shows the start of its text.
-      const code = storageFailureCode(err);
-      if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
-      for (const row of ctx.q
-        .get<[string], { rowid: number; s: string }>(MESSAGE_EXCERPTS)
-        .all(JSON.stringify(rowids)))
-        snippets.set(row.rowid, row.s);
-      return snippets;
-    }
+  if (rowids.length === 0) return new Map();
+  try {
+    return indexedSnippets(ctx, type, match, rowids);
+  } catch (err) {
+    // Where the connection may not write even its own temporary tables (query_only, as on a
+    // read-only disk) or the disk is full: messages show the start of their text, STM entries
+    // and atoms their main index's snippet.
+    const code = storageFailureCode(err);
+    if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
+    return fallbackSnippets(ctx, type, match, rowids);
   }
-  // A rowid bound as a JS number reaches FTS5 as a REAL, and FTS5 then ignores the rowid
-  // constraint (it returned another row's snippet); a BigInt binds as an INTEGER.
-  const stmt = ctx.q.get<[string, bigint], { s: string }>(SNIPPET_SQL[type]);
-  for (const rowid of rowids) {
-    const s = stmt.get(match, BigInt(rowid))?.s;
-    if (s !== undefined) snippets.set(rowid, s);
-  }
-  return snippets;
 }

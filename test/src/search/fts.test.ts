@@ -139,6 +139,52 @@ describe('snippets', () => {
     }
   });
 
+  it('gives STM entries and atoms the snippets their own index gives, written or read-only', () => {
+    const texts = [
+      'We danced at the café until the dancers left, a long night of dance after dance',
+      'Naïve "quotes", punctuation—and a DANCE: (studio) opening!',
+      'nothing here',
+    ];
+    for (const content of texts) t.brain.remember({ agent: 'nova', content });
+    for (const [i, content] of texts.entries()) {
+      t.brain.createAtom({
+        agent: 'nova',
+        subject: i === 1 ? 'studio' : 'evening',
+        action: content,
+        outcome: i === 0 ? 'a dance studio opened' : 'ok',
+      });
+    }
+    const main = {
+      stm: t.brain.db.prepare(
+        `SELECT snippet(stm_fts, -1, '[', ']', '…', 16) FROM stm_fts WHERE stm_fts MATCH ? AND rowid = ?`,
+      ),
+      atom: t.brain.db.prepare(
+        `SELECT snippet(atoms_fts, -1, '[', ']', '…', 16) FROM atoms_fts WHERE atoms_fts MATCH ? AND rowid = ?`,
+      ),
+    };
+    const rowid = {
+      stm: t.brain.db.prepare(`SELECT id FROM stm WHERE uid = ?`).pluck(),
+      atom: t.brain.db.prepare(`SELECT id FROM atoms WHERE uid = ?`).pluck(),
+    };
+    const readOnly = t.reopen();
+    readOnly.db.pragma('query_only = 1');
+    for (const query of ['dance studio', 'cafe naive', 'quotes punctuation opening']) {
+      const any = query
+        .split(' ')
+        .map((w) => `"${w}"`)
+        .join(' OR ');
+      for (const brain of [t.brain, readOnly]) {
+        const { hits } = brain.search({ query, types: ['stm', 'atom'] });
+        expect(hits.length).toBeGreaterThan(1);
+        for (const hit of hits) {
+          const type = hit.type as 'stm' | 'atom';
+          const id = BigInt(rowid[type].get(hit.id) as number);
+          expect(hit.snippet).toBe(main[type].pluck().get(any, id));
+        }
+      }
+    }
+  });
+
   it('gives the start of the text where the connection may not write, not even temporary tables', () => {
     t.brain.send({ from: 'helios', to: 'nova', body: 'we went dancing at the old studio' });
     const before = t.brain.search({ query: 'dance studio' }).hits.map((h) => h.snippet);
