@@ -16,6 +16,15 @@
  *   handle moved from row to row, where FTS5's xColumnSize runs a statement per row. When
  *   `sizes` is NULL, or the table cannot be read, xColumnSize gives the length.
  *
+ * Row lengths in memory. Once a connection has looked up NORMS_AFTER lengths of one index, it
+ * reads the whole docsize table into an array of one uint16 per rowid (2 MB for a million rows,
+ * ~40 ms at that size), as Lucene keeps its norms, and from then on looks a length up there; each
+ * statement first reads the rows added since. A one-off search never pays for the load; a server
+ * pays once. Lengths are never stale: brain never changes the text of a row or reuses a rowid
+ * (a row's text only ever gets indexed once, with the same tokens if the index is rebuilt).
+ * brain_fts_norms(sizes) loads them at once and returns the last rowid it holds; with a second
+ * argument 0 it only says so, -1 when not loaded (for tests).
+ *
  * With exact counts the scores equal bm25()'s (test/src/search/rank-function.test.ts):
  *   idf(p)   = ln((N - df(p) + 0.5) / (df(p) + 0.5)), or 1e-6 when that is not positive
  *   score    = -sum over phrases p of idf(p) * f(p) * (k1 + 1) / (f(p) + k1 * (1 - b + b * D / avgdl))
@@ -31,6 +40,97 @@ SQLITE_EXTENSION_INIT1
 
 #define BRAIN_K1 1.2
 #define BRAIN_B 0.75
+#define NORMS_AFTER 100000
+#define NORM_UNKNOWN 0xFFFF
+
+/* One index's row lengths, kept with the connection (sqlite3_set_clientdata). */
+typedef struct Norms {
+  char *table;             /* the docsize table */
+  int loaded;              /* the table has been read up to loadedMax */
+  sqlite3_int64 loadedMax; /* rows with rowid <= loadedMax are in `len` (or absent) */
+  sqlite3_int64 cap;       /* entries of `len` */
+  unsigned short *len;     /* by rowid; NORM_UNKNOWN when absent or too long */
+  sqlite3_int64 lookups;   /* lengths read through the blob handle */
+} Norms;
+
+static void norms_free(void *p) {
+  Norms *norms = (Norms *)p;
+  sqlite3_free(norms->table);
+  sqlite3_free(norms->len);
+  sqlite3_free(norms);
+}
+
+/* The norms of the docsize table `table` on this connection, made empty when first asked for. */
+static Norms *norms_of(sqlite3 *db, const char *table) {
+  char *key = sqlite3_mprintf("brain_fts_norms:%s", table);
+  if (!key) return 0;
+  Norms *norms = (Norms *)sqlite3_get_clientdata(db, key);
+  if (!norms) {
+    norms = (Norms *)sqlite3_malloc64(sizeof(Norms));
+    if (norms) {
+      memset(norms, 0, sizeof(Norms));
+      norms->table = sqlite3_mprintf("%s", table);
+      if (!norms->table || sqlite3_set_clientdata(db, key, norms, norms_free) != SQLITE_OK) {
+        if (norms->table) sqlite3_free(norms->table);
+        sqlite3_free(norms);
+        norms = 0;
+      }
+    }
+  }
+  sqlite3_free(key);
+  return norms;
+}
+
+/* The sum of the varints of a docsize record: the row's length in tokens, all columns. */
+static int record_length(const unsigned char *record, int n, sqlite3_int64 *length) {
+  sqlite3_int64 total = 0, value = 0;
+  for (int i = 0; i < n; i++) {
+    value = (value << 7) | (record[i] & 0x7f);
+    if (!(record[i] & 0x80)) {
+      total += value;
+      value = 0;
+    }
+  }
+  *length = total;
+  return SQLITE_OK;
+}
+
+/* Read the rows of the docsize table added since the last read (all of them, the first time). */
+static int norms_load(sqlite3 *db, Norms *norms) {
+  char *sql = sqlite3_mprintf("SELECT id, sz FROM \"%w\" WHERE id > ?1 ORDER BY id", norms->table);
+  if (!sql) return SQLITE_NOMEM;
+  sqlite3_stmt *stmt = 0;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, 0);
+  sqlite3_free(sql);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_int64(stmt, 1, norms->loaded ? norms->loadedMax : -1);
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    sqlite3_int64 rowid = sqlite3_column_int64(stmt, 0);
+    if (rowid < 0) continue;
+    if (rowid >= norms->cap) {
+      sqlite3_int64 cap = norms->cap ? norms->cap : 1024;
+      while (cap <= rowid) cap *= 2;
+      unsigned short *len =
+          (unsigned short *)sqlite3_realloc64(norms->len, (sqlite3_uint64)cap * sizeof(*len));
+      if (!len) {
+        sqlite3_finalize(stmt);
+        return SQLITE_NOMEM;
+      }
+      for (sqlite3_int64 i = norms->cap; i < cap; i++) len[i] = NORM_UNKNOWN;
+      norms->len = len;
+      norms->cap = cap;
+    }
+    sqlite3_int64 length = 0;
+    record_length((const unsigned char *)sqlite3_column_blob(stmt, 1), sqlite3_column_bytes(stmt, 1),
+                  &length);
+    norms->len[rowid] = length < NORM_UNKNOWN ? (unsigned short)length : NORM_UNKNOWN;
+    if (rowid > norms->loadedMax) norms->loadedMax = rowid;
+  }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) return rc;
+  norms->loaded = 1;
+  return SQLITE_OK;
+}
 
 /* What one execution of a statement keeps between its rows. */
 typedef struct RankData {
@@ -40,6 +140,7 @@ typedef struct RankData {
   double *aFreq;        /* nPhrase weighted hit counts, for the row being scored */
   sqlite3_blob *sizes;  /* on the docsize table's sz column, moved from row to row */
   int sizesFailed;      /* the docsize table could not be read: use xColumnSize */
+  Norms *norms;         /* the index's row lengths in memory, when the connection keeps them */
 } RankData;
 
 static void rank_data_free(void *p) {
@@ -55,7 +156,7 @@ static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) 
 }
 
 static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_value *df,
-                     RankData **out) {
+                     sqlite3_value *sizes, RankData **out) {
   RankData *data = (RankData *)api->xGetAuxdata(fts, 0);
   if (data) {
     *out = data;
@@ -92,6 +193,13 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
     double idf = log(((double)nRow - hits + 0.5) / (hits + 0.5));
     data->aIdf[i] = idf > 0.0 ? idf : 1e-6;
   }
+  if (rc == SQLITE_OK && sqlite3_value_type(sizes) == SQLITE_TEXT) {
+    sqlite3 *db = (sqlite3 *)api->xUserData(fts);
+    data->norms = norms_of(db, (const char *)sqlite3_value_text(sizes));
+    if (data->norms && (data->norms->loaded || data->norms->lookups >= NORMS_AFTER) &&
+        norms_load(db, data->norms) != SQLITE_OK)
+      data->norms = 0; /* read through the blob handle instead */
+  }
   if (rc != SQLITE_OK) {
     sqlite3_free(data);
     return rc;
@@ -102,12 +210,18 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
   return SQLITE_OK;
 }
 
-/* The row's length in tokens, all columns: the sum of the varints of its docsize record. */
+/* The row's length in tokens, all columns: from memory, its docsize record, or FTS5. */
 static int row_length(RankData *data, const Fts5ExtensionApi *api, Fts5Context *fts,
                       sqlite3_value *sizes, int *length) {
+  sqlite3_int64 rowid = api->xRowid(fts);
+  Norms *norms = data->norms;
+  if (norms && norms->loaded && rowid >= 0 && rowid <= norms->loadedMax &&
+      norms->len[rowid] != NORM_UNKNOWN) {
+    *length = norms->len[rowid];
+    return SQLITE_OK;
+  }
   if (!data->sizesFailed && sqlite3_value_type(sizes) == SQLITE_TEXT) {
     sqlite3 *db = (sqlite3 *)api->xUserData(fts);
-    sqlite3_int64 rowid = api->xRowid(fts);
     int rc = data->sizes
                  ? sqlite3_blob_reopen(data->sizes, rowid)
                  : sqlite3_blob_open(db, "main", (const char *)sqlite3_value_text(sizes), "sz",
@@ -116,15 +230,10 @@ static int row_length(RankData *data, const Fts5ExtensionApi *api, Fts5Context *
     int n = rc == SQLITE_OK ? sqlite3_blob_bytes(data->sizes) : 0;
     if (rc == SQLITE_OK && n > 0 && n <= (int)sizeof(record) &&
         sqlite3_blob_read(data->sizes, record, n, 0) == SQLITE_OK) {
-      sqlite3_int64 total = 0, value = 0;
-      for (int i = 0; i < n; i++) {
-        value = (value << 7) | (record[i] & 0x7f);
-        if (!(record[i] & 0x80)) {
-          total += value;
-          value = 0;
-        }
-      }
+      sqlite3_int64 total = 0;
+      record_length(record, n, &total);
       *length = (int)total;
+      if (norms) norms->lookups++;
       return SQLITE_OK;
     }
     /* A record past what a varint of this size allows, or a table that is not there: from now
@@ -141,7 +250,7 @@ static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
     return;
   }
   RankData *data = 0;
-  int rc = rank_data(api, fts, apVal[0], &data);
+  int rc = rank_data(api, fts, apVal[0], apVal[1], &data);
   if (rc != SQLITE_OK) {
     sqlite3_result_error_code(ctx, rc);
     return;
@@ -174,6 +283,31 @@ static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
   sqlite3_result_double(ctx, -score);
 }
 
+/* brain_fts_norms(sizes): read the docsize table's lengths into memory now; the last rowid read.
+   brain_fts_norms(sizes, 0) only says it: -1 while the connection has not read them. */
+static void brain_fts_norms(sqlite3_context *ctx, int nVal, sqlite3_value **apVal) {
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  if (sqlite3_value_type(apVal[0]) != SQLITE_TEXT) {
+    sqlite3_result_error(ctx, "brain_fts_norms: expects the docsize table's name", -1);
+    return;
+  }
+  Norms *norms = norms_of(db, (const char *)sqlite3_value_text(apVal[0]));
+  if (!norms) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  if (nVal > 1 && sqlite3_value_int(apVal[1]) == 0) {
+    sqlite3_result_int64(ctx, norms->loaded ? norms->loadedMax : -1);
+    return;
+  }
+  int rc = norms_load(db, norms);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  sqlite3_result_int64(ctx, norms->loadedMax);
+}
+
 /* FTS5's API, asked of the connection as its documentation shows. */
 static fts5_api *fts5_of(sqlite3 *db) {
   fts5_api *api = 0;
@@ -196,5 +330,12 @@ int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
     *pzErrMsg = sqlite3_mprintf("brain_fts: this SQLite has no FTS5");
     return SQLITE_ERROR;
   }
-  return fts5->xCreateFunction(fts5, "brain_bm25", (void *)db, brain_bm25, 0);
+  int rc = fts5->xCreateFunction(fts5, "brain_bm25", (void *)db, brain_bm25, 0);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "brain_fts_norms", 1, SQLITE_UTF8, 0, brain_fts_norms, 0,
+                                    0, 0);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "brain_fts_norms", 2, SQLITE_UTF8, 0, brain_fts_norms, 0,
+                                    0, 0);
+  return rc;
 }

@@ -117,6 +117,61 @@ describe('brain_bm25, the compiled ranking function', () => {
     for (const row of elsewhere) expect(row.a).toBeCloseTo(row.b, 9);
   });
 
+  it('reads row lengths from memory once loaded, rows added since included', () => {
+    fill(200);
+    const db = t.brain.db;
+    const norms = db.prepare(`SELECT brain_fts_norms(?, 0)`).pluck();
+    expect(norms.get('messages_fts_docsize')).toBe(-1);
+    for (const { table } of INDEXES) {
+      expect(db.prepare(`SELECT brain_fts_norms(?)`).pluck().get(`${table}_docsize`)).toBe(
+        db.prepare(`SELECT max(rowid) FROM ${table}_docsize`).pluck().get(),
+      );
+    }
+    fill(100); // after the load: each rank statement reads these first
+    for (const { table, weights } of INDEXES) {
+      const rows = db
+        .prepare(
+          `SELECT bm25(${table}, ${weights}) AS want,
+             brain_bm25(${table}, NULL, '${table}_docsize', ${weights}) AS got
+           FROM ${table} WHERE ${table} MATCH '"lantern" OR "violin" OR "notes"'`,
+        )
+        .all() as Array<{ want: number; got: number }>;
+      expect(rows.length).toBeGreaterThan(20);
+      for (const row of rows) expect(row.got).toBeCloseTo(row.want, 9);
+      expect(norms.get(`${table}_docsize`)).toBe(
+        db.prepare(`SELECT max(rowid) FROM ${table}_docsize`).pluck().get(),
+      );
+    }
+  });
+
+  it('loads row lengths by itself once a connection has looked up many', () => {
+    t.brain.batch(() => {
+      for (let i = 0; i < RANK_WINDOW + 100; i += 1) {
+        t.brain.send({
+          from: 'atlas',
+          to: 'nova',
+          body: `the lantern ${' more'.repeat(i % 7)} ${i}`,
+        });
+      }
+    });
+    const norms = t.brain.db.prepare(`SELECT brain_fts_norms('messages_fts_docsize', 0)`).pluck();
+    const other = t.reopen({ rankFunction: false });
+    const want = other.search({ query: 'lantern', types: ['message'] }).hits.map((h) => h.id);
+    let searches = 0;
+    while (norms.get() === -1 && searches < 200) {
+      expect(
+        t.brain.search({ query: 'lantern', types: ['message'] }).hits.map((h) => h.id),
+      ).toEqual(want);
+      searches += 1;
+    }
+    // 2,000 lengths a search: loaded past 100,000 lookups, and the order is the same after.
+    expect(searches).toBeGreaterThan(40);
+    expect(searches).toBeLessThan(60);
+    expect(t.brain.search({ query: 'lantern', types: ['message'] }).hits.map((h) => h.id)).toEqual(
+      want,
+    );
+  });
+
   it('finds the same hits in the same order, scored the same, as bm25() below the window', () => {
     fill(400);
     const other = t.reopen({ rankFunction: false });
