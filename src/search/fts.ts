@@ -1,3 +1,4 @@
+import type { Database } from 'better-sqlite3';
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { hasRankFunction } from '../db/rank-extension.js';
@@ -123,6 +124,16 @@ function wordSql({ table, base }: FtsSource): string {
     FROM (SELECT rowid FROM ${table} WHERE ${table} MATCH @match ORDER BY rowid DESC LIMIT ${RANK_WINDOW})`;
 }
 
+/** The newest row of the index (every row of the base table is one of it). */
+function newestSql({ base }: FtsSource): string {
+  return `SELECT max(id) AS newest FROM ${base}`;
+}
+
+/** How many rows after a given one hold a word: a seek to it, then a walk of just those. */
+function laterSql({ table }: FtsSource): string {
+  return `SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH @match AND rowid > @after`;
+}
+
 /**
  * One row when the query has at least RANK_WINDOW matches that pass the filters. Walks rowids in
  * the index's own order without scoring them, so it costs at most RANK_WINDOW steps.
@@ -142,6 +153,8 @@ export const RANK_SQL: Record<Scorer, SqlByType> = {
   brain_bm25: mapSources((source, filtered) => rankSql(source, filtered, 'brain_bm25')),
 };
 const WORD_SQL = perSource(wordSql);
+const NEWEST_SQL = perSource(newestSql);
+const LATER_SQL = perSource(laterSql);
 const FILLS_WINDOW_SQL = perSource(fillsWindowSql);
 
 function perSource(sql: (source: FtsSource) => string): Record<SearchType, string> {
@@ -177,6 +190,26 @@ export function documentFrequency({ n, oldest, newest }: WordCount): number {
   return (RANK_WINDOW * newest) / Math.max(1, newest - oldest + 1);
 }
 
+/** How many words' counts a connection keeps, the least recently used dropped first. */
+export const COUNTS_KEPT = 4096;
+
+/**
+ * Words' counts, kept per connection between searches. brain never changes or removes an
+ * indexed row, so a count holds until the index gets newer rows; then the newer rows are
+ * counted and added when the count stays below the window, and the word is walked again
+ * otherwise (past the window its estimate depends on where its newest matches lie).
+ */
+const keptCounts = new WeakMap<Database, Map<string, WordCount>>();
+
+function keptCountsOf(db: Database): Map<string, WordCount> {
+  let kept = keptCounts.get(db);
+  if (!kept) {
+    kept = new Map();
+    keptCounts.set(db, kept);
+  }
+  return kept;
+}
+
 /**
  * BM25 scores every match before it can rank them, so a query matching a large share of a big
  * brain would cost time in proportion to it. Past RANK_WINDOW matches only the newest are ranked:
@@ -189,11 +222,31 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
   const rankStmt = (variant: 'bare' | 'filtered') =>
     ctx.q.get<[Params & { k: number; df: Buffer }], Ranked>(RANK_SQL[scorer][type][variant]);
   const wordStmt = ctx.q.get<[{ match: string }], WordCount>(WORD_SQL[type]);
+  const laterStmt = ctx.q.get<[{ match: string; after: number }], { n: number }>(LATER_SQL[type]);
+  // Inside a transaction the rows counted may yet be rolled back: count afresh, keep nothing.
+  const kept = ctx.db.inTransaction ? new Map<string, WordCount>() : keptCountsOf(ctx.db);
+  let newest: number | null | undefined;
   const words = new Map<string, WordCount>();
+  const walk = (term: string): WordCount => {
+    newest ??= ctx.q.get<[], { newest: number | null }>(NEWEST_SQL[type]).get()!.newest;
+    const key = `${type} ${term}`;
+    const before = kept.get(key);
+    let c: WordCount | undefined;
+    if (before && before.newest === newest) c = before;
+    else if (before && before.n < RANK_WINDOW && before.newest !== null && newest !== null) {
+      const added = laterStmt.get({ match: quoteTerm(term), after: before.newest })!.n;
+      if (before.n + added < RANK_WINDOW) c = { ...before, n: before.n + added, newest };
+    }
+    c ??= wordStmt.get({ match: quoteTerm(term) })!;
+    kept.delete(key);
+    kept.set(key, c);
+    if (kept.size > COUNTS_KEPT) kept.delete(kept.keys().next().value!);
+    return c;
+  };
   const count = (term: string): WordCount => {
     let c = words.get(term);
     if (!c) {
-      c = wordStmt.get({ match: quoteTerm(term) })!;
+      c = walk(term);
       words.set(term, c);
     }
     return c;

@@ -246,3 +246,40 @@ describe('brain doctor', () => {
     expect(without.problems).toEqual([expect.stringMatching(/brain_fts\.node was not built/)]);
   });
 });
+
+describe("words' counts kept between searches", () => {
+  const found = (b: typeof t.brain, query: string) =>
+    b.search({ query, limit: 30 }).hits.map((h) => [h.id, h.score.toFixed(9)]);
+
+  it('answer as fresh counts do after other connections add rows, below and past the window', () => {
+    fill(100);
+    const queries = ['lantern', 'violin studio', 'pottery river deploy', 'harbour'];
+    for (const q of queries) found(t.brain, q); // counted and kept
+    const writer = t.reopen();
+    for (const more of [50, RANK_WINDOW]) {
+      writer.batch(() => {
+        for (let i = 0; i < more; i += 1) {
+          writer.send({ from: 'atlas', to: 'nova', body: `lantern and harbour ${i}` });
+          if (i % 10 === 0)
+            writer.remember({ agent: 'nova', content: `violin by the harbour ${i}` });
+        }
+      });
+      const fresh = t.reopen();
+      for (const q of queries) expect(found(t.brain, q)).toEqual(found(fresh, q));
+    }
+  });
+
+  it('are not kept from inside a transaction that is rolled back', () => {
+    fill(60);
+    expect(() =>
+      t.brain.batch(() => {
+        for (let i = 0; i < 30; i += 1)
+          t.brain.send({ from: 'atlas', to: 'nova', body: `lantern ${i}` });
+        found(t.brain, 'lantern');
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    t.brain.send({ from: 'atlas', to: 'nova', body: 'one lantern more' });
+    expect(found(t.brain, 'lantern')).toEqual(found(t.reopen(), 'lantern'));
+  });
+});
