@@ -1,0 +1,72 @@
+// Search latency of two builds of brain, side by side on one database: the 50 queries of
+// `brain bench`, each run by A then B (or B then A, alternately) for several rounds, so that a
+// machine whose speed drifts (shared hosts do) slows both alike. Prints p50, p99 and the mean.
+//
+//   npm run build
+//   node dist/bench/search-ab.js DB A_DIST B_DIST [rounds] [--cold]
+//
+// A_DIST and B_DIST are `dist` folders of two checkouts (each a full checkout, so each finds its
+// own migrations and ranking extension). The database is opened read-write by both and only
+// read. `--cold` opens a new connection for every search instead (a one-off `brain search`:
+// nothing kept between searches).
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Brain } from '../src/index.js';
+import { loadCorpus } from './latency/corpus.js';
+import { benchQueries } from './latency/queries.js';
+import { createTextGenerator } from './latency/text.js';
+
+const args = process.argv.slice(2).filter((a) => a !== '--cold');
+const cold = process.argv.includes('--cold');
+const [dbArg, distA, distB, roundsArg] = args;
+if (!dbArg || !distA || !distB || !existsSync(dbArg)) {
+  console.error('usage: node dist/bench/search-ab.js DB A_DIST B_DIST [rounds] [--cold]');
+  process.exit(2);
+}
+const db: string = dbArg;
+const rounds = Number(roundsArg ?? 6);
+
+type Open = (path: string) => Brain;
+async function opener(dist: string): Promise<Open> {
+  const lib = (await import(pathToFileURL(resolve(dist, 'src/index.js')).href)) as {
+    openBrain: (o: { dbPath: string }) => Brain;
+  };
+  return (path) => lib.openBrain({ dbPath: path });
+}
+
+const corpus = loadCorpus(undefined, resolve('../shared/eval/locomo-dev.json'), () => {});
+const queries = benchQueries(createTextGenerator(corpus, 1));
+const sides = [
+  { name: 'A', open: await opener(distA), samples: [] as number[] },
+  { name: 'B', open: await opener(distB), samples: [] as number[] },
+];
+const warm = sides.map((s) => s.open(db));
+
+function time(side: number, query: string): number {
+  const brain = cold ? sides[side]!.open(db) : warm[side]!;
+  const start = process.hrtime.bigint();
+  brain.search({ query });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (cold) brain.close();
+  return ms;
+}
+
+for (const query of queries) for (const side of [0, 1]) time(side, query); // warm both
+for (let round = 0; round < rounds; round += 1) {
+  for (const query of queries) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    for (const side of order) sides[side]!.samples.push(time(side, query));
+  }
+}
+
+const at = (sorted: number[], p: number) => sorted[Math.floor((sorted.length - 1) * p)]!;
+for (const side of sides) {
+  const sorted = [...side.samples].sort((a, b) => a - b);
+  const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
+  console.log(
+    `${side.name}: p50 ${at(sorted, 0.5).toFixed(2)} ms, p99 ${at(sorted, 0.99).toFixed(2)} ms, ` +
+      `mean ${mean.toFixed(2)} ms over ${sorted.length} searches${cold ? ' (cold)' : ''}`,
+  );
+}
+for (const w of warm) w.close();
