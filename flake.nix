@@ -30,6 +30,10 @@
           ] ++ pkgs.lib.optionals pkgs.stdenv.isLinux [ pkgs.autoPatchelfHook ];
           buildInputs = pkgs.lib.optionals pkgs.stdenv.isLinux [ pkgs.stdenv.cc.cc.lib ];
           npmBuildScript = "build";
+          # brain's ranking extension (binding.gyp, src/native/brain_fts.c): built after the
+          # TypeScript and installed beside dist/, where the library looks for it.
+          postBuild = "npm run build:native";
+          postInstall = "cp -r build $out/lib/node_modules/brain/build";
           doCheck = false;
           meta = {
             description = "A memory and messaging hub for AI agents";

@@ -17,10 +17,20 @@ export function rankExtensionPath(): string {
 
 /** Load the ranking function into the connection if it was built; whether it now has it. */
 export function loadRankExtension(db: Database): boolean {
-  const path = rankExtensionPath();
+  return loadRankExtensionFrom(db, rankExtensionPath());
+}
+
+/** The same, from a given file (tests). */
+export function loadRankExtensionFrom(db: Database, path: string): boolean {
   if (!existsSync(path)) return false;
-  // SQLite finds the entry point from the file's name: sqlite3_brainfts_init.
-  db.loadExtension(path);
+  try {
+    // SQLite finds the entry point from the file's name: sqlite3_brainfts_init.
+    db.loadExtension(path);
+  } catch {
+    // Built for another machine or another SQLite (a copied folder): rank with bm25(), and let
+    // `brain doctor` say that the function is missing.
+    return false;
+  }
   withRankFunction.add(db);
   return true;
 }

@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hasRankFunction } from '../../../src/db/rank-extension.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import {
+  hasRankFunction,
+  loadRankExtensionFrom,
+  rankExtensionPath,
+} from '../../../src/db/rank-extension.js';
 import { documentFrequency, RANK_WINDOW } from '../../../src/search/fts.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
@@ -281,5 +288,22 @@ describe("words' counts kept between searches", () => {
     ).toThrow('roll back');
     t.brain.send({ from: 'atlas', to: 'nova', body: 'one lantern more' });
     expect(found(t.brain, 'lantern')).toEqual(found(t.reopen(), 'lantern'));
+  });
+});
+
+describe('a ranking extension that cannot be loaded', () => {
+  it('leaves search to bm25() and the doctor to say so, instead of failing to open', () => {
+    // Say, a folder copied from another machine: the file is there but is no library here.
+    const path = join(t.dir, 'brain_fts.node');
+    writeFileSync(path, 'not a library');
+    const db = new BetterSqlite3(':memory:');
+    try {
+      expect(loadRankExtensionFrom(db, path)).toBe(false);
+      expect(hasRankFunction(db)).toBe(false);
+      expect(loadRankExtensionFrom(db, rankExtensionPath())).toBe(true);
+      expect(hasRankFunction(db)).toBe(true);
+    } finally {
+      db.close();
+    }
   });
 });
