@@ -211,23 +211,16 @@ function keptCountsOf(db: Database): Map<string, WordCount> {
 }
 
 /**
- * BM25 scores every match before it can rank them, so a query matching a large share of a big
- * brain would cost time in proportion to it. Past RANK_WINDOW matches only the newest are ranked:
- * the cost is bounded and, when words are that common, the recent matches are the useful ones.
- * Each word's weight comes from one walk of at most RANK_WINDOW rows, shared by every statement
- * of the query, where FTS5's bm25() would read the word's whole doclist in each of them.
+ * Each word's count in one type's index for this query: kept from an earlier search when the index
+ * has no newer rows, brought up to date when it stays below the window, walked afresh otherwise.
  */
-function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilters) {
-  const scorer: Scorer = hasRankFunction(ctx.db) ? 'brain_bm25' : 'bm25';
-  const rankStmt = (variant: 'bare' | 'filtered') =>
-    ctx.q.get<[Params & { k: number; df: Buffer }], Ranked>(RANK_SQL[scorer][type][variant]);
+function createWordCounter(ctx: BrainContext, type: SearchType): (term: string) => WordCount {
   const wordStmt = ctx.q.get<[{ match: string }], WordCount>(WORD_SQL[type]);
   const laterStmt = ctx.q.get<[{ match: string; after: number }], { n: number }>(LATER_SQL[type]);
   // Inside a transaction the rows counted may yet be rolled back: count afresh, keep nothing.
   const kept = ctx.db.inTransaction ? new Map<string, WordCount>() : keptCountsOf(ctx.db);
   let newest: number | null | undefined;
-  const words = new Map<string, WordCount>();
-  const walk = (term: string): WordCount => {
+  return (term) => {
     newest ??= ctx.q.get<[], { newest: number | null }>(NEWEST_SQL[type]).get()!.newest;
     const key = `${type} ${term}`;
     const before = kept.get(key);
@@ -238,19 +231,25 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
       if (before.n + added < RANK_WINDOW) c = { ...before, n: before.n + added, newest };
     }
     c ??= wordStmt.get({ match: quoteTerm(term) })!;
-    kept.delete(key);
+    kept.delete(key); // last used last
     kept.set(key, c);
     if (kept.size > COUNTS_KEPT) kept.delete(kept.keys().next().value!);
     return c;
   };
-  const count = (term: string): WordCount => {
-    let c = words.get(term);
-    if (!c) {
-      c = walk(term);
-      words.set(term, c);
-    }
-    return c;
-  };
+}
+
+/**
+ * BM25 scores every match before it can rank them, so a query matching a large share of a big
+ * brain would cost time in proportion to it. Past RANK_WINDOW matches only the newest are ranked:
+ * the cost is bounded and, when words are that common, the recent matches are the useful ones.
+ * Each word's weight comes from one walk of at most RANK_WINDOW rows, shared by every statement
+ * of the query, where FTS5's bm25() would read the word's whole doclist in each of them.
+ */
+function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilters) {
+  const scorer: Scorer = hasRankFunction(ctx.db) ? 'brain_bm25' : 'bm25';
+  const rankStmt = (variant: 'bare' | 'filtered') =>
+    ctx.q.get<[Params & { k: number; df: Buffer }], Ranked>(RANK_SQL[scorer][type][variant]);
+  const count = createWordCounter(ctx, type);
   const rank = (terms: string[], op: 'all' | 'any', k: number): Ranked[] => {
     const match = terms.map(quoteTerm).join(op === 'all' ? ' ' : ' OR ');
     const df =
