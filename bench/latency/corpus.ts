@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { z } from 'zod';
-import { BrainError, formatZodError } from '../../src/index.js';
+import { readLocomo, type LocomoConversation } from '../../src/eval/locomo-format.js';
+import { BrainError } from '../../src/index.js';
 
 /** The raw material of the benchmark's text: real sentences and the names said in them. */
 export interface Corpus {
@@ -13,17 +13,6 @@ export interface Corpus {
   questions: string[];
 }
 
-/** The LoCoMo format, as far as the benchmark reads it (README of ../shared/eval). */
-const turn = z.object({ speaker: z.string(), text: z.string() });
-const locomo = z
-  .array(
-    z.object({
-      conversation: z.record(z.string(), z.unknown()),
-      qa: z.array(z.object({ question: z.string() }).loose()).optional(),
-    }),
-  )
-  .min(1, 'must hold at least one conversation');
-
 /** Split a turn into sentences ("Wow! That's great." → two). */
 export function splitSentences(text: string): string[] {
   return text
@@ -33,38 +22,28 @@ export function splitSentences(text: string): string[] {
     .filter((s) => s.length >= 3);
 }
 
+/** The sentences, speakers and questions of a LoCoMo file, read as `brain eval locomo` reads it. */
 export function parseLocomo(doc: unknown, source: string): Corpus {
-  const parsed = locomo.safeParse(doc);
-  if (!parsed.success) {
-    throw new BrainError(
-      'INVALID_INPUT',
-      `--corpus: ${source} is not a LoCoMo file: ${formatZodError(parsed.error)}`,
-    );
+  let conversations: LocomoConversation[];
+  try {
+    conversations = readLocomo(doc);
+  } catch (err) {
+    if (!(err instanceof BrainError)) throw err;
+    const why = err.message.replace(/^LoCoMo file: /, '');
+    throw new BrainError('INVALID_INPUT', `--corpus: ${source} is not a LoCoMo file: ${why}`);
   }
-  const sentences: string[] = [];
-  const names = new Set<string>();
-  const questions: string[] = [];
-  for (const sample of parsed.data) {
-    for (const [key, value] of Object.entries(sample.conversation)) {
-      if (key === 'speaker_a' || key === 'speaker_b') {
-        if (typeof value === 'string') names.add(value);
-        continue;
-      }
-      if (!/^session_\d+$/.test(key) || !Array.isArray(value)) continue;
-      for (const t of value) {
-        const ok = turn.safeParse(t);
-        if (ok.success) sentences.push(...splitSentences(ok.data.text));
-      }
-    }
-    for (const qa of sample.qa ?? []) questions.push(qa.question);
-  }
+  const sentences = conversations.flatMap((c) =>
+    c.sessions.flatMap((s) => s.turns.flatMap((t) => splitSentences(t.text))),
+  );
+  const names = [...new Set(conversations.flatMap((c) => c.speakers))];
+  const questions = conversations.flatMap((c) => c.questions.map((q) => q.question));
   if (sentences.length < 20) {
     throw new BrainError(
       'INVALID_INPUT',
       `--corpus: ${source} holds only ${sentences.length} sentences; the benchmark needs at least 20`,
     );
   }
-  return { source, sentences, names: [...names], questions };
+  return { source, sentences, names, questions };
 }
 
 /** Read a LoCoMo file; a missing or unreadable file is NOT_FOUND, bad content INVALID_INPUT. */

@@ -17,7 +17,12 @@ function writeCorpus(): string {
   }));
   const doc = [
     {
-      conversation: { speaker_a: 'Ada', speaker_b: 'Bo', session_1: turns },
+      conversation: {
+        speaker_a: 'Ada',
+        speaker_b: 'Bo',
+        session_1: turns,
+        session_1_date_time: '1:56 pm on 8 May, 2023',
+      },
       qa: [{ question: 'What did Ada bake?', answer: 'cookies', evidence: [], category: 1 }],
     },
   ];
