@@ -42,6 +42,8 @@ SQLITE_EXTENSION_INIT1
 #define BRAIN_B 0.75
 #define NORMS_AFTER 100000
 #define NORM_UNKNOWN 0xFFFF
+/* Rowids from here up are looked up through the blob handle: the array stays under 64 MB. */
+#define NORMS_MAX_ROWID (1 << 25)
 
 /* One index's row lengths, kept with the connection (sqlite3_set_clientdata). */
 typedef struct Norms {
@@ -51,6 +53,7 @@ typedef struct Norms {
   sqlite3_int64 cap;       /* entries of `len` */
   unsigned short *len;     /* by rowid; NORM_UNKNOWN when absent or too long */
   sqlite3_int64 lookups;   /* lengths read through the blob handle */
+  int failed;              /* out of memory once: lengths come through the blob handle */
 } Norms;
 
 static void norms_free(void *p) {
@@ -106,7 +109,8 @@ static int norms_load(sqlite3 *db, Norms *norms) {
   sqlite3_bind_int64(stmt, 1, norms->loaded ? norms->loadedMax : -1);
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
     sqlite3_int64 rowid = sqlite3_column_int64(stmt, 0);
-    if (rowid < 0) continue;
+    if (rowid > norms->loadedMax) norms->loadedMax = rowid;
+    if (rowid < 0 || rowid >= NORMS_MAX_ROWID) continue;
     if (rowid >= norms->cap) {
       sqlite3_int64 cap = norms->cap ? norms->cap : 1024;
       while (cap <= rowid) cap *= 2;
@@ -114,6 +118,7 @@ static int norms_load(sqlite3 *db, Norms *norms) {
           (unsigned short *)sqlite3_realloc64(norms->len, (sqlite3_uint64)cap * sizeof(*len));
       if (!len) {
         sqlite3_finalize(stmt);
+        norms->failed = 1;
         return SQLITE_NOMEM;
       }
       for (sqlite3_int64 i = norms->cap; i < cap; i++) len[i] = NORM_UNKNOWN;
@@ -124,7 +129,6 @@ static int norms_load(sqlite3 *db, Norms *norms) {
     record_length((const unsigned char *)sqlite3_column_blob(stmt, 1), sqlite3_column_bytes(stmt, 1),
                   &length);
     norms->len[rowid] = length < NORM_UNKNOWN ? (unsigned short)length : NORM_UNKNOWN;
-    if (rowid > norms->loadedMax) norms->loadedMax = rowid;
   }
   sqlite3_finalize(stmt);
   if (rc != SQLITE_DONE) return rc;
@@ -196,6 +200,7 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
   if (rc == SQLITE_OK && sqlite3_value_type(sizes) == SQLITE_TEXT) {
     sqlite3 *db = (sqlite3 *)api->xUserData(fts);
     data->norms = norms_of(db, (const char *)sqlite3_value_text(sizes));
+    if (data->norms && data->norms->failed) data->norms = 0;
     if (data->norms && (data->norms->loaded || data->norms->lookups >= NORMS_AFTER) &&
         norms_load(db, data->norms) != SQLITE_OK)
       data->norms = 0; /* read through the blob handle instead */
@@ -215,7 +220,7 @@ static int row_length(RankData *data, const Fts5ExtensionApi *api, Fts5Context *
                       sqlite3_value *sizes, int *length) {
   sqlite3_int64 rowid = api->xRowid(fts);
   Norms *norms = data->norms;
-  if (norms && norms->loaded && rowid >= 0 && rowid <= norms->loadedMax &&
+  if (norms && norms->loaded && rowid >= 0 && rowid <= norms->loadedMax && rowid < norms->cap &&
       norms->len[rowid] != NORM_UNKNOWN) {
     *length = norms->len[rowid];
     return SQLITE_OK;

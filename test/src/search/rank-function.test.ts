@@ -151,6 +151,26 @@ describe('brain_bm25, the compiled ranking function', () => {
     }
   });
 
+  it('leaves rowids too large for the array to the blob handle', () => {
+    fill(30);
+    const db = t.brain.db;
+    // A row far past where brain's ids go (2^25 and up are not kept in memory).
+    db.prepare(
+      `INSERT INTO stm (id, uid, agent_id, content, importance, created_at)
+       SELECT 33554437, 'stm_far', agent_id, 'lantern lantern far away', importance, created_at
+       FROM stm LIMIT 1`,
+    ).run();
+    expect(db.prepare(`SELECT brain_fts_norms('stm_fts_docsize')`).pluck().get()).toBe(33554437);
+    const rows = db
+      .prepare(
+        `SELECT rowid, bm25(stm_fts) AS want, brain_bm25(stm_fts, NULL, 'stm_fts_docsize') AS got
+         FROM stm_fts WHERE stm_fts MATCH 'lantern'`,
+      )
+      .all() as Array<{ rowid: number; want: number; got: number }>;
+    expect(rows.map((r) => r.rowid)).toContain(33554437);
+    for (const row of rows) expect(row.got).toBeCloseTo(row.want, 9);
+  });
+
   it('loads row lengths by itself once a connection has looked up many', () => {
     t.brain.batch(() => {
       for (let i = 0; i < RANK_WINDOW + 100; i += 1) {
