@@ -7,7 +7,8 @@
       "sources": ["src/native/brain_fts.c"],
       "include_dirs": ["<!(node -p \"require('path').dirname(require.resolve('better-sqlite3/package.json'))\")/deps/sqlite3"],
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
-      "xcode_settings": { "OTHER_CFLAGS": ["-O2"] }
+      "xcode_settings": { "OTHER_CFLAGS": ["-O2"] },
+      "conditions": [["OS=='linux'", { "libraries": ["-lm"] }]]
     }
   ]
 }
