@@ -103,8 +103,8 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
               threadKey(threadUid),
               m.subject || excerpt(m.body),
               agent(m.from),
-              m.createdAt,
-              m.createdAt,
+              millisOf(m.createdAt),
+              millisOf(m.createdAt),
             ).lastInsertRowid;
           thread = Number(id);
         }
@@ -178,7 +178,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
           .get(
             `UPDATE threads SET message_count = message_count + 1, last_message_at = max(last_message_at, ?) WHERE id = ?`,
           )
-          .run(m.createdAt, thread);
+          .run(millisOf(m.createdAt), thread);
         notifyIndexers(ctx, { type: 'message', rowid });
       }
     })

@@ -29,11 +29,12 @@ export const integrityCheck: DoctorCheck = {
 };
 
 const BAD_THREAD_COUNTERS = `
-  SELECT t.id, ${threadIdSql('t.uid')} AS uid, t.message_count, t.last_message_at, count(m.id) AS n,
-         ${isoSql('max(m.created_at)')} AS last
+  SELECT t.id, ${threadIdSql('t.uid')} AS uid, t.message_count,
+         ${isoSql('t.last_message_at')} AS last_message_at, count(m.id) AS n,
+         max(m.created_at) AS last_ms, ${isoSql('max(m.created_at)')} AS last
   FROM threads t LEFT JOIN messages m ON m.thread_id = t.id
   GROUP BY t.id
-  HAVING t.message_count <> count(m.id) OR (count(m.id) > 0 AND t.last_message_at < last)`;
+  HAVING t.message_count <> count(m.id) OR (count(m.id) > 0 AND t.last_message_at < max(m.created_at))`;
 
 interface BadThread {
   id: number;
@@ -41,6 +42,7 @@ interface BadThread {
   message_count: number;
   last_message_at: string;
   n: number;
+  last_ms: number | null;
   last: string | null;
 }
 
@@ -63,7 +65,7 @@ export const threadCountersCheck: DoctorCheck = {
       `UPDATE threads SET message_count = @n, last_message_at = max(last_message_at, coalesce(@last, last_message_at))
        WHERE id = @id`,
     );
-    for (const t of bad) fix.run({ id: t.id, n: t.n, last: t.last });
+    for (const t of bad) fix.run({ id: t.id, n: t.n, last: t.last_ms });
     return bad.length ? [`recounted ${bad.length} thread(s)`] : [];
   },
 };

@@ -125,6 +125,7 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
   const metadata =
     args.metadata && Object.keys(args.metadata).length > 0 ? JSON.stringify(args.metadata) : null;
   const createdAt = args.at ?? isoNow(ctx.clock);
+  const createdMs = millisOf(createdAt);
   const uid = newId('message');
 
   const tx = ctx.db.transaction((): SendResult => {
@@ -177,7 +178,7 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
             `INSERT INTO threads (uid, subject, created_by, created_at, last_message_at, message_count)
              VALUES (?, ?, ?, ?, ?, 0)`,
           )
-          .run(threadKey(threadUid), subject, fromId, createdAt, createdAt).lastInsertRowid,
+          .run(threadKey(threadUid), subject, fromId, createdMs, createdMs).lastInsertRowid,
       );
     }
     for (const tag of args.tags ?? []) {
@@ -202,7 +203,7 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
           args.subject ?? null,
           args.body,
           metadata,
-          millisOf(createdAt),
+          createdMs,
         ).lastInsertRowid,
     );
     const recipients = toId
@@ -220,7 +221,7 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
            status = CASE status WHEN 'archived' THEN 'active' ELSE status END
          WHERE id = ?`,
       )
-      .run(createdAt, threadRowId);
+      .run(createdMs, threadRowId);
     notifyIndexers(ctx, { type: 'message', rowid });
     return { id: uid, thread_id: threadUid, created_at: createdAt, recipients };
   });

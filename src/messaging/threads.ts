@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoOfMillis } from '../clock.js';
+import { isoOfMillis, isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { threadIdSql, threadKey } from '../ids.js';
@@ -53,8 +53,9 @@ export interface ThreadHistory {
 }
 
 const THREAD_SELECT = `
-  SELECT t.id AS rowid, ${threadIdSql('t.uid')} AS id, t.subject, t.status, a.name AS created_by, t.created_at,
-         t.last_message_at, t.message_count,
+  SELECT t.id AS rowid, ${threadIdSql('t.uid')} AS id, t.subject, t.status, a.name AS created_by,
+         ${isoSql('t.created_at')} AS created_at, ${isoSql('t.last_message_at')} AS last_message_at,
+         t.message_count,
          (SELECT json_group_array(tag) FROM (SELECT tag FROM thread_tags WHERE thread_id = t.id ORDER BY tag)) AS tags
   FROM threads t JOIN agents a ON a.id = t.created_by`;
 

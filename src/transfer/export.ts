@@ -45,7 +45,8 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       >(
         `SELECT ${threadIdSql('t.uid')} AS id, t.subject, t.status,
                 (SELECT json_group_array(tag) FROM (SELECT tag FROM thread_tags WHERE thread_id = t.id ORDER BY tag)) AS tags,
-                a.name AS created_by, t.created_at, t.last_message_at, t.message_count
+                a.name AS created_by, ${isoSql('t.created_at')} AS created_at,
+                ${isoSql('t.last_message_at')} AS last_message_at, t.message_count
          FROM threads t JOIN agents a ON a.id = t.created_by
          WHERE (@thread IS NULL OR t.id = @thread) ORDER BY t.id`,
       )

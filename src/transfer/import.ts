@@ -1,4 +1,4 @@
-import { isoSql, millisOf } from '../clock.js';
+import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
@@ -101,8 +101,8 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
         t.subject,
         t.status,
         agentId(t.created_by, `thread ${t.id}`),
-        t.created_at,
-        t.last_message_at,
+        millisOf(t.created_at),
+        millisOf(t.last_message_at),
       ).changes;
     count('threads', changes);
     const id = rowId('threads', t.id, 'thread');
@@ -225,7 +225,7 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
 
   const recount = ctx.q.get(
     `UPDATE threads SET message_count = (SELECT count(*) FROM messages WHERE thread_id = @id),
-       last_message_at = max(last_message_at, coalesce((SELECT ${isoSql('max(created_at)')} FROM messages WHERE thread_id = @id), last_message_at))
+       last_message_at = max(last_message_at, coalesce((SELECT max(created_at) FROM messages WHERE thread_id = @id), last_message_at))
      WHERE id = @id`,
   );
   for (const id of touchedThreads) recount.run({ id });

@@ -92,8 +92,8 @@ describe('brain doctor', () => {
 
   it('finds and recounts thread counters that disagree with their messages', async () => {
     t.brain.db
-      .prepare(`UPDATE threads SET message_count = 7, last_message_at = '2000-01-01T00:00:00.000Z'`)
-      .run();
+      .prepare(`UPDATE threads SET message_count = 7, last_message_at = ?`)
+      .run(Date.parse('2000-01-01T00:00:00.000Z'));
     const found = await t.brain.doctor();
     expect(problemsOf(found, 'thread_counters')).toEqual([
       `thread ${ids.thread} counts 7 messages but has 2`,
@@ -103,6 +103,15 @@ describe('brain doctor', () => {
     const thread = t.brain.getThread(ids.thread)!;
     expect(thread.message_count).toBe(2);
     expect(thread.last_message_at).toBe('2026-01-01T00:00:00.000Z');
+
+    t.brain.db
+      .prepare(`UPDATE threads SET last_message_at = ?`)
+      .run(Date.parse('2000-01-01T00:00:00.000Z'));
+    expect(problemsOf(await t.brain.doctor(), 'thread_counters')).toEqual([
+      `thread ${ids.thread} was last active at 2000-01-01T00:00:00.000Z, before its last message (2026-01-01T00:00:00.000Z)`,
+    ]);
+    await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'c.db') });
+    expect(t.brain.getThread(ids.thread)!.last_message_at).toBe('2026-01-01T00:00:00.000Z');
   });
 
   it('finds deliveries that break the rules; repairs what it can and leaves the rest to a person', async () => {

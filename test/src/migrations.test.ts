@@ -234,3 +234,65 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     old.close();
   });
 });
+
+describe("migration 0008: threads' times as integers", () => {
+  it('stores milliseconds, answers the same ISO times, and mends a time brain never wrote', () => {
+    dir = tempDir();
+    const path = join(dir.dir, 'v4.db');
+    versionFour(path);
+    const old = new BetterSqlite3(path);
+    // A thread whose times are not times: it takes those of its messages.
+    old.prepare(`UPDATE threads SET created_at = 'x', last_message_at = 'soon' WHERE id = 2`).run();
+    const range = old
+      .prepare(
+        `SELECT min(created_at) AS first, max(created_at) AS last FROM messages WHERE thread_id = 2`,
+      )
+      .get() as { first: string; last: string };
+    old.close();
+    brain = openBrain({ dbPath: path });
+    expect(
+      brain.db
+        .prepare(
+          `SELECT id, created_at, last_message_at, typeof(created_at) AS t FROM threads ORDER BY id`,
+        )
+        .all(),
+    ).toEqual([
+      {
+        id: 1,
+        created_at: Date.parse('2023-05-08T08:00:00.000Z'),
+        last_message_at: Date.parse('2023-05-08T09:00:00.000Z'),
+        t: 'integer',
+      },
+      {
+        id: 2,
+        created_at: Date.parse(range.first),
+        last_message_at: Date.parse(range.last),
+        t: 'integer',
+      },
+    ]);
+    expect(brain.getThread(THREAD)).toMatchObject({
+      created_at: '2023-05-08T08:00:00.000Z',
+      last_message_at: '2023-05-08T09:00:00.000Z',
+    });
+    expect(brain.getThread(OTHER_THREAD)).toMatchObject({ last_message_at: range.last });
+    // New threads and replies keep them as numbers, and the doctor finds nothing to mend.
+    const sent = brain.send({
+      from: 'helios',
+      to: 'nova',
+      body: 'a new thread',
+      at: '2024-02-03T04:05:06.789Z',
+    });
+    brain.send({
+      from: 'nova',
+      to: 'helios',
+      body: 'a reply',
+      reply_to: sent.id,
+      at: '2024-02-03T05:00:00.000Z',
+    });
+    expect(brain.getThread(sent.thread_id)).toMatchObject({
+      created_at: '2024-02-03T04:05:06.789Z',
+      last_message_at: '2024-02-03T05:00:00.000Z',
+      message_count: 2,
+    });
+  });
+});
