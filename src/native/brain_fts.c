@@ -20,8 +20,9 @@
  * reads the whole docsize table into an array of one uint16 per rowid (2 MB for a million rows,
  * ~40 ms at that size), as Lucene keeps its norms, and from then on looks a length up there; each
  * statement first reads the rows added since. A one-off search never pays for the load; a server
- * pays once. Lengths are never stale: brain never changes the text of a row or reuses a rowid
- * (a row's text only ever gets indexed once, with the same tokens if the index is rebuilt).
+ * pays once. brain itself never changes the text of an indexed row or reuses a rowid (a rebuilt
+ * index holds the same tokens), so its lengths do not go stale; a row whose text another tool
+ * changes keeps its old length on a connection that had loaded it, until that one is reopened.
  * brain_fts_norms(sizes) loads them at once and returns the last rowid it holds; with a second
  * argument 0 it only says so, -1 when not loaded (for tests).
  *

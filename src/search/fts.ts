@@ -197,7 +197,9 @@ export const COUNTS_KEPT = 4096;
  * Words' counts, kept per connection between searches. brain never changes or removes an
  * indexed row, so a count holds until the index gets newer rows; then the newer rows are
  * counted and added when the count stays below the window, and the word is walked again
- * otherwise (past the window its estimate depends on where its newest matches lie).
+ * otherwise (past the window its estimate depends on where its newest matches lie). A row that
+ * another tool edits or deletes can leave a count off by one on this connection until it walks
+ * the word again: past the window, or once the word has dropped out of the last COUNTS_KEPT.
  */
 const keptCounts = new WeakMap<Database, Map<string, WordCount>>();
 
