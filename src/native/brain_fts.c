@@ -18,7 +18,7 @@
  *
  * Row lengths in memory. Once a connection has looked up NORMS_AFTER lengths of one index, it
  * reads the whole docsize table into an array of one uint16 per rowid (2 MB for a million rows,
- * ~40 ms at that size), as Lucene keeps its norms, and from then on looks a length up there; each
+ * ~50 ms at that size), as Lucene keeps its norms, and from then on looks a length up there; each
  * statement first reads the rows added since. A one-off search never pays for the load; a server
  * pays once. brain itself never changes the text of an indexed row or reuses a rowid (a rebuilt
  * index holds the same tokens), so its lengths do not go stale; a row whose text another tool
@@ -74,10 +74,11 @@ static Norms *norms_of(sqlite3 *db, const char *table) {
     if (norms) {
       memset(norms, 0, sizeof(Norms));
       norms->table = sqlite3_mprintf("%s", table);
-      if (!norms->table || sqlite3_set_clientdata(db, key, norms, norms_free) != SQLITE_OK) {
-        if (norms->table) sqlite3_free(norms->table);
+      if (!norms->table) {
         sqlite3_free(norms);
         norms = 0;
+      } else if (sqlite3_set_clientdata(db, key, norms, norms_free) != SQLITE_OK) {
+        norms = 0; /* out of memory: SQLite has already called norms_free on it */
       }
     }
   }
