@@ -33,7 +33,10 @@
           # brain's ranking extension (binding.gyp, src/native/brain_fts.c): built after the
           # TypeScript and installed beside dist/, where the library looks for it.
           postBuild = "npm run build:native";
-          postInstall = "cp -r build $out/lib/node_modules/brain/build";
+          postInstall = ''
+            mkdir -p $out/lib/node_modules/brain/build/Release
+            cp build/Release/brain_fts.node $out/lib/node_modules/brain/build/Release/
+          '';
           doCheck = false;
           meta = {
             description = "A memory and messaging hub for AI agents";
