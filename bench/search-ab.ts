@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DEFAULT_CORPUS } from '../cli/commands/bench.js';
 import type { Brain } from '../src/index.js';
 import { loadCorpus } from './latency/corpus.js';
 import { benchQueries } from './latency/queries.js';
@@ -35,7 +36,7 @@ async function opener(dist: string): Promise<Open> {
   return (path) => lib.openBrain({ dbPath: path });
 }
 
-const corpus = loadCorpus(undefined, resolve('../shared/eval/locomo-dev.json'), () => {});
+const corpus = loadCorpus(undefined, resolve(DEFAULT_CORPUS), () => {});
 const queries = benchQueries(createTextGenerator(corpus, 1));
 const sides = [
   { name: 'A', open: await opener(distA), samples: [] as number[] },

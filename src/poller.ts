@@ -16,7 +16,8 @@ export interface Poller {
 }
 
 export function openPoller(options: OpenBrainOptions): Poller {
-  const { ctx, wal } = openContext(options);
+  // It never searches: no ranking extension to load.
+  const { ctx, wal } = openContext({ ...options, rankFunction: false });
   const poller: Poller = {
     path: options.dbPath,
     poll: (agent) => poll(ctx, agent),

@@ -90,6 +90,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
       const everyone = [...agentIds.entries()];
 
       for (const m of parsed) {
+        const at = millisOf(m.createdAt);
         const threadUid = ID_PATTERNS.thread.test(m.threadKey)
           ? m.threadKey
           : derivedId('thread', `synapse:${m.threadKey}`);
@@ -103,8 +104,8 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
               threadKey(threadUid),
               m.subject || excerpt(m.body),
               agent(m.from),
-              millisOf(m.createdAt),
-              millisOf(m.createdAt),
+              at,
+              at,
             ).lastInsertRowid;
           thread = Number(id);
         }
@@ -139,7 +140,7 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
             m.subject || null,
             m.body,
             metadata,
-            millisOf(m.createdAt),
+            at,
           ).changes;
         if (changes === 0) {
           existing += 1;
@@ -172,13 +173,13 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
             .get(
               `UPDATE deliveries SET read_at = coalesce(read_at, ?) WHERE message_id = ? AND agent_id = ?`,
             )
-            .run(millisOf(m.createdAt), rowid, agent(a));
+            .run(at, rowid, agent(a));
         }
         ctx.q
           .get(
             `UPDATE threads SET message_count = message_count + 1, last_message_at = max(last_message_at, ?) WHERE id = ?`,
           )
-          .run(millisOf(m.createdAt), thread);
+          .run(at, thread);
         notifyIndexers(ctx, { type: 'message', rowid });
       }
     })

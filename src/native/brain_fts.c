@@ -87,7 +87,7 @@ static Norms *norms_of(sqlite3 *db, const char *table) {
 }
 
 /* The sum of the varints of a docsize record: the row's length in tokens, all columns. */
-static int record_length(const unsigned char *record, int n, sqlite3_int64 *length) {
+static sqlite3_int64 record_length(const unsigned char *record, int n) {
   sqlite3_int64 total = 0, value = 0;
   for (int i = 0; i < n; i++) {
     value = (value << 7) | (record[i] & 0x7f);
@@ -96,8 +96,7 @@ static int record_length(const unsigned char *record, int n, sqlite3_int64 *leng
       value = 0;
     }
   }
-  *length = total;
-  return SQLITE_OK;
+  return total;
 }
 
 /* Read the rows of the docsize table added since the last read (all of them, the first time). */
@@ -127,9 +126,8 @@ static int norms_load(sqlite3 *db, Norms *norms) {
       norms->len = len;
       norms->cap = cap;
     }
-    sqlite3_int64 length = 0;
-    record_length((const unsigned char *)sqlite3_column_blob(stmt, 1), sqlite3_column_bytes(stmt, 1),
-                  &length);
+    sqlite3_int64 length = record_length((const unsigned char *)sqlite3_column_blob(stmt, 1),
+                                         sqlite3_column_bytes(stmt, 1));
     norms->len[rowid] = length < NORM_UNKNOWN ? (unsigned short)length : NORM_UNKNOWN;
   }
   sqlite3_finalize(stmt);
@@ -237,9 +235,7 @@ static int row_length(RankData *data, const Fts5ExtensionApi *api, Fts5Context *
     int n = rc == SQLITE_OK ? sqlite3_blob_bytes(data->sizes) : 0;
     if (rc == SQLITE_OK && n > 0 && n <= (int)sizeof(record) &&
         sqlite3_blob_read(data->sizes, record, n, 0) == SQLITE_OK) {
-      sqlite3_int64 total = 0;
-      record_length(record, n, &total);
-      *length = (int)total;
+      *length = (int)record_length(record, n);
       if (norms) norms->lookups++;
       return SQLITE_OK;
     }

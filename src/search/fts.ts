@@ -115,12 +115,11 @@ function rankSql({ table, base, weights, where }: FtsSource, filtered: boolean, 
 }
 
 /**
- * How many rows hold a word, counted up to RANK_WINDOW, with the oldest rowid counted and the
- * newest rowid of the table. Walks the word's rowids newest first without scoring them, so it
- * costs at most RANK_WINDOW steps.
+ * How many rows hold a word, counted up to RANK_WINDOW, with the oldest rowid counted. Walks the
+ * word's rowids newest first without scoring them, so it costs at most RANK_WINDOW steps.
  */
-function wordSql({ table, base }: FtsSource): string {
-  return `SELECT count(*) AS n, min(rowid) AS oldest, (SELECT max(id) FROM ${base}) AS newest
+function wordSql({ table }: FtsSource): string {
+  return `SELECT count(*) AS n, min(rowid) AS oldest
     FROM (SELECT rowid FROM ${table} WHERE ${table} MATCH @match ORDER BY rowid DESC LIMIT ${RANK_WINDOW})`;
 }
 
@@ -176,6 +175,7 @@ interface Ranked {
 interface WordCount {
   n: number;
   oldest: number | null;
+  /** The newest row of the index when the word was counted. */
   newest: number | null;
 }
 
@@ -217,7 +217,7 @@ function keptCountsOf(db: Database): Map<string, WordCount> {
  * has no newer rows, brought up to date when it stays below the window, walked afresh otherwise.
  */
 function createWordCounter(ctx: BrainContext, type: SearchType): (term: string) => WordCount {
-  const wordStmt = ctx.q.get<[{ match: string }], WordCount>(WORD_SQL[type]);
+  const wordStmt = ctx.q.get<[{ match: string }], Omit<WordCount, 'newest'>>(WORD_SQL[type]);
   const laterStmt = ctx.q.get<[{ match: string; after: number }], { n: number }>(LATER_SQL[type]);
   // Inside a transaction the rows counted may yet be rolled back: count afresh, keep nothing.
   const kept = ctx.db.inTransaction ? new Map<string, WordCount>() : keptCountsOf(ctx.db);
@@ -232,7 +232,7 @@ function createWordCounter(ctx: BrainContext, type: SearchType): (term: string) 
       const added = laterStmt.get({ match: quoteTerm(term), after: before.newest })!.n;
       if (before.n + added < RANK_WINDOW) c = { ...before, n: before.n + added, newest };
     }
-    c ??= wordStmt.get({ match: quoteTerm(term) })!;
+    c ??= { ...wordStmt.get({ match: quoteTerm(term) })!, newest };
     kept.delete(key); // last used last
     kept.set(key, c);
     if (kept.size > COUNTS_KEPT) kept.delete(kept.keys().next().value!);

@@ -57,8 +57,7 @@ function snippetSql(type: SearchType, { from, columns, column }: SnippetSource):
   };
 }
 
-/** Exported for the tests, which hold each to the main index's own snippets. */
-export const SNIPPET_SQL: Record<SearchType, SnippetSql> = {
+const SNIPPET_SQL: Record<SearchType, SnippetSql> = {
   message: snippetSql('message', SNIPPET_SOURCES.message),
   stm: snippetSql('stm', SNIPPET_SOURCES.stm),
   atom: snippetSql('atom', SNIPPET_SOURCES.atom),
