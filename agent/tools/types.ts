@@ -1,0 +1,37 @@
+import type { Brain, Clock } from '../../src/index.js';
+import type { z } from 'zod';
+
+/** What a tool's run gets: the brain, the turn it serves, and a way to stop. */
+export interface ToolContext {
+  brain: Brain;
+  /** The assistant's agent name in the brain. */
+  agent: string;
+  /** The owner's agent name. */
+  owner: string;
+  /** The session's thread id (`thr_…`) and name (`chat/default`). */
+  threadId: string;
+  session: string;
+  /** The user message of the current turn: the source of anything this turn learns. */
+  turnMessageId: string;
+  workspace: string;
+  signal: AbortSignal;
+  clock: Clock;
+}
+
+export interface ToolOutput {
+  /** What the model reads. */
+  content: string;
+  isError?: boolean;
+  /** Text from outside the owner (web pages, mail, other agents, MCP servers): wrapped as data. */
+  untrusted?: boolean;
+}
+
+/** One tool: a name, a short description, a zod schema for its input, and what it does. */
+export interface Tool<I = unknown> {
+  name: string;
+  description: string;
+  schema: z.ZodType<I>;
+  /** True for tools that only read: the permission default is `allow` for them. */
+  readOnly: boolean;
+  run(input: I, ctx: ToolContext): Promise<ToolOutput>;
+}
