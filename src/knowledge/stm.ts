@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { isoNow } from '../clock.js';
+import { isoNow, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, newId } from '../ids.js';
 import { storageFailureCode } from '../db/storage-errors.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { messageRowId } from '../messaging/messages.js';
+import { insertStm } from './store.js';
 import {
   agentName,
   isoTime,
@@ -76,29 +76,16 @@ export function remember(ctx: BrainContext, input: RememberInput): StmRecord {
   const uid = newId('stm');
   ctx.db
     .transaction(() => {
-      const agentId = ensureAgent(ctx, args.agent);
-      const source = args.source_message_id ? sourceRowId(ctx, args.source_message_id) : null;
-      const rowid = Number(
-        ctx.q
-          .get(
-            `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            uid,
-            agentId,
-            args.content,
-            args.importance,
-            source,
-            createdAt,
-            args.expires_at ?? null,
-          ).lastInsertRowid,
-      );
-      const addCategory = ctx.q.get(
-        `INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`,
-      );
-      for (const c of args.categories) addCategory.run(rowid, c);
-      notifyIndexers(ctx, { type: 'stm', rowid });
+      insertStm(ctx, {
+        uid,
+        agent_id: ensureAgent(ctx, args.agent),
+        content: args.content,
+        importance: args.importance,
+        source_message_id: args.source_message_id ? sourceRowId(ctx, args.source_message_id) : null,
+        created_at: millisOf(createdAt),
+        expires_at: args.expires_at ? millisOf(args.expires_at) : null,
+        categories: args.categories,
+      });
     })
     .immediate();
   return getStm(ctx, uid)!;

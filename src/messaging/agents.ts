@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { isoNow } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { agentName, lookupKey, parseInput, text } from '../validation.js';
+import { writeAgent } from './store.js';
 
 export interface AgentRecord {
   name: string;
@@ -28,13 +28,7 @@ function toRecord(row: AgentRow): AgentRecord {
 
 /** The agent's row id, registering it on first use. Call inside a write transaction. */
 export function ensureAgent(ctx: BrainContext, name: string): number {
-  const now = isoNow(ctx.clock);
-  ctx.q
-    .get(
-      `INSERT INTO agents (name, created_at, last_seen_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING`,
-    )
-    .run(name, now, now);
-  return agentRowId(ctx, name) as number;
+  return writeAgent(ctx, { name, at: ctx.clock().getTime() }).id;
 }
 
 /** The agent's row id, or undefined for an agent never seen. Never writes. */
