@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { millisOf } from '../clock.js';
+import { isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, newId } from '../ids.js';
@@ -36,7 +36,7 @@ interface AtomRow extends AtomRecord {
 
 export const ATOM_SELECT = `
   SELECT t.id AS rowid, t.uid AS id, a.name AS agent, t.subject, t.action, t.outcome, t.consequences,
-         t.confidence, ${messageIdSql('m.uid')} AS source_message_id, t.created_at
+         t.confidence, ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('t.created_at')} AS created_at
   FROM atoms t JOIN agents a ON a.id = t.agent_id LEFT JOIN messages m ON m.id = t.source_message_id`;
 
 export function toAtomRecord(row: AtomRow): AtomRecord {
@@ -138,7 +138,8 @@ export function linkAtoms(ctx: BrainContext, input: LinkInput): LinkRecord {
       );
       const row = ctx.q
         .get<[number, number, string], { strength: number; created_at: string }>(
-          `SELECT strength, created_at FROM atom_links WHERE from_atom = ? AND to_atom = ? AND link_type = ?`,
+          `SELECT strength, ${isoSql('created_at')} AS created_at FROM atom_links
+           WHERE from_atom = ? AND to_atom = ? AND link_type = ?`,
         )
         .get(from, to, args.type)!;
       return {
@@ -206,7 +207,8 @@ export function atomChain(ctx: BrainContext, input: ChainInput): AtomChain {
            FROM walk w JOIN atom_links l ON l.${near} = w.atom
            WHERE w.depth < @depth AND instr(w.path, ',' || l.${far} || ',') = 0
          )
-         SELECT atom, depth, from_atom, to_atom, link_type, strength, created_at FROM walk ORDER BY depth, strength DESC`,
+         SELECT atom, depth, from_atom, to_atom, link_type, strength, ${isoSql('created_at')} AS created_at
+         FROM walk ORDER BY depth, strength DESC`,
       )
       .all({ start: startRow, depth: args.depth });
     const atoms = getAtomsByRowIds(ctx, [

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoNow, millisOf } from '../clock.js';
+import { isoNow, isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, newId } from '../ids.js';
@@ -37,7 +37,8 @@ interface StmRow extends Omit<StmRecord, 'categories'> {
 export const STM_SELECT = `
   SELECT s.id AS rowid, s.uid AS id, a.name AS agent, s.content,
          (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
-         s.importance, ${messageIdSql('m.uid')} AS source_message_id, s.created_at, s.expires_at,
+         s.importance, ${messageIdSql('m.uid')} AS source_message_id,
+         ${isoSql('s.created_at')} AS created_at, ${isoSql('s.expires_at')} AS expires_at,
          s.access_count
   FROM stm s JOIN agents a ON a.id = s.agent_id LEFT JOIN messages m ON m.id = s.source_message_id`;
 
@@ -136,7 +137,7 @@ export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[
       agent: args.agent ?? null,
       category: args.category ?? null,
       all: args.include_expired ? 1 : 0,
-      now: isoNow(ctx.clock),
+      now: ctx.clock().getTime(),
       limit: args.limit,
     });
   recordAccess(
@@ -152,7 +153,7 @@ export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[
  */
 export function recordAccess(ctx: BrainContext, rowids: number[]): void {
   if (rowids.length === 0 || ctx.db.readonly) return;
-  const now = isoNow(ctx.clock);
+  const now = ctx.clock().getTime();
   const stmt = ctx.q.get(
     `UPDATE stm SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?`,
   );

@@ -1,4 +1,3 @@
-import { isoOfMillis } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import type { LinkType } from '../validation.js';
@@ -36,10 +35,10 @@ export function insertStm(ctx: BrainContext, stm: StmWrite): number | undefined 
       stm.content,
       stm.importance,
       stm.source_message_id,
-      isoOfMillis(stm.created_at),
-      isoOfMillis(stm.expires_at),
+      stm.created_at,
+      stm.expires_at,
       stm.access_count ?? 0,
-      isoOfMillis(stm.last_accessed_at ?? null),
+      stm.last_accessed_at ?? null,
     );
   if (result.changes === 0) return undefined;
   const rowid = Number(result.lastInsertRowid);
@@ -79,7 +78,7 @@ export function insertAtom(ctx: BrainContext, atom: AtomWrite): number | undefin
       atom.consequences,
       atom.confidence,
       atom.source_message_id,
-      isoOfMillis(atom.created_at),
+      atom.created_at,
     );
   if (result.changes === 0) return undefined;
   const rowid = Number(result.lastInsertRowid);
@@ -106,8 +105,7 @@ export function insertLink(ctx: BrainContext, link: LinkWrite, restrength = fals
         `INSERT INTO atom_links (from_atom, to_atom, link_type, strength, created_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT(from_atom, to_atom, link_type) DO NOTHING`,
       )
-      .run(link.from_atom, link.to_atom, link.type, link.strength, isoOfMillis(link.created_at))
-      .changes > 0;
+      .run(link.from_atom, link.to_atom, link.type, link.strength, link.created_at).changes > 0;
   if (!added && restrength) {
     ctx.q
       .get(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { agentName, lookupKey, parseInput, text } from '../validation.js';
@@ -20,7 +21,8 @@ interface AgentRow {
   last_seen_at: string;
 }
 
-const AGENT_COLUMNS = `name, display_name, capabilities, created_at, last_seen_at`;
+const AGENT_COLUMNS = `name, display_name, capabilities, ${isoSql('created_at')} AS created_at,
+  ${isoSql('last_seen_at')} AS last_seen_at`;
 
 function toRecord(row: AgentRow): AgentRecord {
   return { ...row, capabilities: JSON.parse(row.capabilities) as string[] };

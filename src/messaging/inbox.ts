@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { agentName, messageId, parseInput, text } from '../validation.js';
@@ -85,7 +86,7 @@ export function ackMessage(ctx: BrainContext, input: AckInput): AckResult {
     markRead(ctx, messageRow, agentId, now);
     const ack = ctx.q
       .get<[number, number], { body: string | null; created_at: string }>(
-        `SELECT body, created_at FROM acks WHERE message_id = ? AND agent_id = ?`,
+        `SELECT body, ${isoSql('created_at')} AS created_at FROM acks WHERE message_id = ? AND agent_id = ?`,
       )
       .get(messageRow, agentId)!;
     return {
@@ -107,7 +108,8 @@ export function acksFor(ctx: BrainContext, messageRowIds: number[]): Map<number,
     [number],
     { message_id: number; uid: string; agent: string; body: string | null; created_at: string }
   >(
-    `SELECT a.message_id, ${messageIdSql('m.uid')} AS uid, ag.name AS agent, a.body, a.created_at
+    `SELECT a.message_id, ${messageIdSql('m.uid')} AS uid, ag.name AS agent, a.body,
+            ${isoSql('a.created_at')} AS created_at
      FROM acks a JOIN messages m ON m.id = a.message_id JOIN agents ag ON ag.id = a.agent_id
      WHERE a.message_id = ? ORDER BY a.created_at, ag.name`,
   );

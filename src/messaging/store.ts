@@ -1,4 +1,3 @@
-import { isoOfMillis } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { notifyIndexers } from '../context.js';
 import { messageKey, threadKey } from '../ids.js';
@@ -28,10 +27,10 @@ export function writeAgent(ctx: BrainContext, agent: AgentWrite): { id: number; 
   // In the usual case (the agent exists) one statement, not an insert that does nothing and a select.
   const found = agent.seen
     ? ctx.q
-        .get<[string, string], { id: number }>(
+        .get<[number, string], { id: number }>(
           `UPDATE agents SET last_seen_at = ? WHERE name = ? RETURNING id`,
         )
-        .get(isoOfMillis(agent.at)!, agent.name)
+        .get(agent.at, agent.name)
     : ctx.q.get<[string], { id: number }>(`SELECT id FROM agents WHERE name = ?`).get(agent.name);
   if (found) return { id: found.id, added: false };
   const id = ctx.q
@@ -42,8 +41,8 @@ export function writeAgent(ctx: BrainContext, agent: AgentWrite): { id: number; 
       agent.name,
       agent.display_name ?? null,
       JSON.stringify(agent.capabilities ?? []),
-      isoOfMillis(agent.at),
-      isoOfMillis(agent.last_seen_at ?? agent.at),
+      agent.at,
+      agent.last_seen_at ?? agent.at,
     ).lastInsertRowid;
   return { id: Number(id), added: true };
 }
@@ -213,6 +212,6 @@ export function insertAck(ctx: BrainContext, ack: AckWrite): boolean {
       .get(
         `INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`,
       )
-      .run(ack.message_id, ack.agent_id, ack.body, isoOfMillis(ack.created_at)).changes > 0
+      .run(ack.message_id, ack.agent_id, ack.body, ack.created_at).changes > 0
   );
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoNow, millisOf } from '../clock.js';
+import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { messageKey, threadIdSql } from '../ids.js';
 import { getAtomsByRowIds } from '../knowledge/atoms.js';
@@ -111,7 +111,7 @@ function prepare(ctx: BrainContext, input: SearchInput): PreparedSearch | Search
     until_ms: args.until === undefined ? null : millisOf(args.until),
     thread: null,
     agent: null,
-    now: isoNow(ctx.clock),
+    now_ms: ctx.clock().getTime(),
   };
   if (args.thread) {
     const thread = threadRowId(ctx, args.thread);
