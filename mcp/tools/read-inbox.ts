@@ -13,7 +13,7 @@ export function registerReadInbox(server: McpServer, ctx: ToolContext): void {
       mark_read: z.boolean().default(true).describe('false: peek without marking read'),
       limit: z.number().int().min(1).max(1000).optional().describe('At most this many (50)'),
     }),
-    output: z.object({ messages: z.array(messageRecord) }),
+    output: z.looseObject({ messages: z.array(messageRecord) }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run({ mark_read, limit }) {
       const input = { agent: ctx.agent(), limit };
