@@ -49,10 +49,14 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
   if (!parsed.success)
     throw new BrainError('INVALID_INPUT', `agent: ${parsed.error.issues[0]?.message}`);
   const log = options.log ?? silentLogger;
-  let touched = false;
+  // Registered as the session starts, so broadcasts sent meanwhile reach it; never waiting for
+  // the write lock, so a session opened while another process writes starts at once (its first
+  // write registers it then). Tools that only read never write.
+  let touched = brain.touchAgent(options.agent, { wait: false });
   const ctx: ToolContext = {
     brain,
     log,
+    caller: options.agent,
     embedder: options.embedder ?? (() => undefined),
     agent() {
       if (!touched) {

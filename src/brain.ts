@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { IndexedItem } from './context.js';
 import { guardStorage } from './db/guard.js';
+import { writeWithoutWaiting } from './db/no-wait.js';
+import { flushAccesses } from './knowledge/access-counts.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
 import {
   atomChain,
@@ -61,7 +63,11 @@ export interface Brain {
   /** Run inside each write transaction for every new message, STM entry and atom. */
   onIndexed(indexer: (item: IndexedItem) => void): void;
 
-  touchAgent(name: string): void;
+  /**
+   * Register the agent if new and mark it seen now. With `wait: false` only if the write lock is
+   * free at once (bookkeeping beside a read): false when it was not written.
+   */
+  touchAgent(name: string, options?: { wait?: boolean }): boolean;
   getAgent: (name: string) => ReturnType<typeof getAgent>;
   listAgents: () => ReturnType<typeof listAgents>;
   updateAgent: (input: UpdateAgentInput) => ReturnType<typeof updateAgent>;
@@ -101,6 +107,12 @@ export interface Brain {
   vectorSpace: () => ReturnType<typeof readSpace>;
   provenance: (input: ProvenanceInput) => ReturnType<typeof findProvenance>;
   recent: (input?: RecentInput) => ReturnType<typeof recent>;
+  /**
+   * Write the accesses of memories that searches and listings noted, without waiting for the
+   * write lock: false when another writer holds it (they stay noted). Long-running processes
+   * call it every few seconds; `close` calls it once more.
+   */
+  flushAccesses(): boolean;
 
   export: (input?: ExportInput) => ReturnType<typeof exportBrain>;
   import: (doc: unknown) => ReturnType<typeof importBrain>;
@@ -129,7 +141,11 @@ export function openBrain(options: OpenBrainOptions): Brain {
     db,
     onIndexed: (indexer) => void ctx.indexers.push(indexer),
 
-    touchAgent: (name) => touchAgent(ctx, name),
+    touchAgent: (name, options) => {
+      if (options?.wait === false) return writeWithoutWaiting(db, () => touchAgent(ctx, name));
+      touchAgent(ctx, name);
+      return true;
+    },
     getAgent: (name) => getAgent(ctx, name),
     listAgents: () => listAgents(ctx),
     updateAgent: (input) => updateAgent(ctx, input),
@@ -161,6 +177,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
     vectorSpace: () => readSpace(ctx),
     provenance: (input) => findProvenance(ctx, input),
     recent: (input) => recent(ctx, input),
+    flushAccesses: () => flushAccesses(ctx),
 
     export: (input) => exportBrain(ctx, input),
     import: (doc) => importBrain(ctx, doc),
@@ -173,7 +190,12 @@ export function openBrain(options: OpenBrainOptions): Brain {
     backup: (file) => backupDatabase(db, options.dbPath, file),
 
     close: () => {
-      if (db.open) db.close();
+      if (!db.open) return;
+      try {
+        flushAccesses(ctx); // one last attempt, never waiting: a closing read must not queue
+      } finally {
+        db.close();
+      }
     },
   };
   return guardStorage(brain, options.dbPath, wal.check);

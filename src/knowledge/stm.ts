@@ -3,8 +3,8 @@ import { isoNow, isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, newId } from '../ids.js';
-import { storageFailureCode } from '../db/storage-errors.js';
 import { ensureAgent } from '../messaging/agents.js';
+import { noteAccess } from './access-counts.js';
 import { messageRowId } from '../messaging/messages.js';
 import { insertStm } from './store.js';
 import {
@@ -122,7 +122,7 @@ const listStmInput = z.strictObject({
 });
 export type ListStmInput = z.input<typeof listStmInput>;
 
-/** Memories, most important then newest first; counts as an access of each returned entry. */
+/** Memories, most important then newest first; notes an access of each (see access-counts.ts). */
 export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[] {
   const args = parseInput(listStmInput, input);
   const rows = ctx.q
@@ -140,35 +140,11 @@ export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[
       now: ctx.clock().getTime(),
       limit: args.limit,
     });
-  recordAccess(
+  noteAccess(
     ctx,
     rows.map((r) => r.rowid),
   );
-  return rows.map((r) => ({ ...toStmRecord(r), access_count: r.access_count + 1 }));
-}
-
-/**
- * Count an access of each returned entry. A short write of its own, taken only when entries were
- * returned, so read paths that return no memories never take the write lock.
- */
-export function recordAccess(ctx: BrainContext, rowids: number[]): void {
-  if (rowids.length === 0 || ctx.db.readonly) return;
-  const now = ctx.clock().getTime();
-  const stmt = ctx.q.get(
-    `UPDATE stm SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?`,
-  );
-  try {
-    ctx.db
-      .transaction(() => {
-        for (const id of rowids) stmt.run(now, id);
-      })
-      .immediate();
-  } catch (err) {
-    // Counting is bookkeeping: on a read-only or full disk the search or list still answers,
-    // it only goes uncounted. Anything else is a real failure.
-    const code = storageFailureCode(err);
-    if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
-  }
+  return rows.map(toStmRecord);
 }
 
 export { stmId };

@@ -3,7 +3,8 @@ import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { messageKey, threadIdSql } from '../ids.js';
 import { getAtomsByRowIds } from '../knowledge/atoms.js';
-import { getStmByRowIds, recordAccess } from '../knowledge/stm.js';
+import { noteAccess } from '../knowledge/access-counts.js';
+import { getStmByRowIds } from '../knowledge/stm.js';
 import { agentRowId } from '../messaging/agents.js';
 import { threadRowId } from '../messaging/threads.js';
 import {
@@ -185,7 +186,7 @@ function finish(
   retrievers: Retriever[],
 ): SearchResult {
   const hits = hydrate(ctx, fused, match);
-  recordAccess(
+  noteAccess(
     ctx,
     fused.filter((c) => c.type === 'stm').map((c) => c.rowid),
   );
