@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   BrainError,
   agentName,
+  packageVersion,
   watchBrain,
   type Brain,
   type BrainWatcher,
@@ -26,7 +27,6 @@ import { registerSearch } from './tools/search.js';
 import { registerSendMessage } from './tools/send-message.js';
 
 export const SERVER_NAME = 'brain';
-export const SERVER_VERSION = '0.1.0';
 
 export interface CreateMcpServerOptions {
   /** Who calls: the stdio server's --agent, or the HTTP session's token agent. Never an argument. */
@@ -68,7 +68,7 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
   };
 
   const server = new McpServer(
-    { name: SERVER_NAME, title: 'brain', version: SERVER_VERSION },
+    { name: SERVER_NAME, title: 'brain', version: packageVersion() },
     { instructions: INSTRUCTIONS },
   );
   registerSendMessage(server, ctx);
