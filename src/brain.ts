@@ -50,8 +50,8 @@ import { readSpace } from './embed/store.js';
 import { search, searchHybrid, type HybridOptions, type SearchInput } from './search/search.js';
 import { exportBrain, type ExportInput } from './transfer/export.js';
 import { importBrain } from './transfer/import.js';
-import { backupDatabase, type BackupResult } from './maintenance/backup.js';
-import { runDoctor, type DoctorInput, type DoctorReport } from './maintenance/doctor.js';
+import type { BackupResult } from './maintenance/backup.js';
+import type { DoctorInput, DoctorReport } from './maintenance/doctor.js';
 import type { ThreadStatus } from './validation.js';
 
 export type { OpenBrainOptions };
@@ -186,8 +186,11 @@ export function openBrain(options: OpenBrainOptions): Brain {
 
     batch: (fn) => db.transaction(fn).immediate(),
 
-    doctor: (input) => runDoctor(db, options.dbPath, ctx.clock, input),
-    backup: (file) => backupDatabase(db, options.dbPath, file),
+    // Loaded when asked for: the one-off commands that run most never are (`brain search`, …).
+    doctor: async (input) =>
+      (await import('./maintenance/doctor.js')).runDoctor(db, options.dbPath, ctx.clock, input),
+    backup: async (file) =>
+      (await import('./maintenance/backup.js')).backupDatabase(db, options.dbPath, file),
 
     close: () => {
       if (!db.open) return;
