@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { openBrain } from '../src/index.js';
 import { reported, spawnWorker } from './workers.js';
 
@@ -60,8 +61,10 @@ export async function runCrashes(options: CrashOptions): Promise<CrashReport> {
     returned.stm.push(...reported(writer, 'stm'));
 
     const brain = openBrain({ dbPath });
+    // The library answers for messages; STM rows are checked on a connection of our own.
+    const raw = new BetterSqlite3(dbPath, { readonly: true });
     try {
-      const hasStm = brain.db.prepare(`SELECT 1 FROM stm WHERE uid = ?`).pluck();
+      const hasStm = raw.prepare(`SELECT 1 FROM stm WHERE uid = ?`).pluck();
       const lostSends = returned.sent.filter((id) => !brain.getMessage(id)).length;
       const lostStm = returned.stm.filter((id) => !hasStm.get(id)).length;
       if (lostSends) problems.push(`round ${round}: ${lostSends} returned sends are missing`);
@@ -70,6 +73,7 @@ export async function runCrashes(options: CrashOptions): Promise<CrashReport> {
       for (const c of report.checks)
         for (const p of c.problems) problems.push(`round ${round}: ${c.name}: ${p}`);
     } finally {
+      raw.close();
       brain.close();
     }
     options.onProgress?.(
