@@ -8,6 +8,11 @@ export interface CrashOptions {
   kills: number;
   /** Each writer is killed at a random moment in [0, maxDelayMs) after it started. */
   maxDelayMs?: number;
+  /**
+   * Count the delay from the writer's first returned send instead of its start, so every kill
+   * lands mid-stream however slowly processes start (a loaded machine).
+   */
+  afterFirstSend?: boolean;
   seed?: number;
   onProgress?: (line: string) => void;
 }
@@ -50,6 +55,7 @@ export async function runCrashes(options: CrashOptions): Promise<CrashReport> {
   for (let round = 0; round < options.kills; round++) {
     const writer = spawnWorker(['crash-writer', '--db', dbPath, '--name', `writer-${round % 3}`]);
     const delay = Math.floor(random() * maxDelay);
+    if (options.afterFirstSend) await writer.line('sent ');
     await new Promise((resolve) => setTimeout(resolve, delay));
     writer.child.kill('SIGKILL');
     const exit = await writer.exited;
