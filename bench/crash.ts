@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { openBrain } from '../src/index.js';
 import { reported, spawnWorker } from './workers.js';
 
@@ -7,6 +8,11 @@ export interface CrashOptions {
   kills: number;
   /** Each writer is killed at a random moment in [0, maxDelayMs) after it started. */
   maxDelayMs?: number;
+  /**
+   * Count the delay from the writer's first returned send instead of its start, so every kill
+   * lands mid-stream however slowly processes start (a loaded machine).
+   */
+  afterFirstSend?: boolean;
   seed?: number;
   onProgress?: (line: string) => void;
 }
@@ -49,6 +55,7 @@ export async function runCrashes(options: CrashOptions): Promise<CrashReport> {
   for (let round = 0; round < options.kills; round++) {
     const writer = spawnWorker(['crash-writer', '--db', dbPath, '--name', `writer-${round % 3}`]);
     const delay = Math.floor(random() * maxDelay);
+    if (options.afterFirstSend) await writer.line('sent ');
     await new Promise((resolve) => setTimeout(resolve, delay));
     writer.child.kill('SIGKILL');
     const exit = await writer.exited;
@@ -60,8 +67,10 @@ export async function runCrashes(options: CrashOptions): Promise<CrashReport> {
     returned.stm.push(...reported(writer, 'stm'));
 
     const brain = openBrain({ dbPath });
+    // The library answers for messages; STM rows are checked on a connection of our own.
+    const raw = new BetterSqlite3(dbPath, { readonly: true });
     try {
-      const hasStm = brain.db.prepare(`SELECT 1 FROM stm WHERE uid = ?`).pluck();
+      const hasStm = raw.prepare(`SELECT 1 FROM stm WHERE uid = ?`).pluck();
       const lostSends = returned.sent.filter((id) => !brain.getMessage(id)).length;
       const lostStm = returned.stm.filter((id) => !hasStm.get(id)).length;
       if (lostSends) problems.push(`round ${round}: ${lostSends} returned sends are missing`);
@@ -70,6 +79,7 @@ export async function runCrashes(options: CrashOptions): Promise<CrashReport> {
       for (const c of report.checks)
         for (const p of c.problems) problems.push(`round ${round}: ${c.name}: ${p}`);
     } finally {
+      raw.close();
       brain.close();
     }
     options.onProgress?.(

@@ -7,32 +7,35 @@
 // counts every row. Hits' scores are the fused ones (reciprocal rank), so they are not shown.
 //
 //   npm run build
-//   node dist/bench/rank-agreement.js DB [limit]
+//   node dist/bench/rank-agreement.js DB [limit] [corpus]
 //
-// The database is only read (build one with `brain bench --messages 100000 --keep --dir D`).
+// The database is only read (build one with `brain bench --messages 100000 --keep --dir D`, and
+// give the same `--corpus FILE` here when it was built from one: the queries come from its text).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_CORPUS } from '../cli/commands/bench.js';
+import BetterSqlite3 from 'better-sqlite3';
 import { buildFtsQueries, openBrain, type Brain, type SearchHit } from '../src/index.js';
+import { loadRankExtension } from '../src/db/rank-extension.js';
 import { documentFrequency, RANK_SQL, RANK_WINDOW } from '../src/search/fts.js';
-import { loadCorpus } from './latency/corpus.js';
-import { benchQueries } from './latency/queries.js';
-import { createTextGenerator } from './latency/text.js';
+import { benchText } from '../cli/bench/corpus.js';
+import { benchQueries } from '../cli/bench/queries.js';
 
-const [dbArg, limitArg] = process.argv.slice(2);
+const [dbArg, limitArg, corpusArg] = process.argv.slice(2);
 if (!dbArg || !existsSync(dbArg)) {
-  console.error('usage: node dist/bench/rank-agreement.js DB [limit]');
+  console.error('usage: node dist/bench/rank-agreement.js DB [limit] [corpus]');
   process.exit(2);
 }
 const limit = Number(limitArg ?? 10);
 
-const corpus = loadCorpus(undefined, resolve(DEFAULT_CORPUS), () => {});
-const queries = benchQueries(createTextGenerator(corpus, 1));
+const queries = benchQueries(benchText(corpusArg && resolve(corpusArg), 1));
 const compiled = openBrain({ dbPath: dbArg, rankFunction: true });
 const fts5 = openBrain({ dbPath: dbArg, rankFunction: false });
 
 const key = (h: SearchHit) => `${h.type}:${h.id}`;
-const db = compiled.db;
+// The tool's own read-only connection for the index's raw statements, with the ranking function.
+const db = new BetterSqlite3(dbArg, { readonly: true });
+if (!loadRankExtension(db))
+  throw new Error('the ranking extension is not built (npm run build:native)');
 const quote = (t: string) => `"${t.replaceAll('"', '""')}"`;
 const countAll = db.prepare(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?`).pluck();
 // As the word counter of src/search/fts.ts counts: the newest RANK_WINDOW matches and the oldest of them.
@@ -153,3 +156,4 @@ console.log(
 for (const line of lines) console.log(line);
 compiled.close();
 fts5.close();
+db.close();

@@ -1,6 +1,7 @@
 /**
  * Full-size reliability runs (the test suite runs smaller ones):
- *   npm run build && node dist/bench/reliability.js stress [--writers 4] [--readers 4] [--messages 2500] [--via library|cli]
+ *   npm run build && npm run reliability     (both below at their defaults; .ci/run runs it)
+ *   node dist/bench/reliability.js stress [--writers 4] [--readers 4] [--messages 2500] [--via library|cli|mcp]
  *   node dist/bench/reliability.js crash [--kills 20] [--seed 1]
  * Prints figures; exits 1 when a guarantee did not hold.
  */
@@ -24,11 +25,32 @@ async function main(): Promise<number> {
       keep: { type: 'boolean', default: false },
     },
   });
+  const runs = positionals.length > 0 ? positionals : ['stress', 'crash'];
+  let failed = 0;
+  for (const run of runs) {
+    const code = await runOne(run, values);
+    if (code === 2) return 2;
+    if (code !== 0) failed += 1;
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+type Values = {
+  writers: string;
+  readers: string;
+  messages: string;
+  via: string;
+  kills: string;
+  seed: string;
+  keep: boolean;
+};
+
+async function runOne(run: string, values: Values): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'brain-reliability-'));
   const progress = (line: string) => process.stderr.write(`  ${line}\n`);
   try {
     let problems: string[];
-    if (positionals[0] === 'crash') {
+    if (run === 'crash') {
       const r = await runCrashes({
         dir,
         kills: Number(values.kills),
@@ -39,7 +61,7 @@ async function main(): Promise<number> {
         `crash: ${r.kills} SIGKILLs (seed ${values.seed}), ${r.returned} returned writes checked after each, ${r.earlyKills} kills before the first send returned`,
       );
       problems = r.problems;
-    } else if (positionals[0] === 'stress') {
+    } else if (run === 'stress') {
       const via = values.via as Via;
       const r = await runStress({
         dir,
@@ -55,7 +77,7 @@ async function main(): Promise<number> {
       );
       problems = r.problems;
     } else {
-      console.error('usage: reliability.js stress|crash [options]');
+      console.error('usage: reliability.js [stress|crash …] [options]');
       return 2;
     }
     for (const p of problems) console.log(`PROBLEM ${p}`);

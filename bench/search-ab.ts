@@ -3,7 +3,7 @@
 // machine whose speed drifts (shared hosts do) slows both alike. Prints p50, p99 and the mean.
 //
 //   npm run build
-//   node dist/bench/search-ab.js DB A_DIST B_DIST [rounds] [--cold]
+//   node dist/bench/search-ab.js DB A_DIST B_DIST [rounds] [--cold] [--corpus FILE]
 //
 // A_DIST and B_DIST are `dist` folders of two checkouts (each a full checkout, so each finds its
 // own migrations and ranking extension). The database is opened read-write by both and only
@@ -12,14 +12,16 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_CORPUS } from '../cli/commands/bench.js';
+import { benchText } from '../cli/bench/corpus.js';
+import { benchQueries } from '../cli/bench/queries.js';
 import type { Brain } from '../src/index.js';
-import { loadCorpus } from './latency/corpus.js';
-import { benchQueries } from './latency/queries.js';
-import { createTextGenerator } from './latency/text.js';
 
-const args = process.argv.slice(2).filter((a) => a !== '--cold');
-const cold = process.argv.includes('--cold');
+const argv = process.argv.slice(2);
+const cold = argv.includes('--cold');
+// --corpus FILE: the LoCoMo file the database was built from (default: the generated chat).
+const corpusAt = argv.indexOf('--corpus');
+const corpusFile = corpusAt >= 0 ? argv[corpusAt + 1] : undefined;
+const args = argv.filter((a, i) => a !== '--cold' && i !== corpusAt && i !== corpusAt + 1);
 const [dbArg, distA, distB, roundsArg] = args;
 if (!dbArg || !distA || !distB || !existsSync(dbArg)) {
   console.error('usage: node dist/bench/search-ab.js DB A_DIST B_DIST [rounds] [--cold]');
@@ -36,8 +38,7 @@ async function opener(dist: string): Promise<Open> {
   return (path) => lib.openBrain({ dbPath: path });
 }
 
-const corpus = loadCorpus(undefined, resolve(DEFAULT_CORPUS), () => {});
-const queries = benchQueries(createTextGenerator(corpus, 1));
+const queries = benchQueries(benchText(corpusFile, 1));
 const sides = [
   { name: 'A', open: await opener(distA), samples: [] as number[] },
   { name: 'B', open: await opener(distB), samples: [] as number[] },

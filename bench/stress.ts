@@ -1,5 +1,6 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { openBrain, type DoctorReport } from '../src/index.js';
 import { reported, spawnWorker, type Worker } from './workers.js';
 
@@ -117,10 +118,12 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
     problems.push(`${sent.length} sends returned, expected ${options.writers * options.perWriter}`);
 
   const brain = openBrain({ dbPath });
+  // What the rows say, read on a connection of our own (the library has no such queries).
+  const raw = new BetterSqlite3(dbPath, { readonly: true });
   try {
     const missing = sent.filter((id) => !brain.getMessage(id));
     if (missing.length) problems.push(`${missing.length} sent messages are missing`);
-    const stored = brain.db
+    const stored = raw
       .prepare(
         `SELECT count(*) FROM messages m JOIN agents a ON a.id = m.from_agent WHERE a.name LIKE 'writer-%'`,
       )
@@ -128,7 +131,7 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
       .get() as number;
     if (stored !== sent.length) problems.push(`${stored} messages stored, ${sent.length} sent`);
 
-    const deliveredTo = brain.db.prepare(
+    const deliveredTo = raw.prepare(
       `SELECT printf('syn_%012x', m.uid) AS uid, d.read_at FROM deliveries d JOIN messages m ON m.id = d.message_id
        JOIN agents a ON a.id = d.agent_id WHERE a.name = ?`,
     );
@@ -159,6 +162,7 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
       doctor,
     };
   } finally {
+    raw.close();
     brain.close();
   }
 }

@@ -58,7 +58,7 @@ try {
   let t0 = performance.now();
   let thread: string | undefined;
   // A kept database that is already built is reused as it is.
-  const have = (brain.db.prepare(`SELECT count(*) AS n FROM messages`).get() as { n: number }).n;
+  const have = brain.recent({ limit: 1 }).length;
   for (let i = have > 0 ? MESSAGES : 0; i < MESSAGES; i++) {
     if (i % 50 === 0) thread = undefined;
     const sent = brain.send({

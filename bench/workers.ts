@@ -12,12 +12,15 @@ export interface Worker {
   stderr(): string;
   /** Resolves with the exit code, or the signal's name when killed. */
   exited: Promise<number | string>;
+  /** Resolves at the first stdout line (so far or to come) that starts with `prefix`. */
+  line(prefix: string): Promise<string>;
 }
 
 /** Start one worker process: `node dist/bench/stress-worker.js ROLE ARGS…`. */
 export function spawnWorker(args: string[]): Worker {
   const child = spawn(process.execPath, [WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
+  const waiting = new Set<() => void>();
   let partial = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8');
@@ -25,6 +28,7 @@ export function spawnWorker(args: string[]): Worker {
     const parts = (partial + chunk).split('\n');
     partial = parts.pop()!;
     lines.push(...parts);
+    for (const check of waiting) check();
   });
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => (stderr += chunk));
@@ -32,7 +36,23 @@ export function spawnWorker(args: string[]): Worker {
     child.on('error', reject);
     child.on('close', (code, signal) => resolve(signal ?? code ?? -1));
   });
-  return { child, lines, stderr: () => stderr, exited };
+  const line = (prefix: string) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const found = lines.find((l) => l.startsWith(prefix));
+        if (found === undefined) return;
+        waiting.delete(check);
+        resolve(found);
+      };
+      waiting.add(check);
+      check();
+      void exited.then((code) => {
+        if (!waiting.has(check)) return;
+        waiting.delete(check);
+        reject(new Error(`the worker ended (${code}) before a line "${prefix}…": ${stderr}`));
+      }, reject);
+    });
+  return { child, lines, stderr: () => stderr, exited, line };
 }
 
 /** The ids a worker reported with the given tag (`sent`, `read`, `stm`). */

@@ -59,7 +59,6 @@ export type { OpenBrainOptions };
 /** The brain: one SQLite file that is both the conversation and the memory of a group of agents. */
 export interface Brain {
   readonly path: string;
-  readonly db: Database;
   /** Run inside each write transaction for every new message, STM entry and atom. */
   onIndexed(indexer: (item: IndexedItem) => void): void;
 
@@ -133,12 +132,24 @@ export interface Brain {
   close(): void;
 }
 
+/** Each open brain's connection, kept off the Brain object: users get the library, not raw SQL. */
+const connections = new WeakMap<Brain, Database>();
+
+/**
+ * The SQLite connection behind a brain opened by `openBrain`. For the library's own modules
+ * (the watcher, the embedding worker) and its tests; not exported from the package.
+ */
+export function connectionOf(brain: Brain): Database {
+  const db = connections.get(brain);
+  if (!db) throw new Error('connectionOf: not a brain returned by openBrain');
+  return db;
+}
+
 export function openBrain(options: OpenBrainOptions): Brain {
   const { ctx, wal } = openContext(options);
   const db = ctx.db;
   const brain: Brain = {
     path: options.dbPath,
-    db,
     onIndexed: (indexer) => void ctx.indexers.push(indexer),
 
     touchAgent: (name, options) => {
@@ -201,5 +212,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
       }
     },
   };
-  return guardStorage(brain, options.dbPath, wal.check);
+  const guarded = guardStorage(brain, options.dbPath, wal.check);
+  connections.set(guarded, db);
+  return guarded;
 }

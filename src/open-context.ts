@@ -16,6 +16,8 @@ export interface OpenBrainOptions {
   walLimitBytes?: number;
   /** Rank with the compiled function when built (default true); false ranks with FTS5's bm25(). */
   rankFunction?: boolean;
+  /** Page cache of this connection in MiB (SQLite's default is 2): larger for bulk loads. */
+  cacheMiB?: number;
 }
 
 /**
@@ -28,6 +30,8 @@ export function openContext(options: OpenBrainOptions): { ctx: BrainContext; wal
     durability: options.durability,
     rankFunction: options.rankFunction,
   });
+  if (options.cacheMiB !== undefined)
+    db.pragma(`cache_size = -${Math.max(1, Math.floor(options.cacheMiB * 1024))}`);
   const wal = createWalKeeper(db, options.dbPath, options.walLimitBytes);
   const ctx: BrainContext = {
     db,

@@ -1,30 +1,17 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { BrainError } from '../../src/errors.js';
-import type { Workspace } from '../../bench/latency/run.js';
+import type { Workspace } from '../bench/run.js';
 import { note, printJson, println } from '../output.js';
 import type { GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
 
-/** The corpus looked for when --corpus is not given, relative to the working directory. */
-export const DEFAULT_CORPUS = '../shared/eval/locomo-dev.json';
-
-/** The benchmark's modules load tinybench, a development dependency: only when asked for. */
+/** The benchmark's modules, loaded only when it runs. */
 async function loadBench() {
-  try {
-    const [run, report] = await Promise.all([
-      import('../../bench/latency/run.js'),
-      import('../../bench/latency/report.js'),
-    ]);
-    return { ...run, ...report };
-  } catch (err) {
-    throw new BrainError(
-      'NOT_FOUND',
-      `brain bench needs the development dependencies (tinybench): run npm install in the brain repository (${(err as Error).message})`,
-      { cause: err },
-    );
-  }
+  const [run, report] = await Promise.all([
+    import('../bench/run.js'),
+    import('../bench/report.js'),
+  ]);
+  return { ...run, ...report };
 }
 
 export function registerBench(program: Command, globals: Globals): void {
@@ -34,10 +21,13 @@ export function registerBench(program: Command, globals: Globals): void {
     .option('--messages <n>', 'messages to build (default 100,000)')
     .option('--dir <path>', 'build in this folder (default: a temporary one)')
     .option('--keep', 'keep the built database and JSON file afterwards')
-    .option('--corpus <file>', `LoCoMo file to derive the text from (default ${DEFAULT_CORPUS})`)
+    .option(
+      '--corpus <file>',
+      'a LoCoMo file to derive the text from (default: generated chat, no file needed)',
+    )
     .option('--vectors', 'also give every item a vector and measure vector and hybrid search')
     .option('--time <ms>', 'time budget per operation in ms (default 2000)')
-    .option('--runs <n>', 'runs of `brain poll` as a process (default 20)')
+    .option('--runs <n>', 'runs of each command as a process (poll, search, …; default 20)')
     .action(async (opts: Record<string, unknown>) => {
       const { parseBenchOptions } = await import('./bench-options.js');
       const options = parseBenchOptions(opts);
@@ -60,7 +50,6 @@ export function registerBench(program: Command, globals: Globals): void {
           {
             messages: options.messages,
             corpus: options.corpus,
-            defaultCorpus: resolve(DEFAULT_CORPUS),
             vectors: options.vectors,
             timeMs: options.time,
             runs: options.runs,

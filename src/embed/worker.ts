@@ -1,4 +1,4 @@
-import type { Brain } from '../brain.js';
+import { connectionOf, type Brain } from '../brain.js';
 import type { Embedder } from './embedder.js';
 
 export interface EmbeddingWorkerOptions {
@@ -39,14 +39,15 @@ export function startEmbeddingWorker(
     options.onError?.(message);
   };
 
+  const db = connectionOf(brain);
   const done = (async () => {
-    while (!signal.aborted && brain.db.open) {
+    while (!signal.aborted && db.open) {
       try {
         const result = await brain.embedQueued(embedder, { signal });
         if (result.errors.length > 0) for (const e of result.errors) report(e);
         else if (result.embedded > 0) lastError = undefined;
       } catch (err) {
-        if (!brain.db.open || signal.aborted) break;
+        if (!db.open || signal.aborted) break;
         report(`embedding worker: ${(err as Error).message}`);
       }
       await pause(interval, signal);

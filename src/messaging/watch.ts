@@ -1,4 +1,5 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+import { connectionOf, type Brain } from '../brain.js';
 import { messageIdSql, threadIdSql } from '../ids.js';
 
 /** A message that arrived since the watcher last looked, with the agents it was delivered to. */
@@ -41,8 +42,8 @@ const BATCH = 500;
  * connection's own writes); only when one moved does it query messages past the last rowid seen.
  * Read-only, and it polls only while there are listeners.
  */
-export function watchBrain(brain: { db: Database }, options: WatchOptions = {}): BrainWatcher {
-  const db = brain.db;
+export function watchBrain(brain: Brain, options: WatchOptions = {}): BrainWatcher {
+  const db = connectionOf(brain);
   const intervalMs = options.intervalMs ?? 50;
   const timers: WatchTimers = options.timers ?? {
     setInterval: (fn, ms) => setInterval(fn, ms),

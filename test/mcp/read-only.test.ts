@@ -1,3 +1,4 @@
+import { connectionOf } from '../../src/brain.js';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -71,17 +72,17 @@ describe('readOnlyHint', () => {
     const c = await connectInMemory(t.brain, { agent: 'nova' });
     try {
       for (const tool of await tools(c)) {
-        const before = fingerprint(t.brain.db);
+        const before = fingerprint(connectionOf(t.brain));
         const result = await callRaw(c.client, tool.name, callOf(tool.name));
         expect(result.isError, `${tool.name}: ${textOf(result)}`).toBeFalsy();
-        const changed = fingerprint(t.brain.db) !== before;
+        const changed = fingerprint(connectionOf(t.brain)) !== before;
         expect(changed, `${tool.name} wrote: ${changed}`).toBe(!tool.annotations!.readOnlyHint);
       }
-      const before = fingerprint(t.brain.db);
+      const before = fingerprint(connectionOf(t.brain));
       await c.client.readResource({ uri: 'brain://inbox/nova' });
       await c.client.listResources();
       await c.client.getPrompt({ name: 'catch_up' });
-      expect(fingerprint(t.brain.db)).toBe(before);
+      expect(fingerprint(connectionOf(t.brain))).toBe(before);
     } finally {
       await c.close();
     }

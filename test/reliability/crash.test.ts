@@ -8,12 +8,19 @@ beforeEach(() => ({ dir, cleanup } = tempDir('brain-crash-')));
 afterEach(() => cleanup());
 
 describe('a writer killed with SIGKILL', () => {
-  it('20 times at random moments: every write that returned survives, every check passes', async () => {
-    const report = await runCrashes({ dir, kills: 20, seed: 20260101, maxDelayMs: 500 });
+  // Five kills here; `npm run reliability` runs twenty.
+  it('5 times at random moments: every write that returned survives, every check passes', async () => {
+    const report = await runCrashes({
+      dir,
+      kills: 5,
+      seed: 20260101,
+      maxDelayMs: 300,
+      afterFirstSend: true,
+    });
     expect(report.problems).toEqual([]);
-    expect(report.kills).toBe(20);
-    // Most kills land mid-stream, after writes returned (the rest land while it starts).
-    expect(report.returned).toBeGreaterThan(200);
-    expect(report.earlyKills).toBeLessThan(20);
+    expect(report.kills).toBe(5);
+    // Every kill lands mid-stream, after writes returned.
+    expect(report.earlyKills).toBe(0);
+    expect(report.returned).toBeGreaterThanOrEqual(5);
   }, 60_000);
 });

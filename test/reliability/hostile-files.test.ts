@@ -1,3 +1,4 @@
+import { connectionOf } from '../../src/brain.js';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +71,7 @@ describe('hostile files for import and migrate', () => {
         expectation.accept(c.run(t.brain, dir), t.brain);
         return;
       }
-      const before = fingerprint(t.brain.db);
+      const before = fingerprint(connectionOf(t.brain));
       let caught: unknown;
       try {
         c.run(t.brain, dir);
@@ -81,7 +82,7 @@ describe('hostile files for import and migrate', () => {
       expect((caught as BrainError).code).toBe(expectation.reject);
       expect((caught as BrainError).message).toMatch(expectation.message);
       expect((caught as BrainError).message.length).toBeLessThan(600);
-      expect(fingerprint(t.brain.db)).toBe(before);
+      expect(fingerprint(connectionOf(t.brain))).toBe(before);
     });
   });
 });

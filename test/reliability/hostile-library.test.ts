@@ -1,3 +1,4 @@
+import { connectionOf } from '../../src/brain.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrainError } from '../../src/index.js';
 import { fingerprint } from './fingerprint.js';
@@ -28,7 +29,7 @@ describe('hostile input to the library', () => {
         expectation.accept(result, t.brain, seed);
         return;
       }
-      const before = fingerprint(t.brain.db);
+      const before = fingerprint(connectionOf(t.brain));
       let caught: unknown;
       try {
         c.run(t.brain, seed);
@@ -42,7 +43,7 @@ describe('hostile input to the library', () => {
       );
       // Clear means short and about the input, not a dump of it.
       expect(err.message.length).toBeLessThan(600);
-      expect(fingerprint(t.brain.db)).toBe(before);
+      expect(fingerprint(connectionOf(t.brain))).toBe(before);
     });
   }
 });

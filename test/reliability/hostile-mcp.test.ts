@@ -1,3 +1,4 @@
+import { connectionOf } from '../../src/brain.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprint } from './fingerprint.js';
@@ -179,7 +180,7 @@ describe('hostile input over MCP', () => {
   describe('refused tool calls: isError naming the field, nothing changed', () => {
     for (const c of REFUSED) {
       it(c.name, async () => {
-        const before = fingerprint(t.brain.db);
+        const before = fingerprint(connectionOf(t.brain));
         const result = (await mcp.client.callTool({
           name: c.tool,
           arguments: c.args(),
@@ -187,7 +188,7 @@ describe('hostile input over MCP', () => {
         expect(result.isError).toBe(true);
         expect(textOf(result)).toMatch(c.error);
         expect(textOf(result).length).toBeLessThan(600);
-        expect(fingerprint(t.brain.db)).toBe(before);
+        expect(fingerprint(connectionOf(t.brain))).toBe(before);
       });
     }
   });

@@ -21,15 +21,7 @@ async function writeUnderSteadyPollers(walLimit: number, count = 400): Promise<n
   const db = join(dir, 'brain.db');
   openBrain({ dbPath: db }).close();
   pollers = [0, 1, 2, 3].map((i) => spawnWorker(['poller', '--db', db, '--name', `poller-${i}`]));
-  await Promise.all(
-    pollers.map(
-      (p) =>
-        new Promise<void>((resolve) => {
-          const wait = () => (p.lines.includes('ready') ? resolve() : setTimeout(wait, 10));
-          wait();
-        }),
-    ),
-  );
+  await Promise.all(pollers.map((p) => p.line('ready')));
   let max = 0;
   const sampler = setInterval(() => {
     max = Math.max(max, statSync(`${db}-wal`, { throwIfNoEntry: false })?.size ?? 0);

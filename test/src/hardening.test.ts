@@ -1,3 +1,4 @@
+import { connectionOf } from '../../src/brain.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,12 +62,12 @@ describe('the body limit holds on every way in', () => {
     other.brain.send({ from: 'ada', to: 'bob', body: 'é'.repeat(501) }); // 1002 bytes
     const doc = other.brain.export();
     other.cleanup();
-    const before = fingerprint(t.brain.db);
+    const before = fingerprint(connectionOf(t.brain));
     const err = failure(() => t.brain.import(doc));
     expect(err.message).toBe(
       'import: messages.1.body: is 1002 bytes; the limit is 1000 (BRAIN_MAX_BODY_BYTES)',
     );
-    expect(fingerprint(t.brain.db)).toBe(before);
+    expect(fingerprint(connectionOf(t.brain))).toBe(before);
   });
 
   it('a SYNAPSE message over the limit is skipped with the reason', () => {

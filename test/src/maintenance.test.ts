@@ -1,3 +1,4 @@
+import { connectionOf } from '../../src/brain.js';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -37,11 +38,14 @@ afterEach(() => t.cleanup());
 const problemsOf = (r: DoctorReport, name: string) =>
   r.checks.find((c) => c.name === name)!.problems;
 const messageRow = (id: string) =>
-  t.brain.db.prepare(`SELECT id FROM messages WHERE uid = ?`).pluck().get(messageKey(id)) as number;
+  connectionOf(t.brain)
+    .prepare(`SELECT id FROM messages WHERE uid = ?`)
+    .pluck()
+    .get(messageKey(id)) as number;
 
 describe('brain doctor', () => {
   it('passes every check on a healthy brain and changes nothing while checking', async () => {
-    const before = fingerprint(t.brain.db);
+    const before = fingerprint(connectionOf(t.brain));
     const report = await t.brain.doctor();
     expect(report.ok).toBe(true);
     expect(report.checks.map((c) => c.name)).toEqual([
@@ -53,7 +57,7 @@ describe('brain doctor', () => {
       'ranking',
     ]);
     expect(report.backup).toBeNull();
-    expect(fingerprint(t.brain.db)).toBe(before);
+    expect(fingerprint(connectionOf(t.brain))).toBe(before);
   });
 
   for (const [table, base, columns] of [
@@ -62,11 +66,11 @@ describe('brain doctor', () => {
     ['atoms_fts', 'atoms', ['subject', 'action', 'outcome', 'consequences']],
   ] as const) {
     it(`finds ${table} out of step with its rows and rebuilds it after a backup`, async () => {
-      const row = t.brain.db
+      const row = connectionOf(t.brain)
         .prepare(`SELECT id, ${columns.join(', ')} FROM ${base} LIMIT 1`)
         .get() as Record<string, unknown>;
       const marks = columns.map(() => '?').join(', ');
-      t.brain.db
+      connectionOf(t.brain)
         .prepare(
           `INSERT INTO ${table}(${table}, rowid, ${columns.join(', ')}) VALUES ('delete', ?, ${marks})`,
         )
@@ -91,7 +95,7 @@ describe('brain doctor', () => {
   }
 
   it('finds and recounts thread counters that disagree with their messages', async () => {
-    t.brain.db
+    connectionOf(t.brain)
       .prepare(`UPDATE threads SET message_count = 7, last_message_at = ?`)
       .run(Date.parse('2000-01-01T00:00:00.000Z'));
     const found = await t.brain.doctor();
@@ -104,7 +108,7 @@ describe('brain doctor', () => {
     expect(thread.message_count).toBe(2);
     expect(thread.last_message_at).toBe('2026-01-01T00:00:00.000Z');
 
-    t.brain.db
+    connectionOf(t.brain)
       .prepare(`UPDATE threads SET last_message_at = ?`)
       .run(Date.parse('2000-01-01T00:00:00.000Z'));
     expect(problemsOf(await t.brain.doctor(), 'thread_counters')).toEqual([
@@ -115,7 +119,7 @@ describe('brain doctor', () => {
   });
 
   it('finds deliveries that break the rules; repairs what it can and leaves the rest to a person', async () => {
-    const db = t.brain.db;
+    const db = connectionOf(t.brain);
     const direct = messageRow(ids.direct);
     const broadcast = messageRow(ids.broadcast);
     const agent = (name: string) =>
@@ -196,16 +200,20 @@ describe('brain doctor', () => {
 
   it('keeps the message index in step when a message row is updated or deleted in SQL', async () => {
     const direct = messageRow(ids.direct);
-    t.brain.db.prepare(`UPDATE messages SET body = 'quetzal feathers' WHERE id = ?`).run(direct);
-    const found = t.brain.db
+    connectionOf(t.brain)
+      .prepare(`UPDATE messages SET body = 'quetzal feathers' WHERE id = ?`)
+      .run(direct);
+    const found = connectionOf(t.brain)
       .prepare(`SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'quetzal'`)
       .pluck()
       .all();
     expect(found).toEqual([direct]);
-    t.brain.db.pragma('foreign_keys = OFF'); // acks and knowledge point at it; only the index matters here
-    t.brain.db.prepare(`DELETE FROM messages WHERE id = ?`).run(direct);
+    connectionOf(t.brain).pragma('foreign_keys = OFF'); // acks and knowledge point at it; only the index matters here
+    connectionOf(t.brain).prepare(`DELETE FROM messages WHERE id = ?`).run(direct);
     expect(
-      t.brain.db.prepare(`SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'quetzal'`).all(),
+      connectionOf(t.brain)
+        .prepare(`SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'quetzal'`)
+        .all(),
     ).toEqual([]);
     expect(problemsOf(await t.brain.doctor(), 'fts')).toEqual([]);
   });
@@ -223,7 +231,7 @@ describe('brain doctor', () => {
 
     it('find an item neither embedded nor queued, and queue it', async () => {
       // As if a drainer had claimed the atom (cursor past it) and its queue row were lost.
-      t.brain.db
+      connectionOf(t.brain)
         .prepare(
           `UPDATE embed_cursor SET last_id = (SELECT max(id) FROM atoms) WHERE item_type = 'atom'`,
         )
@@ -242,7 +250,7 @@ describe('brain doctor', () => {
 
     it('find vectors missing from the index, of another model, or without an index row; drop and queue them again', async () => {
       await t.brain.embedQueued(embedder());
-      const db = t.brain.db;
+      const db = connectionOf(t.brain);
       const [a, b, c] = db
         .prepare(`SELECT id FROM embeddings ORDER BY id`)
         .pluck()
@@ -272,7 +280,7 @@ describe('brain doctor', () => {
   });
 
   it('reports a check that cannot run instead of failing', async () => {
-    const report = await runDoctor(t.brain.db, t.path, fixedClock(), {}, [
+    const report = await runDoctor(connectionOf(t.brain), t.path, fixedClock(), {}, [
       {
         name: 'broken',
         description: 'always throws',
@@ -299,7 +307,8 @@ describe('brain backup', () => {
     const writers = [0, 1].map((i) =>
       spawnWorker(['writer', '--db', t.path, '--name', `w${i}`, '--count', '400', '--to', 'nova']),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The copy starts once both writers have sent (no fixed wait: they start at their own pace).
+    await Promise.all(writers.map((w) => w.line('sent ')));
     const before = t.brain.poll('nova').unread;
     const file = join(t.dir, 'copy.db');
     const result = await t.brain.backup(file);

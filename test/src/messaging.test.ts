@@ -1,3 +1,4 @@
+import { connectionOf } from '../../src/brain.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PAGE_SQL } from '../../src/messaging/threads.js';
 import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
@@ -129,7 +130,7 @@ describe('inbox', () => {
   });
 
   it('poll reads only the partial index of unread deliveries (it covers the count)', () => {
-    const plan = t.brain.db
+    const plan = connectionOf(t.brain)
       .prepare(
         `EXPLAIN QUERY PLAN SELECT count(*) AS n FROM deliveries
          WHERE agent_id = (SELECT id FROM agents WHERE name = ?) AND read_at IS NULL`,
@@ -141,7 +142,9 @@ describe('inbox', () => {
   });
 
   it('a page of a thread is chosen in its index alone, so OFFSET skips index entries only', () => {
-    const plan = t.brain.db.prepare(`EXPLAIN QUERY PLAN ${PAGE_SQL}`).all(1, 50, 100) as Array<{
+    const plan = connectionOf(t.brain)
+      .prepare(`EXPLAIN QUERY PLAN ${PAGE_SQL}`)
+      .all(1, 50, 100) as Array<{
       detail: string;
     }>;
     const steps = plan.map((p) => p.detail).join('\n');

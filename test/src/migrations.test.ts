@@ -1,3 +1,4 @@
+import { connectionOf } from '../../src/brain.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -100,11 +101,15 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     });
     expect(brain.getMessage('syn_0123456789ab')).toMatchObject({ to: null, reply_to: null });
     // Stored as numbers: the id's 48 bits and milliseconds; a thread id as its UUID's 16 bytes.
-    expect(brain.db.prepare(`SELECT uid, created_at FROM messages WHERE id = 4`).get()).toEqual({
+    expect(
+      connectionOf(brain).prepare(`SELECT uid, created_at FROM messages WHERE id = 4`).get(),
+    ).toEqual({
       uid: 0xa1b2c3d4e5f6,
       created_at: Date.parse('2023-05-08T23:59:59.999Z'),
     });
-    expect(brain.db.prepare(`SELECT hex(uid) AS uid FROM threads WHERE id = 2`).get()).toEqual({
+    expect(
+      connectionOf(brain).prepare(`SELECT hex(uid) AS uid FROM threads WHERE id = 2`).get(),
+    ).toEqual({
       uid: '00000000000040008000000000000002',
     });
     expect(brain.getThread(OTHER_THREAD)).toMatchObject({
@@ -143,15 +148,17 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     old.close();
 
     brain = openBrain({ dbPath: path });
-    expect(searchView(brain.db)).toEqual(before);
+    expect(searchView(connectionOf(brain))).toEqual(before);
     expect(before).toContainEqual(
       expect.objectContaining({ id: 4, date: '8 May 2023', sender: 'nova to helios' }),
     );
     expect(() =>
-      brain!.db.exec(`INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)`),
+      connectionOf(brain!).exec(
+        `INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)`,
+      ),
     ).not.toThrow();
-    expect(brain.db.pragma('foreign_key_check')).toEqual([]);
-    expect(brain.db.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+    expect(connectionOf(brain).pragma('foreign_key_check')).toEqual([]);
+    expect(connectionOf(brain).pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
 
     // Words and dates in words still find messages; deleting through the triggers stays consistent.
     expect(brain.search({ query: 'quetzal feathers' }).hits[0]).toMatchObject({
@@ -162,10 +169,16 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     expect(brain.search({ query: '9 May 2023', types: ['message'] }).hits[0]?.id).toBe(
       'syn_00000000beef',
     );
-    brain.db.prepare(`UPDATE messages SET body = 'glaze the cups first' WHERE id = 3`).run();
-    brain.db.exec(`DELETE FROM deliveries WHERE message_id = 5; DELETE FROM messages WHERE id = 5`);
+    connectionOf(brain)
+      .prepare(`UPDATE messages SET body = 'glaze the cups first' WHERE id = 3`)
+      .run();
+    connectionOf(brain).exec(
+      `DELETE FROM deliveries WHERE message_id = 5; DELETE FROM messages WHERE id = 5`,
+    );
     expect(() =>
-      brain!.db.exec(`INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)`),
+      connectionOf(brain!).exec(
+        `INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)`,
+      ),
     ).not.toThrow();
     expect(brain.search({ query: 'cups' }).hits[0]?.id).toBe('syn_0123456789ab');
     expect(brain.search({ query: 'bowls' }).hits).toEqual([]);
@@ -251,7 +264,7 @@ describe("migration 0008: threads' times as integers", () => {
     old.close();
     brain = openBrain({ dbPath: path });
     expect(
-      brain.db
+      connectionOf(brain)
         .prepare(
           `SELECT id, created_at, last_message_at, typeof(created_at) AS t FROM threads ORDER BY id`,
         )

@@ -1,3 +1,4 @@
+import { connectionOf } from '../../src/brain.js';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -26,11 +27,13 @@ afterEach(() => t.cleanup());
 describe('a full disk', () => {
   // SQLite's max_page_count caps the file exactly as a full disk does (both are SQLITE_FULL).
   const fill = (brain: Brain) =>
-    brain.db.pragma(`max_page_count = ${brain.db.pragma('page_count', { simple: true })}`);
+    connectionOf(brain).pragma(
+      `max_page_count = ${connectionOf(brain).pragma('page_count', { simple: true })}`,
+    );
 
   it('fails a send with a clear STORAGE_FAILED and changes nothing', () => {
     fill(t.brain);
-    const before = fingerprint(t.brain.db);
+    const before = fingerprint(connectionOf(t.brain));
     const err = failure(() =>
       t.brain.send({ from: 'helios', to: 'nova', body: 'x'.repeat(200_000) }),
     );
@@ -39,7 +42,7 @@ describe('a full disk', () => {
       /brain\.db: the disk is full .*\(SQLITE_FULL\); nothing was changed$/,
     );
     expect(err.message).not.toContain('xxxx');
-    expect(fingerprint(t.brain.db)).toBe(before);
+    expect(fingerprint(connectionOf(t.brain))).toBe(before);
     expect(t.brain.poll('nova').unread).toBe(1);
   });
 
@@ -51,15 +54,15 @@ describe('a full disk', () => {
     other.cleanup();
 
     fill(t.brain);
-    const before = fingerprint(t.brain.db);
+    const before = fingerprint(connectionOf(t.brain));
     for (const write of [
       () => t.brain.remember({ agent: 'nova', content: big.repeat(10) }),
       () => t.brain.createAtom({ agent: 'nova', subject: big, action: big, outcome: big }),
       () => t.brain.import(doc),
     ])
       expect(failure(write).message).toMatch(/SQLITE_FULL/);
-    expect(fingerprint(t.brain.db)).toBe(before);
-    t.brain.db.pragma('max_page_count = 1073741823');
+    expect(fingerprint(connectionOf(t.brain))).toBe(before);
+    connectionOf(t.brain).pragma('max_page_count = 1073741823');
     expect(t.brain.import(doc).imported.messages).toBe(1);
   });
 });
@@ -69,7 +72,7 @@ describe('a read-only database', () => {
     const ro = t.reopen({ readonly: true });
     expect(ro.poll('nova').unread).toBe(1);
     expect(ro.search({ query: 'first' }).hits).toHaveLength(1);
-    const before = fingerprint(ro.db);
+    const before = fingerprint(connectionOf(ro));
     for (const write of [
       () => ro.send({ from: 'helios', to: 'nova', body: 'second' }),
       () => ro.read({ agent: 'nova' }),
@@ -81,7 +84,7 @@ describe('a read-only database', () => {
         /the database is read-only.*\(SQLITE_READONLY\); nothing was changed/,
       );
     }
-    expect(fingerprint(ro.db)).toBe(before);
+    expect(fingerprint(connectionOf(ro))).toBe(before);
   });
 });
 
@@ -90,8 +93,8 @@ describe('a read-only disk under a writable connection', () => {
   it('still answers searches and lists that count memory accesses; writes are refused', () => {
     const source = t.brain.getMessage(t.brain.peek({ agent: 'nova' })[0]!.id)!;
     t.brain.remember({ agent: 'nova', content: 'the first lesson', source_message_id: source.id });
-    t.brain.db.pragma('query_only = 1');
-    const before = fingerprint(t.brain.db);
+    connectionOf(t.brain).pragma('query_only = 1');
+    const before = fingerprint(connectionOf(t.brain));
     expect(
       t.brain
         .search({ query: 'first' })
@@ -101,7 +104,7 @@ describe('a read-only disk under a writable connection', () => {
     expect(t.brain.listStm()).toHaveLength(1);
     expect(t.brain.poll('nova').unread).toBe(1);
     expect(failure(() => t.brain.read({ agent: 'nova' })).message).toMatch(/SQLITE_READONLY/);
-    expect(fingerprint(t.brain.db)).toBe(before);
+    expect(fingerprint(connectionOf(t.brain))).toBe(before);
   });
 });
 
@@ -147,10 +150,10 @@ describe('opening', () => {
       /BRAIN_DURABILITY: must be one of normal, full/,
     );
     const full = openBrain({ dbPath: join(dir, 'f.db'), durability: 'full' });
-    expect(full.db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(connectionOf(full).pragma('synchronous', { simple: true })).toBe(2);
     full.close();
     const normal = openBrain({ dbPath: join(dir, 'n.db') });
-    expect(normal.db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(connectionOf(normal).pragma('synchronous', { simple: true })).toBe(1);
     normal.close();
   });
 

@@ -1,3 +1,4 @@
+import { connectionOf } from '../../src/brain.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { watchBrain, type ArrivedMessage, type WatchTimers } from '../../src/index.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
@@ -106,7 +107,7 @@ describe('watchBrain', () => {
       seen.push(...b.map((m) => m.id)),
     );
     const other = t.reopen();
-    const ids = other.db
+    const ids = connectionOf(other)
       .transaction(() =>
         Array.from(
           { length: 1203 },

@@ -1,7 +1,8 @@
+import { connectionOf } from '../../../src/brain.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APPLICATION_ID, openBrain, startEmbeddingWorker } from '../../../src/index.js';
 import { wordEmbedder } from '../../embedders.js';
 import { ROOT, fixedClock, tempBrain, tempDir, type TempBrain } from '../../helpers.js';
@@ -10,7 +11,7 @@ let t: TempBrain | undefined;
 afterEach(() => t?.cleanup());
 
 function queueRows(brain: TempBrain['brain']) {
-  return brain.db
+  return connectionOf(brain)
     .prepare(`SELECT item_type, item_id, attempts FROM embed_queue ORDER BY id`)
     .all() as Array<{ item_type: string; item_id: number; attempts: number }>;
 }
@@ -63,7 +64,7 @@ describe('the embedding queue', () => {
     expect(t.brain.embedStatus()).toMatchObject({ pending: 0, embedded: 4 });
 
     // A change to an embedded item puts it back on the queue (trigger of migration 0004).
-    t.brain.db.prepare(`UPDATE messages SET body = 'gate changed' WHERE id = 2`).run();
+    connectionOf(t.brain).prepare(`UPDATE messages SET body = 'gate changed' WHERE id = 2`).run();
     expect(queueRows(t.brain)).toEqual([{ item_type: 'message', item_id: 2, attempts: 0 }]);
     const again = await t.brain.embedQueued(first);
     expect(again.embedded).toBe(1);
@@ -84,7 +85,7 @@ describe('the embedding queue', () => {
     expect(e.calls.map((c) => c.length)).toEqual([2, 2, 1]);
     expect(progress).toEqual([2, 4, 5]);
     expect(queueRows(t.brain)).toEqual([]);
-    const rows = t.brain.db
+    const rows = connectionOf(t.brain)
       .prepare(
         `SELECT item_type, model, dimension, length(content_hash) AS h, length(vector) AS bytes FROM embeddings`,
       )
@@ -97,7 +98,7 @@ describe('the embedding queue', () => {
       h: 32,
       bytes: 12,
     });
-    const indexed = t.brain.db.prepare(`SELECT count(*) AS n FROM vec_index`).get() as {
+    const indexed = connectionOf(t.brain).prepare(`SELECT count(*) AS n FROM vec_index`).get() as {
       n: number;
     };
     expect(indexed.n).toBe(5);
@@ -133,7 +134,7 @@ describe('the embedding queue', () => {
     t.brain.send({ from: 'helios', to: 'nova', body: 'same words' });
     const e = wordEmbedder(['same']);
     await t.brain.embedQueued(e);
-    t.brain.db
+    connectionOf(t.brain)
       .prepare(
         `INSERT INTO embed_queue (item_type, item_id, enqueued_at) VALUES ('message', 1, 'now')`,
       )
@@ -159,7 +160,7 @@ describe('the embedding queue', () => {
     const result = await t.brain.embedQueued(b);
     expect(result.embedded).toBe(2);
     expect(t.brain.vectorSpace()).toMatchObject({ model: 'brain-test-b', dimension: 4 });
-    const models = t.brain.db.prepare(`SELECT DISTINCT model FROM embeddings`).all();
+    const models = connectionOf(t.brain).prepare(`SELECT DISTINCT model FROM embeddings`).all();
     expect(models).toEqual([{ model: 'brain-test-b' }]);
   });
 
@@ -231,7 +232,7 @@ describe('the embedding queue', () => {
       old.close();
 
       const brain = openBrain({ dbPath: path });
-      const cursors = brain.db
+      const cursors = connectionOf(brain)
         .prepare(`SELECT item_type, last_id FROM embed_cursor ORDER BY item_type`)
         .all();
       expect(cursors).toEqual([
@@ -242,11 +243,11 @@ describe('the embedding queue', () => {
       expect(queueRows(brain)).toEqual([{ item_type: 'message', item_id: 3, attempts: 1 }]);
       expect(brain.embedStatus()).toMatchObject({ pending: 3, failed: 1 });
       // Read times became milliseconds and read back as the same ISO time.
-      expect(brain.db.prepare(`SELECT read_at FROM deliveries WHERE message_id = 1`).get()).toEqual(
-        {
-          read_at: Date.parse('2025-01-02T03:04:05.678Z'),
-        },
-      );
+      expect(
+        connectionOf(brain).prepare(`SELECT read_at FROM deliveries WHERE message_id = 1`).get(),
+      ).toEqual({
+        read_at: Date.parse('2025-01-02T03:04:05.678Z'),
+      });
       const history = brain.thread({ thread_id: THREAD });
       expect(history.messages[0]!.receipts).toEqual([
         { agent: 'b', read_at: '2025-01-02T03:04:05.678Z' },
@@ -281,31 +282,43 @@ describe('the embedding queue', () => {
   });
 
   it('drains in the background of a long-running process until stopped', async () => {
-    t = tempBrain();
-    const worker = startEmbeddingWorker(t.brain, wordEmbedder(['late']), { intervalMs: 10 });
-    t.brain.send({ from: 'helios', to: 'nova', body: 'a late message' });
-    for (let i = 0; i < 200 && t.brain.embedStatus().embedded === 0; i++) {
-      await new Promise((r) => setTimeout(r, 10));
+    vi.useFakeTimers();
+    try {
+      t = tempBrain();
+      const worker = startEmbeddingWorker(t.brain, wordEmbedder(['late']), { intervalMs: 1000 });
+      t.brain.send({ from: 'helios', to: 'nova', body: 'a late message' });
+      // The first pass ran at start (nothing queued yet); the next comes after one pause.
+      await vi.advanceTimersByTimeAsync(999);
+      expect(t.brain.embedStatus()).toMatchObject({ embedded: 0, pending: 1 });
+      await vi.advanceTimersByTimeAsync(1);
+      expect(t.brain.embedStatus()).toMatchObject({ embedded: 1, pending: 0 });
+      await worker.stop();
+      t.brain.send({ from: 'helios', to: 'nova', body: 'after the stop' });
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(t.brain.embedStatus()).toMatchObject({ embedded: 1, pending: 1 });
+    } finally {
+      vi.useRealTimers();
     }
-    expect(t.brain.embedStatus()).toMatchObject({ embedded: 1, pending: 0 });
-    await worker.stop();
-    t.brain.send({ from: 'helios', to: 'nova', body: 'after the stop' });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(t.brain.embedStatus()).toMatchObject({ embedded: 1, pending: 1 });
   });
 
   it('reports a failing embedder once, not on every pass', async () => {
-    t = tempBrain();
-    t.brain.send({ from: 'helios', to: 'nova', body: 'poison' });
-    const errors: string[] = [];
-    const worker = startEmbeddingWorker(t.brain, wordEmbedder([], { failOn: 'poison' }), {
-      intervalMs: 5,
-      onError: (m) => errors.push(m),
-    });
-    for (let i = 0; i < 100 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
-    await new Promise((r) => setTimeout(r, 50));
-    await worker.stop();
-    expect(errors).toEqual(['cannot embed "poison"']);
+    vi.useFakeTimers();
+    try {
+      t = tempBrain();
+      t.brain.send({ from: 'helios', to: 'nova', body: 'poison' });
+      const errors: string[] = [];
+      const embedder = wordEmbedder([], { failOn: 'poison' });
+      const worker = startEmbeddingWorker(t.brain, embedder, {
+        intervalMs: 5,
+        onError: (m) => errors.push(m),
+      });
+      await vi.advanceTimersByTimeAsync(100); // twenty pauses
+      await worker.stop();
+      expect(embedder.calls.length).toBeGreaterThan(0);
+      expect(errors).toEqual(['cannot embed "poison"']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { connectionOf } from '../../../src/brain.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_NOTED_ROWS, noteAccess } from '../../../src/knowledge/access-counts.js';
@@ -41,7 +42,7 @@ function timed<T>(fn: () => T): { value: T; ms: number } {
 }
 
 function stored(id: string): { access_count: number; last_accessed_at: string | null } {
-  return t.brain.db
+  return connectionOf(t.brain)
     .prepare(`SELECT access_count, last_accessed_at FROM stm WHERE uid = ?`)
     .get(id) as { access_count: number; last_accessed_at: string | null };
 }
@@ -86,7 +87,7 @@ describe('access counts off the read path', () => {
       clock.tick(60_000);
       t.brain.search({ query: 'spread gate', limit: i < 3 ? 2 : 1 });
     }
-    const changes = t.brain.db.prepare('SELECT total_changes()').pluck();
+    const changes = connectionOf(t.brain).prepare('SELECT total_changes()').pluck();
     const before = changes.get() as number;
     expect(t.brain.flushAccesses()).toBe(true);
     expect((changes.get() as number) - before).toBe(2); // one row each, in one transaction
@@ -100,12 +101,12 @@ describe('access counts off the read path', () => {
   it('a read changes nothing in the file; the flush does', () => {
     t.brain.remember({ agent: 'nova', content: 'spread gate' });
     const other = t.reopen();
-    const seen = other.db.pragma('data_version', { simple: true });
+    const seen = connectionOf(other).pragma('data_version', { simple: true });
     t.brain.search({ query: 'spread gate' });
     t.brain.listStm();
-    expect(other.db.pragma('data_version', { simple: true })).toBe(seen);
+    expect(connectionOf(other).pragma('data_version', { simple: true })).toBe(seen);
     t.brain.flushAccesses();
-    expect(other.db.pragma('data_version', { simple: true })).not.toBe(seen);
+    expect(connectionOf(other).pragma('data_version', { simple: true })).not.toBe(seen);
   });
 
   it('closing writes what is noted, without waiting; with the lock held they are dropped', () => {

@@ -1,3 +1,4 @@
+import { connectionOf } from '../../../src/brain.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageKey } from '../../../src/ids.js';
 import { indexText } from '../../../src/db/index-text.js';
@@ -29,7 +30,7 @@ const NO_FILTERS = {
 };
 
 function plan(sql: string, params: Record<string, unknown>): string[] {
-  return t.brain.db
+  return connectionOf(t.brain)
     .prepare(`EXPLAIN QUERY PLAN ${sql}`)
     .all(params)
     .map((r) => (r as { detail: string }).detail);
@@ -114,14 +115,15 @@ describe('snippets', () => {
       ...t.brain.send({ from: 'helios', to: 'nova', subject: subjects[i], body }),
     }));
     // The message index holds no stop words (migration 0007); one over the full text does.
-    t.brain.db.exec(`CREATE VIRTUAL TABLE full_text USING fts5(subject, body, sender, date,
+    connectionOf(t.brain)
+      .exec(`CREATE VIRTUAL TABLE full_text USING fts5(subject, body, sender, date,
       content = 'messages_search', content_rowid = 'id',
       tokenize = 'porter unicode61 remove_diacritics 2');
       INSERT INTO full_text (full_text) VALUES ('rebuild');`);
-    const main = t.brain.db.prepare(
+    const main = connectionOf(t.brain).prepare(
       `SELECT snippet(full_text, 1, '[', ']', '…', 16) AS s FROM full_text WHERE full_text MATCH ? AND rowid = ?`,
     );
-    const rowid = t.brain.db.prepare(`SELECT id FROM messages WHERE uid = ?`).pluck();
+    const rowid = connectionOf(t.brain).prepare(`SELECT id FROM messages WHERE uid = ?`).pluck();
     for (const query of ['dance studio', 'cafe naive', 'dancing', 'quotes punctuation opening']) {
       const { hits } = t.brain.search({ query, types: ['message'] });
       expect(hits.length).toBeGreaterThan(0);
@@ -155,19 +157,19 @@ describe('snippets', () => {
       });
     }
     const main = {
-      stm: t.brain.db.prepare(
+      stm: connectionOf(t.brain).prepare(
         `SELECT snippet(stm_fts, -1, '[', ']', '…', 16) FROM stm_fts WHERE stm_fts MATCH ? AND rowid = ?`,
       ),
-      atom: t.brain.db.prepare(
+      atom: connectionOf(t.brain).prepare(
         `SELECT snippet(atoms_fts, -1, '[', ']', '…', 16) FROM atoms_fts WHERE atoms_fts MATCH ? AND rowid = ?`,
       ),
     };
     const rowid = {
-      stm: t.brain.db.prepare(`SELECT id FROM stm WHERE uid = ?`).pluck(),
-      atom: t.brain.db.prepare(`SELECT id FROM atoms WHERE uid = ?`).pluck(),
+      stm: connectionOf(t.brain).prepare(`SELECT id FROM stm WHERE uid = ?`).pluck(),
+      atom: connectionOf(t.brain).prepare(`SELECT id FROM atoms WHERE uid = ?`).pluck(),
     };
     const readOnly = t.reopen();
-    readOnly.db.pragma('query_only = 1');
+    connectionOf(readOnly).pragma('query_only = 1');
     for (const query of ['dance studio', 'cafe naive', 'quotes punctuation opening']) {
       const any = query
         .split(' ')
@@ -190,7 +192,7 @@ describe('snippets', () => {
     const before = t.brain.search({ query: 'dance studio' }).hits.map((h) => h.snippet);
     expect(before).toEqual(['we went [dancing] at the old [studio]']);
     const other = t.reopen();
-    other.db.pragma('query_only = 1');
+    connectionOf(other).pragma('query_only = 1');
     expect(other.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual([
       'we went dancing at the old studio',
     ]);
@@ -221,7 +223,7 @@ describe('the message index without stop words (migration 0007)', () => {
       subject: 'the notes',
       body: 'the gate and the fence',
     });
-    const db = t.brain.db;
+    const db = connectionOf(t.brain);
     const count = (match: string) =>
       (
         db

@@ -1,3 +1,4 @@
+import { connectionOf } from '../../../src/brain.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,13 +69,13 @@ const QUERIES = ['"lantern"', '"violin" "studio"', '"pottery" OR "river" OR "dep
 
 describe('brain_bm25, the compiled ranking function', () => {
   it('is built by the install and loaded by every connection', () => {
-    expect(hasRankFunction(t.brain.db)).toBe(true);
-    expect(hasRankFunction(t.reopen({ rankFunction: false }).db)).toBe(false);
+    expect(hasRankFunction(connectionOf(t.brain))).toBe(true);
+    expect(hasRankFunction(connectionOf(t.reopen({ rankFunction: false })))).toBe(false);
   });
 
   it("scores every row as FTS5's bm25() does, given each phrase's row count or counting it", () => {
     fill(300);
-    const db = t.brain.db;
+    const db = connectionOf(t.brain);
     for (const { table, weights } of INDEXES) {
       let compared = 0;
       const count = db.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck();
@@ -100,7 +101,7 @@ describe('brain_bm25, the compiled ranking function', () => {
 
   it('weighs a word by the count it is given, and falls back when the count does not fit', () => {
     fill(60);
-    const db = t.brain.db;
+    const db = connectionOf(t.brain);
     const score = db
       .prepare(
         `SELECT brain_bm25(messages_fts, ?, 'messages_fts_docsize') FROM messages_fts
@@ -126,7 +127,7 @@ describe('brain_bm25, the compiled ranking function', () => {
 
   it('reads row lengths from memory once loaded, rows added since included', () => {
     fill(200);
-    const db = t.brain.db;
+    const db = connectionOf(t.brain);
     const norms = db.prepare(`SELECT brain_fts_norms(?, 0)`).pluck();
     expect(norms.get('messages_fts_docsize')).toBe(-1);
     for (const { table } of INDEXES) {
@@ -153,7 +154,7 @@ describe('brain_bm25, the compiled ranking function', () => {
 
   it('does not keep the length of a row written in a transaction that is rolled back', () => {
     fill(50);
-    const db = t.brain.db;
+    const db = connectionOf(t.brain);
     const newest = () => db.prepare(`SELECT max(id) FROM messages`).pluck().get() as number;
     const norms = db.prepare(`SELECT brain_fts_norms('messages_fts_docsize', 0)`).pluck();
     db.prepare(`SELECT brain_fts_norms('messages_fts_docsize')`).pluck().get();
@@ -188,7 +189,7 @@ describe('brain_bm25, the compiled ranking function', () => {
 
   it('leaves rowids too large for the array to the blob handle', () => {
     fill(30);
-    const db = t.brain.db;
+    const db = connectionOf(t.brain);
     // A row far past where brain's ids go (2^25 and up are not kept in memory).
     db.prepare(
       `INSERT INTO stm (id, uid, agent_id, content, importance, created_at)
@@ -216,7 +217,9 @@ describe('brain_bm25, the compiled ranking function', () => {
         });
       }
     });
-    const norms = t.brain.db.prepare(`SELECT brain_fts_norms('messages_fts_docsize', 0)`).pluck();
+    const norms = connectionOf(t.brain)
+      .prepare(`SELECT brain_fts_norms('messages_fts_docsize', 0)`)
+      .pluck();
     const other = t.reopen({ rankFunction: false });
     const want = other.search({ query: 'lantern', types: ['message'] }).hits.map((h) => h.id);
     let searches = 0;

@@ -8,6 +8,8 @@ import { createRandom, type Random } from './random.js';
  * names drawn with a long tail, so the vocabulary keeps growing with the brain like a real one).
  */
 export interface TextGenerator {
+  /** Where the text comes from, for the report: a file, or the generated chat. */
+  readonly source: string;
   body(): string;
   subject(): string;
   sentence(): string;
@@ -32,11 +34,18 @@ const FIRST_NAMES =
   Nadia Nia Nico Nina Noor Omar Oskar Paz Pia Priya Quinn Rafael Rani Rosa Ruth Sami Sara Sven Tala Theo Tomas
   Uma Vera Wen Yara Yusuf Zane Zoe`.split(/\s+/);
 const PROJECTS = ['OPS', 'RES', 'INC', 'DATA', 'WEB', 'ML', 'SEC', 'INFRA'];
-const STATUS = ['blocked', 'done', 'in review', 'waiting on data', 'reopened', 'ready to ship'];
+export const STATUS = [
+  'blocked',
+  'done',
+  'in review',
+  'waiting on data',
+  'reopened',
+  'ready to ship',
+];
 const FILES = ['config.yaml', 'run.log', 'schema.sql', 'notes.md', 'report.csv', 'index.json'];
 
 /** Pronounceable made-up words, the same for every run: "vorunel", "tesk", … */
-function makeCodenames(n: number): string[] {
+export function makeCodenames(n: number): string[] {
   const r = createRandom(7);
   const onsets = 'b c d f g h j k l m n p r s t v z br dr fl gr kl pr st tr sk'.split(' ');
   const vowels = 'a e i o u ai ea io ou'.split(' ');
@@ -89,7 +98,6 @@ export function createTextGenerator(corpus: Corpus, seed = 1): TextGenerator {
   const name = () => (r.chance(0.3) ? r.pick(corpus.names) : r.pick(names)) ?? r.pick(names);
   const codename = (i: number) => codenames[Math.min(codenames.length - 1, Math.max(0, i))]!;
   const someCodename = () => codename(r.skewed(codenames.length, 3));
-  const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
 
   /** A corpus sentence with its particulars changed. */
   const varied = (s: string): string => {
@@ -117,25 +125,10 @@ export function createTextGenerator(corpus: Corpus, seed = 1): TextGenerator {
   const sentence = () =>
     chain.starts.length > 0 && r.chance(0.45) ? walked() : varied(r.pick(corpus.sentences));
 
-  const aside = (): string => {
-    const c = someCodename();
-    switch (r.int(0, 5)) {
-      case 0:
-        return `Ticket ${r.pick(PROJECTS)}-${r.int(100, 99_999)} is ${r.pick(STATUS)}.`;
-      case 1:
-        return `Pushed ${r.int(0, 0xfffffff).toString(16).padStart(7, '0')} to ${c}/main.`;
-      case 2:
-        return `The ${c} job finished in ${r.int(2, 180)} minutes.`;
-      case 3:
-        return `Can you check ${c} before ${r.pick(WEEKDAYS)}?`;
-      case 4:
-        return `Logged under ${c}; see /srv/${c}/${r.pick(FILES)}.`;
-      default:
-        return `${cap(c)} is at ${r.int(1, 99)}% after the ${someCodename()} rollout.`;
-    }
-  };
+  const aside = () => technicalAside(r, someCodename);
 
   return {
+    source: corpus.source,
     name,
     codename,
     sentence,
@@ -158,6 +151,27 @@ export function createTextGenerator(corpus: Corpus, seed = 1): TextGenerator {
     },
   };
 }
+
+/** A short technical line as agents write them: tickets, commits, jobs, paths. */
+export function technicalAside(r: Random, someCodename: () => string): string {
+  const c = someCodename();
+  switch (r.int(0, 5)) {
+    case 0:
+      return `Ticket ${r.pick(PROJECTS)}-${r.int(100, 99_999)} is ${r.pick(STATUS)}.`;
+    case 1:
+      return `Pushed ${r.int(0, 0xfffffff).toString(16).padStart(7, '0')} to ${c}/main.`;
+    case 2:
+      return `The ${c} job finished in ${r.int(2, 180)} minutes.`;
+    case 3:
+      return `Can you check ${c} before ${r.pick(WEEKDAYS)}?`;
+    case 4:
+      return `Logged under ${c}; see /srv/${c}/${r.pick(FILES)}.`;
+    default:
+      return `${cap(c)} is at ${r.int(1, 99)}% after the ${someCodename()} rollout.`;
+  }
+}
+
+export const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -33,7 +33,7 @@ const latency = (op: string, stat: 'p50_ms' | 'p99_ms', max: number, label?: str
   max,
 });
 
-/** The goals of issue 5, for 1,000,000 messages on a 2-core machine. */
+/** The goals of issues 5 and 12, for 1,000,000 messages on a 2-core machine. */
 export const GOALS: readonly Goal[] = [
   latency('poll', 'p99_ms', 0.05),
   latency('send', 'p50_ms', 0.2),
@@ -42,6 +42,10 @@ export const GOALS: readonly Goal[] = [
   latency('search_fts', 'p50_ms', 5),
   latency('search_fts', 'p99_ms', 50),
   latency('poll_process', 'p50_ms', 150, 'brain poll as a process ≤ 150 ms'),
+  // Issue 12: every one-shot command that does not embed.
+  ...['search', 'provenance', 'thread', 'send', 'read'].map((command) =>
+    latency(`${command}_process`, 'p50_ms', 120, `brain ${command} as a process ≤ 120 ms`),
+  ),
   {
     id: 'bytes_per_message',
     label: '≤ 600 bytes per message before vectors',

@@ -1,20 +1,23 @@
+import { connectionOf } from '../../../src/brain.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENTS, BACKLOG_AGENTS, buildBrain, type BuildStats } from '../../bench/latency/build.js';
-import { builtInCorpus, loadCorpus } from '../../bench/latency/corpus.js';
-import { benchQueries } from '../../bench/latency/queries.js';
-import { createTextGenerator } from '../../bench/latency/text.js';
-import { tempBrain, type TempBrain } from '../helpers.js';
+import { AGENTS, BACKLOG_AGENTS, buildBrain, type BuildStats } from '../../../cli/bench/build.js';
+import { createChatText, GENERATED_SOURCE } from '../../../cli/bench/chat-text.js';
+import { benchText } from '../../../cli/bench/corpus.js';
+import { benchQueries } from '../../../cli/bench/queries.js';
+import { tempBrain, type TempBrain } from '../../helpers.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const N = 2000;
 let t: TempBrain;
 let stats: BuildStats;
-const count = (sql: string) => (t.brain.db.prepare(sql).get() as { n: number }).n;
+const count = (sql: string) => (connectionOf(t.brain).prepare(sql).get() as { n: number }).n;
 
 beforeAll(async () => {
   t = tempBrain();
   stats = await buildBrain(t.brain, {
     messages: N,
-    text: createTextGenerator(builtInCorpus()),
+    text: createChatText(),
     now: Date.parse('2026-06-01T00:00:00Z'),
   });
 });
@@ -53,7 +56,7 @@ describe('the benchmark builder', () => {
   });
 
   it('spreads messages over about a year, in order', () => {
-    const span = t.brain.db
+    const span = connectionOf(t.brain)
       .prepare(`SELECT min(created_at) AS lo, max(created_at) AS hi FROM messages`)
       .get() as { lo: number; hi: number };
     const days = (span.hi - span.lo) / 86_400_000;
@@ -94,16 +97,62 @@ describe('the benchmark builder', () => {
 });
 
 describe('the corpus and the queries', () => {
-  it('falls back to the built-in generator with a notice when the default corpus is absent', () => {
-    const notices: string[] = [];
-    const corpus = loadCorpus(undefined, '/nonexistent/locomo-dev.json', (l) => notices.push(l));
-    expect(corpus.source).toBe('built-in');
-    expect(notices.join()).toMatch(/no corpus at \/nonexistent\/locomo-dev\.json/);
+  it('is generated chat when no file is given: no file needed, the same text for a seed', () => {
+    const a = benchText(undefined);
+    const b = benchText(undefined);
+    expect(a.source).toBe(GENERATED_SOURCE);
+    const bodies = Array.from({ length: 50 }, () => a.body());
+    expect(Array.from({ length: 50 }, () => b.body())).toEqual(bodies);
+    expect(createChatText(2).body()).not.toEqual(bodies[0]);
+  });
+
+  it('derives its text from a LoCoMo file when one is given', () => {
+    const chat = createChatText(3);
+    const turns = Array.from({ length: 30 }, (_, i) => ({
+      speaker: i % 2 ? 'Ada' : 'Bo',
+      dia_id: `D1:${i + 1}`,
+      text: `Zanzibar ${chat.sentence()}`,
+    }));
+    const conversation = {
+      speaker_a: 'Ada',
+      speaker_b: 'Bo',
+      session_1: turns,
+      session_1_date_time: '1:56 pm on 8 May, 2023',
+    };
+    const file = join(t.dir, 'corpus.json');
+    writeFileSync(file, JSON.stringify([{ conversation, qa: [] }]));
+    const text = benchText(file);
+    expect(text.source).toBe(file);
+    expect(text.body()).toMatch(/Zanzibar/);
+  });
+
+  it('writes chat: many short messages, some long ones, a long tail of words', () => {
+    const chat = createChatText();
+    const lengths: number[] = [];
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 20_000; i++) {
+      const body = chat.body();
+      lengths.push(Buffer.byteLength(body));
+      for (const w of body.toLowerCase().match(/[a-z]+/g) ?? [])
+        counts.set(w, (counts.get(w) ?? 0) + 1);
+    }
+    lengths.sort((x, y) => x - y);
+    const mean = lengths.reduce((x, y) => x + y, 0) / lengths.length;
+    // As LoCoMo's turns with their asides: ~167 bytes on average (580 bytes per message stored).
+    expect(mean).toBeGreaterThan(140);
+    expect(mean).toBeLessThan(190);
+    expect(lengths[Math.floor(lengths.length * 0.1)]!).toBeLessThan(30); // reactions, one-liners
+    expect(lengths[Math.floor(lengths.length * 0.99)]!).toBeGreaterThan(500); // long messages
+    // Zipf-like: a few words are everywhere, thousands are rare.
+    const ranked = [...counts.values()].sort((x, y) => y - x);
+    expect(ranked.length).toBeGreaterThan(3000);
+    expect(ranked.filter((c) => c <= 2).length).toBeGreaterThan(1000);
+    expect(ranked[0]! / ranked[99]!).toBeGreaterThan(20);
   });
 
   it('has a fixed set of 50 distinct queries, the same for every run', () => {
-    const a = benchQueries(createTextGenerator(builtInCorpus()));
-    const b = benchQueries(createTextGenerator(builtInCorpus(), 99));
+    const a = benchQueries(createChatText());
+    const b = benchQueries(createChatText(99));
     expect(a).toHaveLength(50);
     expect(new Set(a).size).toBe(50);
     expect(b).toEqual(a);

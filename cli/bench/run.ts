@@ -1,26 +1,29 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrainError, openBrain, type Brain, type Embedder } from '../../src/index.js';
+import {
+  BrainError,
+  measureStorage,
+  openBrain,
+  type Brain,
+  type Embedder,
+} from '../../src/index.js';
 import { createJsonFileDesign, synapseMessages, type SynapseMessage } from './baseline.js';
 import { buildBrain, type BuildStats } from './build.js';
-import { loadCorpus } from './corpus.js';
+import { benchText } from './corpus.js';
 import { checkGoals, type GoalResult } from './goals.js';
 import { measure, type OpFigures } from './measure.js';
 import { chooseAgents, measureOps } from './ops.js';
-import { measurePollProcess } from './process.js';
+import { measureProcess, processCommands } from './process.js';
 import { createProgress, type Progress } from './progress.js';
 import { benchQueries } from './queries.js';
-import { bytesByObject, checkpointedBytes } from './storage.js';
-import { createTextGenerator } from './text.js';
+import type { TextGenerator } from './text.js';
 import { embedEverything } from './vectors.js';
 
 export interface BenchOptions {
   messages: number;
-  /** A LoCoMo file given by the user (must exist). */
+  /** A LoCoMo file given by the user (must exist); the generated chat when undefined. */
   corpus?: string;
-  /** Where to look when none is given; the built-in generator if it is not there. */
-  defaultCorpus: string;
   vectors: boolean;
   /** Time budget per operation, ms. */
   timeMs: number;
@@ -133,16 +136,14 @@ export async function runBench(
   workspace: Workspace,
   io: BenchIo,
 ): Promise<BenchDocument> {
-  const corpus = loadCorpus(options.corpus, options.defaultCorpus, io.notice);
-  const text = createTextGenerator(corpus, 1);
+  const text = benchText(options.corpus, 1);
   const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   // Build through the library's write paths, many writes per transaction. A larger page cache
   // on this connection speeds the build; it changes nothing stored.
-  let brain = openBrain({ dbPath: workspace.dbPath });
+  let brain = openBrain({ dbPath: workspace.dbPath, cacheMiB: 256 });
   let stats: BuildStats;
   try {
-    brain.db.pragma('cache_size = -262144');
     const progress = createProgress('building', options.messages, 'messages', io.progress, io.tty);
     stats = await buildBrain(brain, {
       messages: options.messages,
@@ -159,10 +160,11 @@ export async function runBench(
   );
 
   // Measure on a fresh connection with the settings every user gets.
+  const storage = measureStorage(workspace.dbPath);
+  const dbBytes = storage.bytes;
+  const byObject = storage.byObject;
   brain = openBrain({ dbPath: workspace.dbPath });
   try {
-    const dbBytes = checkpointedBytes(brain);
-    const byObject = bytesByObject(brain);
     const queries = benchQueries(text);
     let vectors: BenchDocument['vectors'] = null;
     let embedder: Embedder | undefined;
@@ -178,7 +180,7 @@ export async function runBench(
         items: embedded.items,
         seconds: embedded.seconds,
         model: embedded.embedder.model,
-        db_bytes: checkpointedBytes(brain),
+        db_bytes: measureStorage(workspace.dbPath, { byObject: false }).bytes,
       };
       io.notice(`embedded ${embedded.items} items in ${embedded.seconds.toFixed(1)} s`);
     }
@@ -194,9 +196,18 @@ export async function runBench(
     });
     const searchQueries = profileQueries(brain, queries);
     const agents = chooseAgents(stats);
-    io.notice(`measuring poll_process (${options.runs} runs of brain poll)`);
-    ops.poll_process = measurePollProcess(workspace.dbPath, agents.poller, options.runs);
     brain.close();
+    const commands = processCommands({
+      agent: agents.poller,
+      queries,
+      knowledgeId: stats.knowledge_sample[0]!,
+      threadId: stats.long_thread.id,
+      recipient: agents.reader,
+    });
+    for (const [name, command] of Object.entries(commands)) {
+      io.notice(`measuring ${name} (${options.runs} runs of brain ${command(0)[0]})`);
+      ops[name] = measureProcess(workspace.dbPath, command, options.runs);
+    }
 
     io.notice(`measuring the baseline: one JSON file of ${options.baselineMessages} messages`);
     const baseline = await measureBaseline(options, workspace.jsonPath, text);
@@ -223,7 +234,7 @@ export async function runBench(
         unread_total: unreadTotal,
         long_thread_messages: longThread.messages,
         body_bytes_per_message: stats.body_bytes / stats.messages,
-        corpus: corpus.source,
+        corpus: text.source,
       },
       agents: {
         poller: agents.poller,
@@ -247,11 +258,7 @@ export async function runBench(
   }
 }
 
-async function measureBaseline(
-  options: BenchOptions,
-  path: string,
-  text: ReturnType<typeof createTextGenerator>,
-) {
+async function measureBaseline(options: BenchOptions, path: string, text: TextGenerator) {
   const design = createJsonFileDesign(path, synapseMessages(options.baselineMessages, text));
   const fileBytes = design.bytes();
   const fresh: SynapseMessage[] = synapseMessages(64, text, 9);

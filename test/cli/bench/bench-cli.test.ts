@@ -1,16 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { builtInCorpus } from '../../bench/latency/corpus.js';
-import { runCli, tempDir } from '../helpers.js';
+import { createChatText, GENERATED_SOURCE } from '../../../cli/bench/chat-text.js';
+import { runCli, tempDir } from '../../helpers.js';
 
 const tmp = tempDir('brain-bench-test-');
 afterAll(() => tmp.cleanup());
 
-/** A LoCoMo-format file made of the built-in sentences: one conversation, one session. */
+/** A LoCoMo-format file of generated sentences: one conversation, one session. */
 function writeCorpus(): string {
   const file = join(tmp.dir, 'corpus.json');
-  const turns = builtInCorpus().sentences.map((text, i) => ({
+  const chat = createChatText(3);
+  const sentences = Array.from({ length: 40 }, () => chat.sentence());
+  const turns = sentences.map((text, i) => ({
     speaker: i % 2 ? 'Ada' : 'Bo',
     dia_id: `D1:${i + 1}`,
     text,
@@ -41,11 +43,15 @@ const OPS = [
   'send',
   'send_full',
   'poll_process',
+  'search_process',
+  'provenance_process',
+  'thread_process',
+  'send_process',
+  'read_process',
 ];
 
 describe('brain bench', () => {
-  it('builds 2,000 messages and prints one JSON document with every operation, the baseline and the goals', async () => {
-    const corpus = writeCorpus();
+  it('builds 2,000 messages of generated chat and prints one JSON document with every operation, the baseline and the goals', async () => {
     const r = await runCli([
       'bench',
       '--messages',
@@ -55,8 +61,6 @@ describe('brain bench', () => {
       '20',
       '--runs',
       '2',
-      '--corpus',
-      corpus,
     ]);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(r.code).toBe(0);
@@ -84,13 +88,20 @@ describe('brain bench', () => {
       expect(typeof g.met).toBe('boolean');
       expect(typeof g.goal).toBe('string');
     }
-    expect(doc.build).toMatchObject({ messages: 2000, stm: 200, atoms: 200, corpus });
+    expect(doc.build).toMatchObject({
+      messages: 2000,
+      stm: 200,
+      atoms: 200,
+      corpus: GENERATED_SOURCE,
+    });
+    expect(doc.goals.search_process_p50_ms.goal).toBe('brain search as a process ≤ 120 ms');
     expect(doc.search_queries).toHaveLength(50);
     expect(doc.vectors).toBeNull();
     // Progress and what is measured go to stderr; the temp folder is removed afterwards.
     expect(r.stderr).toMatch(/building: 2,000\/2,000 messages \(100%\)/);
     expect(r.stderr).toMatch(/measuring search_fts/);
-  });
+    expect(r.stderr).toMatch(/measuring read_process \(2 runs of brain read\)/);
+  }, 180_000);
 
   it('refuses bad options with exit 2 and a message naming the option', async () => {
     const cases: Array<[string[], RegExp]> = [

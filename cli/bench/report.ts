@@ -21,6 +21,11 @@ const WHAT: Record<string, string> = {
   search_hybrid: 'one of 50 queries, words + vectors',
   find_provenance: 'knowledge → source message, thread, context',
   poll_process: '`brain poll` as a whole process',
+  search_process: '`brain search WORDS` as a whole process',
+  provenance_process: '`brain provenance ID` as a whole process',
+  thread_process: '`brain thread ID` (first page) as a whole process',
+  send_process: '`brain send` (a reply) as a whole process',
+  read_process: '`brain read` as a whole process',
 };
 
 function row(name: string, f: OpFigures, goals: string): string {

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { readLocomo, type LocomoConversation } from '../../src/eval/locomo-format.js';
+import { BrainError } from '../../src/errors.js';
+import { createChatText } from './chat-text.js';
+import { createTextGenerator, type TextGenerator } from './text.js';
+
+/** The raw material of the benchmark's text: real sentences and the names said in them. */
+export interface Corpus {
+  /** Where the text came from, for the report. */
+  source: string;
+  sentences: string[];
+  /** Names of the people who speak (to vary them). */
+  names: string[];
+  /** Questions asked about the conversations (some messages are questions). */
+  questions: string[];
+}
+
+/** Split a turn into sentences ("Wow! That's great." → two). */
+export function splitSentences(text: string): string[] {
+  return text
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+(?=[A-Z"'(])/)
+    .map((s) => s.trim())
+    .filter((s) => s.length >= 3);
+}
+
+/** The sentences, speakers and questions of a LoCoMo file, read as `brain eval locomo` reads it. */
+export function parseLocomo(doc: unknown, source: string): Corpus {
+  let conversations: LocomoConversation[];
+  try {
+    conversations = readLocomo(doc);
+  } catch (err) {
+    if (!(err instanceof BrainError)) throw err;
+    const why = err.message.replace(/^LoCoMo file: /, '');
+    throw new BrainError('INVALID_INPUT', `--corpus: ${source} is not a LoCoMo file: ${why}`);
+  }
+  const sentences = conversations.flatMap((c) =>
+    c.sessions.flatMap((s) => s.turns.flatMap((t) => splitSentences(t.text))),
+  );
+  const names = [...new Set(conversations.flatMap((c) => c.speakers))];
+  const questions = conversations.flatMap((c) => c.questions.map((q) => q.question));
+  if (sentences.length < 20) {
+    throw new BrainError(
+      'INVALID_INPUT',
+      `--corpus: ${source} holds only ${sentences.length} sentences; the benchmark needs at least 20`,
+    );
+  }
+  return { source, sentences, names, questions };
+}
+
+/** Read a LoCoMo file; a missing or unreadable file is NOT_FOUND, bad content INVALID_INPUT. */
+export function readCorpus(path: string): Corpus {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new BrainError('NOT_FOUND', `--corpus: cannot read ${path}: ${(err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new BrainError(
+      'INVALID_INPUT',
+      `--corpus: ${path} is not JSON: ${(err as Error).message}`,
+    );
+  }
+  return parseLocomo(doc, path);
+}
+
+/**
+ * The benchmark's text: from a LoCoMo file when one is given (which must exist), else the
+ * generated chat, which needs no file and is the same wherever `brain bench` runs.
+ */
+export function benchText(corpusFile: string | undefined, seed = 1): TextGenerator {
+  return corpusFile === undefined
+    ? createChatText(seed)
+    : createTextGenerator(readCorpus(corpusFile), seed);
+}
