@@ -14,6 +14,7 @@ import {
 } from './commands/messaging.js';
 import { registerSearch } from './commands/search.js';
 import { registerTransfer } from './commands/transfer.js';
+import { registerUsage } from './commands/usage.js';
 import type { GlobalOptions } from './run.js';
 
 export const VERSION = '0.1.0';
@@ -46,5 +47,6 @@ export function createProgram(): Command {
   registerEval(program, globals);
   registerBench(program, globals);
   registerMcp(program, globals);
+  registerUsage(program, globals);
   return program;
 }
