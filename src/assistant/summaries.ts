@@ -1,7 +1,6 @@
 import type { BrainContext } from '../context.js';
-import { threadKey } from '../ids.js';
+import { messageIdSql, threadKey } from '../ids.js';
 import { STM_SELECT, toStmRecord, type StmRecord } from '../knowledge/stm.js';
-import { messageIdSql } from '../ids.js';
 import { lookupKey } from '../validation.js';
 
 /** The category of the STM entries that summarise a session's older turns. */
