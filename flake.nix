@@ -17,7 +17,8 @@
     {
       packages = forAllSystems (pkgs: rec {
         brain = pkgs.buildNpmPackage {
-          pname = "brain";
+          # package.json's name (the npm name `brain` is someone else's); the command is `brain`.
+          pname = "agent-brain-hub";
           version = "0.1.0";
           src = self;
           nodejs = pkgs.nodejs_20;
@@ -34,8 +35,8 @@
           # TypeScript and installed beside dist/, where the library looks for it.
           postBuild = "npm run build:native";
           postInstall = ''
-            mkdir -p $out/lib/node_modules/brain/build/Release
-            cp build/Release/brain_fts.node $out/lib/node_modules/brain/build/Release/
+            mkdir -p $out/lib/node_modules/agent-brain-hub/build/Release
+            cp build/Release/brain_fts.node $out/lib/node_modules/agent-brain-hub/build/Release/
           '';
           doCheck = false;
           meta = {

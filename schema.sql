@@ -5,7 +5,7 @@ CREATE TABLE acks (
   message_id  INTEGER NOT NULL REFERENCES messages(id),
   agent_id    INTEGER NOT NULL REFERENCES agents(id),
   body        TEXT,
-  created_at  TEXT NOT NULL,
+  created_at INTEGER NOT NULL DEFAULT 0 CHECK (typeof(created_at) = 'integer'),
   PRIMARY KEY (message_id, agent_id)
 ) WITHOUT ROWID;
 CREATE TABLE agents (
@@ -13,15 +13,13 @@ CREATE TABLE agents (
   name          TEXT NOT NULL UNIQUE,
   display_name  TEXT,
   capabilities  TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(capabilities) AND json_type(capabilities) = 'array'),
-  created_at    TEXT NOT NULL,
-  last_seen_at  TEXT NOT NULL
-);
+  created_at INTEGER NOT NULL DEFAULT 0 CHECK (typeof(created_at) = 'integer'), last_seen_at INTEGER NOT NULL DEFAULT 0 CHECK (typeof(last_seen_at) = 'integer'));
 CREATE TABLE atom_links (
   from_atom   INTEGER NOT NULL REFERENCES atoms(id),
   to_atom     INTEGER NOT NULL REFERENCES atoms(id),
   link_type   TEXT NOT NULL CHECK (link_type IN ('causes', 'enables', 'precedes', 'correlates')),
   strength    REAL NOT NULL DEFAULT 0.5 CHECK (strength BETWEEN 0.0 AND 1.0),
-  created_at  TEXT NOT NULL,
+  created_at INTEGER NOT NULL DEFAULT 0 CHECK (typeof(created_at) = 'integer'),
   PRIMARY KEY (from_atom, to_atom, link_type),
   CHECK (from_atom <> to_atom)
 ) WITHOUT ROWID;
@@ -35,8 +33,7 @@ CREATE TABLE atoms (
   consequences       TEXT NOT NULL DEFAULT '',
   confidence         REAL NOT NULL DEFAULT 0.5 CHECK (confidence BETWEEN 0.0 AND 1.0),
   source_message_id  INTEGER REFERENCES messages(id),
-  created_at         TEXT NOT NULL
-);
+  created_at INTEGER NOT NULL DEFAULT 0 CHECK (typeof(created_at) = 'integer'));
 CREATE VIRTUAL TABLE atoms_fts USING fts5(
   subject, action, outcome, consequences,
   content = 'atoms', content_rowid = 'id',
@@ -147,11 +144,8 @@ CREATE TABLE stm (
   content            TEXT NOT NULL,
   importance         REAL NOT NULL DEFAULT 1.0 CHECK (importance BETWEEN 1.0 AND 3.0),
   source_message_id  INTEGER REFERENCES messages(id),
-  created_at         TEXT NOT NULL,
-  expires_at         TEXT,
   access_count       INTEGER NOT NULL DEFAULT 0,
-  last_accessed_at   TEXT
-);
+  created_at INTEGER NOT NULL DEFAULT 0 CHECK (typeof(created_at) = 'integer'), expires_at INTEGER CHECK (expires_at IS NULL OR typeof(expires_at) = 'integer'), last_accessed_at INTEGER CHECK (last_accessed_at IS NULL OR typeof(last_accessed_at) = 'integer'));
 CREATE TABLE stm_categories (
   stm_id    INTEGER NOT NULL REFERENCES stm(id),
   category  TEXT NOT NULL,

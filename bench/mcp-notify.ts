@@ -24,6 +24,7 @@ async function connect(db: string, agent: string): Promise<Client> {
       env: { ...getDefaultEnvironment(), BRAIN_EMBEDDER: 'none' },
     }),
   );
+  await client.listTools(); // as real clients do: the SDK then checks each tool's output schema
   return client;
 }
 

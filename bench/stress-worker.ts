@@ -98,6 +98,7 @@ async function mcpClient(db: string, agent: string): Promise<Client> {
   });
   const client = new McpClient({ name: 'stress', version: '1.0.0' });
   await client.connect(transport);
+  await client.listTools(); // as real clients do: the SDK then checks each tool's output schema
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = await client.callTool({ name, arguments: args });
     if (result.isError) {

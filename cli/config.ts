@@ -9,3 +9,11 @@ export function colorEnabled(): boolean {
 export function debugEnabled(): boolean {
   return Boolean(process.env.BRAIN_DEBUG);
 }
+
+/**
+ * How to write the command in suggestions: `npx brain` when npm started this run (`npx brain …`
+ * or `npm run …` in brain's checkout, where npx finds brain's own bin), else the installed `brain`.
+ */
+export function commandName(): string {
+  return process.env.npm_command ? 'npx brain' : 'brain';
+}

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { packageVersion } from '../src/version.js';
 import { registerBench } from './commands/bench.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEmbed } from './commands/embed.js';
@@ -17,15 +18,13 @@ import { registerTransfer } from './commands/transfer.js';
 import { registerUsage } from './commands/usage.js';
 import type { GlobalOptions } from './run.js';
 
-export const VERSION = '0.1.0';
-
 /** The `brain` command: global options, then one registration per group of commands. */
 export function createProgram(): Command {
   const program = new Command('brain')
     .description(
       'A memory and messaging hub for AI agents: one SQLite file that is their conversation and their memory.',
     )
-    .version(VERSION, '-V, --version')
+    .version(packageVersion(), '-V, --version')
     .option('--agent <name>', 'act as this agent (else BRAIN_AGENT)')
     .option('--db <path>', 'the database file (else BRAIN_DB, else ~/.local/share/brain/brain.db)')
     .option('--json', 'print one JSON document on stdout')

@@ -1,8 +1,6 @@
 import { readSync } from 'node:fs';
 import type { Brain, BrainConfig, OpenBrainOptions, Poller } from '../src/index.js';
 import { BrainError } from '../src/errors.js';
-import { storageFailureCode } from '../src/db/storage-errors.js';
-import { note } from './output.js';
 
 /** Options every command accepts, wherever they stand on the command line. */
 export interface GlobalOptions {
@@ -89,19 +87,12 @@ async function withHandle<B extends Handle, T>(
 }
 
 /**
- * Record that the agent was seen. On a read-only or full disk a command that only read has
- * still done its job: say why the agent's last-seen time is not updated, and succeed.
+ * Record that the agent was seen: bookkeeping, so never waiting for the write lock. When another
+ * process holds it (or the disk takes no writes), the command has still done its job and the
+ * agent's last-seen time is left as it was; the next command updates it.
  */
 function markSeen(brain: Handle, agent: string): void {
-  try {
-    brain.touchAgent(agent);
-  } catch (err) {
-    const code = storageFailureCode(err);
-    if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
-    note(
-      `brain: note: ${(err as Error).message.replace(/; nothing was changed$/, '')}; ${agent} not marked as seen`,
-    );
-  }
+  brain.touchAgent(agent, { wait: false });
 }
 
 /** "a, b,c" → ["a", "b", "c"]. */

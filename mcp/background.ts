@@ -18,3 +18,31 @@ export function startBackground(
     for (const r of running) await r.stop();
   };
 }
+
+/** How often a long-running server writes the accesses of memories its searches noted. */
+export const ACCESS_FLUSH_MS = 5_000;
+
+/**
+ * Write the noted accesses of memories every `intervalMs` (and once more on stop), never waiting
+ * for the write lock: when another process holds it, they wait for the next round. Searches only
+ * note accesses in memory, so they never queue behind a writer for this bookkeeping.
+ */
+export function accessFlushTask(intervalMs = ACCESS_FLUSH_MS): BackgroundTask {
+  return (brain, log) => {
+    const flush = () => {
+      try {
+        brain.flushAccesses();
+      } catch (err) {
+        log.warn(`writing access counts failed: ${(err as Error).message}`);
+      }
+    };
+    const timer = setInterval(flush, intervalMs);
+    timer.unref();
+    return {
+      stop() {
+        clearInterval(timer);
+        flush();
+      },
+    };
+  };
+}

@@ -15,7 +15,7 @@ export function registerPrompts(server: McpServer, ctx: ToolContext): void {
     },
     () =>
       prompt(() => {
-        const agent = ctx.agent();
+        const agent = ctx.caller;
         const messages = ctx.brain.peek({ agent, limit: 50 });
         const { unread } = ctx.brain.poll(agent);
         if (unread === 0) return `You are ${agent} on the brain. You have no unread messages.`;

@@ -20,8 +20,8 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       list: () => ({
         resources: [
           {
-            uri: `${INBOX_PREFIX}${ctx.agent()}`,
-            name: `inbox of ${ctx.agent()}`,
+            uri: `${INBOX_PREFIX}${ctx.caller}`,
+            name: `inbox of ${ctx.caller}`,
             mimeType: JSON_TYPE,
           },
         ],
@@ -73,7 +73,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
 
 /** The agent of an inbox URI, if it is the caller's; an error otherwise. */
 export function ownInbox(ctx: ToolContext, agent: string): string {
-  const me = ctx.agent();
+  const me = ctx.caller;
   if (agent !== me)
     throw new BrainError('INVALID_INPUT', `agent: you are ${me}; only your own inbox is readable`);
   return agent;

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   BrainError,
   agentName,
+  packageVersion,
   watchBrain,
   type Brain,
   type BrainWatcher,
@@ -26,7 +27,6 @@ import { registerSearch } from './tools/search.js';
 import { registerSendMessage } from './tools/send-message.js';
 
 export const SERVER_NAME = 'brain';
-export const SERVER_VERSION = '0.1.0';
 
 export interface CreateMcpServerOptions {
   /** Who calls: the stdio server's --agent, or the HTTP session's token agent. Never an argument. */
@@ -49,10 +49,14 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
   if (!parsed.success)
     throw new BrainError('INVALID_INPUT', `agent: ${parsed.error.issues[0]?.message}`);
   const log = options.log ?? silentLogger;
-  let touched = false;
+  // Registered as the session starts, so broadcasts sent meanwhile reach it; never waiting for
+  // the write lock, so a session opened while another process writes starts at once (its first
+  // write registers it then). Tools that only read never write.
+  let touched = brain.touchAgent(options.agent, { wait: false });
   const ctx: ToolContext = {
     brain,
     log,
+    caller: options.agent,
     embedder: options.embedder ?? (() => undefined),
     agent() {
       if (!touched) {
@@ -64,7 +68,7 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
   };
 
   const server = new McpServer(
-    { name: SERVER_NAME, title: 'brain', version: SERVER_VERSION },
+    { name: SERVER_NAME, title: 'brain', version: packageVersion() },
     { instructions: INSTRUCTIONS },
   );
   registerSendMessage(server, ctx);

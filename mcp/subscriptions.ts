@@ -25,9 +25,9 @@ export function registerSubscriptions(
 
   const onArrived = (messages: ArrivedMessage[]) => {
     const updated = new Set<string>();
-    const inbox = `${INBOX_PREFIX}${ctx.agent()}`;
+    const inbox = `${INBOX_PREFIX}${ctx.caller}`;
     for (const m of messages) {
-      if (uris.has(inbox) && m.recipients.includes(ctx.agent())) updated.add(inbox);
+      if (uris.has(inbox) && m.recipients.includes(ctx.caller)) updated.add(inbox);
       const thread = `${THREAD_PREFIX}${m.thread_id}`;
       if (uris.has(thread)) updated.add(thread);
     }

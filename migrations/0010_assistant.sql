@@ -1,7 +1,7 @@
 -- brain schema, version 10: what the assistant keeps besides messages and knowledge.
 --
--- Independent of migration 0009 (STM and atom times, another branch): it creates new tables only
--- and reads none that 0009 changes. Times are milliseconds since 1970, UTC, as in `messages`.
+-- New tables only; none of the existing ones is read or changed. Times are milliseconds since
+-- 1970, UTC, as everywhere since migration 0009.
 
 -- A session is a name (`chat/default`, `telegram/<chat id>`) pointing at its current thread.
 -- `/new` points the name at a fresh thread; the old ones stay, listed in `session_threads`.

@@ -1,7 +1,7 @@
 // Builds brain's ranking extension (src/native/brain_fts.c, binding.gyp) when npm installs the
 // project. Without a C compiler the install still succeeds: search then ranks with FTS5's own
-// bm25(), the same order, slower on words held by many rows. `--require` (CI, packaging) fails
-// instead.
+// bm25(), slower on words held by many rows (and, for those words, in a slightly different order:
+// src/db/rank-extension.ts). `--require` (CI, packaging) fails instead.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { IndexedItem } from './context.js';
 import { guardStorage } from './db/guard.js';
+import { writeWithoutWaiting } from './db/no-wait.js';
+import { flushAccesses } from './knowledge/access-counts.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
 import {
   atomChain,
@@ -48,8 +50,8 @@ import { readSpace } from './embed/store.js';
 import { search, searchHybrid, type HybridOptions, type SearchInput } from './search/search.js';
 import { exportBrain, type ExportInput } from './transfer/export.js';
 import { importBrain } from './transfer/import.js';
-import { backupDatabase, type BackupResult } from './maintenance/backup.js';
-import { runDoctor, type DoctorInput, type DoctorReport } from './maintenance/doctor.js';
+import type { BackupResult } from './maintenance/backup.js';
+import type { DoctorInput, DoctorReport } from './maintenance/doctor.js';
 import type { ThreadStatus } from './validation.js';
 import {
   findOrCreateSession,
@@ -85,7 +87,11 @@ export interface Brain {
   /** Run inside each write transaction for every new message, STM entry and atom. */
   onIndexed(indexer: (item: IndexedItem) => void): void;
 
-  touchAgent(name: string): void;
+  /**
+   * Register the agent if new and mark it seen now. With `wait: false` only if the write lock is
+   * free at once (bookkeeping beside a read): false when it was not written.
+   */
+  touchAgent(name: string, options?: { wait?: boolean }): boolean;
   getAgent: (name: string) => ReturnType<typeof getAgent>;
   listAgents: () => ReturnType<typeof listAgents>;
   updateAgent: (input: UpdateAgentInput) => ReturnType<typeof updateAgent>;
@@ -125,6 +131,12 @@ export interface Brain {
   vectorSpace: () => ReturnType<typeof readSpace>;
   provenance: (input: ProvenanceInput) => ReturnType<typeof findProvenance>;
   recent: (input?: RecentInput) => ReturnType<typeof recent>;
+  /**
+   * Write the accesses of memories that searches and listings noted, without waiting for the
+   * write lock: false when another writer holds it (they stay noted). Long-running processes
+   * call it every few seconds; `close` calls it once more.
+   */
+  flushAccesses(): boolean;
 
   /** The session `name` (`chat/default`): its current thread, made when there is none. */
   session: (input: SessionInput) => ReturnType<typeof findOrCreateSession>;
@@ -175,7 +187,11 @@ export function openBrain(options: OpenBrainOptions): Brain {
     db,
     onIndexed: (indexer) => void ctx.indexers.push(indexer),
 
-    touchAgent: (name) => touchAgent(ctx, name),
+    touchAgent: (name, options) => {
+      if (options?.wait === false) return writeWithoutWaiting(db, () => touchAgent(ctx, name));
+      touchAgent(ctx, name);
+      return true;
+    },
     getAgent: (name) => getAgent(ctx, name),
     listAgents: () => listAgents(ctx),
     updateAgent: (input) => updateAgent(ctx, input),
@@ -207,6 +223,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
     vectorSpace: () => readSpace(ctx),
     provenance: (input) => findProvenance(ctx, input),
     recent: (input) => recent(ctx, input),
+    flushAccesses: () => flushAccesses(ctx),
 
     session: (input) => findOrCreateSession(ctx, input),
     newSession: (input) => newSession(ctx, input),
@@ -228,11 +245,19 @@ export function openBrain(options: OpenBrainOptions): Brain {
 
     batch: (fn) => db.transaction(fn).immediate(),
 
-    doctor: (input) => runDoctor(db, options.dbPath, ctx.clock, input),
-    backup: (file) => backupDatabase(db, options.dbPath, file),
+    // Loaded when asked for: the one-off commands that run most never are (`brain search`, …).
+    doctor: async (input) =>
+      (await import('./maintenance/doctor.js')).runDoctor(db, options.dbPath, ctx.clock, input),
+    backup: async (file) =>
+      (await import('./maintenance/backup.js')).backupDatabase(db, options.dbPath, file),
 
     close: () => {
-      if (db.open) db.close();
+      if (!db.open) return;
+      try {
+        flushAccesses(ctx); // one last attempt, never waiting: a closing read must not queue
+      } finally {
+        db.close();
+      }
     },
   };
   return guardStorage(brain, options.dbPath, wal.check);

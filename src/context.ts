@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Clock } from './clock.js';
 import type { StatementCache } from './db/open.js';
+import type { AccessNotes } from './knowledge/access-counts.js';
 
 /** What a new searchable item is, told to indexers inside the write transaction that made it. */
 export interface IndexedItem {
@@ -16,6 +17,8 @@ export interface BrainContext {
   limits: { maxBodyBytes: number };
   /** Called inside the write transaction for each new searchable row (e.g. to queue embedding). */
   indexers: Array<(item: IndexedItem) => void>;
+  /** Accesses of memories noted by reads, written later without waiting (access-counts.ts). */
+  accesses: AccessNotes;
 }
 
 export function notifyIndexers(ctx: BrainContext, item: IndexedItem): void {

@@ -10,6 +10,7 @@ export {
 } from './config.js';
 export { BrainError, isBrainError, isUsageError, type BrainErrorCode } from './errors.js';
 export { systemClock, type Clock } from './clock.js';
+export { packageVersion } from './version.js';
 export type { IndexedItem } from './context.js';
 export { latestVersion, APPLICATION_ID } from './db/migrate.js';
 export { idKind, type IdKind } from './ids.js';

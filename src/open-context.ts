@@ -2,6 +2,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { BrainContext } from './context.js';
 import { StatementCache, openDatabase, type Durability } from './db/open.js';
 import { createWalKeeper, type WalKeeper } from './db/wal.js';
+import { createAccessNotes } from './knowledge/access-counts.js';
 
 export interface OpenBrainOptions {
   /** Path of the SQLite file; created (with its folder) if missing. */
@@ -34,6 +35,7 @@ export function openContext(options: OpenBrainOptions): { ctx: BrainContext; wal
     clock: options.clock ?? systemClock,
     limits: { maxBodyBytes: options.maxBodyBytes ?? 1_048_576 },
     indexers: [],
+    accesses: createAccessNotes(),
   };
   return { ctx, wal };
 }

@@ -1,4 +1,5 @@
 import { guardStorage } from './db/guard.js';
+import { writeWithoutWaiting } from './db/no-wait.js';
 import { poll, touchAgent, type PollResult } from './messaging/poll.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
 
@@ -11,7 +12,7 @@ import { openContext, type OpenBrainOptions } from './open-context.js';
 export interface Poller {
   readonly path: string;
   poll(agent: string): PollResult;
-  touchAgent(name: string): void;
+  touchAgent(name: string, options?: { wait?: boolean }): boolean;
   close(): void;
 }
 
@@ -21,7 +22,11 @@ export function openPoller(options: OpenBrainOptions): Poller {
   const poller: Poller = {
     path: options.dbPath,
     poll: (agent) => poll(ctx, agent),
-    touchAgent: (name) => touchAgent(ctx, name),
+    touchAgent: (name, options) => {
+      if (options?.wait === false) return writeWithoutWaiting(ctx.db, () => touchAgent(ctx, name));
+      touchAgent(ctx, name);
+      return true;
+    },
     close: () => {
       if (ctx.db.open) ctx.db.close();
     },

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { commandName } from '../config.js';
 import { bold, cyan, dim, oneLine, printJson, println } from '../output.js';
 import type { GlobalOptions } from '../run.js';
 import { printProvenance } from './knowledge.js';
@@ -86,14 +87,15 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
           });
         }
         println(`\n${bold('Next, try')} ${dim('(the demo database is kept at ' + dbPath + ')')}`);
-        const env = `BRAIN_DB=${dbPath}`;
+        const brainCmd = commandName();
+        const prefix = `BRAIN_DB=${dbPath} ${brainCmd}`;
         for (const cmd of [
-          `${env} npx brain search "entry filter"`,
-          `${env} npx brain provenance ${first.id}`,
-          `${env} npx brain thread ${first.thread_id}`,
-          `${env} npx brain send --agent nova --to helios --body "what about the EV halt?"`,
-          `${env} npx brain poll --agent helios`,
-          `npx brain --help`,
+          `${prefix} search "entry filter"`,
+          `${prefix} provenance ${first.id}`,
+          `${prefix} thread ${first.thread_id}`,
+          `${prefix} send --agent nova --to helios --body "what about the EV halt?"`,
+          `${prefix} poll --agent helios`,
+          `${brainCmd} --help`,
         ]) {
           println(`  ${cmd}`);
         }

@@ -21,18 +21,18 @@ export function registerMcp(program: Command, globals: Globals): void {
         import('../../mcp/stdio.js'),
         import('../../mcp/log.js'),
         import('../../mcp/embedding.js'),
+        import('../../mcp/background.js'),
       ]);
       loading.catch(() => {}); // awaited below; this only keeps an earlier failure from orphaning it
       return withBrain(globals(), async ({ brain, agent, config }) => {
-        const name = agent();
-        // Registered now, not on the first tool call: broadcasts sent meanwhile must reach it.
-        brain.touchAgent(name);
-        const [{ serveStdio }, { createLogger }, { embedderSlot }] = await loading;
+        const name = agent(); // createMcpServer registers it as the session starts
+        const [{ serveStdio }, { createLogger }, { embedderSlot }, { accessFlushTask }] =
+          await loading;
         const embedding = embedderSlot(config);
         const running = await serveStdio(brain, {
           agent: name,
           log: createLogger(config.logLevel),
-          background: [embedding.task],
+          background: [embedding.task, accessFlushTask()],
           embedder: embedding.get,
         });
         await untilStopped(running.closed, () => running.close());
@@ -54,13 +54,19 @@ export function registerMcp(program: Command, globals: Globals): void {
       withBrain(globals(), async ({ brain, config }) => {
         const { parseServeOptions } = await import('./serve-options.js');
         const opts = parseServeOptions(raw);
-        const [{ serveHttp }, { createLogger }, { readTokensFile }, { embedderSlot }] =
-          await Promise.all([
-            import('../../mcp/http.js'),
-            import('../../mcp/log.js'),
-            import('../../mcp/tokens.js'),
-            import('../../mcp/embedding.js'),
-          ]);
+        const [
+          { serveHttp },
+          { createLogger },
+          { readTokensFile },
+          { embedderSlot },
+          { accessFlushTask },
+        ] = await Promise.all([
+          import('../../mcp/http.js'),
+          import('../../mcp/log.js'),
+          import('../../mcp/tokens.js'),
+          import('../../mcp/embedding.js'),
+          import('../../mcp/background.js'),
+        ]);
         const log = createLogger(config.logLevel);
         const embedding = embedderSlot(config);
         const tokens = opts.tokens ? readTokensFile(opts.tokens) : undefined;
@@ -72,7 +78,7 @@ export function registerMcp(program: Command, globals: Globals): void {
           agent: config.agent,
           allowedOrigins: list(opts.allowOrigin),
           log,
-          background: [embedding.task],
+          background: [embedding.task, accessFlushTask()],
           embedder: embedding.get,
         });
         const who = tokens

@@ -11,7 +11,7 @@ export function registerAckMessage(server: McpServer, ctx: ToolContext): void {
       message_id: z.string().describe('The message (syn_…)'),
       body: z.string().optional().describe('A short answer kept with the ack'),
     }),
-    output: z.object({
+    output: z.looseObject({
       message_id: z.string(),
       agent: z.string(),
       body: z.string().nullable(),

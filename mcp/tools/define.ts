@@ -7,7 +7,12 @@ import type { Logger } from '../log.js';
 /** What every tool gets: the brain, and who is calling (never taken from the arguments). */
 export interface ToolContext {
   brain: Brain;
-  /** The calling agent; registered (last_seen_at) on its first call of the session. */
+  /** The calling agent, for tools that only read: never writes. */
+  caller: string;
+  /**
+   * The calling agent, for tools that write: marks it seen (last_seen_at) on the session's first
+   * write if the session's start could not.
+   */
   agent(): string;
   log: Logger;
   /** The embedder for queries, once ready; search answers by words until then. */

@@ -14,14 +14,14 @@ export function registerFindProvenance(server: McpServer, ctx: ToolContext): voi
       id: z.string().describe('stm_…, atm_… or syn_…'),
       context: z.number().int().min(0).max(50).optional().describe('Messages either side (2)'),
     }),
-    output: z.object({
+    output: z.looseObject({
       id: z.string(),
       type: z.string(),
-      knowledge: z.object({ type: z.string(), record: anyRecord }).optional(),
+      knowledge: z.looseObject({ type: z.string(), record: anyRecord }).optional(),
       message: anyRecord.nullable(),
       thread: anyRecord.nullable(),
       context: z.array(anyRecord),
-      derived: z.object({ stm: z.array(anyRecord), atoms: z.array(anyRecord) }),
+      derived: z.looseObject({ stm: z.array(anyRecord), atoms: z.array(anyRecord) }),
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run(args) {

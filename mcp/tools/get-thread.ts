@@ -14,7 +14,7 @@ export function registerGetThread(server: McpServer, ctx: ToolContext): void {
       limit: z.number().int().min(1).max(1000).optional().describe('Messages per page (50)'),
       offset: z.number().int().min(0).optional().describe('Skip this many (0)'),
     }),
-    output: z.object({
+    output: z.looseObject({
       thread: threadRecord,
       messages: z.array(messageRecord),
       next_offset: z.number().nullable(),

@@ -15,7 +15,7 @@ export function registerListThreads(server: McpServer, ctx: ToolContext): void {
       limit: z.number().int().min(1).max(1000).optional().describe('At most this many (50)'),
       offset: z.number().int().min(0).optional().describe('Skip this many (0)'),
     }),
-    output: z.object({ threads: z.array(threadRecord) }),
+    output: z.looseObject({ threads: z.array(threadRecord) }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run(args) {
       const threads = ctx.brain.threads(args);

@@ -7,10 +7,10 @@ export function registerPollInbox(server: McpServer, ctx: ToolContext): void {
     title: 'Poll inbox',
     description: 'Count your unread messages. Cheap; changes nothing.',
     input: z.strictObject({}),
-    output: z.object({ agent: z.string(), unread: z.number() }),
+    output: z.looseObject({ agent: z.string(), unread: z.number() }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run() {
-      const r = ctx.brain.poll(ctx.agent());
+      const r = ctx.brain.poll(ctx.caller);
       return { data: r, text: `${r.agent}: ${r.unread} unread` };
     },
   });

@@ -13,10 +13,11 @@ export function registerReadInbox(server: McpServer, ctx: ToolContext): void {
       mark_read: z.boolean().default(true).describe('false: peek without marking read'),
       limit: z.number().int().min(1).max(1000).optional().describe('At most this many (50)'),
     }),
-    output: z.object({ messages: z.array(messageRecord) }),
+    output: z.looseObject({ messages: z.array(messageRecord) }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run({ mark_read, limit }) {
-      const input = { agent: ctx.agent(), limit };
+      // A peek only reads, so it takes the name without marking the agent seen.
+      const input = { agent: mark_read ? ctx.agent() : ctx.caller, limit };
       const messages = mark_read ? ctx.brain.read(input) : ctx.brain.peek(input);
       const note = mark_read ? '' : `\n(peeked: ${messages.length} still unread)`;
       return { data: { messages }, text: `${messagesText(messages, 'no unread messages')}${note}` };

@@ -14,9 +14,9 @@ export function registerRecent(server: McpServer, ctx: ToolContext): void {
       types: z.array(z.enum(SEARCH_TYPES)).optional().describe('Default all'),
       limit: z.number().int().min(1).max(1000).optional().describe('At most this many (50)'),
     }),
-    output: z.object({
+    output: z.looseObject({
       items: z.array(
-        z.object({ type: z.string(), id: z.string(), time: z.string(), record: anyRecord }),
+        z.looseObject({ type: z.string(), id: z.string(), time: z.string(), record: anyRecord }),
       ),
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
@@ -34,11 +34,14 @@ function itemLine(item: RecentItem): string {
   const head = `${item.type} ${item.id} ${shortTime(item.time)}`;
   if (item.type === 'message') {
     const m = item.record;
-    return `${head} ${m.from} → ${m.to ?? 'all'} (${m.thread_id}): ${m.subject}`;
+    const reply = m.reply_to ? ` re ${m.reply_to}` : '';
+    return `${head} ${m.from} → ${m.to ?? 'all'}${reply} (${m.thread_id}): ${m.subject}`;
   }
-  if (item.type === 'stm') return `${head} ${item.record.agent}: ${clip(item.record.content)}`;
+  const from = item.record.source_message_id ? ` from ${item.record.source_message_id}` : '';
+  if (item.type === 'stm')
+    return `${head} ${item.record.agent}${from}: ${clip(item.record.content)}`;
   const a = item.record;
-  return `${head} ${a.agent}: ${a.subject}: ${clip(`${a.action} → ${a.outcome}`)}`;
+  return `${head} ${a.agent}${from}: ${a.subject}: ${clip(`${a.action} → ${a.outcome}`)}`;
 }
 
 function clip(text: string, max = 120): string {

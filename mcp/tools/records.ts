@@ -1,10 +1,12 @@
 import { z } from 'zod';
 
 /*
- * Output schemas of the records the brain returns. Loose objects: a field the library adds later
- * (e.g. a hit's vector rank) must not make a client's output validation fail. Only the key fields
- * are declared (the rest travel as undeclared properties): every client pays for tools/list in
- * its context window.
+ * Output schemas of the records the brain returns. Every object of every tool's output schema is
+ * loose (`z.looseObject`, `additionalProperties: {}`), never `z.object` or strict: clients that
+ * list tools validate `structuredContent` against the schema, and a field the library adds later
+ * (e.g. a hit's vector rank, search's `retrievers`) must not make every call fail there. Only the
+ * key fields are declared (the rest travel as undeclared properties): every client pays for
+ * tools/list in its context window.
  */
 
 const nullableString = z.string().nullable();

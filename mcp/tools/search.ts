@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { SEARCH_TYPES } from '../../src/index.js';
+import { SEARCH_TYPES, type SearchResult } from '../../src/index.js';
 import { hitText } from '../format.js';
 import { defineTool, type ToolContext } from './define.js';
 import { searchHit } from './records.js';
@@ -19,15 +19,26 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
       thread: z.string().optional().describe('Only this thread (thr_…)'),
       agent: z.string().optional().describe('Only items by this agent'),
     }),
-    output: z.object({ hits: z.array(searchHit), notices: z.array(z.string()) }),
-    // Search counts an access of the memories it returns; that bookkeeping changes nothing a
-    // caller sees, so to clients it is read-only.
+    output: z.looseObject({
+      hits: z.array(searchHit),
+      notices: z.array(z.string()),
+      retrievers: z.array(z.string()),
+    }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     async run(args) {
       // Until the background has an embedder (or with none), this answers by words alone.
       const result = await ctx.brain.searchHybrid(args, { embedder: ctx.embedder() });
       const lines = result.hits.length ? result.hits.map(hitText) : ['no hits'];
-      return { data: result, text: [...lines, ...result.notices].join('\n') };
+      return { data: result, text: [...lines, ...result.notices, ...byText(result)].join('\n') };
     },
   });
+}
+
+const RETRIEVER_WORDS: Record<string, string> = { fts: 'words', vector: 'meaning' };
+
+/** Which retrievers ran (`retrievers` in the structured answer), for the model. */
+function byText(result: SearchResult): string[] {
+  if (result.retrievers.length === 0) return []; // nothing ran; a notice says why
+  const by = result.retrievers.map((r) => RETRIEVER_WORDS[r] ?? r);
+  return [`(searched by ${by.join(' and ')})`];
 }

@@ -17,7 +17,7 @@ export function registerSendMessage(server: McpServer, ctx: ToolContext): void {
       priority: z.enum(PRIORITIES).optional().describe('Default normal'),
       tags: z.array(z.string()).optional().describe('Tags for the thread'),
     }),
-    output: z.object({
+    output: z.looseObject({
       id: z.string(),
       thread_id: z.string(),
       created_at: z.string(),

@@ -24,7 +24,8 @@ export interface OpenOptions {
   durability?: Durability;
   /**
    * Load the compiled ranking function when it was built (default true). Without it FTS5's own
-   * bm25() ranks: the same order, slower on words held by many rows (src/db/rank-extension.ts).
+   * bm25() ranks: slower on words held by many rows, and in another order at times when a word
+   * is held by that many (src/db/rank-extension.ts).
    */
   rankFunction?: boolean;
 }

@@ -1,7 +1,5 @@
 import type { BrainConfig } from '../config.js';
-import type { Embedder } from './embedder.js';
-import { createOfflineEmbedder, isOfflineModel } from './offline.js';
-import { createOllamaEmbedder, probeOllama } from './ollama.js';
+import { isOfflineModel, type Embedder } from './embedder.js';
 import type { VectorSpace } from './store.js';
 
 export interface CreateEmbedderOptions {
@@ -27,6 +25,9 @@ type EmbedderSettings = Pick<BrainConfig, 'embedder' | 'ollamaHost' | 'embedMode
  * Ollama when it answers quickly and has the model, else the offline one — said once, never silently.
  * In `auto`, a brain whose vectors came from Ollama stays with Ollama while it is away (search then
  * answers by words and the queue waits) rather than throwing those vectors away.
+ *
+ * Each embedder's module (the Ollama client, the offline encoders) is loaded only when chosen: a
+ * one-off `brain search` on a brain without vectors loads neither.
  */
 export async function createEmbedder(
   config: EmbedderSettings,
@@ -34,25 +35,27 @@ export async function createEmbedder(
 ): Promise<Embedder | undefined> {
   const notice =
     options.notice ?? ((line: string) => void process.stderr.write(`brain: ${line}\n`));
-  const ollama = () =>
-    createOllamaEmbedder({
+  const ollama = async () =>
+    (await import('./ollama.js')).createOllamaEmbedder({
       host: config.ollamaHost,
       model: config.embedModel,
       timeoutMs: options.timeoutMs,
     });
+  const offline = async () => (await import('./offline.js')).createOfflineEmbedder({ notice });
   switch (config.embedder) {
     case 'none':
       return undefined;
     case 'ollama':
       return ollama();
     case 'offline':
-      return createOfflineEmbedder({ notice });
+      return offline();
     case 'auto': {
       if (options.purpose === 'search') {
         const space = options.brain?.vectorSpace();
         if (!space) return undefined;
-        return isOfflineModel(space.model) ? createOfflineEmbedder({ notice }) : ollama();
+        return isOfflineModel(space.model) ? offline() : ollama();
       }
+      const { probeOllama } = await import('./ollama.js');
       const probe = await probeOllama(
         config.ollamaHost,
         config.embedModel,
@@ -66,11 +69,11 @@ export async function createEmbedder(
         );
         return ollama();
       }
-      const offline = await createOfflineEmbedder({ notice });
+      const chosen = await offline();
       notice(
-        `${probe.reason}; using the offline embedder ${offline.model} (set BRAIN_EMBEDDER to choose)`,
+        `${probe.reason}; using the offline embedder ${chosen.model} (set BRAIN_EMBEDDER to choose)`,
       );
-      return offline;
+      return chosen;
     }
   }
 }

@@ -63,10 +63,10 @@ function messageDocument(ctx: BrainContext, rowid: number): EmbedDocument | unde
 
 interface KnowledgeDocRow {
   text: string;
-  created_at: string;
+  created_at: number;
   agent_id: number;
   thread_id: number | null;
-  expires_at: string | null;
+  expires_at: number | null;
 }
 
 const STM_DOC_SQL = `
@@ -93,8 +93,7 @@ function knowledgeDocument(
     .get<[{ id: number }], KnowledgeDocRow>(type === 'stm' ? STM_DOC_SQL : ATOM_DOC_SQL)
     .get({ id: rowid });
   if (!r) return undefined;
-  const createdMs = Date.parse(r.created_at);
-  return finish(type, rowid, r.text, createdMs, r.agent_id, r.thread_id ?? 0, r.expires_at);
+  return finish(type, rowid, r.text, r.created_at, r.agent_id, r.thread_id ?? 0, r.expires_at);
 }
 
 function finish(
@@ -104,7 +103,7 @@ function finish(
   createdMs: number,
   agentId: number,
   threadId: number,
-  expiresAt: string | null,
+  expiresMs: number | null,
 ): EmbedDocument {
   const clipped = clip(text, MAX_CHARS);
   return {
@@ -115,7 +114,7 @@ function finish(
     createdMs,
     agentId,
     threadId,
-    expiresMs: expiresAt ? Date.parse(expiresAt) : NEVER_MS,
+    expiresMs: expiresMs ?? NEVER_MS,
   };
 }
 

@@ -3,6 +3,11 @@ import { BrainError } from '../errors.js';
 /** What a text is for: models such as nomic-embed-text embed documents and queries differently. */
 export type EmbedKind = 'document' | 'query';
 
+/** Models made in this process without network carry this prefix; Ollama's never do. */
+export function isOfflineModel(model: string): boolean {
+  return model.startsWith('brain-');
+}
+
 export interface EmbedOptions {
   /** Abort the call (e.g. a query that must not hold up a search). */
   signal?: AbortSignal;

@@ -2,10 +2,7 @@ import type { Embedder } from './embedder.js';
 import { createHashEmbedder } from './offline-hash.js';
 import { createSentenceEncoder, sentenceEncoderAvailable } from './offline-use.js';
 
-/** Models made in this process without network carry this prefix; Ollama's never do. */
-export function isOfflineModel(model: string): boolean {
-  return model.startsWith('brain-');
-}
+export { isOfflineModel } from './embedder.js';
 
 /**
  * The offline embedder: needs no network and downloads nothing. The sentence encoder when its

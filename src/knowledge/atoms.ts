@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { isoNow } from '../clock.js';
+import { isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, newId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
@@ -17,6 +16,7 @@ import {
   type LinkType,
 } from '../validation.js';
 import { sourceRowId } from './stm.js';
+import { insertAtom, insertLink } from './store.js';
 
 export interface AtomRecord {
   id: string;
@@ -36,7 +36,7 @@ interface AtomRow extends AtomRecord {
 
 export const ATOM_SELECT = `
   SELECT t.id AS rowid, t.uid AS id, a.name AS agent, t.subject, t.action, t.outcome, t.consequences,
-         t.confidence, ${messageIdSql('m.uid')} AS source_message_id, t.created_at
+         t.confidence, ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('t.created_at')} AS created_at
   FROM atoms t JOIN agents a ON a.id = t.agent_id LEFT JOIN messages m ON m.id = t.source_message_id`;
 
 export function toAtomRecord(row: AtomRow): AtomRecord {
@@ -69,27 +69,17 @@ export function createAtom(ctx: BrainContext, input: AtomInput): AtomRecord {
   const uid = newId('atom');
   ctx.db
     .transaction(() => {
-      const agentId = ensureAgent(ctx, args.agent);
-      const source = args.source_message_id ? sourceRowId(ctx, args.source_message_id) : null;
-      const rowid = Number(
-        ctx.q
-          .get(
-            `INSERT INTO atoms (uid, agent_id, subject, action, outcome, consequences, confidence, source_message_id, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            uid,
-            agentId,
-            args.subject,
-            args.action,
-            args.outcome,
-            args.consequences,
-            args.confidence,
-            source,
-            args.at ?? isoNow(ctx.clock),
-          ).lastInsertRowid,
-      );
-      notifyIndexers(ctx, { type: 'atom', rowid });
+      insertAtom(ctx, {
+        uid,
+        agent_id: ensureAgent(ctx, args.agent),
+        subject: args.subject,
+        action: args.action,
+        outcome: args.outcome,
+        consequences: args.consequences,
+        confidence: args.confidence,
+        source_message_id: args.source_message_id ? sourceRowId(ctx, args.source_message_id) : null,
+        created_at: args.at ? millisOf(args.at) : ctx.clock().getTime(),
+      });
     })
     .immediate();
   return getAtom(ctx, uid)!;
@@ -140,15 +130,16 @@ export function linkAtoms(ctx: BrainContext, input: LinkInput): LinkRecord {
     .transaction((): LinkRecord => {
       const from = atomRowId(ctx, args.from, 'from');
       const to = atomRowId(ctx, args.to, 'to');
-      ctx.q
-        .get(
-          `INSERT INTO atom_links (from_atom, to_atom, link_type, strength, created_at) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT(from_atom, to_atom, link_type) DO UPDATE SET strength = excluded.strength`,
-        )
-        .run(from, to, args.type, args.strength, isoNow(ctx.clock));
+      const at = ctx.clock().getTime();
+      insertLink(
+        ctx,
+        { from_atom: from, to_atom: to, type: args.type, strength: args.strength, created_at: at },
+        true,
+      );
       const row = ctx.q
         .get<[number, number, string], { strength: number; created_at: string }>(
-          `SELECT strength, created_at FROM atom_links WHERE from_atom = ? AND to_atom = ? AND link_type = ?`,
+          `SELECT strength, ${isoSql('created_at')} AS created_at FROM atom_links
+           WHERE from_atom = ? AND to_atom = ? AND link_type = ?`,
         )
         .get(from, to, args.type)!;
       return {
@@ -216,7 +207,8 @@ export function atomChain(ctx: BrainContext, input: ChainInput): AtomChain {
            FROM walk w JOIN atom_links l ON l.${near} = w.atom
            WHERE w.depth < @depth AND instr(w.path, ',' || l.${far} || ',') = 0
          )
-         SELECT atom, depth, from_atom, to_atom, link_type, strength, created_at FROM walk ORDER BY depth, strength DESC`,
+         SELECT atom, depth, from_atom, to_atom, link_type, strength, ${isoSql('created_at')} AS created_at
+         FROM walk ORDER BY depth, strength DESC`,
       )
       .all({ start: startRow, depth: args.depth });
     const atoms = getAtomsByRowIds(ctx, [

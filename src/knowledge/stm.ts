@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { isoNow } from '../clock.js';
+import { isoNow, isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, newId } from '../ids.js';
-import { storageFailureCode } from '../db/storage-errors.js';
 import { ensureAgent } from '../messaging/agents.js';
+import { noteAccess } from './access-counts.js';
 import { messageRowId } from '../messaging/messages.js';
+import { insertStm } from './store.js';
 import {
   agentName,
   isoTime,
@@ -37,7 +37,8 @@ interface StmRow extends Omit<StmRecord, 'categories'> {
 export const STM_SELECT = `
   SELECT s.id AS rowid, s.uid AS id, a.name AS agent, s.content,
          (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
-         s.importance, ${messageIdSql('m.uid')} AS source_message_id, s.created_at, s.expires_at,
+         s.importance, ${messageIdSql('m.uid')} AS source_message_id,
+         ${isoSql('s.created_at')} AS created_at, ${isoSql('s.expires_at')} AS expires_at,
          s.access_count
   FROM stm s JOIN agents a ON a.id = s.agent_id LEFT JOIN messages m ON m.id = s.source_message_id`;
 
@@ -76,29 +77,16 @@ export function remember(ctx: BrainContext, input: RememberInput): StmRecord {
   const uid = newId('stm');
   ctx.db
     .transaction(() => {
-      const agentId = ensureAgent(ctx, args.agent);
-      const source = args.source_message_id ? sourceRowId(ctx, args.source_message_id) : null;
-      const rowid = Number(
-        ctx.q
-          .get(
-            `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            uid,
-            agentId,
-            args.content,
-            args.importance,
-            source,
-            createdAt,
-            args.expires_at ?? null,
-          ).lastInsertRowid,
-      );
-      const addCategory = ctx.q.get(
-        `INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`,
-      );
-      for (const c of args.categories) addCategory.run(rowid, c);
-      notifyIndexers(ctx, { type: 'stm', rowid });
+      insertStm(ctx, {
+        uid,
+        agent_id: ensureAgent(ctx, args.agent),
+        content: args.content,
+        importance: args.importance,
+        source_message_id: args.source_message_id ? sourceRowId(ctx, args.source_message_id) : null,
+        created_at: millisOf(createdAt),
+        expires_at: args.expires_at ? millisOf(args.expires_at) : null,
+        categories: args.categories,
+      });
     })
     .immediate();
   return getStm(ctx, uid)!;
@@ -134,7 +122,7 @@ const listStmInput = z.strictObject({
 });
 export type ListStmInput = z.input<typeof listStmInput>;
 
-/** Memories, most important then newest first; counts as an access of each returned entry. */
+/** Memories, most important then newest first; notes an access of each (see access-counts.ts). */
 export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[] {
   const args = parseInput(listStmInput, input);
   const rows = ctx.q
@@ -149,38 +137,14 @@ export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[
       agent: args.agent ?? null,
       category: args.category ?? null,
       all: args.include_expired ? 1 : 0,
-      now: isoNow(ctx.clock),
+      now: ctx.clock().getTime(),
       limit: args.limit,
     });
-  recordAccess(
+  noteAccess(
     ctx,
     rows.map((r) => r.rowid),
   );
-  return rows.map((r) => ({ ...toStmRecord(r), access_count: r.access_count + 1 }));
-}
-
-/**
- * Count an access of each returned entry. A short write of its own, taken only when entries were
- * returned, so read paths that return no memories never take the write lock.
- */
-export function recordAccess(ctx: BrainContext, rowids: number[]): void {
-  if (rowids.length === 0 || ctx.db.readonly) return;
-  const now = isoNow(ctx.clock);
-  const stmt = ctx.q.get(
-    `UPDATE stm SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?`,
-  );
-  try {
-    ctx.db
-      .transaction(() => {
-        for (const id of rowids) stmt.run(now, id);
-      })
-      .immediate();
-  } catch (err) {
-    // Counting is bookkeeping: on a read-only or full disk the search or list still answers,
-    // it only goes uncounted. Anything else is a real failure.
-    const code = storageFailureCode(err);
-    if (code !== 'SQLITE_READONLY' && code !== 'SQLITE_FULL') throw err;
-  }
+  return rows.map(toStmRecord);
 }
 
 export { stmId };

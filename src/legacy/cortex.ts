@@ -1,11 +1,12 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrainContext } from '../context.js';
-import { notifyIndexers } from '../context.js';
+import { millisOf } from '../clock.js';
 import { BrainError } from '../errors.js';
 import { ID_PATTERNS, derivedId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { messageRowId } from '../messaging/messages.js';
+import { insertStm } from '../knowledge/store.js';
 import { agentName, filePath, parseInput } from '../validation.js';
 import {
   legacyTime,
@@ -94,34 +95,19 @@ export function migrateCortex(
           if (source === null)
             notes.push(`${e.uid}: source message ${e.source} is not in the brain; kept without it`);
         }
-        const changes = ctx.q
-          .get(
-            `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at, access_count)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
-          )
-          .run(
-            e.uid,
-            ensureAgent(ctx, e.agent),
-            e.content,
-            e.importance,
-            source,
-            e.createdAt,
-            e.expiresAt,
-            e.accessCount,
-          ).changes;
-        if (changes === 0) {
-          existing += 1;
-          continue;
-        }
-        imported += 1;
-        const rowid = ctx.q
-          .get<[string], { id: number }>(`SELECT id FROM stm WHERE uid = ?`)
-          .get(e.uid)!.id;
-        for (const c of e.categories)
-          ctx.q
-            .get(`INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`)
-            .run(rowid, c);
-        notifyIndexers(ctx, { type: 'stm', rowid });
+        const rowid = insertStm(ctx, {
+          uid: e.uid,
+          agent_id: ensureAgent(ctx, e.agent),
+          content: e.content,
+          importance: e.importance,
+          source_message_id: source,
+          created_at: millisOf(e.createdAt),
+          expires_at: e.expiresAt === null ? null : millisOf(e.expiresAt),
+          access_count: e.accessCount,
+          categories: e.categories,
+        });
+        if (rowid === undefined) existing += 1;
+        else imported += 1;
       }
     })
     .immediate();

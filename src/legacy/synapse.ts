@@ -1,11 +1,10 @@
 import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
-import { ID_PATTERNS, derivedId, messageKey, threadKey } from '../ids.js';
+import { ID_PATTERNS, derivedId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { excerpt, messageRowId } from '../messaging/messages.js';
-import { threadRowId } from '../messaging/threads.js';
+import { insertAck, insertMessage, insertThread, markRead } from '../messaging/store.js';
 import { readJsonFile } from '../transfer/json-file.js';
 import { agentName, filePath, parseInput, type Priority } from '../validation.js';
 import {
@@ -94,21 +93,12 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
         const threadUid = ID_PATTERNS.thread.test(m.threadKey)
           ? m.threadKey
           : derivedId('thread', `synapse:${m.threadKey}`);
-        let thread = threadRowId(ctx, threadUid);
-        if (thread === undefined) {
-          const id = ctx.q
-            .get(
-              `INSERT INTO threads (uid, subject, created_by, created_at, last_message_at, message_count) VALUES (?, ?, ?, ?, ?, 0)`,
-            )
-            .run(
-              threadKey(threadUid),
-              m.subject || excerpt(m.body),
-              agent(m.from),
-              at,
-              at,
-            ).lastInsertRowid;
-          thread = Number(id);
-        }
+        const thread = insertThread(ctx, {
+          uid: threadUid,
+          subject: m.subject || excerpt(m.body),
+          created_by: agent(m.from),
+          created_at: at,
+        }).id;
         let replyTo: number | null = null;
         if (m.replyKey) {
           const parent = byLegacyId.get(m.replyKey);
@@ -120,67 +110,44 @@ export function migrateSynapse(ctx: BrainContext, path: string): LegacyReport {
               `message ${m.legacyId}: replies to ${m.replyKey}, which is not in the file; kept without the link`,
             );
         }
-        const metadata = JSON.stringify({
-          ...m.metadata,
-          legacy_id: m.legacyId,
-          legacy_source: 'synapse',
+        const recipients = (
+          m.to ? [m.to] : everyone.map(([name]) => name).filter((n) => n !== m.from)
+        ).map((r) => {
+          const read = m.readBy.has(r) ? (m.readBy.get(r) ?? m.createdAt) : null;
+          return { agent_id: agent(r), read_at: read === null ? null : millisOf(read) };
         });
-        const changes = ctx.q
-          .get(
-            `INSERT INTO messages (uid, thread_id, from_agent, to_agent, reply_to, priority, subject, body, metadata, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
-          )
-          .run(
-            messageKey(m.uid),
-            thread,
-            agent(m.from),
-            m.to ? agent(m.to) : null,
-            replyTo,
-            m.priority,
-            m.subject || null,
-            m.body,
-            metadata,
-            at,
-          ).changes;
-        if (changes === 0) {
+        const written = insertMessage(ctx, {
+          uid: m.uid,
+          thread_id: thread,
+          from_agent: agent(m.from),
+          to_agent: m.to ? agent(m.to) : null,
+          reply_to: replyTo,
+          priority: m.priority,
+          subject: m.subject || null,
+          body: m.body,
+          metadata: { ...m.metadata, legacy_id: m.legacyId, legacy_source: 'synapse' },
+          created_at: at,
+          recipients,
+        });
+        if (!written.added) {
           existing += 1;
           continue;
         }
         imported += 1;
-        const rowid = messageRowId(ctx, m.uid)!;
-        const recipients = m.to
-          ? [m.to]
-          : everyone.map(([name]) => name).filter((n) => n !== m.from);
-        const deliver = ctx.q.get(
-          `INSERT OR IGNORE INTO deliveries (message_id, agent_id, read_at) VALUES (?, ?, ?)`,
-        );
-        for (const r of recipients) {
-          const read = m.readBy.has(r) ? (m.readBy.get(r) ?? m.createdAt) : null;
-          deliver.run(rowid, agent(r), read === null ? null : millisOf(read));
-        }
         const ackers = m.ackedBy.length ? m.ackedBy : m.acked && m.to ? [m.to] : [];
         if (m.acked && ackers.length === 0)
           notes.push(
             `message ${m.legacyId}: ack body kept in metadata (no acknowledging agent named)`,
           );
         for (const a of ackers) {
-          ctx.q
-            .get(
-              `INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`,
-            )
-            .run(rowid, agent(a), m.ackBody, m.readBy.get(a) ?? m.createdAt);
-          ctx.q
-            .get(
-              `UPDATE deliveries SET read_at = coalesce(read_at, ?) WHERE message_id = ? AND agent_id = ?`,
-            )
-            .run(at, rowid, agent(a));
+          insertAck(ctx, {
+            message_id: written.rowid,
+            agent_id: agent(a),
+            body: m.ackBody,
+            created_at: millisOf(m.readBy.get(a) ?? m.createdAt),
+          });
+          markRead(ctx, written.rowid, agent(a), at);
         }
-        ctx.q
-          .get(
-            `UPDATE threads SET message_count = message_count + 1, last_message_at = max(last_message_at, ?) WHERE id = ?`,
-          )
-          .run(at, thread);
-        notifyIndexers(ctx, { type: 'message', rowid });
       }
     })
     .immediate();

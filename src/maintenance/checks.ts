@@ -1,4 +1,4 @@
-import { isoSql, millisSql } from '../clock.js';
+import { isoSql } from '../clock.js';
 import { hasRankFunction, rankExtensionPath } from '../db/rank-extension.js';
 import { messageIdSql, threadIdSql } from '../ids.js';
 import { MAX_LISTED, listed, type DoctorCheck } from './check.js';
@@ -138,7 +138,7 @@ export const deliveriesCheck: DoctorCheck = {
       .run().changes;
     const acked = db
       .prepare(
-        `UPDATE deliveries SET read_at = (SELECT ${millisSql('k.created_at')} FROM acks k
+        `UPDATE deliveries SET read_at = (SELECT k.created_at FROM acks k
            WHERE k.message_id = deliveries.message_id AND k.agent_id = deliveries.agent_id)
          WHERE read_at IS NULL AND EXISTS (SELECT 1 FROM acks k
            WHERE k.message_id = deliveries.message_id AND k.agent_id = deliveries.agent_id)`,

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { isoNow } from '../clock.js';
+import { isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { agentName, lookupKey, parseInput, text } from '../validation.js';
+import { writeAgent } from './store.js';
 
 export interface AgentRecord {
   name: string;
@@ -20,7 +21,8 @@ interface AgentRow {
   last_seen_at: string;
 }
 
-const AGENT_COLUMNS = `name, display_name, capabilities, created_at, last_seen_at`;
+const AGENT_COLUMNS = `name, display_name, capabilities, ${isoSql('created_at')} AS created_at,
+  ${isoSql('last_seen_at')} AS last_seen_at`;
 
 function toRecord(row: AgentRow): AgentRecord {
   return { ...row, capabilities: JSON.parse(row.capabilities) as string[] };
@@ -28,13 +30,7 @@ function toRecord(row: AgentRow): AgentRecord {
 
 /** The agent's row id, registering it on first use. Call inside a write transaction. */
 export function ensureAgent(ctx: BrainContext, name: string): number {
-  const now = isoNow(ctx.clock);
-  ctx.q
-    .get(
-      `INSERT INTO agents (name, created_at, last_seen_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING`,
-    )
-    .run(name, now, now);
-  return agentRowId(ctx, name) as number;
+  return writeAgent(ctx, { name, at: ctx.clock().getTime() }).id;
 }
 
 /** The agent's row id, or undefined for an agent never seen. Never writes. */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { isoNow, millisOf } from '../clock.js';
+import { isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { agentName, messageId, parseInput, text } from '../validation.js';
 import { messageIdSql } from '../ids.js';
 import { agentRowId, ensureAgent } from './agents.js';
+import { insertAck, markRead } from './store.js';
 import {
   MESSAGE_SELECT,
   messageRowId,
@@ -41,11 +42,8 @@ export function readInbox(ctx: BrainContext, input: InboxInput): MessageRecord[]
     const agentId = agentRowId(ctx, args.agent);
     if (agentId === undefined) return [];
     const rows = ctx.q.get<[number, number], MessageRow>(UNREAD_SQL).all(agentId, args.limit);
-    const now = isoNow(ctx.clock);
-    const mark = ctx.q.get(
-      `UPDATE deliveries SET read_at = ? WHERE message_id = ? AND agent_id = ? AND read_at IS NULL`,
-    );
-    for (const row of rows) mark.run(millisOf(now), row.rowid, agentId);
+    const now = ctx.clock().getTime();
+    for (const row of rows) markRead(ctx, row.rowid, agentId, now);
     return rows.map(toMessageRecord);
   });
   return tx.immediate();
@@ -78,21 +76,17 @@ export function ackMessage(ctx: BrainContext, input: AckInput): AckResult {
     if (messageRow === undefined)
       throw new BrainError('NOT_FOUND', `message_id: no message ${args.message_id}`);
     const agentId = ensureAgent(ctx, args.agent);
-    const now = isoNow(ctx.clock);
-    const created =
-      ctx.q
-        .get(
-          `INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`,
-        )
-        .run(messageRow, agentId, args.body ?? null, now).changes === 1;
-    ctx.q
-      .get(
-        `UPDATE deliveries SET read_at = ? WHERE message_id = ? AND agent_id = ? AND read_at IS NULL`,
-      )
-      .run(millisOf(now), messageRow, agentId);
+    const now = ctx.clock().getTime();
+    const created = insertAck(ctx, {
+      message_id: messageRow,
+      agent_id: agentId,
+      body: args.body ?? null,
+      created_at: now,
+    });
+    markRead(ctx, messageRow, agentId, now);
     const ack = ctx.q
       .get<[number, number], { body: string | null; created_at: string }>(
-        `SELECT body, created_at FROM acks WHERE message_id = ? AND agent_id = ?`,
+        `SELECT body, ${isoSql('created_at')} AS created_at FROM acks WHERE message_id = ? AND agent_id = ?`,
       )
       .get(messageRow, agentId)!;
     return {
@@ -114,7 +108,8 @@ export function acksFor(ctx: BrainContext, messageRowIds: number[]): Map<number,
     [number],
     { message_id: number; uid: string; agent: string; body: string | null; created_at: string }
   >(
-    `SELECT a.message_id, ${messageIdSql('m.uid')} AS uid, ag.name AS agent, a.body, a.created_at
+    `SELECT a.message_id, ${messageIdSql('m.uid')} AS uid, ag.name AS agent, a.body,
+            ${isoSql('a.created_at')} AS created_at
      FROM acks a JOIN messages m ON m.id = a.message_id JOIN agents ag ON ag.id = a.agent_id
      WHERE a.message_id = ? ORDER BY a.created_at, ag.name`,
   );

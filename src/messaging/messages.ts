@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { isoNow, isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, messageKey, newId, threadIdSql, threadKey } from '../ids.js';
 import {
@@ -16,7 +15,7 @@ import {
   threadId,
   type Priority,
 } from '../validation.js';
-import { ensureAgent } from './agents.js';
+import { addThreadTags, insertMessage, insertThread, writeAgent } from './store.js';
 
 export interface MessageRecord {
   id: string;
@@ -122,16 +121,14 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
       `body: is ${bytes} bytes; the limit is ${ctx.limits.maxBodyBytes} (BRAIN_MAX_BODY_BYTES)`,
     );
   }
-  const metadata =
-    args.metadata && Object.keys(args.metadata).length > 0 ? JSON.stringify(args.metadata) : null;
   const createdAt = args.at ?? isoNow(ctx.clock);
   const createdMs = millisOf(createdAt);
   const uid = newId('message');
 
   const tx = ctx.db.transaction((): SendResult => {
-    const fromId = ensureAgent(ctx, args.from);
-    ctx.q.get(`UPDATE agents SET last_seen_at = ? WHERE id = ?`).run(isoNow(ctx.clock), fromId);
-    const toId = args.to ? ensureAgent(ctx, args.to) : null;
+    const now = ctx.clock().getTime();
+    const fromId = writeAgent(ctx, { name: args.from, at: now, seen: true }).id;
+    const toId = args.to ? writeAgent(ctx, { name: args.to, at: now }).id : null;
 
     let parent: { id: number; thread_id: number } | undefined;
     if (args.reply_to) {
@@ -171,59 +168,32 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
         .get(threadRowId)!.uid;
     } else {
       threadUid = newId('thread');
-      const subject = args.subject ?? excerpt(args.body);
-      threadRowId = Number(
-        ctx.q
-          .get(
-            `INSERT INTO threads (uid, subject, created_by, created_at, last_message_at, message_count)
-             VALUES (?, ?, ?, ?, ?, 0)`,
-          )
-          .run(threadKey(threadUid), subject, fromId, createdMs, createdMs).lastInsertRowid,
-      );
+      threadRowId = insertThread(ctx, {
+        uid: threadUid,
+        subject: args.subject ?? excerpt(args.body),
+        created_by: fromId,
+        created_at: createdMs,
+      }).id;
     }
-    for (const tag of args.tags ?? []) {
-      ctx.q
-        .get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`)
-        .run(threadRowId, tag);
-    }
+    addThreadTags(ctx, threadRowId, args.tags ?? []);
 
-    const rowid = Number(
-      ctx.q
-        .get(
-          `INSERT INTO messages (uid, thread_id, from_agent, to_agent, reply_to, priority, subject, body, metadata, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          messageKey(uid),
-          threadRowId,
-          fromId,
-          toId,
-          parent?.id ?? null,
-          args.priority,
-          args.subject ?? null,
-          args.body,
-          metadata,
-          createdMs,
-        ).lastInsertRowid,
-    );
-    const recipients = toId
-      ? ctx.q.get(`INSERT INTO deliveries (message_id, agent_id) VALUES (?, ?)`).run(rowid, toId)
-          .changes
-      : ctx.q
-          .get(
-            `INSERT INTO deliveries (message_id, agent_id) SELECT ?, id FROM agents WHERE id <> ?`,
-          )
-          .run(rowid, fromId).changes;
-    ctx.q
-      .get(
-        `UPDATE threads SET message_count = message_count + 1,
-           last_message_at = max(last_message_at, ?),
-           status = CASE status WHEN 'archived' THEN 'active' ELSE status END
-         WHERE id = ?`,
-      )
-      .run(createdMs, threadRowId);
-    notifyIndexers(ctx, { type: 'message', rowid });
-    return { id: uid, thread_id: threadUid, created_at: createdAt, recipients };
+    const written = insertMessage(ctx, {
+      uid,
+      thread_id: threadRowId,
+      from_agent: fromId,
+      to_agent: toId,
+      reply_to: parent?.id ?? null,
+      priority: args.priority,
+      subject: args.subject ?? null,
+      body: args.body,
+      metadata: args.metadata ?? null,
+      created_at: createdMs,
+      recipients: toId === null ? 'everyone' : [{ agent_id: toId, read_at: null }],
+      reopen: true,
+    });
+    // Ids are 48 random bits: a clash is all but impossible, and must not pass for a send.
+    if (!written.added) throw new BrainError('CONFLICT', `id: ${uid} exists; send again`);
+    return { id: uid, thread_id: threadUid, created_at: createdAt, recipients: written.recipients };
   });
   return tx.immediate();
 }

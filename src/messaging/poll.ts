@@ -1,6 +1,6 @@
 import { checkAgentName } from '../agent-name.js';
-import { isoNow } from '../clock.js';
 import type { BrainContext } from '../context.js';
+import { writeAgent } from './store.js';
 
 /*
  * What `brain poll` does, apart from the rest of messaging: count the agent's unread messages
@@ -28,11 +28,6 @@ export function poll(ctx: BrainContext, agent: string): PollResult {
 /** Register the agent if new and mark it seen now. */
 export function touchAgent(ctx: BrainContext, name: string): void {
   checkAgentName(name);
-  const now = isoNow(ctx.clock);
-  ctx.q
-    .get(
-      `INSERT INTO agents (name, created_at, last_seen_at) VALUES (?, ?, ?)
-       ON CONFLICT(name) DO UPDATE SET last_seen_at = excluded.last_seen_at`,
-    )
-    .run(name, now, now);
+  const at = ctx.clock().getTime();
+  ctx.db.transaction(() => writeAgent(ctx, { name, at, seen: true })).immediate();
 }

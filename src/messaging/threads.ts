@@ -18,6 +18,7 @@ import {
   type MessageRecord,
   type MessageRow,
 } from './messages.js';
+import { addThreadTags } from './store.js';
 
 export interface ThreadRecord {
   id: string;
@@ -190,10 +191,7 @@ export function tagThread(ctx: BrainContext, input: TagThreadInput): ThreadRecor
       const thread = threadRowId(ctx, args.thread_id);
       if (thread === undefined)
         throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
-      for (const tag of args.add)
-        ctx.q
-          .get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`)
-          .run(thread, tag);
+      addThreadTags(ctx, thread, args.add);
       for (const tag of args.remove)
         ctx.q.get(`DELETE FROM thread_tags WHERE thread_id = ? AND tag = ?`).run(thread, tag);
     })

@@ -20,9 +20,13 @@
  * reads the whole docsize table into an array of one uint16 per rowid (2 MB for a million rows,
  * ~50 ms at that size), as Lucene keeps its norms, and from then on looks a length up there; each
  * statement first reads the rows added since. A one-off search never pays for the load; a server
- * pays once. brain itself never changes the text of an indexed row or reuses a rowid (a rebuilt
- * index holds the same tokens), so its lengths do not go stale; a row whose text another tool
- * changes keeps its old length on a connection that had loaded it, until that one is reopened.
+ * pays once. brain itself never changes the text of an indexed row (a rebuilt index holds the same
+ * tokens), so its lengths do not go stale; a row whose text another tool changes keeps its old
+ * length on a connection that had loaded it, until that one is reopened. A rowid can come back,
+ * though: messages have no AUTOINCREMENT, so a row written in a transaction that is rolled back
+ * leaves its rowid to the next one. So lengths are only read into memory while the connection
+ * holds no write transaction, when every row it sees is committed; inside one, the rows past those
+ * in memory are looked up through the blob handle, which sees the transaction's own rows.
  * brain_fts_norms(sizes) loads them at once and returns the last rowid it holds; with a second
  * argument 0 it only says so, -1 when not loaded (for tests).
  *
@@ -99,7 +103,11 @@ static sqlite3_int64 record_length(const unsigned char *record, int n) {
   return total;
 }
 
-/* Read the rows of the docsize table added since the last read (all of them, the first time). */
+/* Whether the connection has a write transaction open: the rows it sees may yet be rolled back. */
+static int writing(sqlite3 *db) { return sqlite3_txn_state(db, 0) == SQLITE_TXN_WRITE; }
+
+/* Read the rows of the docsize table added since the last read (all of them, the first time).
+   Never inside a write transaction (the caller checks): they would outlive a rollback. */
 static int norms_load(sqlite3 *db, Norms *norms) {
   char *sql = sqlite3_mprintf("SELECT id, sz FROM \"%w\" WHERE id > ?1 ORDER BY id", norms->table);
   if (!sql) return SQLITE_NOMEM;
@@ -202,7 +210,7 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
     data->norms = norms_of(db, (const char *)sqlite3_value_text(sizes));
     if (data->norms && data->norms->failed) data->norms = 0;
     if (data->norms && (data->norms->loaded || data->norms->lookups >= NORMS_AFTER) &&
-        norms_load(db, data->norms) != SQLITE_OK)
+        !writing(db) && norms_load(db, data->norms) != SQLITE_OK)
       data->norms = 0; /* read through the blob handle instead */
   }
   if (rc != SQLITE_OK) {
@@ -287,7 +295,8 @@ static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
 }
 
 /* brain_fts_norms(sizes): read the docsize table's lengths into memory now; the last rowid read.
-   brain_fts_norms(sizes, 0) only says it: -1 while the connection has not read them. */
+   brain_fts_norms(sizes, 0) only says it: -1 while the connection has not read them. Inside a
+   write transaction it reads nothing, and says what it holds. */
 static void brain_fts_norms(sqlite3_context *ctx, int nVal, sqlite3_value **apVal) {
   sqlite3 *db = sqlite3_context_db_handle(ctx);
   if (sqlite3_value_type(apVal[0]) != SQLITE_TEXT) {
@@ -299,7 +308,7 @@ static void brain_fts_norms(sqlite3_context *ctx, int nVal, sqlite3_value **apVa
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if (nVal > 1 && sqlite3_value_int(apVal[1]) == 0) {
+  if ((nVal > 1 && sqlite3_value_int(apVal[1]) == 0) || writing(db)) {
     sqlite3_result_int64(ctx, norms->loaded ? norms->loadedMax : -1);
     return;
   }

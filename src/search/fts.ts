@@ -8,12 +8,13 @@ import { queryWords, quoteTerm, type FtsQueries } from './fts-query.js';
 export interface SearchFilters {
   since: string | null;
   until: string | null;
-  /** since and until in milliseconds, as messages store their time (migration 0005). */
+  /** since and until in milliseconds, as every time is stored (migrations 0005, 0008, 0009). */
   since_ms: number | null;
   until_ms: number | null;
   thread: number | null;
   agent: number | null;
-  now: string;
+  /** Now, in milliseconds: STM entries expire against it. */
+  now_ms: number;
 }
 
 /** One retrieved row: higher score is better; rank is its 1-based place in its retriever's list. */
@@ -44,8 +45,8 @@ interface FtsSource {
 }
 
 /** STM entries and atoms: filtered by their own time and agent, and by their source's thread. */
-const KNOWLEDGE_FILTERS = `AND (@since IS NULL OR x.created_at >= @since)
-      AND (@until IS NULL OR x.created_at < @until)
+const KNOWLEDGE_FILTERS = `AND (@since_ms IS NULL OR x.created_at >= @since_ms)
+      AND (@until_ms IS NULL OR x.created_at < @until_ms)
       AND (@thread IS NULL OR x.source_message_id IN (SELECT id FROM messages WHERE thread_id = @thread))
       AND (@agent IS NULL OR x.agent_id = @agent)`;
 
@@ -64,7 +65,7 @@ const SOURCES: Record<SearchType, FtsSource> = {
     table: 'stm_fts',
     base: 'stm',
     weights: '1.0',
-    where: `AND (x.expires_at IS NULL OR x.expires_at > @now) ${KNOWLEDGE_FILTERS}`,
+    where: `AND (x.expires_at IS NULL OR x.expires_at > @now_ms) ${KNOWLEDGE_FILTERS}`,
   },
   atom: {
     table: 'atoms_fts',
@@ -265,7 +266,7 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     // STM's expiry hides few entries: rank without reading each match's entry, then drop the
     // expired among the best, unless that leaves too few.
     const best = rankStmt('bare').all({ ...params, k: 2 * k });
-    const live = unexpired(ctx, best, filters.now);
+    const live = unexpired(ctx, best, filters.now_ms);
     return live.length >= k || best.length < 2 * k
       ? live.slice(0, k)
       : rankStmt('filtered').all(params);
@@ -288,14 +289,14 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
 
 /** The given STM entries that have not expired, in their order (plan tests). */
 export const UNEXPIRED_SQL = `SELECT x.id AS rowid FROM json_each(@ids) c JOIN stm x ON x.id = c.value
-  WHERE x.expires_at IS NULL OR x.expires_at > @now`;
+  WHERE x.expires_at IS NULL OR x.expires_at > @now_ms`;
 
-function unexpired(ctx: BrainContext, ranked: Ranked[], now: string): Ranked[] {
+function unexpired(ctx: BrainContext, ranked: Ranked[], now: number): Ranked[] {
   if (ranked.length === 0) return ranked;
   const live = new Set(
     ctx.q
-      .get<[{ ids: string; now: string }], { rowid: number }>(UNEXPIRED_SQL)
-      .all({ ids: JSON.stringify(ranked.map((r) => r.rowid)), now })
+      .get<[{ ids: string; now_ms: number }], { rowid: number }>(UNEXPIRED_SQL)
+      .all({ ids: JSON.stringify(ranked.map((r) => r.rowid)), now_ms: now })
       .map((r) => r.rowid),
   );
   return ranked.filter((r) => live.has(r.rowid));

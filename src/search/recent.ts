@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoNow } from '../clock.js';
+
 import type { BrainContext } from '../context.js';
 import { ATOM_SELECT, toAtomRecord, type AtomRecord } from '../knowledge/atoms.js';
 import { STM_SELECT, toStmRecord, type StmRecord } from '../knowledge/stm.js';
@@ -34,7 +34,6 @@ export type RecentItem =
 export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[] {
   const args = parseInput(recentInput, input);
   const sinceMs = ctx.clock().getTime() - args.hours * 3_600_000;
-  const since = new Date(sinceMs).toISOString();
   const want = (t: SearchType) => args.types.includes(t);
   const items: RecentItem[] = [];
   if (want('message')) {
@@ -49,21 +48,21 @@ export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[]
   }
   if (want('stm')) {
     for (const row of ctx.q
-      .get<[string, string, number], Parameters<typeof toStmRecord>[0]>(
+      .get<[number, number, number], Parameters<typeof toStmRecord>[0]>(
         `${STM_SELECT} WHERE s.created_at >= ? AND (s.expires_at IS NULL OR s.expires_at > ?)
          ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
       )
-      .all(since, isoNow(ctx.clock), args.limit)) {
+      .all(sinceMs, ctx.clock().getTime(), args.limit)) {
       const record = toStmRecord(row);
       items.push({ type: 'stm', id: record.id, time: record.created_at, record });
     }
   }
   if (want('atom')) {
     for (const row of ctx.q
-      .get<[string, number], Parameters<typeof toAtomRecord>[0]>(
+      .get<[number, number], Parameters<typeof toAtomRecord>[0]>(
         `${ATOM_SELECT} WHERE t.created_at >= ? ORDER BY t.created_at DESC, t.id DESC LIMIT ?`,
       )
-      .all(since, args.limit)) {
+      .all(sinceMs, args.limit)) {
       const record = toAtomRecord(row);
       items.push({ type: 'atom', id: record.id, time: record.created_at, record });
     }

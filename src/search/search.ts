@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { isoNow, millisOf } from '../clock.js';
+import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { messageKey, threadIdSql } from '../ids.js';
 import { getAtomsByRowIds } from '../knowledge/atoms.js';
-import { getStmByRowIds, recordAccess } from '../knowledge/stm.js';
+import { noteAccess } from '../knowledge/access-counts.js';
+import { getStmByRowIds } from '../knowledge/stm.js';
 import { agentRowId } from '../messaging/agents.js';
 import { threadRowId } from '../messaging/threads.js';
 import {
@@ -111,7 +112,7 @@ function prepare(ctx: BrainContext, input: SearchInput): PreparedSearch | Search
     until_ms: args.until === undefined ? null : millisOf(args.until),
     thread: null,
     agent: null,
-    now: isoNow(ctx.clock),
+    now_ms: ctx.clock().getTime(),
   };
   if (args.thread) {
     const thread = threadRowId(ctx, args.thread);
@@ -185,7 +186,7 @@ function finish(
   retrievers: Retriever[],
 ): SearchResult {
   const hits = hydrate(ctx, fused, match);
-  recordAccess(
+  noteAccess(
     ctx,
     fused.filter((c) => c.type === 'stm').map((c) => c.rowid),
   );

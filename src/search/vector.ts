@@ -67,7 +67,7 @@ export function vectorRetrieve(
     until_ms: int(filters.until_ms),
     thread: int(filters.thread),
     agent: int(filters.agent),
-    now_ms: int(Date.parse(filters.now)),
+    now_ms: int(filters.now_ms),
   };
   const vectorOf = ctx.q.get<[number], { item_id: number; vector: Buffer }>(
     `SELECT item_id, vector FROM embeddings WHERE id = ?`,

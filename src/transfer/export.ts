@@ -57,7 +57,7 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       `SELECT a.name AS agent, d.read_at FROM deliveries d JOIN agents a ON a.id = d.agent_id WHERE d.message_id = ? ORDER BY a.id`,
     );
     const acks = ctx.q.get<[number], { agent: string; body: string | null; created_at: string }>(
-      `SELECT a.name AS agent, k.body, k.created_at FROM acks k JOIN agents a ON a.id = k.agent_id WHERE k.message_id = ? ORDER BY a.id`,
+      `SELECT a.name AS agent, k.body, ${isoSql('k.created_at')} AS created_at FROM acks k JOIN agents a ON a.id = k.agent_id WHERE k.message_id = ? ORDER BY a.id`,
     );
     const messages = ctx.q
       .get<
@@ -111,7 +111,8 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       >(
         `SELECT s.uid AS id, a.name AS agent, s.content,
                 (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
-                s.importance, ${messageIdSql('m.uid')} AS source_message_id, s.created_at, s.expires_at, s.access_count, s.last_accessed_at
+                s.importance, ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('s.created_at')} AS created_at,
+                ${isoSql('s.expires_at')} AS expires_at, s.access_count, ${isoSql('s.last_accessed_at')} AS last_accessed_at
          FROM stm s JOIN agents a ON a.id = s.agent_id LEFT JOIN messages m ON m.id = s.source_message_id
          WHERE ${sourceInScope('s')} ORDER BY s.id`,
       )
@@ -121,7 +122,7 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
     const atoms = ctx.q
       .get<[typeof p], ExportDocument['atoms'][number]>(
         `SELECT t.uid AS id, a.name AS agent, t.subject, t.action, t.outcome, t.consequences, t.confidence,
-                ${messageIdSql('m.uid')} AS source_message_id, t.created_at
+                ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('t.created_at')} AS created_at
          FROM atoms t JOIN agents a ON a.id = t.agent_id LEFT JOIN messages m ON m.id = t.source_message_id
          WHERE ${sourceInScope('t')} ORDER BY t.id`,
       )
@@ -130,7 +131,7 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
     const atomIds = new Set(atoms.map((a) => a.id));
     const atom_links = ctx.q
       .get<[], ExportDocument['atom_links'][number]>(
-        `SELECT f.uid AS "from", t.uid AS "to", l.link_type AS type, l.strength, l.created_at
+        `SELECT f.uid AS "from", t.uid AS "to", l.link_type AS type, l.strength, ${isoSql('l.created_at')} AS created_at
          FROM atom_links l JOIN atoms f ON f.id = l.from_atom JOIN atoms t ON t.id = l.to_atom
          ORDER BY l.from_atom, l.to_atom, l.link_type`,
       )
@@ -156,7 +157,10 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
           created_at: string;
           last_seen_at: string;
         }
-      >(`SELECT name, display_name, capabilities, created_at, last_seen_at FROM agents ORDER BY id`)
+      >(
+        `SELECT name, display_name, capabilities, ${isoSql('created_at')} AS created_at,
+                ${isoSql('last_seen_at')} AS last_seen_at FROM agents ORDER BY id`,
+      )
       .all()
       .filter((a) => scope.thread === null || used.has(a.name))
       .map((a) => ({ ...a, capabilities: JSON.parse(a.capabilities) as string[] }));

@@ -1,9 +1,17 @@
 import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { notifyIndexers } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageKey, threadKey } from '../ids.js';
 import { formatZodError } from '../validation.js';
+import { insertAtom, insertLink, insertStm } from '../knowledge/store.js';
+import {
+  addThreadTags,
+  insertAck,
+  insertDeliveries,
+  insertMessage,
+  insertThread,
+  writeAgent,
+} from '../messaging/store.js';
 import { exportDocument, type ExportDocument } from './format.js';
 
 type Section = 'agents' | 'threads' | 'messages' | 'stm' | 'atoms' | 'atom_links';
@@ -46,8 +54,8 @@ export function importBrain(ctx: BrainContext, input: unknown): ImportResult {
 function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
   const imported = zero();
   const existing = zero();
-  const count = (section: Section, changes: number) => {
-    if (changes > 0) imported[section] += 1;
+  const count = (section: Section, added: boolean) => {
+    if (added) imported[section] += 1;
     else existing[section] += 1;
   };
   const agentId = (name: string, where: string): number => {
@@ -77,157 +85,112 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
   };
 
   for (const a of doc.agents) {
-    count(
-      'agents',
-      ctx.q
-        .get(
-          `INSERT INTO agents (name, display_name, capabilities, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT(name) DO NOTHING`,
-        )
-        .run(a.name, a.display_name, JSON.stringify(a.capabilities), a.created_at, a.last_seen_at)
-        .changes,
-    );
+    const { added } = writeAgent(ctx, {
+      name: a.name,
+      display_name: a.display_name,
+      capabilities: a.capabilities,
+      at: millisOf(a.created_at),
+      last_seen_at: millisOf(a.last_seen_at),
+    });
+    count('agents', added);
   }
 
-  const touchedThreads = new Set<number>();
   for (const t of doc.threads) {
-    const changes = ctx.q
-      .get(
-        `INSERT INTO threads (uid, subject, status, created_by, created_at, last_message_at, message_count)
-         VALUES (?, ?, ?, ?, ?, ?, 0) ON CONFLICT(uid) DO NOTHING`,
-      )
-      .run(
-        threadKey(t.id),
-        t.subject,
-        t.status,
-        agentId(t.created_by, `thread ${t.id}`),
-        millisOf(t.created_at),
-        millisOf(t.last_message_at),
-      ).changes;
-    count('threads', changes);
-    const id = rowId('threads', t.id, 'thread');
-    for (const tag of t.tags)
-      ctx.q.get(`INSERT OR IGNORE INTO thread_tags (thread_id, tag) VALUES (?, ?)`).run(id, tag);
+    const thread = insertThread(ctx, {
+      uid: t.id,
+      subject: t.subject,
+      status: t.status,
+      created_by: agentId(t.created_by, `thread ${t.id}`),
+      created_at: millisOf(t.created_at),
+      last_message_at: millisOf(t.last_message_at),
+    });
+    count('threads', thread.added);
+    addThreadTags(ctx, thread.id, t.tags);
   }
 
   for (const m of doc.messages) {
     const where = `message ${m.id}`;
-    const threadRow = rowId('threads', m.thread_id, where);
-    const changes = ctx.q
-      .get(
-        `INSERT INTO messages (uid, thread_id, from_agent, to_agent, reply_to, priority, subject, body, metadata, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
-      )
-      .run(
-        messageKey(m.id),
-        threadRow,
-        agentId(m.from, where),
-        m.to === null ? null : agentId(m.to, where),
-        m.reply_to === null ? null : rowId('messages', m.reply_to, where),
-        m.priority,
-        m.subject,
-        m.body,
-        m.metadata && Object.keys(m.metadata).length > 0 ? JSON.stringify(m.metadata) : null,
-        millisOf(m.created_at),
-      ).changes;
-    count('messages', changes);
-    const rowid = rowId('messages', m.id, where);
-    if (changes > 0) {
-      touchedThreads.add(threadRow);
-      notifyIndexers(ctx, { type: 'message', rowid });
-    }
-    for (const r of m.receipts) {
-      ctx.q
-        .get(`INSERT OR IGNORE INTO deliveries (message_id, agent_id, read_at) VALUES (?, ?, ?)`)
-        .run(rowid, agentId(r.agent, where), r.read_at === null ? null : millisOf(r.read_at));
-    }
+    const thread = rowId('threads', m.thread_id, where);
+    const from = agentId(m.from, where);
+    const to = m.to === null ? null : agentId(m.to, where);
+    const replyTo = m.reply_to === null ? null : rowId('messages', m.reply_to, where);
+    const receipts = m.receipts.map((r) => ({
+      agent_id: agentId(r.agent, where),
+      read_at: r.read_at === null ? null : millisOf(r.read_at),
+    }));
+    const written = insertMessage(ctx, {
+      uid: m.id,
+      thread_id: thread,
+      from_agent: from,
+      to_agent: to,
+      reply_to: replyTo,
+      priority: m.priority,
+      subject: m.subject,
+      body: m.body,
+      metadata: m.metadata,
+      created_at: millisOf(m.created_at),
+      recipients: receipts,
+    });
+    count('messages', written.added);
+    // A message already here still gains the receipts and acks the file adds to it.
+    if (!written.added) insertDeliveries(ctx, written.rowid, receipts);
     for (const k of m.acks) {
-      ctx.q
-        .get(
-          `INSERT OR IGNORE INTO acks (message_id, agent_id, body, created_at) VALUES (?, ?, ?, ?)`,
-        )
-        .run(rowid, agentId(k.agent, where), k.body, k.created_at);
+      insertAck(ctx, {
+        message_id: written.rowid,
+        agent_id: agentId(k.agent, where),
+        body: k.body,
+        created_at: millisOf(k.created_at),
+      });
     }
   }
 
   for (const s of doc.stm) {
     const where = `STM entry ${s.id}`;
-    const changes = ctx.q
-      .get(
-        `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at, access_count, last_accessed_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
-      )
-      .run(
-        s.id,
-        agentId(s.agent, where),
-        s.content,
-        s.importance,
+    const rowid = insertStm(ctx, {
+      uid: s.id,
+      agent_id: agentId(s.agent, where),
+      content: s.content,
+      importance: s.importance,
+      source_message_id:
         s.source_message_id === null ? null : rowId('messages', s.source_message_id, where),
-        s.created_at,
-        s.expires_at,
-        s.access_count,
-        s.last_accessed_at,
-      ).changes;
-    count('stm', changes);
-    if (changes > 0) {
-      const rowid = ctx.q
-        .get<[string], { id: number }>(`SELECT id FROM stm WHERE uid = ?`)
-        .get(s.id)!.id;
-      for (const c of s.categories)
-        ctx.q
-          .get(`INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`)
-          .run(rowid, c);
-      notifyIndexers(ctx, { type: 'stm', rowid });
-    }
+      created_at: millisOf(s.created_at),
+      expires_at: s.expires_at === null ? null : millisOf(s.expires_at),
+      access_count: s.access_count,
+      last_accessed_at: s.last_accessed_at === null ? null : millisOf(s.last_accessed_at),
+      categories: s.categories,
+    });
+    count('stm', rowid !== undefined);
   }
 
   for (const a of doc.atoms) {
     const where = `atom ${a.id}`;
-    const changes = ctx.q
-      .get(
-        `INSERT INTO atoms (uid, agent_id, subject, action, outcome, consequences, confidence, source_message_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
-      )
-      .run(
-        a.id,
-        agentId(a.agent, where),
-        a.subject,
-        a.action,
-        a.outcome,
-        a.consequences,
-        a.confidence,
+    const rowid = insertAtom(ctx, {
+      uid: a.id,
+      agent_id: agentId(a.agent, where),
+      subject: a.subject,
+      action: a.action,
+      outcome: a.outcome,
+      consequences: a.consequences,
+      confidence: a.confidence,
+      source_message_id:
         a.source_message_id === null ? null : rowId('messages', a.source_message_id, where),
-        a.created_at,
-      ).changes;
-    count('atoms', changes);
-    if (changes > 0) notifyIndexers(ctx, { type: 'atom', rowid: rowId('atoms', a.id, where) });
+      created_at: millisOf(a.created_at),
+    });
+    count('atoms', rowid !== undefined);
   }
 
   for (const l of doc.atom_links) {
     const where = `link ${l.from} → ${l.to}`;
     if (l.from === l.to)
       throw new BrainError('INVALID_INPUT', `import: ${where} links an atom to itself`);
-    count(
-      'atom_links',
-      ctx.q
-        .get(
-          `INSERT OR IGNORE INTO atom_links (from_atom, to_atom, link_type, strength, created_at) VALUES (?, ?, ?, ?, ?)`,
-        )
-        .run(
-          rowId('atoms', l.from, where),
-          rowId('atoms', l.to, where),
-          l.type,
-          l.strength,
-          l.created_at,
-        ).changes,
-    );
+    const added = insertLink(ctx, {
+      from_atom: rowId('atoms', l.from, where),
+      to_atom: rowId('atoms', l.to, where),
+      type: l.type,
+      strength: l.strength,
+      created_at: millisOf(l.created_at),
+    });
+    count('atom_links', added);
   }
-
-  const recount = ctx.q.get(
-    `UPDATE threads SET message_count = (SELECT count(*) FROM messages WHERE thread_id = @id),
-       last_message_at = max(last_message_at, coalesce((SELECT max(created_at) FROM messages WHERE thread_id = @id), last_message_at))
-     WHERE id = @id`,
-  );
-  for (const id of touchedThreads) recount.run({ id });
   return { imported, existing };
 }

@@ -69,3 +69,15 @@ describe('brain poll as a process', () => {
     expect(run.urls.filter((url) => heavy.test(url)).length).toBeGreaterThan(0);
   });
 });
+
+describe('brain search as a process, on a brain without vectors', () => {
+  it('loads neither embedder nor the maintenance modules', () => {
+    const run = modulesLoadedBy(['search', 'lantern', '--json']);
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ hits: [] });
+    expect(run.urls).toContain(pathToFileURL(join(ROOT, 'dist', 'src', 'embed', 'create.js')).href);
+    const unneeded =
+      /\/node_modules\/ollama\/|\/dist\/src\/embed\/(ollama|offline)\.js$|\/dist\/src\/maintenance\/(doctor|backup)\.js$/;
+    expect(run.urls.filter((url) => unneeded.test(url))).toEqual([]);
+  });
+});

@@ -1,11 +1,11 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serveHttp } from '../../mcp/http.js';
 import { silentLogger } from '../../mcp/log.js';
 import { parseTokens } from '../../mcp/tokens.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
-import { callRaw, connectStdio, textOf } from './helpers.js';
+import { callRaw, connectClient, connectStdio, textOf } from './helpers.js';
 
 let t: TempBrain;
 beforeEach(() => {
@@ -59,8 +59,7 @@ describe('many agents at once', () => {
     const clients: Client[] = [];
     try {
       for (const token of tokens) {
-        const client = new Client({ name: 'test', version: '1.0.0' });
-        await client.connect(
+        const client = await connectClient(
           new StreamableHTTPClientTransport(new URL(server.url), {
             requestInit: { headers: { Authorization: `Bearer ${token}` } },
           }),

@@ -5,6 +5,7 @@ import {
   getDefaultEnvironment,
 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, type CreateMcpServerOptions } from '../../mcp/server.js';
 import type { Brain } from '../../src/index.js';
@@ -15,6 +16,18 @@ export interface Connected {
   close(): Promise<void>;
 }
 
+/**
+ * The real SDK client, connected and having listed the tools first, as Claude Code and every
+ * client on the official SDK do at start: from then on the SDK validates each tool's
+ * `structuredContent` against its declared output schema, so a result that breaks it fails here.
+ */
+export async function connectClient(transport: Transport): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(transport);
+  await client.listTools();
+  return client;
+}
+
 /** The real SDK client and our server, linked in memory. */
 export async function connectInMemory(
   brain: Brain,
@@ -22,9 +35,8 @@ export async function connectInMemory(
 ): Promise<Connected> {
   const server = createMcpServer(brain, options);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1.0.0' });
   await server.connect(serverSide);
-  await client.connect(clientSide);
+  const client = await connectClient(clientSide);
   return {
     client,
     async close() {
@@ -62,8 +74,7 @@ export async function connectStdio(
   });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(transport);
+  const client = await connectClient(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
 }
 

@@ -1,4 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { request } from 'node:http';
@@ -7,7 +7,7 @@ import { serveHttp, type HttpOptions, type RunningHttpServer } from '../../mcp/h
 import { silentLogger } from '../../mcp/log.js';
 import { parseTokens } from '../../mcp/tokens.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
-import { call } from './helpers.js';
+import { call, connectClient } from './helpers.js';
 
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef';
@@ -42,8 +42,7 @@ async function connect(token?: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers },
   });
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(transport);
+  const client = await connectClient(transport);
   clients.push(client);
   return client;
 }

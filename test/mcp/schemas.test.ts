@@ -159,6 +159,17 @@ describe('tools/list', () => {
     expect(found).toEqual([]);
   });
 
+  it('leaves every object of every output schema open to fields added later', () => {
+    // A closed object (zod's z.object or strict) makes every call fail in clients that validate
+    // structuredContent as soon as the library adds a field (issue 12: search's `retrievers`).
+    const closed = tools.flatMap((tool) =>
+      [...walk(tool.outputSchema as Schema)]
+        .filter(([, sub]) => sub.type === 'object' && sub.additionalProperties === false)
+        .map(([path]) => `${tool.name} ${path}`),
+    );
+    expect(closed).toEqual([]);
+  });
+
   it('compiles every schema under Ajv strict mode', () => {
     const strictInput = new Ajv({ strict: true });
     const strictOutput = new Ajv({ strict: true, allowUnionTypes: true });

@@ -1,10 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempBrain, type TempBrain } from '../helpers.js';
-import { call, spawnServe } from './helpers.js';
+import { call, connectClient, spawnServe } from './helpers.js';
 
 const TOKEN = 'serve-cli-token-0123456789abcdef';
 let t: TempBrain;
@@ -23,8 +22,7 @@ describe('brain serve (the built bin)', () => {
     expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(serve.stderr()).toContain('agents by token: alice');
     expect(serve.stderr()).not.toContain(TOKEN);
-    const client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(
+    const client = await connectClient(
       new StreamableHTTPClientTransport(new URL(serve.url), {
         requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
       }),

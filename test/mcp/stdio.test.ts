@@ -24,6 +24,28 @@ describe('brain mcp (stdio, the built bin)', () => {
     }
   });
 
+  it('answers search with memories to a client that listed the tools and checks output schemas', async () => {
+    // The reproduction of issue 12: Claude Code lists the tools at start, so the SDK client
+    // validates every structuredContent against the declared output schema.
+    const memory = t.brain.remember({
+      agent: 'nova',
+      content: 'The spread gate does not predict fills',
+    });
+    const alice = await connectStdio(t.path, 'alice');
+    try {
+      const result = await alice.client.callTool({
+        name: 'search',
+        arguments: { query: 'spread gate' },
+      });
+      expect(result.isError).toBeFalsy();
+      const found = result.structuredContent as any;
+      expect(found.hits.map((h: any) => h.id)).toEqual([memory.id]);
+      expect(found.retrievers).toEqual(['fts']);
+    } finally {
+      await alice.close();
+    }
+  });
+
   it('writes only JSON-RPC on stdout and exits when stdin closes', async () => {
     const child = spawn(process.execPath, [CLI, 'mcp', '--agent', 'alice', '--db', t.path], {
       env: { ...process.env, BRAIN_EMBEDDER: 'none', BRAIN_LOG_LEVEL: 'debug' },

@@ -1,4 +1,3 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   StdioClientTransport,
   getDefaultEnvironment,
@@ -8,7 +7,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, runCli, tempBrain, type TempBrain } from '../helpers.js';
-import { spawnServe } from '../mcp/helpers.js';
+import { connectClient, spawnServe } from '../mcp/helpers.js';
 
 // What must never reach a log: message bodies (at info level or below: here, even at debug) and
 // tokens (at any level). Every process runs at the chattiest level there is.
@@ -55,8 +54,7 @@ describe('logs keep bodies and tokens out', () => {
     });
     let stderr = '';
     transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    const client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(transport);
+    const client = await connectClient(transport);
     const ok = await client.callTool({
       name: 'send_message',
       arguments: { to: 'helios', body: BODY },
@@ -107,8 +105,7 @@ describe('logs keep bodies and tokens out', () => {
         (await post({ authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' })).status,
       ).toBe(403);
 
-      const client = new Client({ name: 'test', version: '1.0.0' });
-      await client.connect(
+      const client = await connectClient(
         new StreamableHTTPClientTransport(new URL(serve.url), {
           requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
         }),

@@ -48,10 +48,12 @@ describe('remember', () => {
     expect(t.brain.listAgents()).toEqual([]);
   });
 
-  it('counts an access each time an entry is returned', () => {
+  it('counts an access each time an entry is returned, written when the brain flushes', () => {
     const s = t.brain.remember({ agent: 'a', content: 'the spread gate is useless' });
-    expect(t.brain.listStm()[0]!.access_count).toBe(1);
+    expect(t.brain.listStm()[0]!.access_count).toBe(0); // what is written; this one is noted
     t.brain.search({ query: 'spread gate' });
+    expect(t.brain.getStm(s.id)!.access_count).toBe(0);
+    expect(t.brain.flushAccesses()).toBe(true);
     expect(t.brain.getStm(s.id)!.access_count).toBe(2);
   });
 

@@ -296,3 +296,142 @@ describe("migration 0008: threads' times as integers", () => {
     });
   });
 });
+
+describe('migration 0009: the times of agents, acks, STM, atoms and links as integers', () => {
+  /** The stored value and type of every time column 0009 converts, read past the library. */
+  function storedTimes(path: string) {
+    const raw = new BetterSqlite3(path, { readonly: true });
+    try {
+      const all = (sql: string) => raw.prepare(sql).all();
+      return {
+        agents: all(`SELECT name, created_at, last_seen_at FROM agents ORDER BY id`),
+        acks: all(`SELECT message_id, created_at FROM acks ORDER BY message_id`),
+        stm: all(`SELECT uid, created_at, expires_at, last_accessed_at FROM stm ORDER BY id`),
+        atoms: all(`SELECT uid, created_at FROM atoms ORDER BY id`),
+        links: all(`SELECT from_atom, to_atom, created_at FROM atom_links`),
+        types: all(
+          `SELECT DISTINCT typeof(v) AS t FROM (
+             SELECT created_at AS v FROM agents UNION ALL SELECT last_seen_at FROM agents
+             UNION ALL SELECT created_at FROM acks UNION ALL SELECT created_at FROM stm
+             UNION ALL SELECT expires_at FROM stm WHERE expires_at IS NOT NULL
+             UNION ALL SELECT created_at FROM atoms UNION ALL SELECT created_at FROM atom_links)`,
+        ),
+      };
+    } finally {
+      raw.close();
+    }
+  }
+
+  it('stores milliseconds, answers the same ISO times, and mends the times brain never wrote', () => {
+    dir = tempDir();
+    const path = join(dir.dir, 'v4.db');
+    versionFour(path);
+    const old = new BetterSqlite3(path);
+    old.exec(`
+      UPDATE agents SET created_at = 'x', last_seen_at = 'never' WHERE name = 'nova';
+      UPDATE acks SET created_at = 'yesterday';
+      UPDATE stm SET expires_at = '2030-01-01T00:00:00.000Z', last_accessed_at = '2023-05-10T00:00:00.000Z';
+      INSERT INTO stm (uid, agent_id, content, source_message_id, created_at, expires_at, last_accessed_at)
+        VALUES ('stm_000000000002', 2, 'a time of its source', 4, 'x', 'soon', 'y'),
+               ('stm_000000000003', 1, 'a time of its agent', NULL, 'x', NULL, NULL);
+      INSERT INTO atoms (uid, agent_id, subject, action, outcome, created_at)
+        VALUES ('atm_000000000002', 2, 'birds', 'watch', 'quetzal', 'x');
+      INSERT INTO atom_links (from_atom, to_atom, link_type, created_at) VALUES (1, 2, 'causes', 'x');`);
+    old.close();
+    brain = openBrain({ dbPath: path });
+    const ms = (iso: string) => Date.parse(iso);
+    // nova's first and last messages: 09:00 on the 8th, 23:59:59.999 that night.
+    expect(storedTimes(path)).toEqual({
+      agents: [
+        {
+          name: 'helios',
+          created_at: ms('2023-05-08T08:00:00.000Z'),
+          last_seen_at: ms('2023-05-08T08:00:00.000Z'),
+        },
+        {
+          name: 'nova',
+          created_at: ms('2023-05-08T09:00:00.000Z'),
+          last_seen_at: ms('2023-05-08T23:59:59.999Z'),
+        },
+      ],
+      // When nova read the message it acked.
+      acks: [{ message_id: 1, created_at: 1683536400000 }],
+      stm: [
+        {
+          uid: 'stm_000000000001',
+          created_at: ms('2023-05-08T08:00:00.000Z'),
+          expires_at: ms('2030-01-01T00:00:00.000Z'),
+          last_accessed_at: ms('2023-05-10T00:00:00.000Z'),
+        },
+        {
+          uid: 'stm_000000000002',
+          created_at: ms('2023-05-08T23:59:59.999Z'),
+          expires_at: null,
+          last_accessed_at: null,
+        },
+        {
+          uid: 'stm_000000000003',
+          created_at: ms('2023-05-08T08:00:00.000Z'),
+          expires_at: null,
+          last_accessed_at: null,
+        },
+      ],
+      // The atom falls back on its agent's mended time; the link on the later of its atoms'.
+      atoms: [
+        { uid: 'atm_000000000001', created_at: ms('2023-05-08T08:00:00.000Z') },
+        { uid: 'atm_000000000002', created_at: ms('2023-05-08T09:00:00.000Z') },
+      ],
+      links: [{ from_atom: 1, to_atom: 2, created_at: ms('2023-05-08T09:00:00.000Z') }],
+      types: [{ t: 'integer' }],
+    });
+
+    expect(brain.getAgent('nova')).toMatchObject({
+      created_at: '2023-05-08T09:00:00.000Z',
+      last_seen_at: '2023-05-08T23:59:59.999Z',
+    });
+    expect(brain.getStm('stm_000000000001')).toMatchObject({
+      created_at: '2023-05-08T08:00:00.000Z',
+      expires_at: '2030-01-01T00:00:00.000Z',
+    });
+    expect(brain.getStm('stm_000000000002')).toMatchObject({ expires_at: null });
+    expect(brain.getAtom('atm_000000000002')!.created_at).toBe('2023-05-08T09:00:00.000Z');
+    expect(brain.chain({ atom_id: 'atm_000000000001' }).steps[0]!.link.created_at).toBe(
+      '2023-05-08T09:00:00.000Z',
+    );
+    const acked = brain.thread({ thread_id: THREAD }).messages.find((m) => m.acks.length > 0)!;
+    expect(acked.acks[0]!.created_at).toBe('2023-05-08T09:00:00.000Z');
+    // The export writes ISO times, and the doctor finds nothing to mend.
+    const doc = brain.export();
+    expect(doc.agents[1]).toMatchObject({ last_seen_at: '2023-05-08T23:59:59.999Z' });
+    expect(doc.stm[0]).toMatchObject({ last_accessed_at: '2023-05-10T00:00:00.000Z' });
+    expect(doc.atom_links[0]!.created_at).toBe('2023-05-08T09:00:00.000Z');
+  });
+
+  it('filters and expires knowledge by its integer times', () => {
+    dir = tempDir();
+    const path = join(dir.dir, 'v4.db');
+    versionFour(path);
+    let now = Date.parse('2026-01-01T00:00:00.000Z');
+    brain = openBrain({ dbPath: path, clock: () => new Date(now) });
+    brain.remember({
+      agent: 'nova',
+      content: 'the kiln cools overnight',
+      expires_at: '2026-01-02T00:00:00.000Z',
+      at: '2025-12-31T00:00:00.000Z',
+    });
+    const query = { query: 'kiln', types: ['stm' as const] };
+    const ids = (input: typeof query & { since?: string; until?: string }) =>
+      brain!.search(input).hits.map((h) => h.id);
+    const fresh = ids({ ...query, since: '2025-12-30' });
+    expect(fresh).toHaveLength(1);
+    expect(ids({ ...query, since: '2023-01-01', until: '2024-01-01' })).toEqual([
+      'stm_000000000001',
+    ]);
+    expect(brain.listStm({ agent: 'nova' })).toHaveLength(2);
+    now = Date.parse('2026-01-02T00:00:00.001Z');
+    // Expired now: the new entry is left out; the old one (no expiry) stays.
+    expect(brain.listStm({ agent: 'nova' }).map((s) => s.id)).toEqual(['stm_000000000001']);
+    expect(ids(query)).toEqual(['stm_000000000001']);
+    expect(ids(query)).not.toContain(fresh[0]);
+  });
+});

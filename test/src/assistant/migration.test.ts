@@ -14,10 +14,10 @@ afterEach(() => {
 });
 
 describe('migration 0010: the assistant’s tables', () => {
-  it('adds sessions, leases and usage to a version 8 brain, keeping its messages', () => {
+  it('adds sessions, leases and usage to a version 9 brain, keeping its messages', () => {
     dir = tempDir();
     const path = join(dir.dir, 'v8.db');
-    // A version 8 brain: today's schema without what migrations 0009 and 0010 add.
+    // A version 9 brain: today's schema without what migration 0010 adds.
     const made = openBrain({ dbPath: path });
     const sent = made.send({ from: 'ada', to: 'assistant', body: 'before the upgrade' });
     made.close();
@@ -25,7 +25,7 @@ describe('migration 0010: the assistant’s tables', () => {
     old.exec(
       `DROP TABLE model_usage; DROP TABLE leases; DROP TABLE session_threads; DROP TABLE sessions;`,
     );
-    old.pragma('user_version = 8');
+    old.pragma('user_version = 9');
     old.close();
 
     brain = openBrain({ dbPath: path });

@@ -25,7 +25,7 @@ const NO_FILTERS = {
   until_ms: null,
   thread: null,
   agent: null,
-  now: '',
+  now_ms: 0,
 };
 
 function plan(sql: string, params: Record<string, unknown>): string[] {
@@ -86,7 +86,7 @@ describe('full-text ranking', () => {
   });
 
   it('checks the expiry of the best STM entries by their ids, not by scanning STM', () => {
-    const steps = plan(UNEXPIRED_SQL, { ids: '[1, 2]', now: '' });
+    const steps = plan(UNEXPIRED_SQL, { ids: '[1, 2]', now_ms: 0 });
     expect(steps).toContain('SEARCH x USING INTEGER PRIMARY KEY (rowid=?)');
     expect(steps.some((s) => s.startsWith('SCAN x'))).toBe(false);
   });

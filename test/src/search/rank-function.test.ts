@@ -151,6 +151,41 @@ describe('brain_bm25, the compiled ranking function', () => {
     }
   });
 
+  it('does not keep the length of a row written in a transaction that is rolled back', () => {
+    fill(50);
+    const db = t.brain.db;
+    const newest = () => db.prepare(`SELECT max(id) FROM messages`).pluck().get() as number;
+    const norms = db.prepare(`SELECT brain_fts_norms('messages_fts_docsize', 0)`).pluck();
+    db.prepare(`SELECT brain_fts_norms('messages_fts_docsize')`).pluck().get();
+    const scores = db.prepare(
+      `SELECT rowid, bm25(messages_fts, 2.0, 1.0, 1.0, 0.5) AS want,
+         brain_bm25(messages_fts, NULL, 'messages_fts_docsize', 2.0, 1.0, 1.0, 0.5) AS got
+       FROM messages_fts WHERE messages_fts MATCH '"lantern"'`,
+    );
+    const before = newest();
+    expect(() =>
+      t.brain.batch(() => {
+        t.brain.send({ from: 'atlas', to: 'nova', body: 'lantern' });
+        // Ranked inside the transaction: the new row's length is read, and scored right.
+        const inside = scores.all() as Array<{ rowid: number; want: number; got: number }>;
+        expect(inside.map((r) => r.rowid)).toContain(before + 1);
+        for (const row of inside) expect(row.got).toBeCloseTo(row.want, 9);
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    // No AUTOINCREMENT: the next message takes the same rowid, with another length.
+    t.brain.send({
+      from: 'atlas',
+      to: 'nova',
+      body: 'lantern by the harbour, with many more words than the one rolled back had',
+    });
+    expect(newest()).toBe(before + 1);
+    const after = scores.all() as Array<{ rowid: number; want: number; got: number }>;
+    expect(after.map((r) => r.rowid)).toContain(before + 1);
+    for (const row of after) expect(row.got).toBeCloseTo(row.want, 9);
+    expect(norms.get()).toBe(before + 1);
+  });
+
   it('leaves rowids too large for the array to the blob handle', () => {
     fill(30);
     const db = t.brain.db;

@@ -1,0 +1,99 @@
+// One-shot commands as whole processes, as a shell user or an agent's hook runs them: node's
+// start-up, loading the CLI, opening the brain, the command, closing. Each round runs every
+// command once, in turn, so a machine whose load drifts slows them alike; the first round is a
+// warm-up. Prints the median and 90th percentile of the wall time, and the median CPU time
+// (user + system, read through /usr/bin/time when it is there), which a busy machine inflates
+// less than the wall time.
+//
+//   npm run build
+//   node dist/bench/startup.js DB [runs] [--cli PATH]
+//
+// `send` and `read` write: run it on a copy of a bench database (`brain bench --keep`).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import BetterSqlite3 from 'better-sqlite3';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { cli: { type: 'string' } },
+});
+const [db, runsArg] = positionals;
+if (!db || !existsSync(db)) {
+  console.error('usage: node dist/bench/startup.js DB [runs] [--cli PATH]');
+  process.exit(2);
+}
+const runs = Number(runsArg ?? 20);
+const cli = values.cli ?? fileURLToPath(new URL('../cli/main.js', import.meta.url));
+
+/** Ids the commands need, read from the database itself. */
+function sample(path: string) {
+  const conn = new BetterSqlite3(path, { readonly: true });
+  try {
+    const one = <T>(sql: string) => conn.prepare(sql).pluck().get() as T;
+    const knowledge = one<string>(
+      `SELECT uid FROM stm WHERE source_message_id IS NOT NULL ORDER BY id LIMIT 1 OFFSET 100`,
+    );
+    const threadHex = one<string>(
+      `SELECT hex(uid) FROM threads ORDER BY message_count DESC LIMIT 1`,
+    ).toLowerCase();
+    const thread = `thr_${threadHex.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')}`;
+    return { knowledge, thread };
+  } finally {
+    conn.close();
+  }
+}
+
+const { knowledge, thread } = sample(db);
+const COMMANDS: Record<string, string[]> = {
+  poll: ['poll', '--agent', 'nova'],
+  search: ['search', 'pottery class'],
+  provenance: ['provenance', knowledge],
+  thread: ['thread', thread, '--limit', '20'],
+  send: ['send', '--agent', 'nova', '--to', 'atlas', '--body', 'startup probe'],
+  read: ['read', '--agent', 'atlas', '--limit', '5'],
+};
+
+const timer = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+/** Wall and CPU milliseconds of one run (CPU is NaN without /usr/bin/time). */
+function once(args: string[]): { wall: number; cpu: number } {
+  const argv = [process.execPath, cli, '--db', db!, '--json', ...args];
+  const [command, ...rest] = timer ? [timer, '-f', 'cpu %U %S', ...argv] : argv;
+  const start = performance.now();
+  const child = spawnSync(command!, rest, {
+    env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1' },
+    encoding: 'utf8',
+  });
+  const wall = performance.now() - start;
+  if (child.status !== 0) {
+    throw new Error(`brain ${args.join(' ')} exited with ${child.status}: ${child.stderr.trim()}`);
+  }
+  const times = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(child.stderr);
+  const cpu = times ? (Number(times[1]) + Number(times[2])) * 1000 : NaN;
+  return { wall, cpu };
+}
+
+const samples = Object.fromEntries(
+  Object.keys(COMMANDS).map((name) => [name, { wall: [] as number[], cpu: [] as number[] }]),
+);
+for (let round = 0; round <= runs; round += 1) {
+  for (const [name, args] of Object.entries(COMMANDS)) {
+    const { wall, cpu } = once(args);
+    if (round === 0) continue;
+    samples[name]!.wall.push(wall);
+    samples[name]!.cpu.push(cpu);
+  }
+}
+
+const at = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) * p)]!;
+};
+const ms = (x: number) => (Number.isNaN(x) ? '—' : x.toFixed(0)).padStart(8);
+console.log(`${runs} runs each, ${db}; ${cli}`);
+console.log('command       wall p50  wall p90   cpu p50   (ms)');
+for (const [name, { wall, cpu }] of Object.entries(samples)) {
+  console.log(`${name.padEnd(12)} ${ms(at(wall, 0.5))}  ${ms(at(wall, 0.9))}  ${ms(at(cpu, 0.5))}`);
+}

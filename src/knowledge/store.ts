@@ -1,0 +1,117 @@
+import type { BrainContext } from '../context.js';
+import { notifyIndexers } from '../context.js';
+import type { LinkType } from '../validation.js';
+
+/*
+ * The one place STM entries, atoms and atom links are written: remembering, importing an export
+ * and migrating from Cortex each turn their input into these arguments. Each function runs inside
+ * its caller's write transaction and checks nothing its caller already checked; times are
+ * milliseconds since 1970 (UTC).
+ */
+
+export interface StmWrite {
+  uid: string;
+  agent_id: number;
+  content: string;
+  importance: number;
+  source_message_id: number | null;
+  created_at: number;
+  expires_at: number | null;
+  access_count?: number;
+  last_accessed_at?: number | null;
+  categories: readonly string[];
+}
+
+/** Add an STM entry with its categories, unless one with its id exists. Its row id when added. */
+export function insertStm(ctx: BrainContext, stm: StmWrite): number | undefined {
+  const result = ctx.q
+    .get(
+      `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at, access_count, last_accessed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
+    )
+    .run(
+      stm.uid,
+      stm.agent_id,
+      stm.content,
+      stm.importance,
+      stm.source_message_id,
+      stm.created_at,
+      stm.expires_at,
+      stm.access_count ?? 0,
+      stm.last_accessed_at ?? null,
+    );
+  if (result.changes === 0) return undefined;
+  const rowid = Number(result.lastInsertRowid);
+  const addCategory = ctx.q.get(
+    `INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`,
+  );
+  for (const c of stm.categories) addCategory.run(rowid, c);
+  notifyIndexers(ctx, { type: 'stm', rowid });
+  return rowid;
+}
+
+export interface AtomWrite {
+  uid: string;
+  agent_id: number;
+  subject: string;
+  action: string;
+  outcome: string;
+  consequences: string;
+  confidence: number;
+  source_message_id: number | null;
+  created_at: number;
+}
+
+/** Add an atom, unless one with its id exists. Its row id when added. */
+export function insertAtom(ctx: BrainContext, atom: AtomWrite): number | undefined {
+  const result = ctx.q
+    .get(
+      `INSERT INTO atoms (uid, agent_id, subject, action, outcome, consequences, confidence, source_message_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
+    )
+    .run(
+      atom.uid,
+      atom.agent_id,
+      atom.subject,
+      atom.action,
+      atom.outcome,
+      atom.consequences,
+      atom.confidence,
+      atom.source_message_id,
+      atom.created_at,
+    );
+  if (result.changes === 0) return undefined;
+  const rowid = Number(result.lastInsertRowid);
+  notifyIndexers(ctx, { type: 'atom', rowid });
+  return rowid;
+}
+
+export interface LinkWrite {
+  from_atom: number;
+  to_atom: number;
+  type: LinkType;
+  strength: number;
+  created_at: number;
+}
+
+/**
+ * Link two atoms (row ids). A link of the same type between them is kept, with its strength made
+ * this one's when `restrength` (linking again) or left as it was (importing). Whether it was added.
+ */
+export function insertLink(ctx: BrainContext, link: LinkWrite, restrength = false): boolean {
+  const added =
+    ctx.q
+      .get(
+        `INSERT INTO atom_links (from_atom, to_atom, link_type, strength, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(from_atom, to_atom, link_type) DO NOTHING`,
+      )
+      .run(link.from_atom, link.to_atom, link.type, link.strength, link.created_at).changes > 0;
+  if (!added && restrength) {
+    ctx.q
+      .get(
+        `UPDATE atom_links SET strength = ? WHERE from_atom = ? AND to_atom = ? AND link_type = ?`,
+      )
+      .run(link.strength, link.from_atom, link.to_atom, link.type);
+  }
+  return added;
+}
