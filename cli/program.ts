@@ -15,6 +15,7 @@ import {
 } from './commands/messaging.js';
 import { registerSearch } from './commands/search.js';
 import { registerTransfer } from './commands/transfer.js';
+import { registerUsage } from './commands/usage.js';
 import type { GlobalOptions } from './run.js';
 
 /** The `brain` command: global options, then one registration per group of commands. */
@@ -45,5 +46,6 @@ export function createProgram(): Command {
   registerEval(program, globals);
   registerBench(program, globals);
   registerMcp(program, globals);
+  registerUsage(program, globals);
   return program;
 }
