@@ -1,3 +1,4 @@
+import { connectionOf } from '../../../src/brain.js';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -29,7 +30,7 @@ describe('migration 0010: the assistant’s tables', () => {
     old.close();
 
     brain = openBrain({ dbPath: path });
-    expect(brain.db.pragma('user_version', { simple: true })).toBe(latestVersion());
+    expect(connectionOf(brain).pragma('user_version', { simple: true })).toBe(latestVersion());
     expect(brain.getMessage(sent.id)?.body).toBe('before the upgrade');
     const s = brain.session({ name: 'chat/default', agent: 'assistant', owner: 'ada' });
     expect(s.threads).toBe(1);
@@ -48,14 +49,14 @@ describe('migration 0010: the assistant’s tables', () => {
     dir = tempDir();
     brain = openBrain({ dbPath: join(dir.dir, 'b.db') });
     expect(() =>
-      brain!.db
+      connectionOf(brain!)
         .prepare(
           `INSERT INTO leases (key, pid, host, label, acquired_at, expires_at) VALUES ('k', 1, 'h', '', '2026-01-01', 0)`,
         )
         .run(),
     ).toThrow(/CHECK constraint failed/);
     expect(
-      brain.db
+      connectionOf(brain)
         .prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'model_usage'`)
         .pluck()
         .all(),

@@ -1,3 +1,4 @@
+import { connectionOf } from '../../../src/brain.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrainError, type Brain } from '../../../src/index.js';
 import { AFTER_SQL } from '../../../src/assistant/sessions.js';
@@ -147,7 +148,9 @@ describe('sessionMessages', () => {
 
   it('reads the rows after a message as one range of the thread index', () => {
     const brain = open();
-    const plan = brain.db.prepare(`EXPLAIN QUERY PLAN ${AFTER_SQL}`).all(1, 0, 0, 10) as Array<{
+    const plan = connectionOf(brain)
+      .prepare(`EXPLAIN QUERY PLAN ${AFTER_SQL}`)
+      .all(1, 0, 0, 10) as Array<{
       detail: string;
     }>;
     expect(plan.map((p) => p.detail).join('\n')).toMatch(

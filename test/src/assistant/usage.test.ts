@@ -1,3 +1,4 @@
+import { connectionOf } from '../../../src/brain.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
@@ -94,7 +95,9 @@ describe('usage', () => {
     const sent = t.brain.send({ from: 'ada', to: 'assistant', body: 'hello' });
     const rec = t.brain.recordUsage(call({ session: 'chat/default', message_id: sent.id }));
     expect(rec).toMatchObject({ session: 'chat/default', message_id: sent.id });
-    expect(t.brain.db.prepare(`SELECT session, message_id FROM model_usage`).get()).toEqual({
+    expect(
+      connectionOf(t.brain).prepare(`SELECT session, message_id FROM model_usage`).get(),
+    ).toEqual({
       session: 'chat/default',
       message_id: 1,
     });
