@@ -171,6 +171,10 @@ describe('brain_bm25, the compiled ranking function', () => {
         const inside = scores.all() as Array<{ rowid: number; want: number; got: number }>;
         expect(inside.map((r) => r.rowid)).toContain(before + 1);
         for (const row of inside) expect(row.got).toBeCloseTo(row.want, 9);
+        // Asked to load them now, it reads nothing while the transaction is open.
+        expect(db.prepare(`SELECT brain_fts_norms('messages_fts_docsize')`).pluck().get()).toBe(
+          before,
+        );
         throw new Error('roll back');
       }),
     ).toThrow('roll back');
