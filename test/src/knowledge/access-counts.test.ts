@@ -41,10 +41,13 @@ function timed<T>(fn: () => T): { value: T; ms: number } {
   return { value, ms: performance.now() - started };
 }
 
+/** The stored count and last access (kept as integer ms since migration 0009), the time as ISO. */
 function stored(id: string): { access_count: number; last_accessed_at: string | null } {
-  return connectionOf(t.brain)
+  const row = connectionOf(t.brain)
     .prepare(`SELECT access_count, last_accessed_at FROM stm WHERE uid = ?`)
-    .get(id) as { access_count: number; last_accessed_at: string | null };
+    .get(id) as { access_count: number; last_accessed_at: number | null };
+  const at = row.last_accessed_at;
+  return { ...row, last_accessed_at: at === null ? null : new Date(at).toISOString() };
 }
 
 describe('access counts off the read path', () => {
