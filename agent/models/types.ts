@@ -104,5 +104,10 @@ export interface ModelClient {
 export interface ModelPool {
   complete(request: ModelRequest, options?: { tags?: string[] }): Promise<ModelResponse>;
   /** Each endpoint's state, for `brain agent --check` and logs. */
-  status(): Array<{ id: string; state: 'ready' | 'cooling' | 'disabled'; until?: string; lastError?: string }>;
+  status(): Array<{
+    id: string;
+    state: 'ready' | 'cooling' | 'disabled';
+    until?: string;
+    lastError?: string;
+  }>;
 }
