@@ -44,6 +44,8 @@ export interface HistoryInput {
   owner: string;
   /** The latest compaction summary, if any; `messages` are those after the message it covers. */
   summary?: string;
+  /** Said to the model before the messages, e.g. that older ones were left out. */
+  note?: string;
   messages: MessageRecord[];
 }
 
@@ -57,6 +59,8 @@ export function buildHistory(input: HistoryInput): ChatMessage[] {
   const out: ChatMessage[] = [];
   if (input.summary !== undefined)
     out.push({ role: 'user', content: [{ type: 'text', text: summaryText(input.summary) }] });
+  if (input.note !== undefined)
+    out.push({ role: 'user', content: [{ type: 'text', text: `(Note: ${input.note})` }] });
   for (const m of input.messages) {
     if (m.from === input.agent) {
       for (const r of roundsOf(m)) {
