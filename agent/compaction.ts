@@ -1,5 +1,4 @@
-import type { MessageRecord } from '../src/index.js';
-import type { AssistantBrain as Brain } from './store-api.js';
+import type { Brain, MessageRecord } from '../src/index.js';
 import { buildHistory, estimateTokens, repairHistory, roundsOf } from './history.js';
 import type { Log } from './log.js';
 import type { ChatMessage, ContentBlock, ModelPool, ModelResponse } from './models/types.js';

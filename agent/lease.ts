@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { AssistantBrain as Brain } from './store-api.js';
+import type { Brain } from '../src/index.js';
 import type { Log } from './log.js';
 import { sleep } from './sleep.js';
 
@@ -22,7 +23,12 @@ export async function acquireTurnLease(
   key: string,
   options: { label: string; signal?: AbortSignal; log: Log },
 ): Promise<HeldLease> {
-  const holder = { pid: process.pid, host: hostname(), label: options.label };
+  // Each turn its own holder: two turns of one session in one process wait for each other too.
+  const holder = {
+    pid: process.pid,
+    host: hostname(),
+    label: `${options.label} ${randomUUID().slice(0, 8)}`,
+  };
   let waited = false;
   while (!brain.acquireLease({ key, holder, ttl_ms: LEASE_TTL_MS })) {
     if (!waited) options.log('info', 'turn.wait_lease', { key });

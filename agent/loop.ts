@@ -1,5 +1,4 @@
-import type { Clock } from '../src/index.js';
-import type { AssistantBrain as Brain } from './store-api.js';
+import type { Brain, Clock } from '../src/index.js';
 import { loadContext, type CompactionSettings } from './compaction.js';
 import type { Round } from './history.js';
 import { acquireTurnLease } from './lease.js';
