@@ -31,7 +31,8 @@ export async function acquireTurnLease(
   };
   let waited = false;
   while (!brain.acquireLease({ key, holder, ttl_ms: LEASE_TTL_MS })) {
-    if (!waited) options.log('info', 'turn.wait_lease', { key });
+    // Said where the user sees it: their turn waits for another one of this session.
+    if (!waited) options.log('warn', 'turn.wait_lease', { key });
     waited = true;
     await sleep(LEASE_RETRY_MS, options.signal);
   }

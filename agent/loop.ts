@@ -1,8 +1,9 @@
-import type { Brain, Clock } from '../src/index.js';
+import type { Brain, Clock, Embedder } from '../src/index.js';
 import { loadContext, type CompactionSettings } from './compaction.js';
 import type { Round } from './history.js';
 import { acquireTurnLease } from './lease.js';
 import { silentLog, type Log } from './log.js';
+import { buildSystemPrompt, relevantMemories } from './prompt.js';
 import {
   ModelError,
   type ChatMessage,
@@ -32,6 +33,9 @@ export interface TurnConfig {
   workspace: string;
   maxRounds: number;
   compaction: CompactionSettings;
+  /** The memories the system prompt shows. */
+  memory: { maxTokens: number; limit: number };
+  timeZone?: string | undefined;
 }
 
 export interface RunTurnOptions {
@@ -50,8 +54,13 @@ export interface RunTurnOptions {
   signal?: AbortSignal;
   /** Usage rows' source: `chat`, `channel`, `heartbeat`, `cron`, … */
   source: string;
-  /** The system prompt for this turn, given the user's text (workspace files, time, memories). */
-  systemPrompt: (text: string) => string | Promise<string>;
+  /** Searches by meaning too (memories in the prompt), when the brain has vectors. */
+  embedder?: Embedder;
+  /**
+   * The system prompt for this turn, given the user's text. Default: the workspace files, the
+   * time and the memories relevant to the text (agent/prompt.ts).
+   */
+  systemPrompt?: (text: string) => string | Promise<string>;
   log?: Log;
 }
 
@@ -120,7 +129,18 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       signal: signal ?? new AbortController().signal,
       clock: options.clock,
     };
-    const system = await options.systemPrompt(options.input.text);
+    const system = options.systemPrompt
+      ? await options.systemPrompt(options.input.text)
+      : buildSystemPrompt({
+          workspace: config.workspace,
+          clock: options.clock,
+          timeZone: config.timeZone,
+          memories: await relevantMemories(brain, options.input.text, {
+            ...config.memory,
+            excludeThread: session.thread_id,
+            embedder: options.embedder,
+          }),
+        });
     const usage = zeroUsage();
     const recordUsage = (r: ModelResponse, source: string) => {
       usage.input += r.usage.input;

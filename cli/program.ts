@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerBench } from './commands/bench.js';
+import { registerChat } from './commands/chat.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEmbed } from './commands/embed.js';
 import { registerEval } from './commands/eval.js';
@@ -46,5 +47,6 @@ export function createProgram(): Command {
   registerEval(program, globals);
   registerBench(program, globals);
   registerMcp(program, globals);
+  registerChat(program, globals);
   return program;
 }

@@ -49,6 +49,7 @@ export async function assistantFixture(
     workspace: t.dir,
     maxRounds: 20,
     compaction: { thresholdTokens: 100_000, keepRecentTokens: 20_000 },
+    memory: { maxTokens: 1500, limit: 12 },
     ...config,
   };
   const streamed: string[] = [];

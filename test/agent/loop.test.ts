@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildHistory, unpairedToolUses } from '../../agent/history.js';
 import { BREAKER_TEXT, maxRoundsText } from '../../agent/loop.js';
@@ -65,6 +67,16 @@ describe('runTurn', () => {
 
     const rows = f.t.brain.usage({ by: 'source' });
     expect(rows).toEqual([expect.objectContaining({ key: 'chat', calls: 3 })]);
+  });
+
+  it('builds the system prompt from the workspace files and memories relevant to the message', async () => {
+    f = await assistantFixture();
+    writeFileSync(join(f.t.dir, 'SOUL.md'), 'You are terse and kind.');
+    f.t.brain.remember({ agent: 'assistant', content: 'Ann drinks green tea, never coffee' });
+    await f.turn('which tea should I buy?', { systemPrompt: undefined });
+    const system = JSON.stringify(f.fake.requests[0]!.body.system);
+    expect(system).toContain('You are terse and kind.');
+    expect(system).toContain('Ann drinks green tea');
   });
 
   it('continues the session: the next turn’s request holds the earlier turn', async () => {
