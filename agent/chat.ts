@@ -97,10 +97,22 @@ export async function runRepl(options: {
   const rl = createInterface({ input: streams.input, output: streams.output, terminal });
   let running: AbortController | undefined;
   let closed = false;
+  // Whether the reply being streamed has left the cursor mid-line: a note starts a line of its own.
+  let midLine = false;
+  const write = (text: string) => {
+    if (text === '') return;
+    streams.output.write(text);
+    midLine = !text.endsWith('\n');
+  };
+  const note = (line: string) => {
+    if (midLine) write('\n');
+    midLine = false;
+    streams.note(line);
+  };
   const onInterrupt = () => {
     if (running && !running.signal.aborted) {
       running.abort(new Error('cancelled'));
-      streams.note('(cancelling: Ctrl-C again to quit)');
+      note('(cancelling: Ctrl-C again to quit)');
       return;
     }
     closed = true;
@@ -112,7 +124,7 @@ export async function runRepl(options: {
   rl.on('close', () => (closed = true));
 
   const current = brain.session({ name: session, agent: config.agent, owner: config.owner });
-  streams.note(
+  note(
     `brain chat: session ${session} (${current.thread_id}); /new starts afresh, /exit or Ctrl-C quits`,
   );
   rl.setPrompt('you> ');
@@ -123,7 +135,7 @@ export async function runRepl(options: {
       if (line === '/exit') break;
       if (line === '/new') {
         const fresh = brain.newSession({ name: session, agent: config.agent, owner: config.owner });
-        streams.note(`(new session: ${fresh.thread_id}; the old one stays searchable)`);
+        note(`(new session: ${fresh.thread_id}; the old one stays searchable)`);
       } else if (line !== '') {
         running = new AbortController();
         let wrote = false;
@@ -134,22 +146,19 @@ export async function runRepl(options: {
             {
               onText: (delta) => {
                 wrote = true;
-                streams.output.write(delta);
+                write(delta);
               },
-              onToolCall: (name) => streams.note(`  [${name}]`),
+              onToolCall: (name) => note(`  [${name}]`),
             },
             { signal: running.signal },
           );
-          if (!wrote && !result.cancelled) streams.output.write(result.reply);
-          streams.output.write('\n');
-          if (result.cancelled) streams.note('(cancelled)');
+          if (!wrote && !result.cancelled) write(result.reply);
+          if (result.cancelled) note('(cancelled)');
+          else write('\n');
         } catch (err) {
-          if (wrote) streams.output.write('\n');
-          if (running.signal.aborted) streams.note('(cancelled)');
+          if (running.signal.aborted) note('(cancelled)');
           else
-            streams.note(
-              `brain: ${(err as { code?: string }).code ?? 'ERROR'}: ${(err as Error).message}`,
-            );
+            note(`brain: ${(err as { code?: string }).code ?? 'ERROR'}: ${(err as Error).message}`);
         } finally {
           running = undefined;
         }

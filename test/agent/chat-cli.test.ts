@@ -192,3 +192,45 @@ describe('brain chat -m', () => {
     expect(s.fake.requests).toHaveLength(0);
   });
 });
+
+describe('brain chat (a conversation)', () => {
+  it('streams replies, cancels a turn on SIGINT, starts afresh on /new and quits on /exit', async () => {
+    const s = await setup();
+    s.fake.script.push(
+      { text: ['Hel', 'lo.'] },
+      { error: 'stall' },
+      { text: 'After.' },
+      { text: 'Fresh.' },
+    );
+    const child = spawn(process.execPath, [CLI, 'chat'], {
+      env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1', ...s.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number>((r) => child.on('close', (code) => r(code ?? -1)));
+
+    child.stdin.write('hi\n');
+    await until(() => stdout.includes('Hello.'), 'the first reply');
+    child.stdin.write('think hard\n');
+    await until(
+      () => s.fake.requests.length === 2 && stdout.includes('Let me think'),
+      'the stalled turn',
+    );
+    child.kill('SIGINT');
+    await until(() => stderr.includes('(cancelled)'), 'the cancel');
+    child.stdin.write('still there?\n/new\nnew topic\n/exit\n');
+    expect(await closed).toBe(0);
+    expect(stdout).toContain('After.');
+    expect(stdout).toContain('Fresh.');
+
+    // The cancelled turn is stored consistently; /new left the old thread and began another.
+    expect(unpairedToolUses(s.fake.requests[2]!.body.messages as ChatMessage[])).toEqual([]);
+    const fresh = s.fake.requests[3]!.body.messages as ChatMessage[];
+    expect(fresh).toEqual([{ role: 'user', content: [{ type: 'text', text: 'new topic' }] }]);
+    const threads = JSON.parse((await s.cli(['threads', '--json'])).stdout);
+    expect(JSON.stringify(threads).match(/chat\/default/g)!.length).toBeGreaterThanOrEqual(2);
+  });
+});
