@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAnthropicClient, retryAfterOf } from '../../../agent/models/anthropic.js';
 import { ModelError, type ModelRequest } from '../../../agent/models/types.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
@@ -14,13 +14,14 @@ afterEach(async () => {
   await fake.close();
 });
 
-const client = (baseUrl = fake.baseUrl) =>
+const client = (baseUrl = fake.baseUrl, extra: { idleTimeoutMs?: number } = {}) =>
   createAnthropicClient({
     id: 'anthropic:claude-test@0',
     model: 'claude-test',
     apiKey: KEY,
     baseUrl,
     maxTokens: 1024,
+    ...extra,
   });
 
 const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
@@ -236,5 +237,30 @@ describe('the Anthropic client', () => {
     const err = await failure(client().complete(request({ signal: AbortSignal.abort() })));
     expect(err.kind).toBe('aborted');
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it('gives up on a stream that goes quiet, as a connection error, and closes it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      fake.script.push({ error: 'stall' });
+      let wrote!: () => void;
+      const firstWords = new Promise<void>((resolve) => (wrote = resolve));
+      let settled = false;
+      const pending = client(fake.baseUrl, { idleTimeoutMs: 60_000 })
+        .complete(request({ onText: () => wrote() }))
+        .catch((e: unknown) => e)
+        .finally(() => (settled = true));
+      await firstWords;
+      await vi.advanceTimersByTimeAsync(59_000);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1_000);
+      const err = (await pending) as ModelError;
+      expect(err).toBeInstanceOf(ModelError);
+      expect(err.kind).toBe('connection');
+      expect(err.message).toContain('stalled');
+      await fake.waitForClientClose(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

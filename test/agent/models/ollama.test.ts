@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOllamaClient } from '../../../agent/models/ollama.js';
 import { ModelError, type ModelRequest, type ToolUseBlock } from '../../../agent/models/types.js';
 import { startFakeOllamaChat, type FakeOllamaChat } from '../fakes/ollama-server.js';
@@ -12,8 +12,14 @@ afterEach(async () => {
   await fake.close();
 });
 
-const client = (host = fake.host) =>
-  createOllamaClient({ id: 'ollama:llama3.1@1', model: 'llama3.1', host, maxTokens: 512 });
+const client = (host = fake.host, extra: { idleTimeoutMs?: number } = {}) =>
+  createOllamaClient({
+    id: 'ollama:llama3.1@1',
+    model: 'llama3.1',
+    host,
+    maxTokens: 512,
+    ...extra,
+  });
 
 const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
   system: 'Be brief.',
@@ -162,5 +168,30 @@ describe('the Ollama client', () => {
     expect(err.kind).toBe('aborted');
     await fake.waitForClientClose(0);
     expect(fake.requests[0]!.clientClosed).toBe(true);
+  });
+
+  it('gives up on a model that answers nothing for its idle timeout, as a connection error', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let arrived!: () => void;
+      const atServer = new Promise<void>((resolve) => (arrived = resolve));
+      fake.script.push(() => {
+        arrived();
+        return { error: 'stall', silent: true };
+      });
+      let settled = false;
+      const pending = client(fake.host, { idleTimeoutMs: 300_000 })
+        .complete(request())
+        .catch((e: unknown) => e)
+        .finally(() => (settled = true));
+      await atServer;
+      await vi.advanceTimersByTimeAsync(299_000);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(await pending).toMatchObject({ kind: 'connection' });
+      await fake.waitForClientClose(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
