@@ -59,6 +59,36 @@ const CALLER_KINDS: ReadonlySet<ModelErrorKind> = new Set([
   'bad_request',
 ]);
 
+/** The caller's request, handed to each try with a fresh record of whether text was shown. */
+interface Streamed {
+  signal: AbortSignal | undefined;
+  fresh(): ModelRequest;
+}
+
+/**
+ * Each try gets its own `onText` that notes text was shown; a try after one that showed text
+ * first tells the caller (`onRestart`) that the text so far is void.
+ */
+function streamed(request: ModelRequest): Streamed {
+  let shown = false;
+  return {
+    signal: request.signal,
+    fresh() {
+      if (shown) request.onRestart?.();
+      shown = false;
+      const { onText } = request;
+      if (!onText) return request;
+      return {
+        ...request,
+        onText: (delta) => {
+          shown = true;
+          onText(delta);
+        },
+      };
+    },
+  };
+}
+
 const defaultSleep: Sleep = (ms, signal) =>
   new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new ModelError('aborted', 'request aborted'));
@@ -142,10 +172,10 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
   }
 
   /** One endpoint, with its connection retries. Returns the error that moves us on. */
-  async function attempt(e: Entry, request: ModelRequest): Promise<ModelResponse | ModelError> {
+  async function attempt(e: Entry, request: Streamed): Promise<ModelResponse | ModelError> {
     for (let round = 0; ; round++) {
       try {
-        const response = await e.client.complete(request);
+        const response = await e.client.complete(request.fresh());
         e.strikes = 0;
         e.coolingUntil = undefined;
         return response;
@@ -191,6 +221,7 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
         throw new ModelError('bad_request', `no model endpoint has the tags ${wanted.join(', ')}`);
       }
       const tried = new Set<Entry>();
+      const tries = streamed(request);
       let last: ModelError | undefined;
       let waits = 0;
       for (;;) {
@@ -213,7 +244,7 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
           continue;
         }
         tried.add(e);
-        const result = await attempt(e, request);
+        const result = await attempt(e, tries);
         if (!(result instanceof ModelError)) {
           if (last) log('info', 'model.failover', { endpoint: e.client.id, after: last.kind });
           return result;

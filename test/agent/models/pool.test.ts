@@ -111,6 +111,32 @@ describe('the model pool', () => {
     expect(pool.status()[0]!.until).toBe('2026-11-25T12:02:00.000Z');
   });
 
+  it('tells the caller once to start over when an endpoint fails after streaming some text', async () => {
+    const { pool } = setup([
+      anthropic('a', first.baseUrl),
+      anthropic('b', second.baseUrl, 1),
+      {
+        client: createOllamaClient({
+          id: 'c',
+          model: 'llama3.1',
+          host: local.host,
+          maxTokens: 100,
+        }),
+        priority: 2,
+      },
+    ]);
+    first.script.push({ error: 'overloaded_mid_stream' });
+    second.script.push({ error: 'rate_limited' }); // fails before any text: nothing more to void
+    const shown: string[] = [];
+    const streamed = {
+      ...ask,
+      onText: (d: string) => shown.push(d),
+      onRestart: () => shown.push('<restart>'),
+    };
+    await pool.complete(streamed);
+    expect(shown).toEqual(['Let me think', '<restart>', 'from local']);
+  });
+
   it('disables an endpoint that refuses its key, with one log line and no key in it', async () => {
     const { pool, logs } = setup([
       anthropic('a', first.baseUrl),
