@@ -33,11 +33,12 @@ export interface PoolOptions {
   /** Connection errors: retries on the same endpoint before the next, with doubling waits. */
   backoff?: { retries?: number; baseMs?: number; maxMs?: number };
   /**
-   * Cooling an endpoint that said 429/529/5xx without a `retry-after`: `defaultMs`, doubled on
-   * each failure in a row, at most `maxMs`. `maxWaitMs`: when every endpoint is cooling and the
-   * first is back within this, wait for it rather than fail.
+   * Cooling an endpoint that said 429/529 without a `retry-after`: `defaultMs` (30 s); one that
+   * failed otherwise (5xx, no connection after its retries): `errorMs` (5 s); each doubled on
+   * every failure in a row, at most `maxMs`. `maxWaitMs`: when every endpoint is cooling for
+   * want of capacity (429/529) and the first is back within this, wait for it rather than fail.
    */
-  cooldown?: { defaultMs?: number; maxMs?: number; maxWaitMs?: number };
+  cooldown?: { defaultMs?: number; errorMs?: number; maxMs?: number; maxWaitMs?: number };
 }
 
 interface Entry {
@@ -58,6 +59,9 @@ const CALLER_KINDS: ReadonlySet<ModelErrorKind> = new Set([
   'context_too_long',
   'bad_request',
 ]);
+
+/** Out of capacity for now: worth waiting for, and cooled for longer. */
+const CAPACITY_KINDS: ReadonlySet<ModelErrorKind> = new Set(['rate_limited', 'overloaded']);
 
 /** The caller's request, handed to each try with a fresh record of whether text was shown. */
 interface Streamed {
@@ -123,6 +127,7 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
   const baseMs = options.backoff?.baseMs ?? 250;
   const maxBackoffMs = options.backoff?.maxMs ?? 1_000;
   const defaultCoolMs = options.cooldown?.defaultMs ?? 30_000;
+  const errorCoolMs = options.cooldown?.errorMs ?? 5_000;
   const maxCoolMs = options.cooldown?.maxMs ?? 300_000;
   const maxWaitMs = options.cooldown?.maxWaitMs ?? 10_000;
 
@@ -158,7 +163,8 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
   }
 
   function coolDown(e: Entry, err: ModelError): void {
-    const ms = Math.min(err.retryAfterMs ?? defaultCoolMs * 2 ** e.strikes, maxCoolMs);
+    const base = CAPACITY_KINDS.has(err.kind) ? defaultCoolMs : errorCoolMs;
+    const ms = Math.min(err.retryAfterMs ?? base * 2 ** e.strikes, maxCoolMs);
     e.strikes += 1;
     e.coolingUntil = clock().getTime() + ms;
     log('warn', 'model.cooldown', { endpoint: e.client.id, kind: err.kind, ms });
@@ -204,9 +210,12 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
     const cooling = candidates
       .filter((e) => !e.disabled && e.coolingUntil !== undefined && e.coolingUntil > now)
       .map((e) => e.coolingUntil! - now);
+    // This call's last error, else (nothing was tried) what the endpoint back first last said.
+    const first = candidates
+      .filter((e) => !e.disabled && e.coolingUntil !== undefined && e.coolingUntil > now)
+      .sort((a, b) => a.coolingUntil! - b.coolingUntil!)[0];
     const kind: ModelErrorKind =
-      last?.kind ??
-      (cooling.length > 0 ? 'overloaded' : candidates.length > 0 ? 'auth' : 'bad_request');
+      last?.kind ?? first?.lastError?.kind ?? (first ? 'overloaded' : 'auth');
     return new ModelError(kind, `no model endpoint answered: ${parts.join('; ')}`, {
       ...(cooling.length > 0 ? { retryAfterMs: Math.min(...cooling) } : {}),
       ...(last?.status !== undefined ? { status: last.status } : {}),
@@ -229,9 +238,11 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
         const now = clock().getTime();
         const e = pick(candidates, tried, now);
         if (!e) {
-          // Everything is cooling: a short wait for the first one back beats failing the turn.
+          // Everything is out of capacity: a short wait for the first one back beats failing
+          // the turn. Errors of other kinds are not waited for: they would only repeat.
           const back = candidates
             .filter((c) => !c.disabled && c.coolingUntil !== undefined)
+            .filter((c) => c.lastError !== undefined && CAPACITY_KINDS.has(c.lastError.kind))
             .map((c) => c.coolingUntil! - now);
           const soonest = back.length > 0 ? Math.max(0, Math.min(...back)) : undefined;
           if (soonest === undefined || soonest > maxWaitMs || waits >= 2) {

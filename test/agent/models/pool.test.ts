@@ -166,8 +166,32 @@ describe('the model pool', () => {
     ]);
     expect(await textOf(pool)).toBe('b: from second');
     expect(time.waits).toEqual([250, 500]);
-    expect(pool.status()[0]).toMatchObject({ state: 'cooling' });
+    // Cooled for 5 s from the last try, 750 ms in.
+    expect(pool.status()[0]).toMatchObject({ state: 'cooling', until: '2026-11-25T12:00:05.750Z' });
     expect(pool.status()[0]!.lastError).toContain('connection');
+  });
+
+  it('fails fast when its only endpoint is down, without waiting out the cool-down', async () => {
+    const { pool, time } = setup([anthropic('a', await closedPortUrl())]);
+    const err = (await pool.complete(ask).catch((e: unknown) => e)) as ModelError;
+    expect(err).toMatchObject({ kind: 'connection' });
+    expect(err.message).toMatch(
+      /^no model endpoint answered: a cooling until .* \(a: connection failed/,
+    );
+    expect(time.waits).toEqual([250, 500]);
+  });
+
+  it('cools an endpoint that failed with a server error for 5 s and uses the next', async () => {
+    const { pool, time } = setup([
+      anthropic('a', first.baseUrl),
+      anthropic('b', second.baseUrl, 1),
+    ]);
+    first.script.push({ error: 'server' });
+    expect(await textOf(pool)).toBe('b: from second');
+    time.advance(4_999);
+    expect(await textOf(pool)).toBe('b: from second');
+    time.advance(1);
+    expect(await textOf(pool)).toBe('a: from first');
   });
 
   it('throws a prompt that is too long straight back without asking another endpoint', async () => {
