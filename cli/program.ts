@@ -15,6 +15,7 @@ import {
 } from './commands/messaging.js';
 import { registerSearch } from './commands/search.js';
 import { registerTransfer } from './commands/transfer.js';
+import { registerUsage } from './commands/usage.js';
 import type { GlobalOptions } from './run.js';
 
 export const VERSION = '0.1.0';
@@ -48,5 +49,6 @@ export function createProgram(): Command {
   registerBench(program, globals);
   registerMcp(program, globals);
   registerChat(program, globals);
+  registerUsage(program, globals);
   return program;
 }

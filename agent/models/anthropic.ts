@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Clock } from '../../src/index.js';
+import { idleWatchdog } from './watchdog.js';
 import {
   ModelError,
   type ChatMessage,
@@ -24,6 +25,8 @@ export interface AnthropicClientOptions {
   maxTokens: number;
   /** Until the response starts (the SDK's `timeout`); default 2 minutes. */
   timeoutMs?: number;
+  /** Gives up on a stream with no event for this long (a `connection` error); default 2 minutes. */
+  idleTimeoutMs?: number;
   /** The SDK's own retries: default 0, so that failing over is the pool's job and is fast. */
   maxRetries?: number;
   /** For `retry-after` given as a date. */
@@ -191,8 +194,14 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         params.system = [{ type: 'text', text: request.system, cache_control: ephemeral }];
       }
       if (request.tools.length > 0) params.tools = toParamTools(request.tools);
+      const idleMs = options.idleTimeoutMs ?? 120_000;
+      const quiet = new AbortController();
+      const watchdog = idleWatchdog(idleMs, () => quiet.abort());
       try {
-        const stream = sdk.messages.stream(params, signal ? { signal } : {});
+        const both = signal ? AbortSignal.any([signal, quiet.signal]) : quiet.signal;
+        const stream = sdk.messages.stream(params, { signal: both });
+        stream.on('connect', () => watchdog.touch());
+        stream.on('streamEvent', () => watchdog.touch());
         if (onText) stream.on('text', (delta) => onText(delta));
         const message = await stream.finalMessage();
         return {
@@ -208,7 +217,18 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
           endpoint: id,
         };
       } catch (err) {
+        if (quiet.signal.aborted && !signal?.aborted) {
+          throw new ModelError(
+            'connection',
+            `${id}: the stream stalled (nothing for ${idleMs} ms)`,
+            {
+              endpoint: id,
+            },
+          );
+        }
         throw toModelError(err, signal);
+      } finally {
+        watchdog.stop();
       }
     },
   };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Ollama, type ChatResponse, type Message, type Tool, type ToolCall } from 'ollama';
+import { idleWatchdog } from './watchdog.js';
 import {
   ModelError,
   type ChatMessage,
@@ -17,6 +18,11 @@ export interface OllamaClientOptions {
   host: string;
   /** `num_predict` when a request names no maxTokens. */
   maxTokens: number;
+  /**
+   * Gives up when nothing arrives for this long (a `connection` error); default 5 minutes, as a
+   * local model may take that long to load before its first word.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** Ollama's tool calls carry no id; ours must, to pair each result with its call. */
@@ -127,15 +133,17 @@ export function createOllamaClient(options: OllamaClientOptions): ModelClient {
       const { signal, onText } = request;
       if (signal?.aborted) throw toModelError(undefined, signal);
       // The package aborts only through its own controller, and not before the stream starts;
-      // a fetch that carries the caller's signal aborts the request at any point.
+      // a fetch that carries the caller's signal (and the watchdog's) aborts it at any point.
+      const idleMs = options.idleTimeoutMs ?? 300_000;
+      const quiet = new AbortController();
+      const watchdog = idleWatchdog(idleMs, () => quiet.abort());
+      const both = signal ? AbortSignal.any([signal, quiet.signal]) : quiet.signal;
       const client = new Ollama({
         host,
         fetch: (input, init) =>
           fetch(input, {
             ...init,
-            ...(signal
-              ? { signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal }
-              : {}),
+            signal: init?.signal ? AbortSignal.any([init.signal, both]) : both,
           }),
       });
       let text = '';
@@ -150,6 +158,7 @@ export function createOllamaClient(options: OllamaClientOptions): ModelClient {
           stream: true,
         });
         for await (const chunk of chunks) {
+          watchdog.touch();
           const piece = chunk.message?.content ?? '';
           if (piece) {
             text += piece;
@@ -159,7 +168,18 @@ export function createOllamaClient(options: OllamaClientOptions): ModelClient {
           if (chunk.done) last = chunk;
         }
       } catch (err) {
+        if (quiet.signal.aborted && !signal?.aborted) {
+          throw new ModelError(
+            'connection',
+            `${id}: the stream stalled (nothing for ${idleMs} ms)`,
+            {
+              endpoint: id,
+            },
+          );
+        }
         throw toModelError(err, signal);
+      } finally {
+        watchdog.stop();
       }
       const content: ContentBlock[] = text ? [{ type: 'text', text }] : [];
       for (const call of calls) {

@@ -33,11 +33,12 @@ export interface PoolOptions {
   /** Connection errors: retries on the same endpoint before the next, with doubling waits. */
   backoff?: { retries?: number; baseMs?: number; maxMs?: number };
   /**
-   * Cooling an endpoint that said 429/529/5xx without a `retry-after`: `defaultMs`, doubled on
-   * each failure in a row, at most `maxMs`. `maxWaitMs`: when every endpoint is cooling and the
-   * first is back within this, wait for it rather than fail.
+   * Cooling an endpoint that said 429/529 without a `retry-after`: `defaultMs` (30 s); one that
+   * failed otherwise (5xx, no connection after its retries): `errorMs` (5 s); each doubled on
+   * every failure in a row, at most `maxMs`. `maxWaitMs`: when every endpoint is cooling for
+   * want of capacity (429/529) and the first is back within this, wait for it rather than fail.
    */
-  cooldown?: { defaultMs?: number; maxMs?: number; maxWaitMs?: number };
+  cooldown?: { defaultMs?: number; errorMs?: number; maxMs?: number; maxWaitMs?: number };
 }
 
 interface Entry {
@@ -58,6 +59,39 @@ const CALLER_KINDS: ReadonlySet<ModelErrorKind> = new Set([
   'context_too_long',
   'bad_request',
 ]);
+
+/** Out of capacity for now: worth waiting for, and cooled for longer. */
+const CAPACITY_KINDS: ReadonlySet<ModelErrorKind> = new Set(['rate_limited', 'overloaded']);
+
+/** The caller's request, handed to each try with a fresh record of whether text was shown. */
+interface Streamed {
+  signal: AbortSignal | undefined;
+  fresh(): ModelRequest;
+}
+
+/**
+ * Each try gets its own `onText` that notes text was shown; a try after one that showed text
+ * first tells the caller (`onRestart`) that the text so far is void.
+ */
+function streamed(request: ModelRequest): Streamed {
+  let shown = false;
+  return {
+    signal: request.signal,
+    fresh() {
+      if (shown) request.onRestart?.();
+      shown = false;
+      const { onText } = request;
+      if (!onText) return request;
+      return {
+        ...request,
+        onText: (delta) => {
+          shown = true;
+          onText(delta);
+        },
+      };
+    },
+  };
+}
 
 const defaultSleep: Sleep = (ms, signal) =>
   new Promise((resolve, reject) => {
@@ -93,6 +127,7 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
   const baseMs = options.backoff?.baseMs ?? 250;
   const maxBackoffMs = options.backoff?.maxMs ?? 1_000;
   const defaultCoolMs = options.cooldown?.defaultMs ?? 30_000;
+  const errorCoolMs = options.cooldown?.errorMs ?? 5_000;
   const maxCoolMs = options.cooldown?.maxMs ?? 300_000;
   const maxWaitMs = options.cooldown?.maxWaitMs ?? 10_000;
 
@@ -128,7 +163,8 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
   }
 
   function coolDown(e: Entry, err: ModelError): void {
-    const ms = Math.min(err.retryAfterMs ?? defaultCoolMs * 2 ** e.strikes, maxCoolMs);
+    const base = CAPACITY_KINDS.has(err.kind) ? defaultCoolMs : errorCoolMs;
+    const ms = Math.min(err.retryAfterMs ?? base * 2 ** e.strikes, maxCoolMs);
     e.strikes += 1;
     e.coolingUntil = clock().getTime() + ms;
     log('warn', 'model.cooldown', { endpoint: e.client.id, kind: err.kind, ms });
@@ -142,10 +178,10 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
   }
 
   /** One endpoint, with its connection retries. Returns the error that moves us on. */
-  async function attempt(e: Entry, request: ModelRequest): Promise<ModelResponse | ModelError> {
+  async function attempt(e: Entry, request: Streamed): Promise<ModelResponse | ModelError> {
     for (let round = 0; ; round++) {
       try {
-        const response = await e.client.complete(request);
+        const response = await e.client.complete(request.fresh());
         e.strikes = 0;
         e.coolingUntil = undefined;
         return response;
@@ -174,9 +210,12 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
     const cooling = candidates
       .filter((e) => !e.disabled && e.coolingUntil !== undefined && e.coolingUntil > now)
       .map((e) => e.coolingUntil! - now);
+    // This call's last error, else (nothing was tried) what the endpoint back first last said.
+    const first = candidates
+      .filter((e) => !e.disabled && e.coolingUntil !== undefined && e.coolingUntil > now)
+      .sort((a, b) => a.coolingUntil! - b.coolingUntil!)[0];
     const kind: ModelErrorKind =
-      last?.kind ??
-      (cooling.length > 0 ? 'overloaded' : candidates.length > 0 ? 'auth' : 'bad_request');
+      last?.kind ?? first?.lastError?.kind ?? (first ? 'overloaded' : 'auth');
     return new ModelError(kind, `no model endpoint answered: ${parts.join('; ')}`, {
       ...(cooling.length > 0 ? { retryAfterMs: Math.min(...cooling) } : {}),
       ...(last?.status !== undefined ? { status: last.status } : {}),
@@ -191,6 +230,7 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
         throw new ModelError('bad_request', `no model endpoint has the tags ${wanted.join(', ')}`);
       }
       const tried = new Set<Entry>();
+      const tries = streamed(request);
       let last: ModelError | undefined;
       let waits = 0;
       for (;;) {
@@ -198,9 +238,11 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
         const now = clock().getTime();
         const e = pick(candidates, tried, now);
         if (!e) {
-          // Everything is cooling: a short wait for the first one back beats failing the turn.
+          // Everything is out of capacity: a short wait for the first one back beats failing
+          // the turn. Errors of other kinds are not waited for: they would only repeat.
           const back = candidates
             .filter((c) => !c.disabled && c.coolingUntil !== undefined)
+            .filter((c) => c.lastError !== undefined && CAPACITY_KINDS.has(c.lastError.kind))
             .map((c) => c.coolingUntil! - now);
           const soonest = back.length > 0 ? Math.max(0, Math.min(...back)) : undefined;
           if (soonest === undefined || soonest > maxWaitMs || waits >= 2) {
@@ -213,7 +255,7 @@ export function createModelPool(endpoints: PoolEndpoint[], options: PoolOptions)
           continue;
         }
         tried.add(e);
-        const result = await attempt(e, request);
+        const result = await attempt(e, tries);
         if (!(result instanceof ModelError)) {
           if (last) log('info', 'model.failover', { endpoint: e.client.id, after: last.kind });
           return result;

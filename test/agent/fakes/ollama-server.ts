@@ -26,8 +26,11 @@ export type FakeChatFailure =
   | { error: 'model_not_found' }
   /** 500 with an error message. */
   | { error: 'server'; message?: string }
-  /** Streams one chunk (or, not streaming, answers nothing), then stalls until the client goes away. */
-  | { error: 'stall' };
+  /**
+   * Streams one chunk (or, not streaming or `silent`, sends nothing at all, not even headers),
+   * then stalls until the client goes away.
+   */
+  | { error: 'stall'; silent?: boolean };
 
 export type FakeChatStep = FakeChatReply | FakeChatFailure;
 
@@ -180,7 +183,7 @@ export async function startFakeOllamaChat(
         case 'server':
           return json(500, { error: step.message ?? 'llama runner process has terminated' });
         case 'stall':
-          if (!stream) return; // no answer: the client must give up
+          if (!stream || step.silent) return; // no answer: the client must give up
           res.writeHead(200, { 'content-type': 'application/x-ndjson' });
           res.write(
             JSON.stringify(chunk(model, { role: 'assistant', content: 'Let me' }, false)) + '\n',
