@@ -149,6 +149,7 @@ export async function runRepl(options: {
                 write(delta);
               },
               onToolCall: (name) => note(`  [${name}]`),
+              onRestart: () => note('(the answer starts over)'),
             },
             { signal: running.signal },
           );

@@ -22,6 +22,8 @@ import type { Tool, ToolContext } from './tools/types.js';
 export interface TurnIo {
   onText(delta: string): void;
   onToolCall?(name: string, input: Record<string, unknown>): void;
+  /** The answer being streamed starts over (another endpoint took it): what was shown of it is void. */
+  onRestart?(): void;
   /** The seam for permissions: asked before a tool runs; absent means every tool may run. */
   askApproval?(request: { tool: string; input: Record<string, unknown> }): Promise<boolean>;
 }
@@ -195,6 +197,10 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           onText: (delta) => {
             partial += delta;
             io.onText(delta);
+          },
+          onRestart: () => {
+            partial = '';
+            io.onRestart?.();
           },
         });
       } catch (err) {
