@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import { BrainError, type Brain, type Clock, type Embedder } from '../src/index.js';
 import type { AssistantConfig } from './config.js';
+import { createSessionCache } from './compaction.js';
 import type { Log } from './log.js';
 import { runTurn, type TurnIo, type TurnResult } from './loop.js';
 import { createModels } from './models/create.js';
@@ -40,6 +41,7 @@ export function createAssistant(options: {
     saveMemoryTool as Tool,
     createSearchMemoryTool({ embedder: options.embedder }) as Tool,
   ];
+  const cache = createSessionCache();
   return {
     config,
     async turn(session, text, io, turnOptions = {}) {
@@ -57,6 +59,7 @@ export function createAssistant(options: {
           signal: turnOptions.signal,
           source: turnOptions.source ?? 'chat',
           embedder: options.embedder,
+          cache,
           log,
         });
       } catch (err) {

@@ -1,4 +1,4 @@
-import type { Brain, MessageRecord } from '../src/index.js';
+import type { Brain, MessageRecord, SessionSummary } from '../src/index.js';
 import { buildHistory, estimateTokens, repairHistory, roundsOf } from './history.js';
 import type { Log } from './log.js';
 import type { ChatMessage, ContentBlock, ModelPool, ModelResponse } from './models/types.js';
@@ -116,7 +116,40 @@ function textOf(content: ContentBlock[]): string {
     .trim();
 }
 
+/**
+ * The thread messages of sessions a long-running process has already read, so that a turn reads
+ * only what is new since (a session of thousands of messages costs one short range a turn). A new
+ * summary, or a thread not seen yet, reads afresh. Threads only grow: a session's messages are
+ * never edited or inserted before the newest.
+ */
+export interface SessionCache {
+  records(brain: Brain, threadId: string, summary: SessionSummary | undefined): MessageRecord[];
+}
+
+export function createSessionCache(): SessionCache {
+  const seen = new Map<string, { summaryId: string | undefined; records: MessageRecord[] }>();
+  return {
+    records(brain, threadId, summary) {
+      const summaryId = summary?.stm.id;
+      const entry = seen.get(threadId);
+      if (entry && entry.summaryId === summaryId) {
+        const after = entry.records[entry.records.length - 1]?.id ?? summary?.covers_through;
+        entry.records.push(...brain.sessionMessages({ thread_id: threadId, after }));
+        return [...entry.records];
+      }
+      const records = brain.sessionMessages({
+        thread_id: threadId,
+        after: summary?.covers_through,
+      });
+      seen.set(threadId, { summaryId, records });
+      return [...records];
+    },
+  };
+}
+
 export interface LoadContextOptions {
+  /** Reads only new messages of sessions read before (long-running processes). */
+  cache?: SessionCache;
   brain: Brain;
   pool: ModelPool;
   compactionPool: ModelPool;
@@ -140,7 +173,9 @@ export async function loadContext(o: LoadContextOptions): Promise<ChatMessage[]>
   const { agent, owner, threadId, brain } = { ...o.toolContext, brain: o.brain };
   const latest = brain.latestSummary(threadId);
   const summary = latest?.stm.content;
-  const records = brain.sessionMessages({ thread_id: threadId, after: latest?.covers_through });
+  const records = o.cache
+    ? o.cache.records(brain, threadId, latest)
+    : brain.sessionMessages({ thread_id: threadId, after: latest?.covers_through });
   const history = buildHistory({ agent, owner, summary, messages: records });
   const size = estimateContext(records, history, o.system, agent);
   if (!o.force && size <= o.settings.thresholdTokens) return history;

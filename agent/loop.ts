@@ -1,5 +1,5 @@
 import type { Brain, Clock, Embedder } from '../src/index.js';
-import { loadContext, type CompactionSettings } from './compaction.js';
+import { loadContext, type CompactionSettings, type SessionCache } from './compaction.js';
 import type { Round } from './history.js';
 import { acquireTurnLease } from './lease.js';
 import { silentLog, type Log } from './log.js';
@@ -63,6 +63,8 @@ export interface RunTurnOptions {
    * time and the memories relevant to the text (agent/prompt.ts).
    */
   systemPrompt?: (text: string) => string | Promise<string>;
+  /** One per long-running process: turns then read only the messages new since the last. */
+  cache?: SessionCache;
   log?: Log;
 }
 
@@ -163,6 +165,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     };
     const contextOptions = {
       brain,
+      cache: options.cache,
       pool: options.pool,
       compactionPool: options.compactionPool ?? options.pool,
       tools: options.tools,

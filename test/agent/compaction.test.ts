@@ -3,10 +3,11 @@ import {
   SUMMARY_SYSTEM,
   TRUNCATED_NOTE,
   chooseCut,
+  createSessionCache,
   estimateContext,
   transcript,
 } from '../../agent/compaction.js';
-import { unpairedToolUses } from '../../agent/history.js';
+import { buildHistory, unpairedToolUses } from '../../agent/history.js';
 import type { ChatMessage } from '../../agent/models/types.js';
 import type { MessageRecord } from '../../src/index.js';
 import { assistantFixture, type AssistantFixture } from './helpers.js';
@@ -215,5 +216,36 @@ describe('compaction in a turn', () => {
     const third = await f.turn('and now?');
     expect(third.reply).toBe('fits now');
     expect(f.t.brain.latestSummary(third.threadId)!.stm.content).toBe('the summary');
+  });
+});
+
+describe('the session cache', () => {
+  it('gives the same context as a full read, with what other processes added since', async () => {
+    f = await assistantFixture();
+    const cache = createSessionCache();
+    const first = await f.turn('one', { cache });
+    const other = f.t.reopen();
+    other.send({ from: 'helios', to: 'assistant', thread: first.threadId, body: 'from elsewhere' });
+    await f.turn('two', { cache });
+    const cached = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
+    expect(JSON.stringify(cached)).toContain('from elsewhere');
+    const full = buildHistory({
+      agent: 'assistant',
+      owner: 'ann',
+      messages: f.t.brain.sessionMessages({ thread_id: first.threadId }).slice(0, -1),
+    });
+    expect(cached).toEqual(full);
+  });
+
+  it('reads afresh once a summary covers part of the session', async () => {
+    f = await assistantFixture({ compaction: { thresholdTokens: 1000, keepRecentTokens: 20 } });
+    const cache = createSessionCache();
+    f.fake.script.push({ text: 'a', usage: { input_tokens: 5000 } });
+    await f.turn('first turn', { cache });
+    f.fake.script.push({ text: 'nothing' }, { text: 'the summary' }, { text: 'b' });
+    await f.turn('second turn', { cache });
+    const messages = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
+    expect(JSON.stringify(messages)).not.toContain('first turn');
+    expect(JSON.stringify(messages[0])).toContain('the summary');
   });
 });
