@@ -73,6 +73,11 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
               stop_reason: result.stopReason,
             });
           println(result.reply);
+        } catch (err) {
+          // Stopped while waiting for another turn of the session: nothing was said or stored.
+          if (!controller.signal.aborted) throw err;
+          note('brain: cancelled before the turn began (another turn of this session was running)');
+          process.exitCode = 130;
         } finally {
           process.off('SIGINT', cancel);
           process.off('SIGTERM', cancel);

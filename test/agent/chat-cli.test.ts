@@ -141,6 +141,13 @@ describe('brain chat -m', () => {
     const second = start(['chat', '-m', 'second', '--json'], s.env);
     await until(() => second.stderr().includes('turn.wait_lease'), 'the second to wait');
     expect(s.fake.requests).toHaveLength(2);
+    // A third, stopped while it waits, leaves nothing behind.
+    const third = start(['chat', '-m', 'third'], s.env);
+    await until(() => third.stderr().includes('turn.wait_lease'), 'the third to wait');
+    third.child.kill('SIGTERM');
+    const thirdDone = await third.done;
+    expect(thirdDone.code).toBe(130);
+    expect(thirdDone.stderr).toContain('cancelled before the turn began');
     first.child.kill('SIGTERM');
     const firstDone = await first.done;
     expect(firstDone.code).toBe(130);
@@ -152,6 +159,7 @@ describe('brain chat -m', () => {
     expect(JSON.stringify(messages)).toContain('toolu_x');
     expect(messages[0]!.content[0]).toEqual({ type: 'text', text: 'first' });
     expect(messages.at(-1)!.content.at(-1)).toEqual({ type: 'text', text: 'second' });
+    expect(JSON.stringify(messages)).not.toContain('third');
   });
 
   it('fails over to the second endpoint, and the next process goes back to the first', async () => {
