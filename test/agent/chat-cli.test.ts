@@ -71,11 +71,11 @@ function start(args: string[], env: Record<string, string>) {
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 1200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
   if (!check()) throw new Error(`timed out waiting for ${what}`);
 }
 
-describe('brain chat -m', () => {
+describe('brain chat -m', { timeout: 90_000 }, () => {
   it('persists a turn with two tool calls, found afterwards by brain search', async () => {
     const s = await setup();
     s.fake.script.push(
@@ -201,7 +201,7 @@ describe('brain chat -m', () => {
   });
 });
 
-describe('brain chat (a conversation)', () => {
+describe('brain chat (a conversation)', { timeout: 90_000 }, () => {
   it('streams replies, cancels a turn on SIGINT, starts afresh on /new and quits on /exit', async () => {
     const s = await setup();
     s.fake.script.push(

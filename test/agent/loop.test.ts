@@ -255,6 +255,7 @@ describe('runTurn', () => {
 });
 
 async function waitUntil(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setImmediate(r));
+  // Polls the condition (the fake server runs in this process), for at most ~20 s.
+  for (let i = 0; i < 4000 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
   if (!check()) throw new Error('condition never held');
 }
