@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { packageVersion } from '../src/version.js';
 import { registerBench } from './commands/bench.js';
+import { registerChat } from './commands/chat.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEmbed } from './commands/embed.js';
 import { registerEval } from './commands/eval.js';
@@ -46,6 +47,7 @@ export function createProgram(): Command {
   registerEval(program, globals);
   registerBench(program, globals);
   registerMcp(program, globals);
+  registerChat(program, globals);
   registerUsage(program, globals);
   return program;
 }
