@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { packageVersion } from '../src/version.js';
 import { registerBench } from './commands/bench.js';
+import { registerChat } from './commands/chat.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEmbed } from './commands/embed.js';
 import { registerEval } from './commands/eval.js';
@@ -15,6 +16,7 @@ import {
 } from './commands/messaging.js';
 import { registerSearch } from './commands/search.js';
 import { registerTransfer } from './commands/transfer.js';
+import { registerUsage } from './commands/usage.js';
 import type { GlobalOptions } from './run.js';
 
 /** The `brain` command: global options, then one registration per group of commands. */
@@ -45,5 +47,7 @@ export function createProgram(): Command {
   registerEval(program, globals);
   registerBench(program, globals);
   registerMcp(program, globals);
+  registerChat(program, globals);
+  registerUsage(program, globals);
   return program;
 }

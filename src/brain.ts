@@ -53,6 +53,30 @@ import { importBrain } from './transfer/import.js';
 import type { BackupResult } from './maintenance/backup.js';
 import type { DoctorInput, DoctorReport } from './maintenance/doctor.js';
 import type { ThreadStatus } from './validation.js';
+import {
+  findOrCreateSession,
+  listSessions,
+  newSession,
+  sessionMessages,
+  sessionOfThread,
+  type SessionInput,
+  type SessionMessagesInput,
+} from './assistant/sessions.js';
+import {
+  acquireLease,
+  getLease,
+  releaseLease,
+  renewLease,
+  type AcquireLeaseInput,
+  type ReleaseLeaseInput,
+} from './assistant/leases.js';
+import { latestSummary } from './assistant/summaries.js';
+import {
+  recordUsage,
+  usageSummary,
+  type RecordUsageInput,
+  type UsageInput,
+} from './assistant/usage.js';
 
 export type { OpenBrainOptions };
 
@@ -112,6 +136,28 @@ export interface Brain {
    * call it every few seconds; `close` calls it once more.
    */
   flushAccesses(): boolean;
+
+  /** The session `name` (`chat/default`): its current thread, made when there is none. */
+  session: (input: SessionInput) => ReturnType<typeof findOrCreateSession>;
+  /** Point the session `name` at a fresh thread; the old one stays, searchable. */
+  newSession: (input: SessionInput) => ReturnType<typeof newSession>;
+  sessions: () => ReturnType<typeof listSessions>;
+  /** The session a thread is or was the conversation of. */
+  sessionOfThread: (threadId: string) => ReturnType<typeof sessionOfThread>;
+  /** A thread's messages in order, after a given one when asked; costs the rows returned. */
+  sessionMessages: (input: SessionMessagesInput) => ReturnType<typeof sessionMessages>;
+  /** The compaction summary (STM, category `summary`) covering the thread furthest. */
+  latestSummary: (threadId: string) => ReturnType<typeof latestSummary>;
+  /** Take a lease (one turn per session across processes): true when taken. */
+  acquireLease: (input: AcquireLeaseInput) => ReturnType<typeof acquireLease>;
+  /** Extend a lease still held: false when it was taken over. */
+  renewLease: (input: AcquireLeaseInput) => ReturnType<typeof renewLease>;
+  releaseLease: (input: ReleaseLeaseInput) => ReturnType<typeof releaseLease>;
+  getLease: (key: string) => ReturnType<typeof getLease>;
+  /** Record one model call's tokens. */
+  recordUsage: (input: RecordUsageInput) => ReturnType<typeof recordUsage>;
+  /** Token sums by model, UTC day or source, each split by model and endpoint. */
+  usage: (input?: UsageInput) => ReturnType<typeof usageSummary>;
 
   export: (input?: ExportInput) => ReturnType<typeof exportBrain>;
   import: (doc: unknown) => ReturnType<typeof importBrain>;
@@ -189,6 +235,19 @@ export function openBrain(options: OpenBrainOptions): Brain {
     provenance: (input) => findProvenance(ctx, input),
     recent: (input) => recent(ctx, input),
     flushAccesses: () => flushAccesses(ctx),
+
+    session: (input) => findOrCreateSession(ctx, input),
+    newSession: (input) => newSession(ctx, input),
+    sessions: () => listSessions(ctx),
+    sessionOfThread: (threadId) => sessionOfThread(ctx, threadId),
+    sessionMessages: (input) => sessionMessages(ctx, input),
+    latestSummary: (threadId) => latestSummary(ctx, threadId),
+    acquireLease: (input) => acquireLease(ctx, input),
+    renewLease: (input) => renewLease(ctx, input),
+    releaseLease: (input) => releaseLease(ctx, input),
+    getLease: (key) => getLease(ctx, key),
+    recordUsage: (input) => recordUsage(ctx, input),
+    usage: (input) => usageSummary(ctx, input),
 
     export: (input) => exportBrain(ctx, input),
     import: (doc) => importBrain(ctx, doc),

@@ -106,3 +106,26 @@ export type { BackupResult } from './maintenance/backup.js';
 export { measureStorage, type StorageStats } from './maintenance/storage-stats.js';
 export type { DoctorReport, CheckReport, DoctorInput } from './maintenance/doctor.js';
 export { DOCTOR_CHECKS, type DoctorCheck } from './maintenance/checks.js';
+export {
+  sessionName,
+  type SessionRecord,
+  type SessionInput,
+  type SessionMessagesInput,
+} from './assistant/sessions.js';
+export {
+  leaseHolder,
+  type LeaseHolder,
+  type LeaseRecord,
+  type AcquireLeaseInput,
+  type ReleaseLeaseInput,
+} from './assistant/leases.js';
+export { SUMMARY_CATEGORY, type SessionSummary } from './assistant/summaries.js';
+export {
+  USAGE_GROUPS,
+  type UsageGroup,
+  type UsageInput,
+  type UsageRow,
+  type UsageRecord,
+  type RecordUsageInput,
+  type TokenSums,
+} from './assistant/usage.js';

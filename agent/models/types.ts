@@ -40,6 +40,11 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Streamed text as it is written (Anthropic streams; Ollama may call it once). */
   onText?: (delta: string) => void;
+  /**
+   * The pool starts the answer over (another try, another endpoint) after some text had been
+   * streamed: what `onText` delivered so far is void, and the new answer streams from its start.
+   */
+  onRestart?: () => void;
 }
 
 export interface TokenUsage {

@@ -1,0 +1,177 @@
+import { createInterface } from 'node:readline';
+import { BrainError, type Brain, type Clock, type Embedder } from '../src/index.js';
+import type { AssistantConfig } from './config.js';
+import { createSessionCache } from './compaction.js';
+import type { Log } from './log.js';
+import { runTurn, type TurnIo, type TurnResult } from './loop.js';
+import { createModels } from './models/create.js';
+import { ModelError, type ModelPool } from './models/types.js';
+import { saveMemoryTool } from './tools/save-memory.js';
+import { createSearchMemoryTool } from './tools/search-memory.js';
+import type { Tool } from './tools/types.js';
+
+/** `chat/NAME`: the session a terminal conversation is. */
+export const chatSession = (name: string) => `chat/${name}`;
+
+/** The assistant wired for one process: its models, its tools, and a turn of any session. */
+export interface Assistant {
+  config: AssistantConfig;
+  turn(
+    session: string,
+    text: string,
+    io: TurnIo,
+    options?: { signal?: AbortSignal; source?: string },
+  ): Promise<TurnResult>;
+}
+
+export function createAssistant(options: {
+  brain: Brain;
+  config: AssistantConfig;
+  clock: Clock;
+  log: Log;
+  embedder?: Embedder;
+}): Assistant {
+  const { brain, config, clock, log } = options;
+  const models: { pool: ModelPool; compaction: ModelPool } = createModels(
+    config.models,
+    config.secrets,
+    { clock, log },
+  );
+  const tools: Tool[] = [
+    saveMemoryTool as Tool,
+    createSearchMemoryTool({ embedder: options.embedder }) as Tool,
+  ];
+  const cache = createSessionCache();
+  return {
+    config,
+    async turn(session, text, io, turnOptions = {}) {
+      try {
+        return await runTurn({
+          brain,
+          pool: models.pool,
+          compactionPool: models.compaction,
+          tools,
+          config,
+          clock,
+          session,
+          input: { text },
+          io,
+          signal: turnOptions.signal,
+          source: turnOptions.source ?? 'chat',
+          embedder: options.embedder,
+          cache,
+          log,
+        });
+      } catch (err) {
+        // No endpoint answered: a runtime failure the user can act on, said once, without a stack.
+        if (err instanceof ModelError)
+          throw new BrainError('UPSTREAM_FAILED', err.message, {
+            cause: err,
+          });
+        throw err;
+      }
+    },
+  };
+}
+
+export interface ReplStreams {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Tool calls and notes, dimmed or on stderr: not part of the reply. */
+  note: (line: string) => void;
+}
+
+/**
+ * The terminal conversation: a line is a turn whose reply streams as it is written; Ctrl-C
+ * cancels the running turn (a second one, or one at an idle prompt, quits); `/new` starts a
+ * fresh session, `/exit` quits.
+ */
+export async function runRepl(options: {
+  assistant: Assistant;
+  brain: Brain;
+  session: string;
+  streams: ReplStreams;
+  /** Where Ctrl-C arrives from when stdin is not a terminal (readline only sees it on a TTY). */
+  signals?: NodeJS.EventEmitter;
+}): Promise<void> {
+  const { assistant, brain, session, streams } = options;
+  const { config } = assistant;
+  const terminal = Boolean((streams.input as { isTTY?: boolean }).isTTY);
+  const rl = createInterface({ input: streams.input, output: streams.output, terminal });
+  let running: AbortController | undefined;
+  let closed = false;
+  // Whether the reply being streamed has left the cursor mid-line: a note starts a line of its own.
+  let midLine = false;
+  const write = (text: string) => {
+    if (text === '') return;
+    streams.output.write(text);
+    midLine = !text.endsWith('\n');
+  };
+  const note = (line: string) => {
+    if (midLine) write('\n');
+    midLine = false;
+    streams.note(line);
+  };
+  const onInterrupt = () => {
+    if (running && !running.signal.aborted) {
+      running.abort(new Error('cancelled'));
+      note('(cancelling: Ctrl-C again to quit)');
+      return;
+    }
+    closed = true;
+    running?.abort(new Error('quit'));
+    rl.close();
+  };
+  rl.on('SIGINT', onInterrupt);
+  options.signals?.on('SIGINT', onInterrupt);
+  rl.on('close', () => (closed = true));
+
+  const current = brain.session({ name: session, agent: config.agent, owner: config.owner });
+  note(
+    `brain chat: session ${session} (${current.thread_id}); /new starts afresh, /exit or Ctrl-C quits`,
+  );
+  rl.setPrompt('you> ');
+  rl.prompt();
+  try {
+    for await (const raw of rl) {
+      const line = raw.trim();
+      if (line === '/exit') break;
+      if (line === '/new') {
+        const fresh = brain.newSession({ name: session, agent: config.agent, owner: config.owner });
+        note(`(new session: ${fresh.thread_id}; the old one stays searchable)`);
+      } else if (line !== '') {
+        running = new AbortController();
+        let wrote = false;
+        try {
+          const result = await assistant.turn(
+            session,
+            line,
+            {
+              onText: (delta) => {
+                wrote = true;
+                write(delta);
+              },
+              onToolCall: (name) => note(`  [${name}]`),
+              onRestart: () => note('(the answer starts over)'),
+            },
+            { signal: running.signal },
+          );
+          if (!wrote && !result.cancelled) write(result.reply);
+          if (result.cancelled) note('(cancelled)');
+          else write('\n');
+        } catch (err) {
+          if (running.signal.aborted) note('(cancelled)');
+          else
+            note(`brain: ${(err as { code?: string }).code ?? 'ERROR'}: ${(err as Error).message}`);
+        } finally {
+          running = undefined;
+        }
+      }
+      if (closed) break;
+      rl.prompt();
+    }
+  } finally {
+    options.signals?.off('SIGINT', onInterrupt);
+    rl.close();
+  }
+}

@@ -1,0 +1,246 @@
+import type { Brain, MessageRecord, SessionSummary } from '../src/index.js';
+import { buildHistory, estimateTokens, repairHistory, roundsOf } from './history.js';
+import type { Log } from './log.js';
+import type { ChatMessage, ContentBlock, ModelPool, ModelResponse } from './models/types.js';
+import { runToolCall, toolSchemas } from './tools/registry.js';
+import type { Tool, ToolContext } from './tools/types.js';
+
+/**
+ * Keeping a session's context in bounds. Above `thresholdTokens` the older turns are cut off at a
+ * turn boundary (a message that starts a turn, so a reply and its tool rounds stay together), the
+ * model first gets one silent turn to save what matters, and the older part becomes a summary
+ * stored as STM (category `summary`) sourced from the last message it covers.
+ */
+
+export interface CompactionSettings {
+  thresholdTokens: number;
+  keepRecentTokens: number;
+}
+
+export const SAVE_BEFORE_COMPACTION =
+  'The older part of this conversation is about to be summarised and dropped from your context. ' +
+  'Call save_memory now for each fact, preference, decision or open task above that should be ' +
+  'remembered for good and is not saved yet. Do not answer with text; this turn is not shown to the user.';
+
+export const SUMMARY_SYSTEM =
+  'You summarise a conversation between a user and their assistant so the assistant can continue it ' +
+  'without the original messages. Keep every name, number, date, amount, file path and URL exactly. ' +
+  'Answer only with the summary, under these headings:\n' +
+  '## People and names\n## Decisions\n## Facts (with numbers and dates)\n## Files and paths\n## Open tasks';
+
+export const TRUNCATED_NOTE =
+  'older messages of this conversation were left out here because summarising them failed';
+
+/** The rough size of one thread message in the context: its text and its tool rounds. */
+function recordTokens(m: MessageRecord): number {
+  return (
+    estimateTokens(m.body) +
+    (m.metadata.assistant ? estimateTokens(JSON.stringify(m.metadata.assistant)) : 0)
+  );
+}
+
+/**
+ * The context's size in tokens: the last reply's reported figure plus a chars/4 estimate of what
+ * came after it, or chars/4 of everything when no reply here reported one.
+ */
+export function estimateContext(
+  records: MessageRecord[],
+  history: ChatMessage[],
+  system: string,
+  agent: string,
+): number {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const m = records[i]!;
+    const reported = (m.metadata.assistant as { context_tokens?: unknown } | undefined)
+      ?.context_tokens;
+    if (m.from === agent && typeof reported === 'number') {
+      return reported + records.slice(i + 1).reduce((sum, r) => sum + recordTokens(r), 0);
+    }
+  }
+  return estimateTokens(history) + estimateTokens(system);
+}
+
+/**
+ * Where to cut: the index of the first message kept. Always a message that starts a turn (not the
+ * assistant's), never the first; keeps about `keepRecentTokens` (more when a turn is long), or only
+ * the latest turn when everything is smaller. Undefined when there is nothing to cut.
+ */
+export function chooseCut(
+  records: MessageRecord[],
+  agent: string,
+  keepRecentTokens: number,
+): number | undefined {
+  let kept = 0;
+  let latestStart: number | undefined;
+  for (let k = records.length - 1; k >= 1; k--) {
+    const m = records[k]!;
+    kept += recordTokens(m);
+    if (m.from === agent) continue;
+    latestStart ??= k;
+    if (kept >= keepRecentTokens) return k;
+  }
+  return latestStart;
+}
+
+/** The older messages as plain text for the summariser: who said what when, and which tools ran. */
+export function transcript(
+  previous: string | undefined,
+  records: MessageRecord[],
+  agent: string,
+): string {
+  const lines: string[] = [];
+  if (previous) lines.push(`Summary of what came before:\n${previous}\n`);
+  for (const m of records) {
+    if (m.from === agent) {
+      for (const round of roundsOf(m)) {
+        for (const b of round.content) {
+          if (b.type === 'tool_use')
+            lines.push(`(${agent} called ${b.name} ${clip(JSON.stringify(b.input), 500)})`);
+        }
+        for (const r of round.results) lines.push(`(result: ${clip(r.content, 500)})`);
+      }
+    }
+    lines.push(`[${m.created_at.slice(0, 16).replace('T', ' ')}] ${m.from}: ${m.body}`);
+  }
+  return lines.join('\n');
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+function textOf(content: ContentBlock[]): string {
+  return content
+    .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+    .join('')
+    .trim();
+}
+
+/**
+ * The thread messages of sessions a long-running process has already read, so that a turn reads
+ * only what is new since (a session of thousands of messages costs one short range a turn). A new
+ * summary, or a thread not seen yet, reads afresh. Threads only grow: a session's messages are
+ * never edited or inserted before the newest.
+ */
+export interface SessionCache {
+  records(brain: Brain, threadId: string, summary: SessionSummary | undefined): MessageRecord[];
+}
+
+export function createSessionCache(): SessionCache {
+  const seen = new Map<string, { summaryId: string | undefined; records: MessageRecord[] }>();
+  return {
+    records(brain, threadId, summary) {
+      const summaryId = summary?.stm.id;
+      const entry = seen.get(threadId);
+      if (entry && entry.summaryId === summaryId) {
+        const after = entry.records[entry.records.length - 1]?.id ?? summary?.covers_through;
+        entry.records.push(...brain.sessionMessages({ thread_id: threadId, after }));
+        return [...entry.records];
+      }
+      const records = brain.sessionMessages({
+        thread_id: threadId,
+        after: summary?.covers_through,
+      });
+      seen.set(threadId, { summaryId, records });
+      return [...records];
+    },
+  };
+}
+
+export interface LoadContextOptions {
+  /** Reads only new messages of sessions read before (long-running processes). */
+  cache?: SessionCache;
+  brain: Brain;
+  pool: ModelPool;
+  compactionPool: ModelPool;
+  tools: readonly Tool[];
+  settings: CompactionSettings;
+  /** The turn's tool context: the session, its agents, the turn's user message. */
+  toolContext: ToolContext;
+  system: string;
+  signal?: AbortSignal;
+  log: Log;
+  /** Every model call made here, for the usage rows. */
+  onUsage(response: ModelResponse): void;
+  /** Compact even below the threshold (the model said the prompt was too long). */
+  force: boolean;
+}
+
+const aborted = (o: LoadContextOptions) => o.signal?.aborted === true;
+
+/** The session's context for the model, compacted first when it has grown past the threshold. */
+export async function loadContext(o: LoadContextOptions): Promise<ChatMessage[]> {
+  const { agent, owner, threadId, brain } = { ...o.toolContext, brain: o.brain };
+  const latest = brain.latestSummary(threadId);
+  const summary = latest?.stm.content;
+  const records = o.cache
+    ? o.cache.records(brain, threadId, latest)
+    : brain.sessionMessages({ thread_id: threadId, after: latest?.covers_through });
+  const history = buildHistory({ agent, owner, summary, messages: records });
+  const size = estimateContext(records, history, o.system, agent);
+  if (!o.force && size <= o.settings.thresholdTokens) return history;
+
+  const cut = chooseCut(records, agent, o.settings.keepRecentTokens);
+  if (cut === undefined) return history;
+  const older = records.slice(0, cut);
+  const kept = records.slice(cut);
+  o.log('info', 'compaction.start', {
+    thread: threadId,
+    tokens: size,
+    cut: older.length,
+    kept: kept.length,
+  });
+
+  await saveBeforeCompaction(o, buildHistory({ agent, owner, summary, messages: older }));
+  try {
+    const response = await o.compactionPool.complete({
+      system: SUMMARY_SYSTEM,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: transcript(summary, older, agent) }] },
+      ],
+      tools: [],
+      signal: o.signal,
+    });
+    o.onUsage(response);
+    const text = textOf(response.content);
+    if (!text) throw new Error('the summary came back empty');
+    const stm = brain.remember({
+      agent,
+      content: text,
+      categories: ['summary'],
+      source_message_id: older[older.length - 1]!.id,
+    });
+    o.log('info', 'compaction.done', { thread: threadId, summary: stm.id });
+    return buildHistory({ agent, owner, summary: text, messages: kept });
+  } catch (err) {
+    if (aborted(o)) throw err;
+    o.log('warn', 'compaction.summary_failed', { thread: threadId, error: (err as Error).message });
+    return buildHistory({ agent, owner, summary, note: TRUNCATED_NOTE, messages: kept });
+  }
+}
+
+/** One silent model turn offering only save_memory, its calls run, its text never shown. */
+async function saveBeforeCompaction(o: LoadContextOptions, older: ChatMessage[]): Promise<void> {
+  const save = o.tools.find((t) => t.name === 'save_memory');
+  if (!save) return;
+  const messages = repairHistory([
+    ...older,
+    { role: 'user', content: [{ type: 'text', text: SAVE_BEFORE_COMPACTION }] },
+  ]);
+  try {
+    const response = await o.pool.complete({
+      system: o.system,
+      messages,
+      tools: toolSchemas([save]),
+      signal: o.signal,
+    });
+    o.onUsage(response);
+    for (const b of response.content) {
+      if (b.type === 'tool_use' && b.name === save.name)
+        await runToolCall([save], b, o.toolContext);
+    }
+  } catch (err) {
+    if (aborted(o)) throw err;
+    o.log('warn', 'compaction.save_failed', { error: (err as Error).message });
+  }
+}

@@ -1,0 +1,210 @@
+import { readFileSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { BrainError, agentName, formatZodError } from '../src/index.js';
+import { parseJsonc } from './jsonc.js';
+import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
+
+export type Env = Record<string, string | undefined>;
+
+/** The model used when the config names none: Anthropic's when a key is set, else Ollama's. */
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_OLLAMA_MODEL = 'llama3.1';
+
+const timeZone = z.string().refine((tz) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    // RangeError: not a zone this runtime knows; the refinement reports it.
+    return false;
+  }
+}, 'must be an IANA time zone such as Europe/Paris');
+
+/**
+ * The assistant's config file, as written (camelCase). Every key is optional; later issues add
+ * `permissions`, `telegram`, `discord`, `heartbeat`, `cron` and `mcpServers` beside these. Any
+ * other key is refused, so a typo is not silently ignored.
+ */
+export const assistantFileSchema = z.strictObject({
+  /** The assistant's agent name in the brain. */
+  agent: agentName.optional(),
+  /** The user's agent name in the brain (default: the login name, made a valid agent name). */
+  owner: agentName.optional(),
+  /** Folder of SOUL.md, AGENTS.md, TOOLS.md; relative to the config file's folder; `~/` is home. */
+  workspace: z.string().min(1, 'must not be empty').optional(),
+  /** The endpoint pool (agent/models/config.ts). */
+  models: modelsConfig.optional(),
+  compaction: z
+    .strictObject({
+      /** Compact when the context is estimated above this many tokens. */
+      thresholdTokens: z.number().int().min(1000).default(100_000),
+      /** Keep at least the newest turns worth this many tokens as they are. */
+      keepRecentTokens: z.number().int().min(0).default(20_000),
+    })
+    .refine((c) => c.keepRecentTokens < c.thresholdTokens, {
+      message: 'keepRecentTokens must be below thresholdTokens',
+      path: ['keepRecentTokens'],
+    })
+    .prefault({}),
+  /** Model calls one turn may make before it is cut short. */
+  maxRounds: z.number().int().min(1).max(500).default(20),
+  /** The memories put in the system prompt. */
+  memory: z
+    .strictObject({
+      maxTokens: z.number().int().min(0).max(100_000).default(1500),
+      limit: z.number().int().min(1).max(100).default(12),
+    })
+    .prefault({}),
+  /** The time zone the prompt states the time in; default the system's. */
+  timeZone: timeZone.optional(),
+});
+
+/** What the assistant runs with: every default applied, the secrets from the environment. */
+export interface AssistantConfig {
+  /** The config file looked at, and whether it was there (absent: defaults). */
+  file: string;
+  fileFound: boolean;
+  agent: string;
+  owner: string;
+  workspace: string;
+  models: ModelsConfig;
+  compaction: { thresholdTokens: number; keepRecentTokens: number };
+  maxRounds: number;
+  memory: { maxTokens: number; limit: number };
+  timeZone: string | undefined;
+  /** From the environment only; never written in the file. */
+  secrets: {
+    anthropicApiKey: string | undefined;
+    /** `ANTHROPIC_BASE_URL`, the SDK's own variable. */
+    anthropicBaseUrl: string | undefined;
+    /** `OLLAMA_HOST`. */
+    ollamaHost: string | undefined;
+  };
+}
+
+export interface LoadAssistantConfigOptions {
+  /** `--config`: beats `BRAIN_ASSISTANT_CONFIG`, which beats the XDG path. */
+  file?: string;
+  env: Env;
+}
+
+/** `$XDG_CONFIG_HOME/brain` (`~/.config/brain`). */
+export function configHome(env: Env): string {
+  return join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'brain');
+}
+
+/** Which file the config comes from, and whether it was named (a named file must exist). */
+export function assistantConfigPath(options: LoadAssistantConfigOptions): {
+  path: string;
+  named: boolean;
+} {
+  const named = options.file ?? options.env.BRAIN_ASSISTANT_CONFIG;
+  if (named) return { path: resolve(named), named: true };
+  return { path: join(configHome(options.env), 'assistant.json'), named: false };
+}
+
+/**
+ * Read, check and complete the assistant's config. The file is JSON with comments; an absent
+ * default file means every default, a named one that is missing is an error. Errors are
+ * INVALID_INPUT BrainErrors naming the file and each wrong key by its path
+ * (`models.endpoints.0.provider: must be one of anthropic, ollama`).
+ */
+export function loadAssistantConfig(options: LoadAssistantConfigOptions): AssistantConfig {
+  const { path, named } = assistantConfigPath(options);
+  const source = readConfigFile(path, named);
+  let raw: unknown = {};
+  if (source !== undefined) {
+    try {
+      raw = parseJsonc(source);
+    } catch (err) {
+      throw new BrainError('INVALID_INPUT', `${path}: not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  const parsed = assistantFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new BrainError('INVALID_INPUT', `${path}: ${describeIssues(parsed.error)}`);
+  }
+  const file = parsed.data;
+  const env = options.env;
+  const secrets = {
+    anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
+    anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
+    ollamaHost: env.OLLAMA_HOST || undefined,
+  };
+  return {
+    file: path,
+    fileFound: source !== undefined,
+    agent: file.agent ?? 'assistant',
+    owner: file.owner ?? loginAgentName(env),
+    workspace: file.workspace
+      ? resolveWorkspace(file.workspace, dirname(path), env)
+      : join(configHome(env), 'workspace'),
+    models: file.models ?? defaultModels(secrets.anthropicApiKey !== undefined),
+    compaction: file.compaction,
+    maxRounds: file.maxRounds,
+    memory: file.memory,
+    timeZone: file.timeZone,
+    secrets,
+  };
+}
+
+function readConfigFile(path: string, named: boolean): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !named) return undefined;
+    if (code === 'ENOENT') throw new BrainError('NOT_FOUND', `no assistant config at ${path}`);
+    throw new BrainError('INVALID_INPUT', `cannot read ${path}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
+/** One endpoint: Anthropic's Sonnet when a key is set, else a local Ollama model. */
+export function defaultModels(hasAnthropicKey: boolean): ModelsConfig {
+  const endpoint = hasAnthropicKey
+    ? { provider: 'anthropic' as const, model: DEFAULT_ANTHROPIC_MODEL }
+    : { provider: 'ollama' as const, model: DEFAULT_OLLAMA_MODEL };
+  return { endpoints: [endpointConfig.parse(endpoint)] };
+}
+
+/** The login name as an agent name: other characters become `-`; `owner` if nothing is left. */
+export function loginAgentName(env: Env): string {
+  let login: string | undefined;
+  try {
+    login = userInfo().username;
+  } catch {
+    // No passwd entry for this uid (some containers): fall back on the environment.
+    login = env.USER || env.LOGNAME;
+  }
+  const name = (login ?? '')
+    .replace(/[^A-Za-z0-9_.@-]/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64);
+  return agentName.safeParse(name).success ? name : 'owner';
+}
+
+function resolveWorkspace(value: string, base: string, env: Env): string {
+  if (value === '~' || value.startsWith('~/')) {
+    return join(env.HOME || homedir(), value.slice(1));
+  }
+  return isAbsolute(value) ? value : resolve(base, value);
+}
+
+/** Every problem, each by its key path; an unknown key is named with its own path. */
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        return issue.keys
+          .map((k) => `${[...issue.path.map(String), k].join('.')}: unknown key`)
+          .join('; ');
+      }
+      const message = formatZodError(new z.ZodError([issue]));
+      return issue.path.length === 0 ? message.replace(/^input: /, 'the file: ') : message;
+    })
+    .join('; ');
+}

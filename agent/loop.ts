@@ -1,0 +1,356 @@
+import type { Brain, Clock, Embedder } from '../src/index.js';
+import { loadContext, type CompactionSettings, type SessionCache } from './compaction.js';
+import type { Round } from './history.js';
+import { acquireTurnLease } from './lease.js';
+import { silentLog, type Log } from './log.js';
+import { buildSystemPrompt, relevantMemories } from './prompt.js';
+import {
+  ModelError,
+  type ChatMessage,
+  type ContentBlock,
+  type ModelPool,
+  type ModelResponse,
+  type StopReason,
+  type TokenUsage,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from './models/types.js';
+import { runToolCall, toolSchemas } from './tools/registry.js';
+import type { Tool, ToolContext } from './tools/types.js';
+
+/** How a turn talks to whoever asked: streamed text, tool calls as they start, and (issue 14) approvals. */
+export interface TurnIo {
+  onText(delta: string): void;
+  onToolCall?(name: string, input: Record<string, unknown>): void;
+  /** The answer being streamed starts over (another endpoint took it): what was shown of it is void. */
+  onRestart?(): void;
+  /** The seam for permissions: asked before a tool runs; absent means every tool may run. */
+  askApproval?(request: { tool: string; input: Record<string, unknown> }): Promise<boolean>;
+}
+
+/** What the loop reads of the assistant's config. */
+export interface TurnConfig {
+  agent: string;
+  owner: string;
+  workspace: string;
+  maxRounds: number;
+  compaction: CompactionSettings;
+  /** The memories the system prompt shows. */
+  memory: { maxTokens: number; limit: number };
+  timeZone?: string | undefined;
+}
+
+export interface RunTurnOptions {
+  brain: Brain;
+  pool: ModelPool;
+  /** Summarises old turns; default `pool`. */
+  compactionPool?: ModelPool;
+  tools: readonly Tool[];
+  config: TurnConfig;
+  clock: Clock;
+  /** The session's name, e.g. `chat/default`. */
+  session: string;
+  /** What was said, and by whom (default the owner; another agent's words are untrusted data). */
+  input: { text: string; from?: string };
+  io: TurnIo;
+  signal?: AbortSignal;
+  /** Usage rows' source: `chat`, `channel`, `heartbeat`, `cron`, … */
+  source: string;
+  /** Searches by meaning too (memories in the prompt), when the brain has vectors. */
+  embedder?: Embedder;
+  /**
+   * The system prompt for this turn, given the user's text. Default: the workspace files, the
+   * time and the memories relevant to the text (agent/prompt.ts).
+   */
+  systemPrompt?: (text: string) => string | Promise<string>;
+  /** One per long-running process: turns then read only the messages new since the last. */
+  cache?: SessionCache;
+  log?: Log;
+}
+
+export type TurnStop = StopReason | 'max_rounds' | 'breaker' | 'cancelled';
+
+export interface TurnResult {
+  reply: string;
+  session: string;
+  threadId: string;
+  messageIds: { user: string; reply: string };
+  usage: TokenUsage;
+  stopReason: TurnStop;
+  cancelled: boolean;
+  model?: string;
+  endpoint?: string;
+}
+
+/** Said to the user when the no-progress breaker ends a turn. */
+export const BREAKER_TEXT =
+  'I stopped: I was calling the same tool with the same arguments over and over without getting anywhere.';
+export const maxRoundsText = (n: number) =>
+  `I stopped after ${n} rounds of tool calls without finishing. Tell me how to go on.`;
+const REPEAT_LIMIT = 3;
+
+const zeroUsage = (): TokenUsage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+
+/**
+ * One turn of a session: the user's message into the brain, the model called with the rebuilt
+ * context and the tools until it ends its turn, and the reply (with every tool round) back into the
+ * brain. One turn per session at a time, across processes (the session's lease).
+ */
+export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
+  const { brain, config, io, signal } = options;
+  const log = options.log ?? silentLog;
+  const from = options.input.from ?? config.owner;
+  const session = brain.session({
+    name: options.session,
+    agent: config.agent,
+    owner: config.owner,
+  });
+  const lease = await acquireTurnLease(brain, `session:${options.session}`, {
+    label: `${options.source} turn`,
+    signal,
+    log,
+  });
+  try {
+    const user = brain.send({
+      from,
+      to: config.agent,
+      thread: session.thread_id,
+      body: options.input.text,
+    });
+    log('info', 'turn.start', {
+      session: options.session,
+      message: user.id,
+      source: options.source,
+    });
+    const ctx: ToolContext = {
+      brain,
+      agent: config.agent,
+      owner: config.owner,
+      threadId: session.thread_id,
+      session: options.session,
+      turnMessageId: user.id,
+      workspace: config.workspace,
+      signal: signal ?? new AbortController().signal,
+      clock: options.clock,
+    };
+    const system = options.systemPrompt
+      ? await options.systemPrompt(options.input.text)
+      : buildSystemPrompt({
+          workspace: config.workspace,
+          clock: options.clock,
+          timeZone: config.timeZone,
+          memories: await relevantMemories(brain, options.input.text, {
+            ...config.memory,
+            excludeThread: session.thread_id,
+            embedder: options.embedder,
+          }),
+        });
+    const usage = zeroUsage();
+    const recordUsage = (r: ModelResponse, source: string) => {
+      usage.input += r.usage.input;
+      usage.output += r.usage.output;
+      usage.cacheRead += r.usage.cacheRead;
+      usage.cacheWrite += r.usage.cacheWrite;
+      brain.recordUsage({
+        source,
+        session: options.session,
+        model: r.model,
+        endpoint: r.endpoint,
+        input_tokens: r.usage.input,
+        output_tokens: r.usage.output,
+        cache_read_tokens: r.usage.cacheRead,
+        cache_write_tokens: r.usage.cacheWrite,
+        message_id: user.id,
+      });
+    };
+    const contextOptions = {
+      brain,
+      cache: options.cache,
+      pool: options.pool,
+      compactionPool: options.compactionPool ?? options.pool,
+      tools: options.tools,
+      settings: config.compaction,
+      toolContext: ctx,
+      system,
+      signal,
+      log,
+      onUsage: (r: ModelResponse) => recordUsage(r, 'compaction'),
+    };
+    let history = await loadContext({ ...contextOptions, force: false });
+
+    const schemas = toolSchemas(options.tools);
+    const rounds: Round[] = [];
+    const turn: ChatMessage[] = [];
+    const calls = new Map<string, number>();
+    let last: ModelResponse | undefined;
+    let reply = '';
+    let stop: TurnStop = 'end_turn';
+    let retriedTooLong = false;
+    let failure: unknown;
+
+    for (;;) {
+      let partial = '';
+      let response: ModelResponse;
+      try {
+        response = await options.pool.complete({
+          system,
+          messages: [...history, ...turn],
+          tools: schemas,
+          signal,
+          onText: (delta) => {
+            partial += delta;
+            io.onText(delta);
+          },
+          onRestart: () => {
+            partial = '';
+            io.onRestart?.();
+          },
+        });
+      } catch (err) {
+        if (signal?.aborted || (err instanceof ModelError && err.kind === 'aborted')) {
+          reply = partial;
+          stop = 'cancelled';
+          break;
+        }
+        if (err instanceof ModelError && err.kind === 'context_too_long' && !retriedTooLong) {
+          retriedTooLong = true;
+          log('warn', 'turn.context_too_long', { session: options.session });
+          history = await loadContext({ ...contextOptions, force: true });
+          continue;
+        }
+        failure = err;
+        break;
+      }
+      last = response;
+      recordUsage(response, options.source);
+      const content = response.content.filter(
+        (b) => b.type === 'tool_use' || (b.type === 'text' && b.text.length > 0),
+      ) as Round['content'];
+      const uses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+      if (uses.length === 0) {
+        reply = textOf(content);
+        stop = response.stopReason;
+        break;
+      }
+
+      const results: ToolResultBlock[] = [];
+      let halt: 'max_rounds' | 'breaker' | undefined =
+        rounds.length >= config.maxRounds ? 'max_rounds' : undefined;
+      for (const use of uses) {
+        if (signal?.aborted) {
+          results.push(errorResult(use, 'cancelled: the user stopped the turn'));
+          continue;
+        }
+        if (halt === 'max_rounds') {
+          results.push(
+            errorResult(use, `not run: the turn reached its limit of ${config.maxRounds} rounds`),
+          );
+          continue;
+        }
+        const key = `${use.name} ${stableJson(use.input)}`;
+        const seen = (calls.get(key) ?? 0) + 1;
+        calls.set(key, seen);
+        if (halt === 'breaker' || seen >= REPEAT_LIMIT) {
+          halt = 'breaker';
+          results.push(
+            errorResult(use, 'not run: the same call was made three times in this turn'),
+          );
+          continue;
+        }
+        io.onToolCall?.(use.name, use.input);
+        log('debug', 'turn.tool', { tool: use.name });
+        results.push(await runToolCall(options.tools, use, ctx));
+      }
+      rounds.push({ content, results });
+      turn.push({ role: 'assistant', content }, { role: 'user', content: results });
+      if (signal?.aborted) {
+        stop = 'cancelled';
+        break;
+      }
+      if (halt) {
+        stop = halt;
+        reply = halt === 'breaker' ? BREAKER_TEXT : maxRoundsText(config.maxRounds);
+        io.onText(`${partialSeparator(content)}${reply}`);
+        log('warn', `turn.${halt}`, { session: options.session, rounds: rounds.length });
+        break;
+      }
+    }
+
+    const cancelled = stop === 'cancelled';
+    if (failure !== undefined && rounds.length === 0) throw failure;
+    const failedText =
+      failure === undefined ? undefined : `(the turn failed: ${(failure as Error).message})`;
+    const body = failedText ?? (reply.trim() || (cancelled ? '(cancelled)' : '(no reply)'));
+    const sent = brain.send({
+      from: config.agent,
+      to: from,
+      thread: session.thread_id,
+      reply_to: user.id,
+      body,
+      metadata: {
+        assistant: {
+          rounds,
+          model: last?.model ?? null,
+          endpoint: last?.endpoint ?? null,
+          usage,
+          stop_reason: stop,
+          /** What the last call's context cost: how compaction estimates the next turn's. */
+          context_tokens: last ? contextTokens(last.usage) : null,
+          ...(cancelled ? { cancelled: true } : {}),
+          ...(failedText ? { error: failedText } : {}),
+        },
+      },
+    });
+    log('info', 'turn.end', {
+      session: options.session,
+      reply: sent.id,
+      rounds: rounds.length,
+      stop,
+      input_tokens: usage.input,
+      output_tokens: usage.output,
+    });
+    if (failure !== undefined) throw failure;
+    return {
+      reply: body,
+      session: options.session,
+      threadId: session.thread_id,
+      messageIds: { user: user.id, reply: sent.id },
+      usage,
+      stopReason: stop,
+      cancelled,
+      model: last?.model,
+      endpoint: last?.endpoint,
+    };
+  } finally {
+    lease.release();
+  }
+}
+
+function textOf(content: ContentBlock[]): string {
+  return content
+    .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+    .join('')
+    .trim();
+}
+
+function errorResult(use: ToolUseBlock, content: string): ToolResultBlock {
+  return { type: 'tool_result', tool_use_id: use.id, content, is_error: true };
+}
+
+/** A blank line between the round's streamed text and the stop message, when there was text. */
+function partialSeparator(content: ContentBlock[]): string {
+  return content.some((b) => b.type === 'text') ? '\n\n' : '';
+}
+
+export function contextTokens(usage: TokenUsage): number {
+  return usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+}
+
+/** JSON with keys sorted at every level: the same arguments give the same string. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}

@@ -1,0 +1,105 @@
+import { BrainError, type Clock } from '../../src/index.js';
+import { createAnthropicClient } from './anthropic.js';
+import type { EndpointConfig, ModelsConfig } from './config.js';
+import { createOllamaClient } from './ollama.js';
+import { createModelPool, type ModelLog, type PoolEndpoint, type PoolOptions } from './pool.js';
+import type { ModelClient, ModelPool } from './types.js';
+
+/** What the models need from the environment; the config loader reads it, nothing here does. */
+export interface ModelSecrets {
+  /** `ANTHROPIC_API_KEY` */
+  anthropicApiKey?: string | undefined;
+  /** `ANTHROPIC_BASE_URL`: used by anthropic endpoints that name no `baseUrl`. */
+  anthropicBaseUrl?: string | undefined;
+  /** `OLLAMA_HOST`: used by ollama endpoints that name no `baseUrl`. */
+  ollamaHost?: string | undefined;
+}
+
+export interface CreateModelsOptions {
+  clock: Clock;
+  log: ModelLog;
+  sleep?: PoolOptions['sleep'];
+  backoff?: PoolOptions['backoff'];
+  cooldown?: PoolOptions['cooldown'];
+}
+
+export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
+
+function clientOf(
+  endpoint: EndpointConfig,
+  id: string,
+  path: string,
+  secrets: ModelSecrets,
+  clock: Clock,
+): ModelClient {
+  if (endpoint.provider === 'ollama') {
+    return createOllamaClient({
+      id,
+      model: endpoint.model,
+      host: endpoint.baseUrl ?? secrets.ollamaHost ?? DEFAULT_OLLAMA_HOST,
+      maxTokens: endpoint.maxTokens,
+    });
+  }
+  if (!secrets.anthropicApiKey) {
+    throw new BrainError(
+      'INVALID_INPUT',
+      `${path}.provider: anthropic needs ANTHROPIC_API_KEY in the environment`,
+    );
+  }
+  return createAnthropicClient({
+    id,
+    model: endpoint.model,
+    apiKey: secrets.anthropicApiKey,
+    baseUrl: endpoint.baseUrl ?? secrets.anthropicBaseUrl,
+    maxTokens: endpoint.maxTokens,
+    clock,
+  });
+}
+
+/**
+ * The assistant's models from its config: `pool` serves turns; `compaction` serves summaries,
+ * from `compactionModel` first and the pool's endpoints after it, or is the pool itself when
+ * no `compactionModel` is named. Endpoint ids are `provider:model@index` (`@compaction`).
+ */
+export function createModels(
+  config: ModelsConfig,
+  secrets: ModelSecrets,
+  options: CreateModelsOptions,
+): { pool: ModelPool; compaction: ModelPool } {
+  const { clock } = options;
+  const poolOptions: PoolOptions = {
+    clock,
+    log: options.log,
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+    ...(options.cooldown ? { cooldown: options.cooldown } : {}),
+  };
+  const endpoints: PoolEndpoint[] = config.endpoints.map((endpoint, i) => ({
+    client: clientOf(
+      endpoint,
+      `${endpoint.provider}:${endpoint.model}@${i}`,
+      `models.endpoints.${i}`,
+      secrets,
+      clock,
+    ),
+    priority: endpoint.priority,
+    tags: endpoint.tags,
+  }));
+  const pool = createModelPool(endpoints, poolOptions);
+  const chosen = config.compactionModel;
+  if (!chosen) return { pool, compaction: pool };
+  const first = Math.min(...endpoints.map((e) => e.priority ?? 0));
+  const compactionEndpoint: PoolEndpoint = {
+    client: clientOf(
+      chosen,
+      `${chosen.provider}:${chosen.model}@compaction`,
+      'models.compactionModel',
+      secrets,
+      clock,
+    ),
+    priority: first - 1,
+    tags: chosen.tags,
+  };
+  // Compaction asks for no tags, so the fallbacks' tags do not matter there.
+  return { pool, compaction: createModelPool([compactionEndpoint, ...endpoints], poolOptions) };
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { formatZodError } from '../../src/index.js';
+import type { ToolResultBlock, ToolSchema, ToolUseBlock } from '../models/types.js';
+import { untrusted } from '../untrusted.js';
+import type { Tool, ToolContext } from './types.js';
+
+/** The tools as the model sees them: name, description, and the JSON Schema of their input. */
+export function toolSchemas(tools: readonly Tool[]): ToolSchema[] {
+  return tools.map((t) => {
+    const { $schema: _drop, ...schema } = z.toJSONSchema(t.schema, { io: 'input' }) as Record<
+      string,
+      unknown
+    >;
+    return { name: t.name, description: t.description, input_schema: schema };
+  });
+}
+
+/**
+ * Run one tool call and answer it as a tool_result: an unknown tool, an input its schema refuses
+ * (the message names the field) and a tool that throws are all error results the model reads.
+ */
+export async function runToolCall(
+  tools: readonly Tool[],
+  call: ToolUseBlock,
+  ctx: ToolContext,
+): Promise<ToolResultBlock> {
+  const fail = (content: string): ToolResultBlock => ({
+    type: 'tool_result',
+    tool_use_id: call.id,
+    content,
+    is_error: true,
+  });
+  const tool = tools.find((t) => t.name === call.name);
+  if (!tool)
+    return fail(`unknown tool ${call.name}; the tools are ${tools.map((t) => t.name).join(', ')}`);
+  const parsed = tool.schema.safeParse(call.input);
+  if (!parsed.success) return fail(`invalid input: ${formatZodError(parsed.error)}`);
+  try {
+    const out = await tool.run(parsed.data, ctx);
+    const content = out.untrusted ? untrusted(`tool:${tool.name}`, out.content) : out.content;
+    return {
+      type: 'tool_result',
+      tool_use_id: call.id,
+      content,
+      ...(out.isError ? { is_error: true } : {}),
+    };
+  } catch (err) {
+    return fail(`${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

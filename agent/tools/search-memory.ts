@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { Embedder, SearchHit } from '../../src/index.js';
+import type { Tool } from './types.js';
+
+const input = z.strictObject({
+  query: z.string().trim().min(1, 'must not be empty').max(2000),
+  limit: z.number().int().min(1).max(20).optional(),
+});
+
+/** One hit as the model reads it: date, id and type first, so it can cite where a memory came from. */
+export function formatHit(h: SearchHit): string {
+  const where = h.thread_id ? ` thread ${h.thread_id}` : '';
+  const snippet = h.snippet.replace(/\s+/g, ' ').trim();
+  return `[${h.time.slice(0, 16).replace('T', ' ')}] ${h.type} ${h.id} by ${h.agent}${where}: ${snippet}`;
+}
+
+/**
+ * `search_memory`: the brain's hybrid search over messages, memories and atoms (by words alone
+ * when there is no embedder or no vectors). Hits are data, not instructions: marked untrusted.
+ */
+export function createSearchMemoryTool(
+  options: { embedder?: Embedder } = {},
+): Tool<z.output<typeof input>> {
+  return {
+    name: 'search_memory',
+    description:
+      'Search past conversations and saved memories. Answers dated hits with their ids (cite them).',
+    schema: input,
+    readOnly: true,
+    run: async (args, ctx) => {
+      const result = await ctx.brain.searchHybrid(
+        { query: args.query, limit: args.limit ?? 8 },
+        { embedder: options.embedder },
+      );
+      if (result.hits.length === 0)
+        return { content: ['no hits', ...result.notices].join('; '), untrusted: false };
+      return { content: result.hits.map(formatHit).join('\n'), untrusted: true };
+    },
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * The agent loop's own cost per turn, against a model that answers at once: session lease, the
+ * user message, the system prompt (workspace files, time, the memories relevant to the text: a
+ * brain search), the context rebuilt from a session of `--session-messages` messages, the reply
+ * and its usage row. Then the resident memory of an idle `brain chat`.
+ *
+ * Usage: npm run build && npx tsx bench/agent-turn.ts [--db FILE] [--turns N] [--session-messages N]
+ * With --db, the brain is used as it is (e.g. one built by
+ * `node dist/cli/main.js bench --messages 1000000 --keep --dir /tmp/al-1m`); a copy is not made,
+ * the session `chat/bench-<time>` is added to it. Without --db, a fresh temp brain.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createSessionCache } from '../agent/compaction.js';
+import { runTurn, type TurnConfig } from '../agent/loop.js';
+import type { ModelPool, ModelResponse } from '../agent/models/types.js';
+import { saveMemoryTool } from '../agent/tools/save-memory.js';
+import { createSearchMemoryTool } from '../agent/tools/search-memory.js';
+import type { Tool } from '../agent/tools/types.js';
+import { openBrain, systemClock } from '../src/index.js';
+import { connectionOf } from '../src/brain.js';
+
+const CLI = resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
+const { values } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    turns: { type: 'string', default: '200' },
+    'session-messages': { type: 'string', default: '2000' },
+  },
+});
+const turns = Number(values.turns);
+const sessionMessages = Number(values['session-messages']);
+
+const scratch = mkdtempSync(join(tmpdir(), 'brain-agent-bench-'));
+const dbPath = values.db ?? join(scratch, 'brain.db');
+const brain = openBrain({ dbPath });
+
+/** A model that answers at once: what remains is the loop's own time. */
+const zeroPool: ModelPool = {
+  complete: (): Promise<ModelResponse> =>
+    Promise.resolve({
+      content: [{ type: 'text', text: 'Noted.' }],
+      stopReason: 'end_turn',
+      usage: { input: 1200, output: 3, cacheRead: 0, cacheWrite: 0 },
+      model: 'zero',
+      endpoint: 'zero@0',
+    }),
+  status: () => [],
+};
+
+const config: TurnConfig = {
+  agent: 'assistant',
+  owner: 'bench-owner',
+  workspace: scratch,
+  maxRounds: 20,
+  // Far above what 2,000 short messages reach: this measures turns, not compaction.
+  compaction: { thresholdTokens: 10_000_000, keepRecentTokens: 20_000 },
+  memory: { maxTokens: 1500, limit: 12 },
+};
+writeFileSync(join(scratch, 'SOUL.md'), 'You are a helpful assistant. Be brief.\n');
+
+const session = `chat/bench-${Date.now()}`;
+const topics = [
+  'the garden',
+  'my flight to Lisbon',
+  'the tax return',
+  'a birthday gift',
+  'the boiler',
+];
+const record = brain.session({ name: session, agent: config.agent, owner: config.owner });
+process.stderr.write(`filling ${session} with ${sessionMessages} messages …\n`);
+brain.batch(() => {
+  for (let i = 0; i < sessionMessages / 2; i++) {
+    const topic = topics[i % topics.length]!;
+    const user = brain.send({
+      from: config.owner,
+      to: config.agent,
+      thread: record.thread_id,
+      body: `Turn ${i}: a question about ${topic}, with a few more words to make it realistic.`,
+    });
+    brain.send({
+      from: config.agent,
+      to: config.owner,
+      thread: record.thread_id,
+      reply_to: user.id,
+      body: `An answer about ${topic} (turn ${i}), as long as a short reply usually is.`,
+      metadata: {
+        assistant: {
+          rounds: [],
+          model: 'zero',
+          endpoint: 'zero@0',
+          stop_reason: 'end_turn',
+          context_tokens: 1203,
+        },
+      },
+    });
+  }
+});
+
+const tools: Tool[] = [saveMemoryTool as Tool, createSearchMemoryTool() as Tool];
+// As `brain chat` runs: one cache for the process, so a turn reads only the messages new since the last.
+const cache = createSessionCache();
+const times: number[] = [];
+for (let i = 0; i < turns; i++) {
+  const started = process.hrtime.bigint();
+  await runTurn({
+    brain,
+    pool: zeroPool,
+    tools,
+    config,
+    clock: systemClock,
+    session,
+    input: { text: `What did we decide about ${topics[i % topics.length]}?` },
+    io: { onText: () => {} },
+    source: 'bench',
+    cache,
+  });
+  times.push(Number(process.hrtime.bigint() - started) / 1e6);
+}
+brain.close();
+
+const sorted = [...times].sort((a, b) => a - b);
+const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const count = (brainCount(dbPath) ?? 0).toLocaleString('en');
+console.log(
+  `agent turn (zero-latency model, ${count} messages in the brain, session of ${sessionMessages}+): ` +
+    `p50 ${at(0.5).toFixed(2)} ms, p90 ${at(0.9).toFixed(2)} ms, p99 ${at(0.99).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms over ${turns} turns`,
+);
+
+console.log(`idle brain chat: ${await idleRss(dbPath)} MB resident`);
+rmSync(scratch, { recursive: true, force: true });
+
+function brainCount(path: string): number | undefined {
+  const b = openBrain({ dbPath: path });
+  try {
+    return (connectionOf(b).prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n;
+  } finally {
+    b.close();
+  }
+}
+
+/** Start `brain chat`, wait for its prompt, read its resident set from /proc, quit. */
+function idleRss(db: string): Promise<string> {
+  const config = join(scratch, 'assistant.json');
+  writeFileSync(config, JSON.stringify({ owner: 'bench-owner', workspace: scratch }));
+  return new Promise((done, fail) => {
+    const child = spawn(
+      process.execPath,
+      [CLI, 'chat', '--session', 'bench-idle', '--config', config],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, BRAIN_DB: db, BRAIN_EMBEDDER: 'none', ANTHROPIC_API_KEY: 'unused' },
+      },
+    );
+    child.stdout.once('data', () => {
+      // Let start-up garbage settle before reading.
+      setTimeout(() => {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+        child.stdin.end('/exit\n');
+        child.once('close', () => done((kb / 1024).toFixed(1)));
+      }, 1000);
+    });
+    child.once('error', fail);
+  });
+}

@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import { printJson, println, dim, note } from '../output.js';
+import { withBrain, type GlobalOptions } from '../run.js';
+
+interface ChatOptions {
+  session: string;
+  config?: string;
+  message?: string;
+}
+
+/**
+ * `brain chat`: a conversation with the assistant in the terminal, or one turn with `-m`. The
+ * assistant (models, tools, loop) loads only here, when the command runs.
+ */
+export function registerChat(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('chat')
+    .description('talk with your assistant (one turn with -m); conversations live in the brain')
+    .option('--session <name>', 'the conversation to continue (session chat/NAME)', 'default')
+    .option(
+      '--config <file>',
+      'the assistant config (else BRAIN_ASSISTANT_CONFIG, else ~/.config/brain/assistant.json)',
+    )
+    .option('-m, --message <text>', 'say this, print the reply, and exit')
+    .action((opts: ChatOptions) =>
+      withBrain(globals(), async ({ brain, config: brainConfig, json }) => {
+        const { loadAssistantConfig } = await import('../../agent/config.js');
+        const config = loadAssistantConfig({ file: opts.config, env: process.env });
+        const { createAssistant, chatSession, runRepl } = await import('../../agent/chat.js');
+        const { streamLog } = await import('../../agent/log.js');
+        const { createEmbedder } = await import('../../src/embed/create.js');
+        const embedder = await createEmbedder(brainConfig, { brain, purpose: 'search' });
+        const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), 'warn');
+        const assistant = createAssistant({
+          brain,
+          config,
+          clock: () => new Date(),
+          log,
+          embedder,
+        });
+        const session = chatSession(opts.session);
+
+        if (opts.message === undefined) {
+          return runRepl({
+            assistant,
+            brain,
+            session,
+            streams: { input: process.stdin, output: process.stdout, note: (l) => note(dim(l)) },
+            signals: process.stdin.isTTY ? undefined : process,
+          });
+        }
+
+        const controller = new AbortController();
+        const cancel = () => controller.abort(new Error('cancelled'));
+        process.once('SIGINT', cancel);
+        process.once('SIGTERM', cancel);
+        try {
+          const result = await assistant.turn(
+            session,
+            opts.message,
+            { onText: () => {} },
+            { signal: controller.signal },
+          );
+          if (result.cancelled) process.exitCode = 130;
+          if (json)
+            return printJson({
+              reply: result.reply,
+              session: result.session,
+              thread_id: result.threadId,
+              message_ids: [result.messageIds.user, result.messageIds.reply],
+              usage: result.usage,
+              model: result.model ?? null,
+              stop_reason: result.stopReason,
+            });
+          println(result.reply);
+        } catch (err) {
+          // Stopped while waiting for another turn of the session: nothing was said or stored.
+          if (!controller.signal.aborted) throw err;
+          note('brain: cancelled before the turn began (another turn of this session was running)');
+          process.exitCode = 130;
+        } finally {
+          process.off('SIGINT', cancel);
+          process.off('SIGTERM', cancel);
+        }
+      }),
+    );
+}

@@ -1,0 +1,251 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  SUMMARY_SYSTEM,
+  TRUNCATED_NOTE,
+  chooseCut,
+  createSessionCache,
+  estimateContext,
+  transcript,
+} from '../../agent/compaction.js';
+import { buildHistory, unpairedToolUses } from '../../agent/history.js';
+import type { ChatMessage } from '../../agent/models/types.js';
+import type { MessageRecord } from '../../src/index.js';
+import { assistantFixture, type AssistantFixture } from './helpers.js';
+
+let n = 0;
+function rec(from: string, body: string, metadata: Record<string, unknown> = {}): MessageRecord {
+  n++;
+  return {
+    id: `syn_${String(n).padStart(12, '0')}`,
+    thread_id: 'thr_x',
+    from,
+    to: null,
+    reply_to: null,
+    priority: 'normal',
+    subject: 'chat/default',
+    body,
+    metadata,
+    created_at: '2026-03-01T10:00:00.000Z',
+  };
+}
+const words = (k: number) => 'word '.repeat(k);
+
+describe('chooseCut', () => {
+  it('cuts only before a message that starts a turn, keeping about keepRecentTokens', () => {
+    const records = [
+      rec('ann', words(100)),
+      rec('assistant', words(100)),
+      rec('ann', words(100)),
+      rec('assistant', words(100)),
+      rec('ann', 'now'),
+    ];
+    // 100 words ≈ 125 tokens: keeping 200 needs the last turn and the one before.
+    expect(chooseCut(records, 'assistant', 200)).toBe(2);
+    expect(chooseCut(records, 'assistant', 1)).toBe(4);
+    expect(chooseCut(records, 'assistant', 10_000)).toBe(4);
+  });
+
+  it('never cuts between a reply and the message it answers, however the sizes fall', () => {
+    const records = [rec('ann', 'q'), rec('assistant', words(400)), rec('ann', 'q2')];
+    for (const keep of [1, 50, 400, 600]) {
+      const cut = chooseCut(records, 'assistant', keep)!;
+      expect(records[cut]!.from).toBe('ann');
+    }
+    expect(chooseCut([rec('ann', 'only')], 'assistant', 10)).toBeUndefined();
+  });
+});
+
+describe('estimateContext', () => {
+  it('takes the last reply’s reported tokens and adds an estimate of what came after', () => {
+    const records = [
+      rec('ann', 'hi'),
+      rec('assistant', 'hello', { assistant: { rounds: [], context_tokens: 5000 } }),
+      rec('ann', words(40)),
+    ];
+    expect(estimateContext(records, [], '', 'assistant')).toBe(5000 + 50);
+  });
+
+  it('falls back to characters over four when no reply reported a size', () => {
+    const history: ChatMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: 'x'.repeat(400) }] },
+    ];
+    const size = estimateContext([rec('ann', 'x')], history, 'y'.repeat(400), 'assistant');
+    expect(size).toBeGreaterThanOrEqual(200);
+    expect(size).toBeLessThan(260);
+  });
+});
+
+describe('transcript', () => {
+  it('shows who said what when, and which tools ran with what result', () => {
+    const text = transcript(
+      'Earlier: Ann moved to Bern.',
+      [
+        rec('ann', 'save my flight LX318'),
+        rec('assistant', 'Saved.', {
+          assistant: {
+            rounds: [
+              {
+                content: [
+                  {
+                    type: 'tool_use',
+                    id: 't1',
+                    name: 'save_memory',
+                    input: { content: 'flight LX318' },
+                  },
+                ],
+                results: [{ type: 'tool_result', tool_use_id: 't1', content: 'saved stm_1' }],
+              },
+            ],
+          },
+        }),
+      ],
+      'assistant',
+    );
+    expect(text).toContain('Earlier: Ann moved to Bern.');
+    expect(text).toContain('[2026-03-01 10:00] ann: save my flight LX318');
+    expect(text).toContain('(assistant called save_memory {"content":"flight LX318"})');
+    expect(text).toContain('(result: saved stm_1)');
+  });
+});
+
+let f: AssistantFixture;
+afterEach(async () => f?.close());
+
+/** Two turns (the first with a tool round), the second reporting a large context. */
+async function twoTurns() {
+  f.fake.script.push(
+    {
+      text: 'Saving.',
+      toolUses: [
+        {
+          id: 'toolu_old',
+          name: 'save_memory',
+          input: { content: 'Ann’s flight is LX318 on 3 March' },
+        },
+      ],
+    },
+    { text: 'Saved your flight.' },
+    { text: 'Bern, noted.', usage: { input_tokens: 5000, output_tokens: 4 } },
+  );
+  const first = await f.turn('my flight is LX318 on 3 March');
+  const second = await f.turn('I moved to Bern');
+  return { first, second };
+}
+
+describe('compaction in a turn', () => {
+  it('saves silently, summarises the older turns into searchable STM sourced from the last one it covers, and continues from it', async () => {
+    f = await assistantFixture({ compaction: { thresholdTokens: 1000, keepRecentTokens: 20 } });
+    const { first, second } = await twoTurns();
+    f.fake.script.push(
+      {
+        text: 'silent words',
+        toolUses: [{ name: 'save_memory', input: { content: 'Ann lives in Bern' } }],
+      },
+      {
+        text: '## People and names\nAnn\n## Facts (with numbers and dates)\nFlight LX318 on 3 March',
+      },
+      { text: 'Your flight is LX318.' },
+    );
+    const streamedBefore = f.streamed.join('');
+    const third = await f.turn('when is my flight?');
+    expect(third.reply).toBe('Your flight is LX318.');
+
+    const [silent, summary, turn] = f.fake.requests.slice(-3).map((r) => r.body as any);
+    expect(silent.tools.map((t: any) => t.name)).toEqual(['save_memory']);
+    expect(f.streamed.join('').slice(streamedBefore.length)).not.toContain('silent words');
+    expect(JSON.stringify(summary.system)).toContain(SUMMARY_SYSTEM.slice(0, 40));
+    expect(JSON.stringify(summary.messages)).toContain('LX318');
+
+    const stored = f.t.brain.latestSummary(third.threadId)!;
+    expect(stored.stm.categories).toEqual(['summary']);
+    expect(stored.stm.agent).toBe('assistant');
+    // The cut kept the newest turn only: the summary covers through the first turn's reply.
+    expect(stored.covers_through).toBe(first.messageIds.reply);
+    const prov = f.t.brain.provenance({ id: stored.stm.id });
+    expect(prov.message!.id).toBe(first.messageIds.reply);
+    expect(prov.thread!.id).toBe(third.threadId);
+    const hits = f.t.brain.search({ query: 'LX318 flight', types: ['stm'] }).hits;
+    expect(hits.map((h) => h.id)).toContain(stored.stm.id);
+    expect(f.t.brain.listStm().map((s) => s.content)).toContain('Ann lives in Bern');
+
+    const messages = turn.messages as ChatMessage[];
+    expect((messages[0]!.content[0] as any).text).toMatch(/^Summary of the conversation so far/);
+    expect(JSON.stringify(messages)).not.toContain('toolu_old');
+    expect(JSON.stringify(messages)).toContain('I moved to Bern');
+    expect(JSON.stringify(messages)).toContain(second.reply);
+    expect(unpairedToolUses(messages)).toEqual([]);
+    expect(
+      f.t.brain.usage({ by: 'source' }).find((r: any) => r.key === 'compaction'),
+    ).toMatchObject({ calls: 2 });
+  });
+
+  it('keeps tool pairs whole when the cut falls after a turn with tool rounds', async () => {
+    f = await assistantFixture({ compaction: { thresholdTokens: 1000, keepRecentTokens: 400 } });
+    await twoTurns();
+    f.fake.script.push({ text: 'nothing to save' }, { text: 'summary' }, { text: 'ok' });
+    await f.turn('next');
+    const messages = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
+    expect(unpairedToolUses(messages)).toEqual([]);
+  });
+
+  it('leaves older turns out with a note when the summary fails', async () => {
+    f = await assistantFixture({ compaction: { thresholdTokens: 1000, keepRecentTokens: 20 } });
+    await twoTurns();
+    f.fake.script.push(
+      { text: 'nothing' },
+      { error: 'bad_request', message: 'nope' },
+      { text: 'ok' },
+    );
+    const third = await f.turn('hello again');
+    expect(third.reply).toBe('ok');
+    const messages = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
+    expect(JSON.stringify(messages[0])).toContain(TRUNCATED_NOTE);
+    expect(JSON.stringify(messages)).not.toContain('LX318');
+    expect(f.t.brain.latestSummary(third.threadId)).toBeUndefined();
+  });
+
+  it('compacts and retries once when the model says the prompt is too long', async () => {
+    f = await assistantFixture();
+    await twoTurns();
+    f.fake.script.push(
+      { error: 'prompt_too_long' },
+      { text: 'nothing to save' },
+      { text: 'the summary' },
+      { text: 'fits now' },
+    );
+    const third = await f.turn('and now?');
+    expect(third.reply).toBe('fits now');
+    expect(f.t.brain.latestSummary(third.threadId)!.stm.content).toBe('the summary');
+  });
+});
+
+describe('the session cache', () => {
+  it('gives the same context as a full read, with what other processes added since', async () => {
+    f = await assistantFixture();
+    const cache = createSessionCache();
+    const first = await f.turn('one', { cache });
+    const other = f.t.reopen();
+    other.send({ from: 'helios', to: 'assistant', thread: first.threadId, body: 'from elsewhere' });
+    await f.turn('two', { cache });
+    const cached = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
+    expect(JSON.stringify(cached)).toContain('from elsewhere');
+    const full = buildHistory({
+      agent: 'assistant',
+      owner: 'ann',
+      messages: f.t.brain.sessionMessages({ thread_id: first.threadId }).slice(0, -1),
+    });
+    expect(cached).toEqual(full);
+  });
+
+  it('reads afresh once a summary covers part of the session', async () => {
+    f = await assistantFixture({ compaction: { thresholdTokens: 1000, keepRecentTokens: 20 } });
+    const cache = createSessionCache();
+    f.fake.script.push({ text: 'a', usage: { input_tokens: 5000 } });
+    await f.turn('first turn', { cache });
+    f.fake.script.push({ text: 'nothing' }, { text: 'the summary' }, { text: 'b' });
+    await f.turn('second turn', { cache });
+    const messages = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
+    expect(JSON.stringify(messages)).not.toContain('first turn');
+    expect(JSON.stringify(messages[0])).toContain('the summary');
+  });
+});

@@ -1,0 +1,206 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BrainError, type Brain } from '../../../src/index.js';
+import { AFTER_SQL } from '../../../src/assistant/sessions.js';
+import { connectionOf } from '../../../src/brain.js';
+import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
+
+let t: TempBrain | undefined;
+afterEach(() => {
+  t?.cleanup();
+  t = undefined;
+});
+
+const who = { agent: 'assistant', owner: 'ada' };
+
+function open(): Brain {
+  t = tempBrain({ clock: fixedClock('2026-03-01T10:00:00.000Z') });
+  return t.brain;
+}
+
+function turn(brain: Brain, thread: string, text: string) {
+  const user = brain.send({ from: 'ada', to: 'assistant', thread, body: text });
+  const reply = brain.send({
+    from: 'assistant',
+    to: 'ada',
+    thread,
+    reply_to: user.id,
+    body: `re: ${text}`,
+    metadata: { assistant: { rounds: [], model: 'm' } },
+  });
+  return [user.id, reply.id];
+}
+
+describe('sessions', () => {
+  it('creates a session once, with an empty thread whose subject is its name', () => {
+    const brain = open();
+    const first = brain.session({ name: 'chat/default', ...who });
+    expect(first).toMatchObject({ name: 'chat/default', agent: 'assistant', owner: 'ada' });
+    expect(first.created_at).toBe('2026-03-01T10:00:00.000Z');
+    expect(brain.getThread(first.thread_id)).toMatchObject({
+      subject: 'chat/default',
+      message_count: 0,
+    });
+    expect(brain.session({ name: 'chat/default', ...who })).toEqual(first);
+    expect(brain.sessions()).toEqual([first]);
+  });
+
+  it('is found by a second connection, as another process finds it', () => {
+    const brain = open();
+    const made = brain.session({ name: 'chat/default', ...who });
+    const other = t!.reopen();
+    expect(other.session({ name: 'chat/default', ...who }).thread_id).toBe(made.thread_id);
+  });
+
+  it('starts a fresh thread on newSession and keeps the old one searchable', () => {
+    const brain = open();
+    const old = brain.session({ name: 'chat/default', ...who });
+    turn(brain, old.thread_id, 'the heron nests by the mill');
+    const fresh = brain.newSession({ name: 'chat/default', ...who });
+    expect(fresh.thread_id).not.toBe(old.thread_id);
+    expect(fresh.threads).toBe(2);
+    expect(brain.session({ name: 'chat/default', ...who }).thread_id).toBe(fresh.thread_id);
+    expect(brain.sessionOfThread(old.thread_id)?.name).toBe('chat/default');
+    const hits = brain.search({ query: 'heron mill' }).hits;
+    expect(hits.some((h) => h.thread_id === old.thread_id)).toBe(true);
+  });
+
+  it('gives a session whose thread was closed a fresh thread', () => {
+    const brain = open();
+    const old = brain.session({ name: 'chat/x', ...who });
+    brain.setThreadStatus(old.thread_id, 'closed');
+    const now = brain.session({ name: 'chat/x', ...who });
+    expect(now.thread_id).not.toBe(old.thread_id);
+    expect(() => turn(brain, now.thread_id, 'still talking')).not.toThrow();
+  });
+
+  it('keeps sessions apart by name', () => {
+    const brain = open();
+    const a = brain.session({ name: 'chat/a', ...who });
+    const b = brain.session({ name: 'telegram/42', ...who });
+    expect(a.thread_id).not.toBe(b.thread_id);
+    expect(brain.sessions().map((s) => s.name)).toEqual(['chat/a', 'telegram/42']);
+  });
+
+  it('refuses a bad name or agent, naming the field, and writes nothing', () => {
+    const brain = open();
+    expect(() => brain.session({ name: ' padded', ...who })).toThrow(/name: must not start/);
+    expect(() => brain.session({ name: 'chat/a', agent: 'no spaces', owner: 'ada' })).toThrow(
+      /agent: must be letters/,
+    );
+    expect(() => brain.newSession({ name: '', ...who })).toThrow(BrainError);
+    expect(brain.sessions()).toEqual([]);
+    expect(brain.threads()).toEqual([]);
+  });
+});
+
+describe('sessionMessages', () => {
+  it('answers every message of a thread in order, or those after a given one', () => {
+    const brain = open();
+    const s = brain.session({ name: 'chat/default', ...who });
+    const ids = [
+      ...turn(brain, s.thread_id, 'one'),
+      ...turn(brain, s.thread_id, 'two'),
+      ...turn(brain, s.thread_id, 'three'),
+    ];
+    const all = brain.sessionMessages({ thread_id: s.thread_id });
+    expect(all.map((m) => m.id)).toEqual(ids);
+    expect(all[1]).toMatchObject({
+      from: 'assistant',
+      to: 'ada',
+      reply_to: ids[0],
+      body: 're: one',
+      metadata: { assistant: { rounds: [], model: 'm' } },
+    });
+    expect(
+      brain.sessionMessages({ thread_id: s.thread_id, after: ids[1] }).map((m) => m.id),
+    ).toEqual(ids.slice(2));
+    expect(
+      brain.sessionMessages({ thread_id: s.thread_id, after: ids[1], limit: 2 }).map((m) => m.id),
+    ).toEqual(ids.slice(2, 4));
+    expect(brain.sessionMessages({ thread_id: s.thread_id, after: ids[5] })).toEqual([]);
+  });
+
+  it('orders messages of the same millisecond by when they were stored', () => {
+    const brain = open();
+    const s = brain.session({ name: 'chat/default', ...who });
+    // The fixed clock never moves: every message has the same time.
+    const ids = [...turn(brain, s.thread_id, 'a'), ...turn(brain, s.thread_id, 'b')];
+    expect(
+      brain.sessionMessages({ thread_id: s.thread_id, after: ids[0] }).map((m) => m.id),
+    ).toEqual(ids.slice(1));
+  });
+
+  it('refuses a message of another thread as the start, and an unknown thread', () => {
+    const brain = open();
+    const a = brain.session({ name: 'chat/a', ...who });
+    const b = brain.session({ name: 'chat/b', ...who });
+    const [inB] = turn(brain, b.thread_id, 'elsewhere');
+    expect(() => brain.sessionMessages({ thread_id: a.thread_id, after: inB })).toThrow(
+      /after: .* is not in/,
+    );
+    expect(() =>
+      brain.sessionMessages({ thread_id: 'thr_00000000-0000-4000-8000-000000000009' }),
+    ).toThrow(/thread_id: no thread/);
+    expect(() =>
+      brain.sessionMessages({ thread_id: a.thread_id, after: 'syn_000000000000' }),
+    ).toThrow(/after: no message/);
+  });
+
+  it('reads the rows after a message as one range of the thread index', () => {
+    const brain = open();
+    const plan = connectionOf(brain)
+      .prepare(`EXPLAIN QUERY PLAN ${AFTER_SQL}`)
+      .all(1, 0, 0, 10) as Array<{
+      detail: string;
+    }>;
+    expect(plan.map((p) => p.detail).join('\n')).toMatch(
+      /SEARCH messages USING COVERING INDEX messages_by_thread \(thread_id=\? AND created_at>\?\)/,
+    );
+  });
+});
+
+describe('latestSummary', () => {
+  it('answers the summary whose source message comes last in the thread', () => {
+    const brain = open();
+    const s = brain.session({ name: 'chat/default', ...who });
+    const ids = [...turn(brain, s.thread_id, 'one'), ...turn(brain, s.thread_id, 'two')];
+    expect(brain.latestSummary(s.thread_id)).toBeUndefined();
+    const late = brain.remember({
+      agent: 'assistant',
+      content: 'summary through two',
+      categories: ['summary'],
+      source_message_id: ids[3],
+    });
+    brain.remember({
+      agent: 'assistant',
+      content: 'summary through one, written later',
+      categories: ['summary'],
+      source_message_id: ids[1],
+    });
+    brain.remember({
+      agent: 'assistant',
+      content: 'not a summary',
+      categories: ['fact'],
+      source_message_id: ids[3],
+    });
+    const got = brain.latestSummary(s.thread_id);
+    expect(got).toEqual({ stm: expect.objectContaining({ id: late.id }), covers_through: ids[3] });
+    // A read: no access counted.
+    expect(got!.stm.access_count).toBe(0);
+  });
+
+  it('ignores summaries of other threads', () => {
+    const brain = open();
+    const a = brain.session({ name: 'chat/a', ...who });
+    const b = brain.session({ name: 'chat/b', ...who });
+    const [inB] = turn(brain, b.thread_id, 'b');
+    brain.remember({
+      agent: 'assistant',
+      content: 'b so far',
+      categories: ['summary'],
+      source_message_id: inB,
+    });
+    expect(brain.latestSummary(a.thread_id)).toBeUndefined();
+    expect(brain.latestSummary(b.thread_id)?.covers_through).toBe(inB);
+  });
+});
