@@ -1,5 +1,6 @@
 import { constants, promises as fs } from 'node:fs';
-import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /**
  * The confinement of the file tools: a path the model names is resolved against the workspace,
@@ -21,7 +22,13 @@ export interface Roots {
 }
 
 export async function makeRoots(workspace: string, roots: readonly string[] = []): Promise<Roots> {
-  const all = [workspace, ...roots.map((r) => resolve(workspace, r))];
+  // A root is relative to the workspace; `~/` is the home folder.
+  const all = [
+    workspace,
+    ...roots.map((r) =>
+      r === '~' || r.startsWith('~/') ? join(homedir(), r.slice(1)) : resolve(workspace, r),
+    ),
+  ];
   const real: string[] = [];
   for (const r of all) {
     try {

@@ -21,11 +21,11 @@ export const webConfigSchema = z.strictObject({
 
 /**
  * `tools` in the assistant's config: the folders the file tools may use besides the workspace,
- * and the web tools' limits. Wired into agent/config.ts by the lead at merge.
+ * and the web tools' limits (`tools` in agent/config.ts).
  */
 export const toolsConfigSchema = z.strictObject({
   roots: z.array(z.string().min(1, 'must not be empty')).max(50).default([]),
-  web: webConfigSchema.default({ allowHosts: [], maxBytes: 2 * 1024 * 1024, timeoutSeconds: 15 }),
+  web: webConfigSchema.prefault({}),
 });
 
 export type WebConfig = z.output<typeof webConfigSchema>;
