@@ -6,6 +6,7 @@ import type { Log } from './log.js';
 import { runTurn, type TurnIo, type TurnResult } from './loop.js';
 import { createModels } from './models/create.js';
 import { ModelError, type ModelPool } from './models/types.js';
+import { fsWebTools } from './tools/fs-web.js';
 import { saveMemoryTool } from './tools/save-memory.js';
 import { createSearchMemoryTool } from './tools/search-memory.js';
 import type { Tool } from './tools/types.js';
@@ -40,6 +41,9 @@ export function createAssistant(options: {
   const tools: Tool[] = [
     saveMemoryTool as Tool,
     createSearchMemoryTool({ embedder: options.embedder }) as Tool,
+    // Only the reading tools until the permission policy can ask before write_file or
+    // send_message act.
+    ...fsWebTools(config.tools).filter((t) => t.readOnly),
   ];
   const cache = createSessionCache();
   return {

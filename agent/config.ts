@@ -1,3 +1,4 @@
+import { toolsConfigSchema, type ToolsConfig } from './tools/web-config.js';
 import { readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -59,6 +60,8 @@ export const assistantFileSchema = z.strictObject({
     .prefault({}),
   /** The time zone the prompt states the time in; default the system's. */
   timeZone: timeZone.optional(),
+  /** Folders the file tools may use besides the workspace; web_fetch and web_search settings. */
+  tools: toolsConfigSchema.prefault({}),
 });
 
 /** What the assistant runs with: every default applied, the secrets from the environment. */
@@ -74,6 +77,7 @@ export interface AssistantConfig {
   maxRounds: number;
   memory: { maxTokens: number; limit: number };
   timeZone: string | undefined;
+  tools: ToolsConfig;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -146,6 +150,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     maxRounds: file.maxRounds,
     memory: file.memory,
     timeZone: file.timeZone,
+    tools: file.tools,
     secrets,
   };
 }

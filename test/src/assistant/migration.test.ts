@@ -1,8 +1,8 @@
-import { connectionOf } from '../../../src/brain.js';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latestVersion, openBrain, type Brain } from '../../../src/index.js';
+import { connectionOf } from '../../../src/brain.js';
 import { tempDir } from '../../helpers.js';
 
 let dir: { dir: string; cleanup: () => void } | undefined;
