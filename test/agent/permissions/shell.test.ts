@@ -7,6 +7,8 @@ const BYPASSES = [
   'ls | sh',
   'ls || id',
   'ls & id',
+  'ls & pwd',
+  'pwd &',
   'ls\nid',
   'ls \\\n&& id',
   'l\\\ns',
