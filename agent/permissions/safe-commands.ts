@@ -15,13 +15,21 @@ const WRAPPERS = new Set([
 
 const anyArgs: Check = () => undefined;
 
+/**
+ * getopt_long and git accept any unambiguous prefix of a long option (`--outp` is `--output`),
+ * so a prefix of a refused option is refused too.
+ */
+function matchesLong(arg: string, long: readonly string[]): boolean {
+  const name = arg.split('=')[0] ?? arg;
+  return long.some((l) => l === name || (name.length >= 3 && l.startsWith(name)));
+}
+
 /** Short options are clustered (`-la`); long ones may carry `=value`. */
 function hasOption(args: string[], short: string, long: string[]): string | undefined {
   for (const arg of args) {
     if (arg === '--') return undefined;
     if (arg.startsWith('--')) {
-      const name = arg.split('=')[0] ?? arg;
-      if (long.includes(name)) return arg;
+      if (matchesLong(arg, long)) return arg;
     } else if (arg.startsWith('-') && arg.length > 1) {
       if ([...short].some((c) => arg.slice(1).includes(c))) return arg;
     }
@@ -49,6 +57,16 @@ const SED_SCRIPT =
 function sed(args: string[]): string | undefined {
   const bad = hasOption(args, 'ifs', ['--in-place', '--file', '--separate']);
   if (bad) return `the option \`${bad}\` can write files or read a script`;
+  // A script must come from a lone `-e`, `--expression` or the first operand, where it is read.
+  const hidden = args.find(
+    (a) =>
+      (/^-[^-]/.test(a) && a.length > 2 && a.includes('e')) ||
+      (a.startsWith('--') &&
+        a !== '--expression' &&
+        !a.startsWith('--expression=') &&
+        matchesLong(a, ['--expression'])),
+  );
+  if (hidden) return `the option \`${hidden}\` hides a script from the judge`;
   const scripts: string[] = [];
   let scriptGiven = false;
   const rest: string[] = [];
@@ -105,8 +123,9 @@ function git(args: string[]): string | undefined {
   const rest = args.slice(i + 1);
   if (sub === undefined) return 'git without a subcommand';
   for (const arg of rest) {
-    const name = arg.split('=')[0] ?? arg;
-    if (GIT_BAD_LONG.includes(name)) return `the option \`${arg}\` can write files or run programs`;
+    // `--text` is git's own option, an exact match, not an abbreviation of `--textconv`.
+    if (arg.startsWith('--') && arg !== '--text' && matchesLong(arg, GIT_BAD_LONG))
+      return `the option \`${arg}\` can write files or run programs`;
   }
   if (sub === 'grep' && hasOption(rest, 'O', [])) return '`git grep -O` opens a pager program';
   if (sub === 'branch') {
@@ -148,7 +167,7 @@ export const SAFE_PROGRAMS: Record<string, Check> = {
   stat: anyArgs,
   file: without('C', ['--compile']),
   jq: anyArgs,
-  tree: without('o', []),
+  tree: without('o', ['--output']),
   basename: anyArgs,
   dirname: anyArgs,
   realpath: anyArgs,
