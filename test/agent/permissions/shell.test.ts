@@ -117,6 +117,9 @@ const BYPASSES = [
   '',
   '   ',
   'ls ' + 'a '.repeat(6000),
+  'echo ' + '"$('.repeat(3000),
+  '('.repeat(4000) + 'ls' + ')'.repeat(4000),
+  'ls | '.repeat(100) + 'ls',
 ];
 
 const SAFE = [
