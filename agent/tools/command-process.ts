@@ -134,7 +134,7 @@ const SECRET_PREFIX = /^(BRAIN_|ANTHROPIC_|OPENAI_|OLLAMA_|AWS_|GOOGLE_|AZURE_|B
 /**
  * The environment a command gets: the assistant's own minus anything that looks like a secret
  * or belongs to the assistant (tokens, keys, passwords, BRAIN_*, provider settings); pagers and
- * git's prompts turned off, since no one is at the terminal.
+ * git's prompts turned off, since no one is at the terminal; git's fsmonitor hook off.
  */
 export function commandEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -142,5 +142,11 @@ export function commandEnv(env: Record<string, string | undefined>): Record<stri
     if (value === undefined || SECRET_NAME.test(name) || SECRET_PREFIX.test(name)) continue;
     out[name] = value;
   }
+  // A repository's own config can name a program `git status` runs (core.fsmonitor): a command
+  // judged read-only must not start one, so the setting is overridden for every git call.
+  const n = Number(out.GIT_CONFIG_COUNT ?? 0) || 0;
+  out[`GIT_CONFIG_KEY_${n}`] = 'core.fsmonitor';
+  out[`GIT_CONFIG_VALUE_${n}`] = 'false';
+  out.GIT_CONFIG_COUNT = String(n + 1);
   return { ...out, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
 }

@@ -1,4 +1,14 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readFile,
+  realpath,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -171,6 +181,19 @@ describe('run_command', () => {
     expect(out.content).toContain('HOME=/home/test');
     expect(out.content).toContain('LANG=C.UTF-8');
     expect(out.content).not.toMatch(/secret/);
+  });
+
+  it("does not let a repository's core.fsmonitor make `git status` run a program", async () => {
+    const repo = join(workspace, 'repo');
+    await mkdir(repo);
+    execFileSync('git', ['init', '-q', repo]);
+    const hook = join(repo, 'hook.sh');
+    await writeFile(hook, `#!/bin/sh\ntouch '${join(repo, 'HIT')}'\nexit 1\n`);
+    await chmod(hook, 0o755);
+    execFileSync('git', ['-C', repo, 'config', 'core.fsmonitor', hook]);
+    const out = await tool.run({ command: 'git status --short', cwd: 'repo' }, context());
+    expect(out.isError).toBe(false);
+    await expect(readFile(join(repo, 'HIT'))).rejects.toThrow(/ENOENT/);
   });
 
   it('runs in a directory inside the workspace and refuses one outside, even through a symlink', async () => {
