@@ -1,5 +1,6 @@
 import { readSync } from 'node:fs';
 import type { Brain, BrainConfig, OpenBrainOptions, Poller } from '../src/index.js';
+import type { Searcher } from '../src/searcher.js';
 import { BrainError } from '../src/errors.js';
 
 /** Options every command accepts, wherever they stand on the command line. */
@@ -43,6 +44,15 @@ export async function withPoller<T>(
 ): Promise<T> {
   const { openPoller } = await import('../src/poller.js');
   return withHandle(globals, openPoller, run);
+}
+
+/** As withBrain, with a handle that can only search input already checked (`brain search`). */
+export async function withSearcher<T>(
+  globals: GlobalOptions,
+  run: (ctx: CommandContext<Searcher>) => T | Promise<T>,
+): Promise<T> {
+  const { openSearcher } = await import('../src/searcher.js');
+  return withHandle(globals, openSearcher, run);
 }
 
 async function withHandle<B extends Handle, T>(

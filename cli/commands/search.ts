@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { SearchHit } from '../../src/index.js';
+import type { Brain, Embedder, SearchHit, SearchResult } from '../../src/index.js';
+import type { Searcher } from '../../src/searcher.js';
 import {
   bold,
   cyan,
@@ -11,7 +12,7 @@ import {
   println,
   shortTime,
 } from '../output.js';
-import { list, withBrain, type GlobalOptions } from '../run.js';
+import { list, withBrain, withSearcher, type CommandContext, type GlobalOptions } from '../run.js';
 import { formatAtomLine, formatStm } from './knowledge.js';
 
 type Globals = () => GlobalOptions;
@@ -30,37 +31,29 @@ export function registerSearch(program: Command, globals: Globals): void {
     .option('--thread <id>', 'only in this thread')
     .option('--from <agent>', 'only by this agent')
     .option('--explain', 'show which retriever found each hit, and its score parts')
-    .action((query: string, opts: Record<string, string | boolean | undefined>) =>
-      withBrain(globals(), async ({ brain, config, json }) => {
-        const { createEmbedder } = await import('../../src/embed/create.js');
-        const embedder = await createEmbedder(config, { brain, purpose: 'search' });
-        const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
-        const result = await brain.searchHybrid(
-          {
-            query,
-            types: list(str(opts.types)) as ['message'] | undefined,
-            limit: str(opts.limit),
-            since: str(opts.since),
-            until: str(opts.until),
-            thread: str(opts.thread),
-            agent: str(opts.from),
-          },
-          // A one-shot process may first have to load an offline model.
-          { embedder, queryTimeoutMs: 10_000 },
+    .action(async (query: string, opts: Record<string, string | boolean | undefined>) => {
+      const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+      const input = {
+        query,
+        types: list(str(opts.types)) as ['message'] | undefined,
+        limit: str(opts.limit),
+        since: str(opts.since),
+        until: str(opts.until),
+        thread: str(opts.thread),
+        agent: str(opts.from),
+      };
+      // Plainly valid input is searched without loading the schemas (zod) and the whole library;
+      // anything else goes through the brain, whose checks word every error.
+      const { quickSearchArgs } = await import('../../src/search/quick-input.js');
+      const args = quickSearchArgs(input);
+      if (args)
+        return withSearcher(globals(), (ctx) =>
+          answer(ctx, opts, (options) => ctx.brain.searchHybrid(args, options)),
         );
-        if (json) return printJson(result);
-        for (const n of result.notices) note(n);
-        if (opts.explain) note(`retrievers: ${result.retrievers.join(' + ') || 'none'}`);
-        if (result.hits.length === 0) return println('no hits');
-        for (const h of result.hits) {
-          println(
-            `${dim(h.type.padEnd(7))} ${cyan(h.id)}  ${dim(shortTime(h.time))}  ${bold(oneLine(h.title, 60))} ${dim(`by ${h.agent}`)}`,
-          );
-          println(`        ${oneLine(h.snippet, 160)}`);
-          if (opts.explain) println(`        ${dim(explain(h))}`);
-        }
-      }),
-    );
+      return withBrain(globals(), (ctx) =>
+        answer(ctx, opts, (options) => ctx.brain.searchHybrid(input, options)),
+      );
+    });
 
   program
     .command('recent')
@@ -88,6 +81,35 @@ export function registerSearch(program: Command, globals: Globals): void {
         }
       }),
     );
+}
+
+type Explain = Record<string, string | boolean | undefined>;
+type RunSearch = (options: {
+  embedder: Embedder | undefined;
+  queryTimeoutMs: number;
+}) => Promise<SearchResult>;
+
+/** Embed the query if the brain has vectors, search, print. */
+async function answer(
+  { brain, config, json }: CommandContext<Searcher | Brain>,
+  opts: Explain,
+  search: RunSearch,
+): Promise<void> {
+  const { createEmbedder } = await import('../../src/embed/create.js');
+  const embedder = await createEmbedder(config, { brain, purpose: 'search' });
+  // A one-shot process may first have to load an offline model.
+  const result = await search({ embedder, queryTimeoutMs: 10_000 });
+  if (json) return printJson(result);
+  for (const n of result.notices) note(n);
+  if (opts.explain) note(`retrievers: ${result.retrievers.join(' + ') || 'none'}`);
+  if (result.hits.length === 0) return println('no hits');
+  for (const h of result.hits) {
+    println(
+      `${dim(h.type.padEnd(7))} ${cyan(h.id)}  ${dim(shortTime(h.time))}  ${bold(oneLine(h.title, 60))} ${dim(`by ${h.agent}`)}`,
+    );
+    println(`        ${oneLine(h.snippet, 160)}`);
+    if (opts.explain) println(`        ${dim(explain(h))}`);
+  }
 }
 
 /** "score 0.1276 = fts #1 (bm25 7.21) 0.0909 + vector #2 (cosine 0.81) 0.0583, × 2 (the query names nova)" */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
-import { messageIdSql, newId } from '../ids.js';
+import { newId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import {
   LINK_TYPES,
@@ -17,32 +17,15 @@ import {
 } from '../validation.js';
 import { sourceRowId } from './stm.js';
 import { insertAtom, insertLink } from './store.js';
+import {
+  ATOM_SELECT,
+  getAtomsByRowIds,
+  toAtomRecord,
+  type AtomRecord,
+  type AtomRow,
+} from './atom-rows.js';
 
-export interface AtomRecord {
-  id: string;
-  agent: string;
-  subject: string;
-  action: string;
-  outcome: string;
-  consequences: string;
-  confidence: number;
-  source_message_id: string | null;
-  created_at: string;
-}
-
-interface AtomRow extends AtomRecord {
-  rowid: number;
-}
-
-export const ATOM_SELECT = `
-  SELECT t.id AS rowid, t.uid AS id, a.name AS agent, t.subject, t.action, t.outcome, t.consequences,
-         t.confidence, ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('t.created_at')} AS created_at
-  FROM atoms t JOIN agents a ON a.id = t.agent_id LEFT JOIN messages m ON m.id = t.source_message_id`;
-
-export function toAtomRecord(row: AtomRow): AtomRecord {
-  const { rowid: _rowid, ...rest } = row;
-  return rest;
-}
+export { ATOM_SELECT, getAtomsByRowIds, toAtomRecord, type AtomRecord } from './atom-rows.js';
 
 const field = (name: string) =>
   text(10_000).refine((s) => s.trim().length > 0, `${name} must not be empty`);
@@ -89,16 +72,6 @@ export function getAtom(ctx: BrainContext, id: string): AtomRecord | undefined {
   lookupKey(id, 'id');
   const row = ctx.q.get<[string], AtomRow>(`${ATOM_SELECT} WHERE t.uid = ?`).get(id);
   return row && toAtomRecord(row);
-}
-
-export function getAtomsByRowIds(ctx: BrainContext, rowids: number[]): Map<number, AtomRecord> {
-  const stmt = ctx.q.get<[number], AtomRow>(`${ATOM_SELECT} WHERE t.id = ?`);
-  const out = new Map<number, AtomRecord>();
-  for (const id of rowids) {
-    const row = stmt.get(id);
-    if (row) out.set(id, toAtomRecord(row));
-  }
-  return out;
 }
 
 const linkInput = z.strictObject({

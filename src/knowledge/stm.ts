@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { isoNow, isoSql, millisOf } from '../clock.js';
+import { isoNow, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
-import { messageIdSql, newId } from '../ids.js';
+import { newId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
 import { noteAccess } from './access-counts.js';
 import { messageRowId } from '../messaging/messages.js';
 import { insertStm } from './store.js';
+import { STM_SELECT, toStmRecord, type StmRecord, type StmRow } from './stm-rows.js';
+
+export { STM_SELECT, getStmByRowIds, toStmRecord, type StmRecord } from './stm-rows.js';
 import {
   agentName,
   isoTime,
@@ -16,36 +19,6 @@ import {
   stmId,
   text,
 } from '../validation.js';
-
-export interface StmRecord {
-  id: string;
-  agent: string;
-  content: string;
-  categories: string[];
-  importance: number;
-  source_message_id: string | null;
-  created_at: string;
-  expires_at: string | null;
-  access_count: number;
-}
-
-interface StmRow extends Omit<StmRecord, 'categories'> {
-  rowid: number;
-  categories: string;
-}
-
-export const STM_SELECT = `
-  SELECT s.id AS rowid, s.uid AS id, a.name AS agent, s.content,
-         (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
-         s.importance, ${messageIdSql('m.uid')} AS source_message_id,
-         ${isoSql('s.created_at')} AS created_at, ${isoSql('s.expires_at')} AS expires_at,
-         s.access_count
-  FROM stm s JOIN agents a ON a.id = s.agent_id LEFT JOIN messages m ON m.id = s.source_message_id`;
-
-export function toStmRecord(row: StmRow): StmRecord {
-  const { rowid: _rowid, ...rest } = row;
-  return { ...rest, categories: JSON.parse(row.categories) as string[] };
-}
 
 const category = text(64)
   .min(1)
@@ -102,16 +75,6 @@ export function getStm(ctx: BrainContext, id: string): StmRecord | undefined {
   lookupKey(id, 'id');
   const row = ctx.q.get<[string], StmRow>(`${STM_SELECT} WHERE s.uid = ?`).get(id);
   return row && toStmRecord(row);
-}
-
-export function getStmByRowIds(ctx: BrainContext, rowids: number[]): Map<number, StmRecord> {
-  const stmt = ctx.q.get<[number], StmRow>(`${STM_SELECT} WHERE s.id = ?`);
-  const out = new Map<number, StmRecord>();
-  for (const id of rowids) {
-    const row = stmt.get(id);
-    if (row) out.set(id, toStmRecord(row));
-  }
-  return out;
 }
 
 const listStmInput = z.strictObject({

@@ -5,6 +5,8 @@ import { BrainError } from '../errors.js';
 import { agentName, lookupKey, parseInput, text } from '../validation.js';
 import { writeAgent } from './store.js';
 
+export { agentRowId } from './row-ids.js';
+
 export interface AgentRecord {
   name: string;
   display_name: string | null;
@@ -31,12 +33,6 @@ function toRecord(row: AgentRow): AgentRecord {
 /** The agent's row id, registering it on first use. Call inside a write transaction. */
 export function ensureAgent(ctx: BrainContext, name: string): number {
   return writeAgent(ctx, { name, at: ctx.clock().getTime() }).id;
-}
-
-/** The agent's row id, or undefined for an agent never seen. Never writes. */
-export function agentRowId(ctx: BrainContext, name: string): number | undefined {
-  const row = ctx.q.get<[string], { id: number }>(`SELECT id FROM agents WHERE name = ?`).get(name);
-  return row?.id;
 }
 
 export function getAgent(ctx: BrainContext, name: string): AgentRecord | undefined {

@@ -20,6 +20,10 @@ import {
 } from './messages.js';
 import { addThreadTags } from './store.js';
 
+import { threadRowId } from './row-ids.js';
+
+export { threadRowId };
+
 export interface ThreadRecord {
   id: string;
   subject: string;
@@ -69,13 +73,6 @@ function threadRow(ctx: BrainContext, id: string): ThreadRow | undefined {
   const key = threadKey(id);
   if (key === undefined) return undefined;
   return ctx.q.get<[Buffer], ThreadRow>(`${THREAD_SELECT} WHERE t.uid = ?`).get(key);
-}
-
-/** The row id of a thread, by its public id. */
-export function threadRowId(ctx: BrainContext, id: string): number | undefined {
-  const key = threadKey(id);
-  if (key === undefined) return undefined;
-  return ctx.q.get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`).get(key)?.id;
 }
 
 export function getThread(ctx: BrainContext, id: string): ThreadRecord | undefined {

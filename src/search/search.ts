@@ -1,42 +1,28 @@
 import { z } from 'zod';
-import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { messageKey, threadIdSql } from '../ids.js';
-import { getAtomsByRowIds } from '../knowledge/atoms.js';
-import { noteAccess } from '../knowledge/access-counts.js';
-import { getStmByRowIds } from '../knowledge/stm.js';
-import { agentRowId } from '../messaging/agents.js';
-import { threadRowId } from '../messaging/threads.js';
-import {
-  MESSAGE_SELECT,
-  excerpt,
-  toMessageRecord,
-  type MessageRow,
-} from '../messaging/messages.js';
-import {
-  SEARCH_TYPES,
-  agentName,
-  isoTime,
-  parseInput,
-  text,
-  threadId,
-  type SearchType,
-} from '../validation.js';
 import type { Embedder } from '../embed/embedder.js';
-import { readSpace } from '../embed/store.js';
-import { buildFtsQueries, type FtsQueries } from './fts-query.js';
-import { ftsRetrieve, type Candidate, type SearchFilters } from './fts.js';
+import { SEARCH_TYPES, agentName, isoTime, parseInput, text, threadId } from '../validation.js';
 import {
-  NAMED_AGENT_BOOST,
-  fuseRankings,
-  type Fused,
+  MAX_QUERY_CHARS,
+  runSearch,
+  runSearchHybrid,
+  type HybridOptions,
+  type SearchArgs,
+  type SearchResult,
+} from './search-run.js';
+
+export {
+  FUSION_DEPTH,
+  MAX_QUERY_CHARS,
+  VECTOR_DEPTH,
+  type HybridOptions,
   type Retriever,
   type RetrieverEvidence,
-} from './fusion.js';
-import { ftsSnippets } from './snippets.js';
-import { vectorRetrieve } from './vector.js';
-
-export const MAX_QUERY_CHARS = 2000;
+  type SearchArgs,
+  type SearchHit,
+  type SearchMode,
+  type SearchResult,
+} from './search-run.js';
 
 /** `until` given as a bare date includes that whole day. */
 const untilTime = z.string().transform((s, ctx) => {
@@ -65,162 +51,14 @@ export const searchInput = z.strictObject({
 });
 export type SearchInput = z.input<typeof searchInput>;
 
-export type { Retriever, RetrieverEvidence } from './fusion.js';
-
-export interface SearchHit {
-  type: SearchType;
-  id: string;
-  title: string;
-  snippet: string;
-  time: string;
-  thread_id: string | null;
-  agent: string;
-  score: number;
-  /** Which retrievers found it, with its rank, its raw score and its part of `score` in each. */
-  found_by: Partial<Record<Retriever, RetrieverEvidence>>;
-  /** The factor its score was multiplied by because the query names its agent; absent when none. */
-  boost?: number;
-}
-
-export interface SearchResult {
-  hits: SearchHit[];
-  /** Things the caller should know, e.g. that the query had no searchable words. */
-  notices: string[];
-  /** The retrievers that ran: `fts`, and `vector` when the brain has vectors and the query was embedded. */
-  retrievers: Retriever[];
-}
-
-/** What every search needs once its input is checked: filters resolved to row ids. */
-interface PreparedSearch {
-  args: z.output<typeof searchInput>;
-  queries: FtsQueries;
-  filters: SearchFilters;
-  /** Agents the query names: what they said ranks higher. */
-  named: Set<number>;
-}
-
-function prepare(ctx: BrainContext, input: SearchInput): PreparedSearch | SearchResult {
-  const args = parseInput(searchInput, input);
-  const queries = buildFtsQueries(args.query);
-  if (!queries)
-    return { hits: [], notices: ['the query has no words to search for'], retrievers: [] };
-
-  const filters: SearchFilters = {
-    since: args.since ?? null,
-    until: args.until ?? null,
-    since_ms: args.since === undefined ? null : millisOf(args.since),
-    until_ms: args.until === undefined ? null : millisOf(args.until),
-    thread: null,
-    agent: null,
-    now_ms: ctx.clock().getTime(),
-  };
-  if (args.thread) {
-    const thread = threadRowId(ctx, args.thread);
-    if (thread === undefined)
-      return { hits: [], notices: [`no thread ${args.thread}`], retrievers: [] };
-    filters.thread = thread;
-  }
-  if (args.agent) {
-    const id = agentRowId(ctx, args.agent);
-    if (id === undefined) return { hits: [], notices: [`no agent ${args.agent}`], retrievers: [] };
-    filters.agent = id;
-  }
-  return { args, queries, filters, named: namedAgents(ctx, args.query) };
-}
-
-/** Row ids of agents whose name the query contains as a word ("what did helios say …"). */
-function namedAgents(ctx: BrainContext, query: string): Set<number> {
-  const text = query.normalize('NFKC').toLowerCase();
-  const named = new Set<number>();
-  for (const a of ctx.q
-    .get<[], { id: number; name: string }>(`SELECT id, name FROM agents`)
-    .all()) {
-    const name = a.name.toLowerCase();
-    let at = text.indexOf(name);
-    while (at >= 0) {
-      const before = text[at - 1];
-      const after = text[at + name.length];
-      if (!isWordChar(before) && !isWordChar(after)) {
-        named.add(a.id);
-        break;
-      }
-      at = text.indexOf(name, at + 1);
-    }
-  }
-  return named;
-}
-
-function isWordChar(c: string | undefined): boolean {
-  return c !== undefined && /[\p{L}\p{N}]/u.test(c);
-}
-
-const AGENT_OF: Record<SearchType, string> = {
-  message: `SELECT from_agent AS agent FROM messages WHERE id = ?`,
-  stm: `SELECT agent_id AS agent FROM stm WHERE id = ?`,
-  atom: `SELECT agent_id AS agent FROM atoms WHERE id = ?`,
-};
-
-/** Fuse ranked lists, then lift what the agents named in the query said. */
-function rank(
-  ctx: BrainContext,
-  lists: Partial<Record<Retriever, Candidate[]>>,
-  prepared: PreparedSearch,
-  weights?: Partial<Record<Retriever, number>>,
-): Fused[] {
-  const { named, args } = prepared;
-  const boost =
-    named.size === 0
-      ? undefined
-      : (hit: Fused) => {
-          const row = ctx.q.get<[number], { agent: number }>(AGENT_OF[hit.type]).get(hit.rowid);
-          return row && named.has(row.agent) ? NAMED_AGENT_BOOST : 1;
-        };
-  return fuseRankings(lists, args.limit, { weights, boost });
-}
-
-function finish(
-  ctx: BrainContext,
-  fused: Fused[],
-  match: string,
-  notices: string[],
-  retrievers: Retriever[],
-): SearchResult {
-  const hits = hydrate(ctx, fused, match);
-  noteAccess(
-    ctx,
-    fused.filter((c) => c.type === 'stm').map((c) => c.rowid),
-  );
-  return { hits, notices, retrievers };
-}
-
 /** One search over messages, STM and atoms by words (FTS5). Never fails on the text of the query. */
 export function search(ctx: BrainContext, input: SearchInput): SearchResult {
-  const prepared = prepare(ctx, input);
-  if (!('queries' in prepared)) return prepared;
-  const { args, queries, filters } = prepared;
-  const fts = ftsRetrieve(ctx, queries, args.types, filters, Math.max(args.limit, FUSION_DEPTH));
-  return finish(ctx, rank(ctx, { fts }, prepared), queries.any, [], ['fts']);
+  return runSearch(ctx, parseSearchInput(input));
 }
-
-export type SearchMode = 'hybrid' | 'fts' | 'vector';
-
-export interface HybridOptions {
-  /** `hybrid` (default) fuses words and vectors; the others run one retriever (for evaluation). */
-  mode?: SearchMode;
-  /** How long to wait for the query's vector before answering from words alone. */
-  queryTimeoutMs?: number;
-  /** How many candidates each retriever proposes to the fusion (at least the limit). */
-  depth?: number;
-}
-
-/** Candidates each retriever hands to the fusion (vectors cost more per candidate). */
-export const FUSION_DEPTH = 50;
-export const VECTOR_DEPTH = 50;
 
 /**
  * Search by words and by meaning: FTS5 and vector k-NN with the same filters, fused by reciprocal
- * rank. Answers from words alone, with a notice, when the brain has no vectors yet, when they are of
- * another model, or when the query cannot be embedded in time; never waits on the queue.
+ * rank (see runSearchHybrid).
  */
 export async function searchHybrid(
   ctx: BrainContext,
@@ -228,148 +66,10 @@ export async function searchHybrid(
   input: SearchInput,
   options: HybridOptions = {},
 ): Promise<SearchResult> {
-  const prepared = prepare(ctx, input);
-  if (!('queries' in prepared)) return prepared;
-  const { args, queries, filters } = prepared;
-  const mode = options.mode ?? 'hybrid';
-  const depth = Math.max(args.limit, options.depth ?? FUSION_DEPTH);
-  // More candidates than asked for, so the named-agent boost can lift one from below the cut.
-  const vectorDepth = Math.max(args.limit, options.depth ?? VECTOR_DEPTH);
-  const notices: string[] = [];
-
-  const query =
-    mode === 'fts'
-      ? ({ none: true } as const)
-      : await embedQuery(ctx, embedder, args.query, options.queryTimeoutMs ?? 2_000);
-  if ('notice' in query) notices.push(query.notice);
-  const vector =
-    'vector' in query
-      ? vectorRetrieve(ctx, query.vector, args.types, filters, vectorDepth)
-      : undefined;
-
-  if (mode === 'vector') {
-    const hits = rank(ctx, { vector: vector ?? [] }, prepared);
-    return finish(ctx, hits, queries.any, notices, vector ? ['vector'] : []);
-  }
-  const fts = ftsRetrieve(ctx, queries, args.types, filters, depth);
-  if (mode === 'fts' || !vector) {
-    return finish(ctx, rank(ctx, { fts }, prepared), queries.any, notices, ['fts']);
-  }
-  const weights = { vector: embedder?.searchWeight ?? 1 };
-  return finish(ctx, rank(ctx, { fts, vector }, prepared, weights), queries.any, notices, [
-    'fts',
-    'vector',
-  ]);
+  return runSearchHybrid(ctx, embedder, parseSearchInput(input), options);
 }
 
-type QueryVector = { vector: Float32Array } | { notice: string } | { none: true };
-
-/** The query's vector in the brain's space, or why there is none. */
-async function embedQuery(
-  ctx: BrainContext,
-  embedder: Embedder | undefined,
-  text: string,
-  timeoutMs: number,
-): Promise<QueryVector> {
-  if (!embedder) return { none: true };
-  const space = readSpace(ctx);
-  if (!space) return { none: true }; // nothing embedded yet: words only, nothing to say
-  if (space.model !== embedder.model) {
-    return {
-      notice: `vectors in this brain are from ${space.model}, not ${embedder.model}: searched by words only (run brain embed to re-embed)`,
-    };
-  }
-  try {
-    // The signal stops an HTTP call; the race also bounds embedders that cannot be interrupted
-    // (an in-process model loading or computing).
-    const signal = AbortSignal.timeout(timeoutMs);
-    const [vector] = await Promise.race([
-      embedder.embed([text], 'query', { signal }),
-      new Promise<never>((_resolve, reject) =>
-        signal.addEventListener('abort', () =>
-          reject(new Error(`the query was not embedded within ${timeoutMs / 1000} s`)),
-        ),
-      ),
-    ]);
-    if (!vector || vector.length !== space.dimension) {
-      return {
-        notice: `the query vector has dimension ${vector?.length ?? 0}, not ${space.dimension}: searched by words only`,
-      };
-    }
-    return { vector };
-  } catch (err) {
-    return { notice: `searched by words only: ${(err as Error).message}` };
-  }
-}
-
-function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchHit[] {
-  const byType = (t: SearchType) => candidates.filter((c) => c.type === t).map((c) => c.rowid);
-  const stm = getStmByRowIds(ctx, byType('stm'));
-  const atoms = getAtomsByRowIds(ctx, byType('atom'));
-  const snippets = {
-    message: ftsSnippets(ctx, 'message', match, byType('message')),
-    stm: ftsSnippets(ctx, 'stm', match, byType('stm')),
-    atom: ftsSnippets(ctx, 'atom', match, byType('atom')),
-  };
-  const messageStmt = ctx.q.get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.id = ?`);
-  const threadOfSource = ctx.q.get<[number], { uid: string }>(
-    `SELECT ${threadIdSql('t.uid')} AS uid FROM messages m JOIN threads t ON t.id = m.thread_id WHERE m.uid = ?`,
-  );
-  const hits: SearchHit[] = [];
-  for (const c of candidates) {
-    const found_by = c.found_by;
-    const snippet = snippets[c.type].get(c.rowid);
-    if (c.type === 'message') {
-      const row = messageStmt.get(c.rowid);
-      if (!row) continue;
-      const m = toMessageRecord(row);
-      hits.push({
-        type: 'message',
-        id: m.id,
-        title: m.subject,
-        snippet: snippet ?? excerpt(m.body, 160),
-        time: m.created_at,
-        thread_id: m.thread_id,
-        agent: m.from,
-        score: c.score,
-        found_by,
-        ...(c.boost === undefined ? {} : { boost: c.boost }),
-      });
-    } else if (c.type === 'stm') {
-      const s = stm.get(c.rowid);
-      if (!s) continue;
-      hits.push({
-        type: 'stm',
-        id: s.id,
-        title: excerpt(s.content),
-        snippet: snippet ?? excerpt(s.content, 160),
-        time: s.created_at,
-        thread_id: s.source_message_id
-          ? (threadOfSource.get(messageKey(s.source_message_id)!)?.uid ?? null)
-          : null,
-        agent: s.agent,
-        score: c.score,
-        found_by,
-        ...(c.boost === undefined ? {} : { boost: c.boost }),
-      });
-    } else {
-      const a = atoms.get(c.rowid);
-      if (!a) continue;
-      hits.push({
-        type: 'atom',
-        id: a.id,
-        title: a.subject,
-        snippet: snippet ?? `${a.action} → ${a.outcome}`,
-        time: a.created_at,
-        thread_id: a.source_message_id
-          ? (threadOfSource.get(messageKey(a.source_message_id)!)?.uid ?? null)
-          : null,
-        agent: a.agent,
-        score: c.score,
-        found_by,
-        ...(c.boost === undefined ? {} : { boost: c.boost }),
-      });
-    }
-  }
-  return hits;
+/** The input checked by the schema: defaults applied, or a BrainError naming the field. */
+export function parseSearchInput(input: SearchInput): SearchArgs {
+  return parseInput(searchInput, input);
 }

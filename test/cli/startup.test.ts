@@ -80,4 +80,18 @@ describe('brain search as a process, on a brain without vectors', () => {
       /\/node_modules\/ollama\/|\/dist\/src\/embed\/(ollama|offline)\.js$|\/dist\/src\/maintenance\/(doctor|backup)\.js$/;
     expect(run.urls.filter((url) => unneeded.test(url))).toEqual([]);
   });
+
+  it('answers plain words without loading zod or the whole library', () => {
+    const run = modulesLoadedBy(['search', 'lantern', '--limit', '5', '--json']);
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ hits: [], retrievers: ['fts'] });
+    expect(run.urls).toContain(pathToFileURL(join(ROOT, 'dist', 'src', 'searcher.js')).href);
+    expect(run.urls.filter((url) => heavy.test(url))).toEqual([]);
+  });
+
+  it('checks a filtered search with the full library, whose words name the field', () => {
+    const run = modulesLoadedBy(['search', 'lantern', '--since', 'yesterday', '--json']);
+    expect(run.status).toBe(2);
+    expect(run.urls.filter((url) => heavy.test(url)).length).toBeGreaterThan(0);
+  });
 });
