@@ -4,6 +4,8 @@ import type { AssistantConfig } from './config.js';
 import { createSessionCache } from './compaction.js';
 import type { Log } from './log.js';
 import { runTurn, type TurnIo, type TurnResult } from './loop.js';
+import type { ApprovalAnswer, ApprovalRequest } from './permissions/approvals.js';
+import { createPolicy, type JudgeCommand } from './permissions/policy.js';
 import { createModels } from './models/create.js';
 import { ModelError, type ModelPool } from './models/types.js';
 import { saveMemoryTool } from './tools/save-memory.js';
@@ -20,7 +22,7 @@ export interface Assistant {
     session: string,
     text: string,
     io: TurnIo,
-    options?: { signal?: AbortSignal; source?: string },
+    options?: { signal?: AbortSignal; source?: string; unattended?: boolean },
   ): Promise<TurnResult>;
 }
 
@@ -30,6 +32,8 @@ export function createAssistant(options: {
   clock: Clock;
   log: Log;
   embedder?: Embedder;
+  /** Judges run_command's command lines (agent/permissions/shell.ts). */
+  judgeCommand?: JudgeCommand;
 }): Assistant {
   const { brain, config, clock, log } = options;
   const models: { pool: ModelPool; compaction: ModelPool } = createModels(
@@ -42,6 +46,14 @@ export function createAssistant(options: {
     createSearchMemoryTool({ embedder: options.embedder }) as Tool,
   ];
   const cache = createSessionCache();
+  const permissions = {
+    policy: createPolicy({
+      config: config.permissions,
+      judgeCommand: options.judgeCommand,
+      rules: () => brain.approvalRules(),
+    }),
+    timeoutMs: config.permissions.approvalTimeoutSeconds * 1000,
+  };
   return {
     config,
     async turn(session, text, io, turnOptions = {}) {
@@ -61,6 +73,8 @@ export function createAssistant(options: {
           embedder: options.embedder,
           cache,
           log,
+          permissions,
+          unattended: turnOptions.unattended ?? false,
         });
       } catch (err) {
         // No endpoint answered: a runtime failure the user can act on, said once, without a stack.
@@ -153,8 +167,18 @@ export async function runRepl(options: {
               },
               onToolCall: (name) => note(`  [${name}]`),
               onRestart: () => note('(the answer starts over)'),
+              ...(terminal
+                ? {
+                    askApproval: (request: ApprovalRequest) => {
+                      if (midLine) write('\n');
+                      midLine = false;
+                      return askOnTerminal(rl, request);
+                    },
+                  }
+                : {}),
             },
-            { signal: running.signal },
+            // Without a terminal nobody can answer: an ask is denied, as in any unattended run.
+            { signal: running.signal, unattended: !terminal },
           );
           if (!wrote && !result.cancelled) write(result.reply);
           if (result.cancelled) note('(cancelled)');
@@ -174,4 +198,26 @@ export async function runRepl(options: {
     options.signals?.off('SIGINT', onInterrupt);
     rl.close();
   }
+}
+
+/** The terminal's approval prompt: `y` approves once, `a` always, anything else denies. */
+export function askOnTerminal(
+  rl: ReturnType<typeof createInterface>,
+  request: ApprovalRequest,
+): Promise<ApprovalAnswer> {
+  const what =
+    request.tool === 'run_command' ? `run_command \`${request.summary}\`` : request.summary;
+  const always = request.alwaysPattern ? `[a]lways (${request.alwaysPattern})` : '[a]lways';
+  return new Promise((resolve) => {
+    rl.question(`Allow ${what}? [y]es / ${always} / [N]o `, { signal: request.signal }, (answer) =>
+      resolve(parseApprovalAnswer(answer)),
+    );
+  });
+}
+
+export function parseApprovalAnswer(answer: string): ApprovalAnswer {
+  const a = answer.trim().toLowerCase();
+  if (a === 'y' || a === 'yes') return 'approve';
+  if (a === 'a' || a === 'always') return 'always';
+  return 'deny';
 }

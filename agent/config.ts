@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { BrainError, agentName, formatZodError } from '../src/index.js';
 import { parseJsonc } from './jsonc.js';
 import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
+import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -59,6 +60,8 @@ export const assistantFileSchema = z.strictObject({
     .prefault({}),
   /** The time zone the prompt states the time in; default the system's. */
   timeZone: timeZone.optional(),
+  /** Which tool calls run, are asked, or are refused (agent/permissions/policy.ts). */
+  permissions: permissionsConfig,
 });
 
 /** What the assistant runs with: every default applied, the secrets from the environment. */
@@ -74,6 +77,7 @@ export interface AssistantConfig {
   maxRounds: number;
   memory: { maxTokens: number; limit: number };
   timeZone: string | undefined;
+  permissions: PermissionsConfig;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -146,6 +150,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     maxRounds: file.maxRounds,
     memory: file.memory,
     timeZone: file.timeZone,
+    permissions: file.permissions,
     secrets,
   };
 }
