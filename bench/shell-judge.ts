@@ -1,0 +1,34 @@
+/**
+ * What judging a command costs: the first judgement (which loads the bash grammar's WASM) and
+ * then the median and p90 of judging a few typical lines, each `--runs` times.
+ *
+ * Usage: npx tsx bench/shell-judge.ts [--runs N]
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { judgeCommand } from '../agent/permissions/shell.js';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '2000' } } });
+const runs = Number(values.runs);
+
+const LINES = [
+  'ls -la',
+  'cat README.md | head -20 && git log --oneline -5',
+  'find . -name "*.ts" -exec grep -n TODO {} +; echo "a && b" $(id)',
+];
+
+const start = performance.now();
+await judgeCommand('ls');
+console.log(`first judgement (grammar load): ${(performance.now() - start).toFixed(0)} ms`);
+
+for (const line of LINES) {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await judgeCommand(line);
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => ((times[Math.floor(q * (runs - 1))] ?? 0) * 1000).toFixed(0);
+  console.log(`${JSON.stringify(line)}: median ${at(0.5)} µs, p90 ${at(0.9)} µs`);
+}
