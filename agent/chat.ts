@@ -6,8 +6,11 @@ import type { Log } from './log.js';
 import { runTurn, type TurnIo, type TurnResult } from './loop.js';
 import type { ApprovalAnswer, ApprovalRequest } from './permissions/approvals.js';
 import { createPolicy, type JudgeCommand } from './permissions/policy.js';
+import { judgeCommand } from './permissions/shell.js';
+import { createRunCommandTool } from './tools/run-command.js';
 import { createModels } from './models/create.js';
 import { ModelError, type ModelPool } from './models/types.js';
+import { fsWebTools } from './tools/fs-web.js';
 import { saveMemoryTool } from './tools/save-memory.js';
 import { createSearchMemoryTool } from './tools/search-memory.js';
 import type { Tool } from './tools/types.js';
@@ -44,12 +47,15 @@ export function createAssistant(options: {
   const tools: Tool[] = [
     saveMemoryTool as Tool,
     createSearchMemoryTool({ embedder: options.embedder }) as Tool,
+    // Every tool goes through the permission policy before it runs (agent/permissions/).
+    ...fsWebTools(config.tools),
+    createRunCommandTool({ config: config.tools.runCommand }) as Tool,
   ];
   const cache = createSessionCache();
   const permissions = {
     policy: createPolicy({
       config: config.permissions,
-      judgeCommand: options.judgeCommand,
+      judgeCommand: options.judgeCommand ?? judgeCommand,
       rules: () => brain.approvalRules(),
     }),
     timeoutMs: config.permissions.approvalTimeoutSeconds * 1000,

@@ -1,3 +1,4 @@
+import { toolsConfigSchema, type ToolsConfig } from './tools/web-config.js';
 import { readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -62,6 +63,8 @@ export const assistantFileSchema = z.strictObject({
   timeZone: timeZone.optional(),
   /** Which tool calls run, are asked, or are refused (agent/permissions/policy.ts). */
   permissions: permissionsConfig,
+  /** Folders the file tools may use besides the workspace; web_fetch and web_search settings. */
+  tools: toolsConfigSchema.prefault({}),
 });
 
 /** What the assistant runs with: every default applied, the secrets from the environment. */
@@ -78,6 +81,7 @@ export interface AssistantConfig {
   memory: { maxTokens: number; limit: number };
   timeZone: string | undefined;
   permissions: PermissionsConfig;
+  tools: ToolsConfig;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -151,6 +155,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     memory: file.memory,
     timeZone: file.timeZone,
     permissions: file.permissions,
+    tools: file.tools,
     secrets,
   };
 }

@@ -40,6 +40,7 @@ describe('loadAssistantConfig', () => {
       maxRounds: 20,
       memory: { maxTokens: 1500, limit: 12 },
       timeZone: undefined,
+      tools: { roots: [], web: { allowHosts: [], maxBytes: 2 * 1024 * 1024, timeoutSeconds: 15 } },
       secrets: { anthropicApiKey: undefined, anthropicBaseUrl: undefined, ollamaHost: undefined },
     });
     expect(config.owner).toMatch(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/);
@@ -105,6 +106,34 @@ describe('loadAssistantConfig', () => {
     );
     expect(() => loadAssistantConfig({ file, env: env() })).toThrow(
       /models\.endpoints\.0\.provider: must be one of anthropic, ollama; maxRounds: /,
+    );
+  });
+
+  it('reads the tools settings and names the key path of a bad one', () => {
+    const good = write(
+      'tools.json',
+      JSON.stringify({
+        tools: {
+          roots: ['~/notes'],
+          web: { allowHosts: ['wiki.lan'], search: { provider: 'brave' } },
+        },
+      }),
+    );
+    expect(loadAssistantConfig({ file: good, env: env() }).tools).toEqual({
+      roots: ['~/notes'],
+      web: {
+        allowHosts: ['wiki.lan'],
+        maxBytes: 2 * 1024 * 1024,
+        timeoutSeconds: 15,
+        search: { provider: 'brave' },
+      },
+    });
+    const bad = write(
+      'tools-bad.json',
+      JSON.stringify({ tools: { web: { timeoutSeconds: 0, search: { provider: 'searxng' } } } }),
+    );
+    expect(() => loadAssistantConfig({ file: bad, env: env() })).toThrow(
+      /tools\.web\.timeoutSeconds: .*tools\.web\.search\.baseUrl/,
     );
   });
 

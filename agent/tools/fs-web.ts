@@ -1,0 +1,26 @@
+import { createListFilesTool } from './list-files.js';
+import { createReadFileTool } from './read-file.js';
+import { readInboxTool } from './read-inbox.js';
+import { sendMessageTool } from './send-message.js';
+import type { Tool } from './types.js';
+import type { ToolsConfig } from './web-config.js';
+import { createWebFetchTool } from './web-fetch.js';
+import { createWebSearchTool } from './web-search.js';
+import { createWriteFileTool } from './write-file.js';
+
+/**
+ * The file, web and messaging tools for a config. `readOnly` tools only read (files in the roots,
+ * the web, the inbox); write_file and send_message act, and need the permission policy before a
+ * channel offers them unasked.
+ */
+export function fsWebTools(config: ToolsConfig, env: NodeJS.ProcessEnv = process.env): Tool[] {
+  return [
+    createReadFileTool({ roots: config.roots }),
+    createListFilesTool({ roots: config.roots }),
+    createWriteFileTool({ roots: config.roots }),
+    createWebFetchTool(config.web),
+    createWebSearchTool(config.web.search, { env, timeoutSeconds: config.web.timeoutSeconds }),
+    readInboxTool,
+    sendMessageTool,
+  ] as Tool[];
+}
