@@ -74,6 +74,12 @@ function globMatches(pattern: string, name: string): boolean {
   return new RegExp(`^${source}$`).test(name);
 }
 
+/**
+ * Tools that change only the assistant's own memory in the brain (each change keeps its
+ * provenance): allowed by default like the reading tools; the config can still ask or deny.
+ */
+export const MEMORY_TOOLS: ReadonlySet<string> = new Set(['save_memory']);
+
 const PLAIN_PROGRAM = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
@@ -153,6 +159,8 @@ export function createPolicy(deps: PolicyDeps): Policy {
       } else {
         if (tool.readOnly && !configured)
           return { ...base, decision: 'allow', reason: 'a read-only tool' };
+        if (MEMORY_TOOLS.has(tool.name) && !configured)
+          return { ...base, decision: 'allow', reason: 'writes only to its own memory' };
         reason = configured
           ? `permissions.tools.${configured.key} is ask`
           : `${tool.name} changes things`;

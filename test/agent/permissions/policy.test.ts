@@ -49,6 +49,10 @@ describe('the permission policy', () => {
     expect((await p.decide(tool('read_file', true), { path: 'a' })).decision).toBe('allow');
     expect((await p.decide(tool('write_file'), { path: 'a', content: '' })).decision).toBe('ask');
     expect((await p.decide(tool('mcp__github__create_issue'), {})).decision).toBe('ask');
+    expect((await p.decide(tool('save_memory'), { content: 'x' })).decision).toBe('allow');
+    expect((await policy({ save_memory: 'ask' }).decide(tool('save_memory'), {})).decision).toBe(
+      'ask',
+    );
   });
 
   it('allows run_command when the judge calls the command safe and asks otherwise', async () => {
