@@ -4,6 +4,10 @@ import type { AssistantConfig } from './config.js';
 import { createSessionCache } from './compaction.js';
 import type { Log } from './log.js';
 import { runTurn, type TurnIo, type TurnResult } from './loop.js';
+import type { ApprovalAnswer, ApprovalRequest } from './permissions/approvals.js';
+import { createPolicy, type JudgeCommand } from './permissions/policy.js';
+import { judgeCommand } from './permissions/shell.js';
+import { createRunCommandTool } from './tools/run-command.js';
 import { createModels } from './models/create.js';
 import { ModelError, type ModelPool } from './models/types.js';
 import { fsWebTools } from './tools/fs-web.js';
@@ -21,7 +25,7 @@ export interface Assistant {
     session: string,
     text: string,
     io: TurnIo,
-    options?: { signal?: AbortSignal; source?: string },
+    options?: { signal?: AbortSignal; source?: string; unattended?: boolean },
   ): Promise<TurnResult>;
 }
 
@@ -31,6 +35,8 @@ export function createAssistant(options: {
   clock: Clock;
   log: Log;
   embedder?: Embedder;
+  /** Judges run_command's command lines (agent/permissions/shell.ts). */
+  judgeCommand?: JudgeCommand;
 }): Assistant {
   const { brain, config, clock, log } = options;
   const models: { pool: ModelPool; compaction: ModelPool } = createModels(
@@ -41,11 +47,19 @@ export function createAssistant(options: {
   const tools: Tool[] = [
     saveMemoryTool as Tool,
     createSearchMemoryTool({ embedder: options.embedder }) as Tool,
-    // Only the reading tools until the permission policy can ask before write_file or
-    // send_message act.
-    ...fsWebTools(config.tools).filter((t) => t.readOnly),
+    // Every tool goes through the permission policy before it runs (agent/permissions/).
+    ...fsWebTools(config.tools),
+    createRunCommandTool({ config: config.tools.runCommand }) as Tool,
   ];
   const cache = createSessionCache();
+  const permissions = {
+    policy: createPolicy({
+      config: config.permissions,
+      judgeCommand: options.judgeCommand ?? judgeCommand,
+      rules: () => brain.approvalRules(),
+    }),
+    timeoutMs: config.permissions.approvalTimeoutSeconds * 1000,
+  };
   return {
     config,
     async turn(session, text, io, turnOptions = {}) {
@@ -65,6 +79,8 @@ export function createAssistant(options: {
           embedder: options.embedder,
           cache,
           log,
+          permissions,
+          unattended: turnOptions.unattended ?? false,
         });
       } catch (err) {
         // No endpoint answered: a runtime failure the user can act on, said once, without a stack.
@@ -157,8 +173,18 @@ export async function runRepl(options: {
               },
               onToolCall: (name) => note(`  [${name}]`),
               onRestart: () => note('(the answer starts over)'),
+              ...(terminal
+                ? {
+                    askApproval: (request: ApprovalRequest) => {
+                      if (midLine) write('\n');
+                      midLine = false;
+                      return askOnTerminal(rl, request);
+                    },
+                  }
+                : {}),
             },
-            { signal: running.signal },
+            // Without a terminal nobody can answer: an ask is denied, as in any unattended run.
+            { signal: running.signal, unattended: !terminal },
           );
           if (!wrote && !result.cancelled) write(result.reply);
           if (result.cancelled) note('(cancelled)');
@@ -178,4 +204,26 @@ export async function runRepl(options: {
     options.signals?.off('SIGINT', onInterrupt);
     rl.close();
   }
+}
+
+/** The terminal's approval prompt: `y` approves once, `a` always, anything else denies. */
+export function askOnTerminal(
+  rl: ReturnType<typeof createInterface>,
+  request: ApprovalRequest,
+): Promise<ApprovalAnswer> {
+  const what =
+    request.tool === 'run_command' ? `run_command \`${request.summary}\`` : request.summary;
+  const always = request.alwaysPattern ? `[a]lways (${request.alwaysPattern})` : '[a]lways';
+  return new Promise((resolve) => {
+    rl.question(`Allow ${what}? [y]es / ${always} / [N]o `, { signal: request.signal }, (answer) =>
+      resolve(parseApprovalAnswer(answer)),
+    );
+  });
+}
+
+export function parseApprovalAnswer(answer: string): ApprovalAnswer {
+  const a = answer.trim().toLowerCase();
+  if (a === 'y' || a === 'yes') return 'approve';
+  if (a === 'a' || a === 'always') return 'always';
+  return 'deny';
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { BrainError, agentName, formatZodError } from '../src/index.js';
 import { parseJsonc } from './jsonc.js';
 import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
+import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -60,6 +61,8 @@ export const assistantFileSchema = z.strictObject({
     .prefault({}),
   /** The time zone the prompt states the time in; default the system's. */
   timeZone: timeZone.optional(),
+  /** Which tool calls run, are asked, or are refused (agent/permissions/policy.ts). */
+  permissions: permissionsConfig,
   /** Folders the file tools may use besides the workspace; web_fetch and web_search settings. */
   tools: toolsConfigSchema.prefault({}),
 });
@@ -77,6 +80,7 @@ export interface AssistantConfig {
   maxRounds: number;
   memory: { maxTokens: number; limit: number };
   timeZone: string | undefined;
+  permissions: PermissionsConfig;
   tools: ToolsConfig;
   /** From the environment only; never written in the file. */
   secrets: {
@@ -150,6 +154,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     maxRounds: file.maxRounds,
     memory: file.memory,
     timeZone: file.timeZone,
+    permissions: file.permissions,
     tools: file.tools,
     secrets,
   };

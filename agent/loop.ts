@@ -15,6 +15,12 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
 } from './models/types.js';
+import {
+  gateToolCall,
+  type ApprovalAnswer,
+  type ApprovalRequest,
+} from './permissions/approvals.js';
+import type { Policy } from './permissions/policy.js';
 import { runToolCall, toolSchemas } from './tools/registry.js';
 import type { Tool, ToolContext } from './tools/types.js';
 
@@ -24,8 +30,11 @@ export interface TurnIo {
   onToolCall?(name: string, input: Record<string, unknown>): void;
   /** The answer being streamed starts over (another endpoint took it): what was shown of it is void. */
   onRestart?(): void;
-  /** The seam for permissions: asked before a tool runs; absent means every tool may run. */
-  askApproval?(request: { tool: string; input: Record<string, unknown> }): Promise<boolean>;
+  /**
+   * Ask the owner whether a tool call the policy marks `ask` may run; absent means nobody can
+   * answer, so an ask is denied. Its signal aborts when the answer is no longer wanted.
+   */
+  askApproval?(request: ApprovalRequest): Promise<ApprovalAnswer>;
 }
 
 /** What the loop reads of the assistant's config. */
@@ -66,6 +75,10 @@ export interface RunTurnOptions {
   /** One per long-running process: turns then read only the messages new since the last. */
   cache?: SessionCache;
   log?: Log;
+  /** The permission policy and how long an ask waits; absent: every tool call runs. */
+  permissions?: { policy: Policy; timeoutMs: number };
+  /** Heartbeat, cron, other agents' messages: nobody is asked, so every `ask` is denied. */
+  unattended?: boolean;
 }
 
 export type TurnStop = StopReason | 'max_rounds' | 'breaker' | 'cancelled';
@@ -257,6 +270,12 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           );
           continue;
         }
+        const refusal = await checkPermission(options, use, ctx);
+        if (refusal !== undefined) {
+          log('info', 'turn.tool_refused', { tool: use.name });
+          results.push(errorResult(use, refusal));
+          continue;
+        }
         io.onToolCall?.(use.name, use.input);
         log('debug', 'turn.tool', { tool: use.name });
         results.push(await runToolCall(options.tools, use, ctx));
@@ -324,6 +343,34 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   } finally {
     lease.release();
   }
+}
+
+/**
+ * The policy's word on one call, recorded in the brain: undefined when it may run, else the
+ * error the model reads. A call to an unknown tool or with input its schema refuses is left to
+ * runToolCall, which answers it with an error and runs nothing.
+ */
+async function checkPermission(
+  options: RunTurnOptions,
+  use: ToolUseBlock,
+  ctx: ToolContext,
+): Promise<string | undefined> {
+  if (!options.permissions) return undefined;
+  const tool = options.tools.find((t) => t.name === use.name);
+  if (!tool || !tool.schema.safeParse(use.input).success) return undefined;
+  const gate = await gateToolCall({
+    brain: options.brain,
+    policy: options.permissions.policy,
+    tool,
+    input: use.input,
+    session: options.session,
+    turnMessageId: ctx.turnMessageId,
+    timeoutMs: options.permissions.timeoutMs,
+    unattended: options.unattended ?? false,
+    ask: options.io.askApproval?.bind(options.io),
+    signal: options.signal,
+  });
+  return gate.allowed ? undefined : gate.message;
 }
 
 function textOf(content: ContentBlock[]): string {

@@ -22,7 +22,6 @@ import { saveMemoryTool } from '../agent/tools/save-memory.js';
 import { createSearchMemoryTool } from '../agent/tools/search-memory.js';
 import type { Tool } from '../agent/tools/types.js';
 import { openBrain, systemClock } from '../src/index.js';
-import { connectionOf } from '../src/brain.js';
 
 const CLI = resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
 const { values } = parseArgs({

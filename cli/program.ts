@@ -17,6 +17,7 @@ import {
 import { registerSearch } from './commands/search.js';
 import { registerTransfer } from './commands/transfer.js';
 import { registerUsage } from './commands/usage.js';
+import { registerApprovals } from './commands/approvals.js';
 import type { GlobalOptions } from './run.js';
 
 /** The `brain` command: global options, then one registration per group of commands. */
@@ -49,5 +50,6 @@ export function createProgram(): Command {
   registerMcp(program, globals);
   registerChat(program, globals);
   registerUsage(program, globals);
+  registerApprovals(program, globals);
   return program;
 }

@@ -77,6 +77,19 @@ import {
   type RecordUsageInput,
   type UsageInput,
 } from './assistant/usage.js';
+import {
+  addApprovalRule,
+  getApproval,
+  listApprovalRules,
+  listApprovals,
+  recordApproval,
+  revokeApprovalRule,
+  settleApproval,
+  type AddRuleInput,
+  type ListApprovalsInput,
+  type RecordApprovalInput,
+  type SettleApprovalInput,
+} from './assistant/approvals.js';
 
 export type { OpenBrainOptions };
 
@@ -158,6 +171,17 @@ export interface Brain {
   recordUsage: (input: RecordUsageInput) => ReturnType<typeof recordUsage>;
   /** Token sums by model, UTC day or source, each split by model and endpoint. */
   usage: (input?: UsageInput) => ReturnType<typeof usageSummary>;
+  /** Record a permission decision on a tool call (`pending` while the owner is asked). */
+  recordApproval: (input: RecordApprovalInput) => ReturnType<typeof recordApproval>;
+  /** Settle a pending ask: approved, denied or timeout. */
+  settleApproval: (input: SettleApprovalInput) => ReturnType<typeof settleApproval>;
+  getApproval: (id: number) => ReturnType<typeof getApproval>;
+  /** Decisions, newest first (only waiting asks with `pending`). */
+  approvals: (input?: ListApprovalsInput) => ReturnType<typeof listApprovals>;
+  /** Store an "always allow" rule; interpreters and shells are refused. */
+  addApprovalRule: (input: AddRuleInput) => ReturnType<typeof addApprovalRule>;
+  approvalRules: () => ReturnType<typeof listApprovalRules>;
+  revokeApprovalRule: (id: number) => ReturnType<typeof revokeApprovalRule>;
 
   export: (input?: ExportInput) => ReturnType<typeof exportBrain>;
   import: (doc: unknown) => ReturnType<typeof importBrain>;
@@ -248,6 +272,13 @@ export function openBrain(options: OpenBrainOptions): Brain {
     getLease: (key) => getLease(ctx, key),
     recordUsage: (input) => recordUsage(ctx, input),
     usage: (input) => usageSummary(ctx, input),
+    recordApproval: (input) => recordApproval(ctx, input),
+    settleApproval: (input) => settleApproval(ctx, input),
+    getApproval: (id) => getApproval(ctx, id),
+    approvals: (input) => listApprovals(ctx, input),
+    addApprovalRule: (input) => addApprovalRule(ctx, input),
+    approvalRules: () => listApprovalRules(ctx),
+    revokeApprovalRule: (id) => revokeApprovalRule(ctx, id),
 
     export: (input) => exportBrain(ctx, input),
     import: (doc) => importBrain(ctx, doc),

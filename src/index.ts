@@ -129,3 +129,17 @@ export {
   type RecordUsageInput,
   type TokenSums,
 } from './assistant/usage.js';
+export {
+  APPROVAL_DECISIONS,
+  APPROVAL_DECIDERS,
+  INTERPRETERS,
+  argsDigest,
+  type ApprovalDecision,
+  type ApprovalDecider,
+  type ApprovalRecord,
+  type ApprovalRule,
+  type AddRuleInput,
+  type ListApprovalsInput,
+  type RecordApprovalInput,
+  type SettleApprovalInput,
+} from './assistant/approvals.js';

@@ -1,3 +1,4 @@
+import { runCommandConfig } from './run-command.js';
 import { z } from 'zod';
 
 /** Web search: Brave's API (key from BRAVE_API_KEY) or a SearXNG instance. */
@@ -26,6 +27,8 @@ export const webConfigSchema = z.strictObject({
 export const toolsConfigSchema = z.strictObject({
   roots: z.array(z.string().min(1, 'must not be empty')).max(50).default([]),
   web: webConfigSchema.prefault({}),
+  /** run_command's timeouts, output cap and extra roots (agent/tools/run-command.ts). */
+  runCommand: runCommandConfig,
 });
 
 export type WebConfig = z.output<typeof webConfigSchema>;

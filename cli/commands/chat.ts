@@ -59,7 +59,8 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
             session,
             opts.message,
             { onText: () => {} },
-            { signal: controller.signal },
+            // One turn and exit: nobody is there to answer an ask, so it is denied.
+            { signal: controller.signal, unattended: true },
           );
           if (result.cancelled) process.exitCode = 130;
           if (json)

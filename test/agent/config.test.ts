@@ -40,7 +40,12 @@ describe('loadAssistantConfig', () => {
       maxRounds: 20,
       memory: { maxTokens: 1500, limit: 12 },
       timeZone: undefined,
-      tools: { roots: [], web: { allowHosts: [], maxBytes: 2 * 1024 * 1024, timeoutSeconds: 15 } },
+      tools: {
+        roots: [],
+        web: { allowHosts: [], maxBytes: 2 * 1024 * 1024, timeoutSeconds: 15 },
+        runCommand: { defaultTimeoutS: 30, maxTimeoutS: 600, maxOutputChars: 30_000, roots: [] },
+      },
+      permissions: { tools: {}, approvalTimeoutSeconds: 120 },
       secrets: { anthropicApiKey: undefined, anthropicBaseUrl: undefined, ollamaHost: undefined },
     });
     expect(config.owner).toMatch(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/);
@@ -127,6 +132,7 @@ describe('loadAssistantConfig', () => {
         timeoutSeconds: 15,
         search: { provider: 'brave' },
       },
+      runCommand: { defaultTimeoutS: 30, maxTimeoutS: 600, maxOutputChars: 30_000, roots: [] },
     });
     const bad = write(
       'tools-bad.json',

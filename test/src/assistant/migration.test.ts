@@ -1,8 +1,8 @@
+import { connectionOf } from '../../../src/brain.js';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latestVersion, openBrain, type Brain } from '../../../src/index.js';
-import { connectionOf } from '../../../src/brain.js';
 import { tempDir } from '../../helpers.js';
 
 let dir: { dir: string; cleanup: () => void } | undefined;
@@ -18,13 +18,14 @@ describe('migration 0010: the assistant’s tables', () => {
   it('adds sessions, leases and usage to a version 9 brain, keeping its messages', () => {
     dir = tempDir();
     const path = join(dir.dir, 'v8.db');
-    // A version 9 brain: today's schema without what migration 0010 adds.
+    // A version 9 brain: today's schema without what migrations 0010 and 0011 add.
     const made = openBrain({ dbPath: path });
     const sent = made.send({ from: 'ada', to: 'assistant', body: 'before the upgrade' });
     made.close();
     const old = new BetterSqlite3(path);
     old.exec(
-      `DROP TABLE model_usage; DROP TABLE leases; DROP TABLE session_threads; DROP TABLE sessions;`,
+      `DROP TABLE approvals; DROP TABLE approval_rules;
+       DROP TABLE model_usage; DROP TABLE leases; DROP TABLE session_threads; DROP TABLE sessions;`,
     );
     old.pragma('user_version = 9');
     old.close();
@@ -43,6 +44,7 @@ describe('migration 0010: the assistant’s tables', () => {
       message_id: sent.id,
     });
     expect(brain.usage()).toHaveLength(1);
+    expect(brain.recordApproval({ tool: 't', args: {}, decision: 'pending' }).id).toBe(1);
   });
 
   it('stores times as integer milliseconds and refuses text', () => {

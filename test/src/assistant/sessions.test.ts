@@ -1,7 +1,7 @@
+import { connectionOf } from '../../../src/brain.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrainError, type Brain } from '../../../src/index.js';
 import { AFTER_SQL } from '../../../src/assistant/sessions.js';
-import { connectionOf } from '../../../src/brain.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain | undefined;

@@ -1,6 +1,6 @@
+import { connectionOf } from '../../../src/brain.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempBrain, type TempBrain } from '../../helpers.js';
-import { connectionOf } from '../../../src/brain.js';
 
 let t: TempBrain | undefined;
 afterEach(() => {

@@ -1,0 +1,137 @@
+import type { Brain } from '../../src/index.js';
+import type { Tool } from '../tools/types.js';
+import type { Policy } from './policy.js';
+
+export type ApprovalAnswer = 'approve' | 'always' | 'deny';
+
+/** What the owner is shown: the tool, its input, and a one-line summary of the call. */
+export interface ApprovalRequest {
+  tool: string;
+  input: Record<string, unknown>;
+  summary: string;
+  reason: string;
+  /** Whether "always" would be stored as a rule (else it approves this call only). */
+  alwaysPattern?: string;
+  /** Aborted when the answer is no longer wanted (timeout, cancelled turn). */
+  signal: AbortSignal;
+}
+
+export interface GateOptions {
+  brain: Brain;
+  policy: Policy;
+  tool: Tool;
+  input: Record<string, unknown>;
+  session: string;
+  turnMessageId: string;
+  /** How long an ask waits before it is denied. */
+  timeoutMs: number;
+  /** Heartbeat, cron, other agents: an ask is denied without asking. */
+  unattended: boolean;
+  /** The channel's prompt; absent means nobody can answer (as unattended). */
+  ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  /** The turn's signal: cancelling it while an ask waits denies the ask. */
+  signal?: AbortSignal;
+}
+
+export type GateResult = { allowed: true } | { allowed: false; message: string };
+
+/**
+ * Decide whether one tool call may run and record the decision in the brain: the policy first;
+ * an ask goes to the owner (recorded as pending meanwhile) and is denied at the timeout, when the
+ * turn is cancelled, or at once in an unattended run. "always" stores a rule when the call has a
+ * pattern that can be allowed always.
+ */
+export async function gateToolCall(o: GateOptions): Promise<GateResult> {
+  const d = await o.policy.decide(o.tool, o.input);
+  const common = {
+    tool: o.tool.name,
+    args: o.input,
+    summary: d.summary,
+    session: o.session,
+    message_id: o.turnMessageId,
+  };
+  if (d.decision !== 'ask') {
+    o.brain.recordApproval({ ...common, decision: d.decision, decided_by: d.by, reason: d.reason });
+    return d.decision === 'allow'
+      ? { allowed: true }
+      : { allowed: false, message: `denied by policy: ${d.reason}` };
+  }
+  if (o.unattended || !o.ask) {
+    o.brain.recordApproval({
+      ...common,
+      decision: 'denied',
+      decided_by: 'unattended',
+      reason: `${d.reason}; nobody to ask in an unattended run`,
+    });
+    return {
+      allowed: false,
+      message: `denied: ${o.tool.name} needs the owner's approval (${d.reason}), and this run is unattended`,
+    };
+  }
+
+  const pending = o.brain.recordApproval({ ...common, decision: 'pending', reason: d.reason });
+  const answer = await askWithTimeout(o, {
+    tool: o.tool.name,
+    input: o.input,
+    summary: d.summary,
+    reason: d.reason,
+    ...(d.alwaysPattern ? { alwaysPattern: d.alwaysPattern } : {}),
+  });
+  if (answer === 'timeout' || answer === 'cancelled') {
+    o.brain.settleApproval({
+      id: pending.id,
+      decision: answer === 'timeout' ? 'timeout' : 'denied',
+      decided_by: 'owner',
+      reason:
+        answer === 'timeout'
+          ? `no answer within ${Math.round(o.timeoutMs / 1000)} s`
+          : 'the turn was cancelled while asking',
+    });
+    return {
+      allowed: false,
+      message:
+        answer === 'timeout'
+          ? `denied: the owner did not answer within ${Math.round(o.timeoutMs / 1000)} s`
+          : 'denied: the turn was cancelled while asking',
+    };
+  }
+  if (answer === 'deny') {
+    o.brain.settleApproval({ id: pending.id, decision: 'denied', decided_by: 'owner' });
+    return { allowed: false, message: 'denied by the owner' };
+  }
+  let reason = 'approved by the owner';
+  if (answer === 'always' && d.alwaysPattern) {
+    const rule = o.brain.addApprovalRule({ tool: o.tool.name, pattern: d.alwaysPattern });
+    reason = `always allowed from now on (rule ${rule.id}: ${rule.pattern})`;
+  } else if (answer === 'always') {
+    reason = 'approved once: this call cannot be allowed always';
+  }
+  o.brain.settleApproval({ id: pending.id, decision: 'approved', decided_by: 'owner', reason });
+  return { allowed: true };
+}
+
+async function askWithTimeout(
+  o: GateOptions,
+  request: Omit<ApprovalRequest, 'signal'>,
+): Promise<ApprovalAnswer | 'timeout' | 'cancelled'> {
+  if (o.signal?.aborted) return 'cancelled';
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<'timeout' | 'cancelled'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), o.timeoutMs);
+    onAbort = () => resolve('cancelled');
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  const asked = o.ask!({ ...request, signal: controller.signal }).catch(
+    // A prompt that fails (closed terminal, channel error) is no approval.
+    () => 'deny' as const,
+  );
+  try {
+    return await Promise.race([asked, stopped]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) o.signal?.removeEventListener('abort', onAbort);
+    controller.abort();
+  }
+}

@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import { INTERPRETERS, type ApprovalRule } from '../../src/index.js';
+import type { Tool } from '../tools/types.js';
+
+export const PERMISSION_LEVELS = ['allow', 'ask', 'deny'] as const;
+export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
+
+/** A tool name, or a pattern where `*` stands for any run of characters (`mcp__github__*`). */
+const toolPattern = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9_*.-]{1,200}$/,
+    'must be a tool name or a pattern of letters, digits, _ - . *',
+  );
+
+/** `permissions` in the assistant's config. */
+export const permissionsConfig = z
+  .strictObject({
+    /** Per tool or pattern: allow, ask or deny; the most specific entry wins. */
+    tools: z.record(toolPattern, z.enum(PERMISSION_LEVELS)).default({}),
+    /** How long an ask waits for the owner before it is denied. */
+    approvalTimeoutSeconds: z.number().int().min(1).max(86_400).default(120),
+  })
+  .prefault({});
+export type PermissionsConfig = z.output<typeof permissionsConfig>;
+
+/** What the shell judge answers (agent/permissions/shell.ts). */
+export interface CommandJudgement {
+  verdict: 'safe' | 'ask';
+  reason: string;
+  commands?: Array<{ argv: string[] }> | undefined;
+  simple: boolean;
+}
+export type JudgeCommand = (command: string) => Promise<CommandJudgement>;
+
+export interface Decision {
+  decision: PermissionLevel;
+  reason: string;
+  /** Who settled it: the config or the defaults (`policy`), or a stored rule (`always`). */
+  by: 'policy' | 'always';
+  /** A one-line description of the call for the owner: the command, the path, the tool. */
+  summary: string;
+  /** What answering "always" would store, when the call can be allowed always. */
+  alwaysPattern?: string;
+}
+
+export interface Policy {
+  decide(tool: Tool, input: unknown): Promise<Decision>;
+}
+
+/**
+ * The configured level for a tool: an exact entry beats every pattern, a longer pattern beats a
+ * shorter one (the same length: the first written); undefined when nothing matches.
+ */
+export function configuredLevel(
+  tools: Record<string, PermissionLevel>,
+  name: string,
+): { level: PermissionLevel; key: string } | undefined {
+  const exact = tools[name];
+  if (exact) return { level: exact, key: name };
+  let best: { level: PermissionLevel; key: string } | undefined;
+  for (const [key, level] of Object.entries(tools)) {
+    if (!key.includes('*') || !globMatches(key, name)) continue;
+    if (!best || key.length > best.key.length) best = { level, key };
+  }
+  return best;
+}
+
+function globMatches(pattern: string, name: string): boolean {
+  const source = pattern
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${source}$`).test(name);
+}
+
+/**
+ * Tools that change only the assistant's own memory in the brain (each change keeps its
+ * provenance): allowed by default like the reading tools; the config can still ask or deny.
+ */
+export const MEMORY_TOOLS: ReadonlySet<string> = new Set(['save_memory']);
+
+const PLAIN_PROGRAM = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
+const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+/**
+ * The "always" pattern of one simple command: its program and at most one plain leading word
+ * (`git log *`, `rm *`); undefined for a path as the program, a shell, an interpreter or a wrapper.
+ */
+export function alwaysPatternOf(argv: readonly string[]): string | undefined {
+  const program = argv[0];
+  if (!program || !PLAIN_PROGRAM.test(program) || INTERPRETERS.has(program.toLowerCase()))
+    return undefined;
+  if (/^(python|ruby|perl|node|php|lua)[0-9.]*$/i.test(program)) return undefined;
+  const sub = argv[1];
+  return sub !== undefined && PLAIN_WORD.test(sub) ? `${program} ${sub} *` : `${program} *`;
+}
+
+/** Whether a simple command's argv falls under a stored `program [word] *` pattern. */
+export function ruleMatches(pattern: string, argv: readonly string[]): boolean {
+  const words = pattern.split(' ');
+  if (words.at(-1) !== '*') return false;
+  const fixed = words.slice(0, -1);
+  return fixed.length > 0 && fixed.every((w, i) => argv[i] === w);
+}
+
+export interface PolicyDeps {
+  config: PermissionsConfig;
+  /** Judges run_command's command line; without it every command is asked. */
+  judgeCommand?: JudgeCommand;
+  /** The stored "always allow" rules, read at each decision (`brain.approvalRules`). */
+  rules: () => ApprovalRule[];
+}
+
+/**
+ * The permission policy. In order: a configured `deny` refuses (nothing overrides it); a
+ * configured `allow` allows; otherwise the default (read-only tools allow, run_command allows a
+ * command the shell judge calls safe, everything else asks), and an ask that a stored "always"
+ * rule covers is allowed.
+ */
+export function createPolicy(deps: PolicyDeps): Policy {
+  return {
+    async decide(tool, input) {
+      const configured = configuredLevel(deps.config.tools, tool.name);
+      const command =
+        tool.name === 'run_command' ? (input as { command?: unknown }).command : undefined;
+      const summary = typeof command === 'string' ? command : summarise(tool.name, input);
+      const base = { summary, by: 'policy' as const };
+      if (configured?.level === 'deny')
+        return { ...base, decision: 'deny', reason: `permissions.tools.${configured.key} is deny` };
+      if (configured?.level === 'allow')
+        return {
+          ...base,
+          decision: 'allow',
+          reason: `permissions.tools.${configured.key} is allow`,
+        };
+
+      let reason: string;
+      let alwaysPattern: string | undefined;
+      let argv: string[] | undefined;
+      if (tool.name === 'run_command') {
+        if (typeof command !== 'string') return { ...base, decision: 'ask', reason: 'no command' };
+        const judged = deps.judgeCommand
+          ? await deps.judgeCommand(command)
+          : {
+              verdict: 'ask' as const,
+              reason: 'no shell judge',
+              simple: false,
+              commands: undefined,
+            };
+        if (judged.verdict === 'safe' && !configured)
+          return { ...base, decision: 'allow', reason: `a safe command (${judged.reason})` };
+        reason = configured ? `permissions.tools.${configured.key} is ask` : judged.reason;
+        const only = judged.commands?.length === 1 ? judged.commands[0]!.argv : undefined;
+        if (judged.simple && only) {
+          argv = only;
+          alwaysPattern = alwaysPatternOf(only);
+        }
+      } else {
+        if (tool.readOnly && !configured)
+          return { ...base, decision: 'allow', reason: 'a read-only tool' };
+        if (MEMORY_TOOLS.has(tool.name) && !configured)
+          return { ...base, decision: 'allow', reason: 'writes only to its own memory' };
+        reason = configured
+          ? `permissions.tools.${configured.key} is ask`
+          : `${tool.name} changes things`;
+        alwaysPattern = tool.name;
+      }
+      const rule = deps
+        .rules()
+        .find(
+          (r) =>
+            r.tool === tool.name &&
+            (tool.name === 'run_command'
+              ? argv !== undefined && alwaysPattern !== undefined && ruleMatches(r.pattern, argv)
+              : r.pattern === tool.name),
+        );
+      if (rule)
+        return {
+          ...base,
+          by: 'always',
+          decision: 'allow',
+          reason: `always allowed (rule ${rule.id}: ${rule.pattern})`,
+        };
+      return { ...base, decision: 'ask', reason, ...(alwaysPattern ? { alwaysPattern } : {}) };
+    },
+  };
+}
+
+/** `write_file notes/todo.md`: the tool and its first short string argument, cut to 120 chars. */
+function summarise(name: string, input: unknown): string {
+  const first = Object.values((input ?? {}) as Record<string, unknown>).find(
+    (v) => typeof v === 'string',
+  ) as string | undefined;
+  const text = first ? `${name} ${first.split('\n')[0]}` : name;
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}

@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { BrainError, type ApprovalRecord } from '../../src/index.js';
+import { bold, dim, printJson, println, shortTime } from '../output.js';
+import { withBrain, type GlobalOptions } from '../run.js';
+
+interface ApprovalsOptions {
+  pending?: boolean;
+  revoke?: string;
+  limit: string;
+}
+
+/** `brain approvals`: the assistant's permission decisions and its "always allow" rules. */
+export function registerApprovals(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('approvals')
+    .description("the assistant's permission decisions (newest first) and always-allow rules")
+    .option('--pending', 'only the asks still waiting for an answer')
+    .option('--revoke <id>', 'remove the always-allow rule with this id')
+    .option('--limit <n>', 'how many decisions to list', '50')
+    .action((opts: ApprovalsOptions) =>
+      withBrain(globals(), ({ brain, json }) => {
+        if (opts.revoke !== undefined) {
+          const id = positiveInt(opts.revoke, '--revoke');
+          const rule = brain.revokeApprovalRule(id);
+          if (json) return printJson({ revoked: rule });
+          return println(`revoked rule ${rule.id}: ${rule.tool} ${rule.pattern}`);
+        }
+        const limit = positiveInt(opts.limit, '--limit');
+        const decisions = brain.approvals({ pending: opts.pending ?? false, limit });
+        const rules = opts.pending ? [] : brain.approvalRules();
+        if (json) return printJson(opts.pending ? { pending: decisions } : { decisions, rules });
+        if (decisions.length === 0)
+          println(opts.pending ? 'no ask is waiting' : 'no decisions recorded');
+        for (const d of decisions) println(formatDecision(d));
+        if (opts.pending) return;
+        println();
+        println(bold('always allowed'));
+        if (rules.length === 0) println(dim('  none'));
+        for (const r of rules)
+          println(
+            `  ${r.id}  ${r.tool === 'run_command' ? r.pattern : r.tool}  ${dim(shortTime(r.created_at))}`,
+          );
+      }),
+    );
+}
+
+function formatDecision(d: ApprovalRecord): string {
+  const by = d.decided_by ? ` by ${d.decided_by}` : '';
+  return `${d.id}  ${dim(shortTime(d.asked_at))}  ${d.decision}${by}  ${d.tool}: ${d.summary}  ${dim(d.reason)}`;
+}
+
+function positiveInt(value: string, option: string): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(value))
+    throw new BrainError(
+      'INVALID_INPUT',
+      `${option}: must be a positive whole number, not "${value}"`,
+    );
+  return Number(value);
+}
