@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { BrainError, type ApprovalRecord } from '../../src/index.js';
+import type { ApprovalRecord } from '../../src/index.js';
+// The error class alone: a static import of the library's index would load it for every command.
+import { BrainError } from '../../src/errors.js';
 import { bold, dim, printJson, println, shortTime } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
 
