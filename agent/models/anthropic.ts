@@ -207,6 +207,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         return {
           content: fromContent(message.content),
           stopReason: fromStopReason(message.stop_reason),
+          // Anthropic's input_tokens leaves out the cached part: the prompt's whole size is
+          // input + cacheRead + cacheWrite (what compaction should weigh).
           usage: {
             input: message.usage.input_tokens,
             output: message.usage.output_tokens,

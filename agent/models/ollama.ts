@@ -198,6 +198,8 @@ export function createOllamaClient(options: OllamaClientOptions): ModelClient {
             : last?.done_reason === 'length'
               ? 'max_tokens'
               : 'end_turn',
+        // prompt_eval_count counts the tokens Ollama evaluated; a prefix it kept from the last
+        // call may be left out, so it can be less than the prompt's size.
         usage: {
           input: last?.prompt_eval_count ?? 0,
           output: last?.eval_count ?? 0,
