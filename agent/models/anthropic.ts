@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Clock } from '../../src/index.js';
-import { idleWatchdog } from './watchdog.js';
+import { streamWatchdog } from './watchdog.js';
 import {
   ModelError,
   type ChatMessage,
@@ -194,12 +194,9 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         params.system = [{ type: 'text', text: request.system, cache_control: ephemeral }];
       }
       if (request.tools.length > 0) params.tools = toParamTools(request.tools);
-      const idleMs = options.idleTimeoutMs ?? 120_000;
-      const quiet = new AbortController();
-      const watchdog = idleWatchdog(idleMs, () => quiet.abort());
+      const watchdog = streamWatchdog(options.idleTimeoutMs ?? 120_000, signal);
       try {
-        const both = signal ? AbortSignal.any([signal, quiet.signal]) : quiet.signal;
-        const stream = sdk.messages.stream(params, { signal: both });
+        const stream = sdk.messages.stream(params, { signal: watchdog.signal });
         stream.on('connect', () => watchdog.touch());
         stream.on('streamEvent', () => watchdog.touch());
         if (onText) stream.on('text', (delta) => onText(delta));
@@ -219,16 +216,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
           endpoint: id,
         };
       } catch (err) {
-        if (quiet.signal.aborted && !signal?.aborted) {
-          throw new ModelError(
-            'connection',
-            `${id}: the stream stalled (nothing for ${idleMs} ms)`,
-            {
-              endpoint: id,
-            },
-          );
-        }
-        throw toModelError(err, signal);
+        throw watchdog.stalled(id) ?? toModelError(err, signal);
       } finally {
         watchdog.stop();
       }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Ollama, type ChatResponse, type Message, type Tool, type ToolCall } from 'ollama';
-import { idleWatchdog } from './watchdog.js';
+import { streamWatchdog } from './watchdog.js';
 import {
   ModelError,
   type ChatMessage,
@@ -134,16 +134,15 @@ export function createOllamaClient(options: OllamaClientOptions): ModelClient {
       if (signal?.aborted) throw toModelError(undefined, signal);
       // The package aborts only through its own controller, and not before the stream starts;
       // a fetch that carries the caller's signal (and the watchdog's) aborts it at any point.
-      const idleMs = options.idleTimeoutMs ?? 300_000;
-      const quiet = new AbortController();
-      const watchdog = idleWatchdog(idleMs, () => quiet.abort());
-      const both = signal ? AbortSignal.any([signal, quiet.signal]) : quiet.signal;
+      const watchdog = streamWatchdog(options.idleTimeoutMs ?? 300_000, signal);
       const client = new Ollama({
         host,
         fetch: (input, init) =>
           fetch(input, {
             ...init,
-            signal: init?.signal ? AbortSignal.any([init.signal, both]) : both,
+            signal: init?.signal
+              ? AbortSignal.any([init.signal, watchdog.signal])
+              : watchdog.signal,
           }),
       });
       let text = '';
@@ -168,16 +167,7 @@ export function createOllamaClient(options: OllamaClientOptions): ModelClient {
           if (chunk.done) last = chunk;
         }
       } catch (err) {
-        if (quiet.signal.aborted && !signal?.aborted) {
-          throw new ModelError(
-            'connection',
-            `${id}: the stream stalled (nothing for ${idleMs} ms)`,
-            {
-              endpoint: id,
-            },
-          );
-        }
-        throw toModelError(err, signal);
+        throw watchdog.stalled(id) ?? toModelError(err, signal);
       } finally {
         watchdog.stop();
       }
