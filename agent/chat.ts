@@ -37,6 +37,8 @@ export function createAssistant(options: {
   embedder?: Embedder;
   /** Judges run_command's command lines (agent/permissions/shell.ts). */
   judgeCommand?: JudgeCommand;
+  /** Tools beside the built-in ones, asked for at each turn (the service's components). */
+  moreTools?: (session: string) => readonly Tool[];
 }): Assistant {
   const { brain, config, clock, log } = options;
   const models: { pool: ModelPool; compaction: ModelPool } = createModels(
@@ -68,7 +70,7 @@ export function createAssistant(options: {
           brain,
           pool: models.pool,
           compactionPool: models.compaction,
-          tools,
+          tools: options.moreTools ? [...tools, ...options.moreTools(session)] : tools,
           config,
           clock,
           session,

@@ -1,0 +1,89 @@
+import type { Brain, Clock } from '../../src/index.js';
+import type { AssistantConfig } from '../config.js';
+import type { Log } from '../log.js';
+import type { TurnIo, TurnResult } from '../loop.js';
+import type { Tool } from '../tools/types.js';
+
+/**
+ * The contract between `brain agent` (agent/service/) and what runs inside it: the channels
+ * (Telegram, Discord), the scheduler and the MCP client. Each is a component the service starts,
+ * stops, checks and reconfigures; each reaches the assistant only through the host.
+ */
+
+/** The lane runs owner work first, then other agents' messages, then scheduled work. */
+export type LanePriority = 'owner' | 'agent' | 'scheduled';
+
+/** Where text can be delivered: written `telegram:<chat_id>` or `discord:<channel_id>` in config. */
+export interface ChannelTarget {
+  channel: string;
+  chatId: string;
+}
+
+/** One turn asked of the lane. */
+export interface TurnRequest {
+  /** The session's name: the owner's session, `telegram/<chat_id>`, `heartbeat`, `cron/<job>`, … */
+  session: string;
+  text: string;
+  /** Who said it, as an agent name (default the owner); anyone else's words are untrusted data. */
+  from?: string;
+  /** The usage rows' source: `channel`, `inbox`, `heartbeat`, `cron`, `reminder`, `email`. */
+  source: string;
+  priority: LanePriority;
+  /** Nobody can answer an approval: every `ask` is denied. */
+  unattended: boolean;
+  io: TurnIo;
+}
+
+export interface QueuedTurn {
+  /** The turn's result; rejects with its error, or with a cancellation before it started. */
+  done: Promise<TurnResult>;
+  cancel(reason?: string): void;
+}
+
+export interface ServiceHost {
+  readonly brain: Brain;
+  readonly clock: Clock;
+  readonly log: Log;
+  /** The running config: replaced when a changed file validates (live reload). */
+  config(): AssistantConfig;
+  /** Queue a turn. Never await it inside an update handler: the handler must return. */
+  enqueue(request: TurnRequest): QueuedTurn;
+  /** Cancel a session's running and queued turns; true when one was running. */
+  cancelSession(session: string): boolean;
+  /** Whether a turn of the session is running or queued. */
+  busy(session: string): boolean;
+  /** The owner's one session, shared by Telegram, Discord and `brain chat`. */
+  ownerSession(): string;
+  /** Whether this user of a channel is the owner (config `owner`: `{telegram: 123, discord: "456"}`). */
+  isOwner(identity: { channel: string; userId: string }): boolean;
+  /** Remember where the owner spoke last: the default delivery target. */
+  noteOwnerTarget(target: ChannelTarget): void;
+  /** Send text to the owner at `target`, else where the owner spoke last; false when nothing could. */
+  deliver(text: string, target?: ChannelTarget): Promise<boolean>;
+}
+
+/** `brain agent --check`: one line per thing looked at. */
+export interface CheckItem {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface ServiceComponent {
+  readonly name: string;
+  /** Resolves when it is running (a channel: polling or connected). */
+  start(host: ServiceHost): Promise<void>;
+  /** Stop taking new work; resolves when it has let go of everything it holds. */
+  stop(): Promise<void>;
+  check?(host: ServiceHost): Promise<CheckItem[]>;
+  /** A new config validated; the component applies what changed. */
+  reconfigure?(config: AssistantConfig): Promise<void> | void;
+  /** Tools this component gives the model for a session (reminders, tasks, MCP tools). */
+  tools?(session: string): readonly Tool[];
+}
+
+export interface Channel extends ServiceComponent {
+  readonly channel: 'telegram' | 'discord';
+  /** A proactive message (heartbeat, reminders, relays) to a chat of this channel. */
+  notify(chatId: string, text: string): Promise<void>;
+}
