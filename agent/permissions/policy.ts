@@ -84,8 +84,10 @@ const PLAIN_PROGRAM = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /**
- * The "always" pattern of one simple command: its program and at most one plain leading word
- * (`git log *`, `rm *`); undefined for a path as the program, a shell, an interpreter or a wrapper.
+ * The "always" pattern of one simple command: its program, at most one plain leading word, and
+ * the options it was approved with, then `*` for any other operands (`git push *`,
+ * `rm -f -r *`); undefined for a path as the program, a shell, an interpreter or a wrapper.
+ * Approving `git push origin main` therefore never approves `git push --force …`.
  */
 export function alwaysPatternOf(argv: readonly string[]): string | undefined {
   const program = argv[0];
@@ -93,15 +95,37 @@ export function alwaysPatternOf(argv: readonly string[]): string | undefined {
     return undefined;
   if (/^(python|ruby|perl|node|php|lua)[0-9.]*$/i.test(program)) return undefined;
   const sub = argv[1];
-  return sub !== undefined && PLAIN_WORD.test(sub) ? `${program} ${sub} *` : `${program} *`;
+  const fixed = sub !== undefined && PLAIN_WORD.test(sub) ? [program, sub] : [program];
+  return [...fixed, ...optionsOf(argv.slice(fixed.length)), '*'].join(' ');
 }
 
-/** Whether a simple command's argv falls under a stored `program [word] *` pattern. */
+/**
+ * The options among a command's words, normalised so that the spelling does not matter:
+ * `-rf` is `-f -r`, `--output=x` is `--output`; sorted, each once. Words after `--` are operands.
+ */
+export function optionsOf(words: readonly string[]): string[] {
+  const keys = new Set<string>();
+  for (const word of words) {
+    if (word === '--') break;
+    if (word.startsWith('--')) keys.add(word.split('=')[0]!);
+    else if (word.startsWith('-') && word.length > 1)
+      for (const letter of word.slice(1)) keys.add(`-${letter}`);
+  }
+  return [...keys].sort();
+}
+
+/**
+ * Whether a simple command's argv falls under a stored pattern: the same program and leading
+ * word, and no option the pattern does not name (a pattern stored before options were kept
+ * names none, so it covers only commands without options).
+ */
 export function ruleMatches(pattern: string, argv: readonly string[]): boolean {
   const words = pattern.split(' ');
   if (words.at(-1) !== '*') return false;
-  const fixed = words.slice(0, -1);
-  return fixed.length > 0 && fixed.every((w, i) => argv[i] === w);
+  const fixed = words.slice(0, -1).filter((w) => !w.startsWith('-'));
+  const allowed = new Set(words.slice(0, -1).filter((w) => w.startsWith('-')));
+  if (fixed.length === 0 || !fixed.every((w, i) => argv[i] === w)) return false;
+  return optionsOf(argv.slice(fixed.length)).every((option) => allowed.has(option));
 }
 
 export interface PolicyDeps {

@@ -130,14 +130,16 @@ describe('approvals in the loop', () => {
     });
   });
 
-  it('runs an approved call, and after "always" runs the same program and subcommand without asking', async () => {
+  it('runs an approved call, and after "always" runs the same program and subcommand without asking, but not with a new option', async () => {
     const permissions = await setup();
     const git = (id: string, command: string) => ({ id, name: 'run_command', input: { command } });
     f.fake.script.push(
       { toolUses: [git('toolu_1', 'git push origin main')] },
       { text: 'pushed' },
-      { toolUses: [git('toolu_2', 'git push --tags')] },
+      { toolUses: [git('toolu_2', 'git push origin dev')] },
       { text: 'pushed again' },
+      { toolUses: [git('toolu_4', 'git push --force origin main')] },
+      { text: 'asked about force' },
     );
     const asked: string[] = [];
     const io = {
@@ -150,18 +152,20 @@ describe('approvals in the loop', () => {
     await f.turn('push', { permissions, io });
     const [stored] = f.t.brain.approvalRules();
     expect(stored).toMatchObject({ tool: 'run_command', pattern: 'git push *' });
-    await f.turn('push the tags', { permissions, io });
+    await f.turn('push dev', { permissions, io });
     expect(asked).toEqual(['git push origin main']);
-    expect(ran).toEqual(['git push origin main', 'git push --tags']);
+    expect(ran).toEqual(['git push origin main', 'git push origin dev']);
     expect(f.t.brain.approvals().map((a) => [a.decision, a.decided_by])).toEqual([
       ['allow', 'always'],
       ['approved', 'owner'],
     ]);
+    await f.turn('force it', { permissions, io });
+    expect(asked).toEqual(['git push origin main', 'git push --force origin main']);
 
-    f.t.brain.revokeApprovalRule(stored!.id);
-    f.fake.script.push({ toolUses: [git('toolu_3', 'git push --tags')] }, { text: 'asked' });
+    for (const r of f.t.brain.approvalRules()) f.t.brain.revokeApprovalRule(r.id);
+    f.fake.script.push({ toolUses: [git('toolu_3', 'git push origin dev')] }, { text: 'asked' });
     await f.turn('once more', { permissions, io });
-    expect(asked).toHaveLength(2);
+    expect(asked).toHaveLength(3);
   });
 
   it('denies an ask that is waiting when the turn is cancelled', async () => {

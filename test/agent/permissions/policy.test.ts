@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   alwaysPatternOf,
+  optionsOf,
+  ruleMatches,
   configuredLevel,
   createPolicy,
   permissionsConfig,
@@ -62,7 +64,7 @@ describe('the permission policy', () => {
     expect(rm).toMatchObject({
       decision: 'ask',
       summary: 'rm -rf build',
-      alwaysPattern: 'rm *',
+      alwaysPattern: 'rm -f -r *',
     });
   });
 
@@ -94,7 +96,7 @@ describe('the permission policy', () => {
   });
 
   it('allows an ask that a stored always-rule covers, but never over a configured deny', async () => {
-    const rules = [rule(1, 'run_command', 'git log *'), rule(2, 'write_file', 'write_file')];
+    const rules = [rule(1, 'run_command', 'git log --stat *'), rule(2, 'write_file', 'write_file')];
     const p = policy({}, rules);
     expect(await p.decide(tool('run_command'), { command: 'git log --stat' })).toMatchObject({
       decision: 'allow',
@@ -121,8 +123,27 @@ describe('the permission policy', () => {
     ]) {
       expect(alwaysPatternOf(argv), argv.join(' ')).toBeUndefined();
     }
-    expect(alwaysPatternOf(['git', 'log', '--oneline'])).toBe('git log *');
-    expect(alwaysPatternOf(['cargo', '--version'])).toBe('cargo *');
+    expect(alwaysPatternOf(['git', 'log', '--oneline'])).toBe('git log --oneline *');
+    expect(alwaysPatternOf(['git', 'push', 'origin', 'main'])).toBe('git push *');
+    expect(alwaysPatternOf(['cargo', '--version'])).toBe('cargo --version *');
+  });
+
+  it('keeps the approved options in an always-rule, so a rule never covers a new option', () => {
+    expect(optionsOf(['-rf', '--output=x', 'a', '--', '-not-an-option'])).toEqual([
+      '--output',
+      '-f',
+      '-r',
+    ]);
+    const push = alwaysPatternOf(['git', 'push', 'origin', 'main'])!;
+    expect(ruleMatches(push, ['git', 'push', 'origin', 'dev'])).toBe(true);
+    expect(ruleMatches(push, ['git', 'push', '--force', 'origin', 'main'])).toBe(false);
+    expect(ruleMatches(push, ['git', 'push', '-f'])).toBe(false);
+    expect(ruleMatches(push, ['git', 'pull'])).toBe(false);
+    const rm = alwaysPatternOf(['rm', '-rf', 'build'])!;
+    expect(ruleMatches(rm, ['rm', '-fr', 'dist'])).toBe(true);
+    expect(ruleMatches(rm, ['rm', '-r', 'dist'])).toBe(true);
+    expect(ruleMatches(rm, ['rm', '-rfv', 'dist'])).toBe(false);
+    expect(ruleMatches(rm, ['rm', '--', '-rfv'])).toBe(true);
   });
 
   it('names the key path of a bad permissions config', () => {
