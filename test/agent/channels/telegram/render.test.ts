@@ -84,9 +84,9 @@ describe('splitting rendered replies', () => {
     expect(parts.flatMap(words)).toEqual(words(renderTelegramHtml(markdown)));
     // The code block was cut, and each piece is a code block of its own.
     const codeParts = parts.filter((p) => p.includes('line 1'));
-    expect(parts.filter((p) => p.includes('<pre><code class="language-js">')).length).toBeGreaterThan(
-      1,
-    );
+    expect(
+      parts.filter((p) => p.includes('<pre><code class="language-js">')).length,
+    ).toBeGreaterThan(1);
     expect(codeParts.length).toBeGreaterThan(0);
   });
 
