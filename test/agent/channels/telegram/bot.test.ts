@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BOT_USER } from '../../fakes/telegram-server.js';
 import { runCli } from '../../../helpers.js';
