@@ -99,6 +99,11 @@ import {
   type PairingSender,
   type RequestPairingInput,
 } from './assistant/pairing.js';
+import {
+  getOwnerTarget,
+  setOwnerTarget,
+  type SetOwnerTargetInput,
+} from './assistant/owner-target.js';
 
 export type { OpenBrainOptions };
 
@@ -190,6 +195,10 @@ export interface Brain {
   /** Store an "always allow" rule; interpreters and shells are refused. */
   addApprovalRule: (input: AddRuleInput) => ReturnType<typeof addApprovalRule>;
   approvalRules: () => ReturnType<typeof listApprovalRules>;
+  /** Remember where the assistant `agent` last heard its owner (`brain agent`'s delivery target). */
+  setOwnerTarget: (input: SetOwnerTargetInput) => ReturnType<typeof setOwnerTarget>;
+  /** Where the assistant `agent` last heard its owner, or null. */
+  ownerTarget: (agent: string) => ReturnType<typeof getOwnerTarget>;
   revokeApprovalRule: (id: number) => ReturnType<typeof revokeApprovalRule>;
   /** A channel's sender off the allowlist asks to be paired: a code, or what became of it. */
   requestPairing: (input: RequestPairingInput) => ReturnType<typeof requestPairing>;
@@ -300,6 +309,8 @@ export function openBrain(options: OpenBrainOptions): Brain {
     isPaired: (input) => isPaired(ctx, input),
     pairings: () => listPairings(ctx),
     decidePairing: (input) => decidePairing(ctx, input),
+    setOwnerTarget: (input) => setOwnerTarget(ctx, input),
+    ownerTarget: (agent) => getOwnerTarget(ctx, agent),
 
     export: (input) => exportBrain(ctx, input),
     import: (doc) => importBrain(ctx, doc),

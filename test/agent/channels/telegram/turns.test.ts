@@ -121,15 +121,19 @@ describe('Telegram turns that wait', { timeout: 30_000 }, () => {
     f.model.script.push({ text: 'first' });
     f.tg.message(OWNER_ID, 'hello');
     await f.tg.waitFor('sendMessage', 1);
-    const before = f.host.brain.sessions().find((s) => s.name === 'owner')!.thread_id;
+    const before = f.host.brain
+      .sessions()
+      .find((s) => s.name === f!.host.ownerSession())!.thread_id;
     f.tg.message(OWNER_ID, '/new');
     await f.tg.waitFor('sendMessage', 2);
-    const after = f.host.brain.sessions().find((s) => s.name === 'owner')!.thread_id;
+    const after = f.host.brain.sessions().find((s) => s.name === f!.host.ownerSession())!.thread_id;
     expect(after).not.toBe(before);
     expect(sentTexts(f.tg)[1]).toContain(after);
     f.tg.message(OWNER_ID, '/status');
     await f.tg.waitFor('sendMessage', 3);
-    expect(sentTexts(f.tg)[2]).toMatch(new RegExp(`Session owner \\(thread ${after}\\)\\nIdle\\.`));
+    expect(sentTexts(f.tg)[2]).toMatch(
+      new RegExp(`Session chat/default \\(thread ${after}\\)\\nIdle\\.`),
+    );
   });
 
   it('backs off after a 409 (another poller), says so, and polls again later', async () => {
