@@ -61,3 +61,19 @@ describe('pairing requests', () => {
     );
   });
 });
+
+describe('migration 0013', () => {
+  it('adds the pairings table to a version 12 brain', async () => {
+    const { default: BetterSqlite3 } = await import('better-sqlite3');
+    t = tempBrain();
+    const path = t.path;
+    t.brain.close();
+    const old = new BetterSqlite3(path);
+    old.exec('DROP TABLE pairings');
+    old.pragma('user_version = 12');
+    old.close();
+    const reopened = t.reopen();
+    expect(reopened.requestPairing({ channel: 'telegram', user_id: '1' }).status).toBe('pending');
+    expect(reopened.pairings()).toHaveLength(1);
+  });
+});
