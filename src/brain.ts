@@ -91,6 +91,15 @@ import {
   type SettleApprovalInput,
 } from './assistant/approvals.js';
 import {
+  decidePairing,
+  isPaired,
+  listPairings,
+  requestPairing,
+  type DecidePairingInput,
+  type PairingSender,
+  type RequestPairingInput,
+} from './assistant/pairing.js';
+import {
   getOwnerTarget,
   setOwnerTarget,
   type SetOwnerTargetInput,
@@ -191,6 +200,14 @@ export interface Brain {
   /** Where the assistant `agent` last heard its owner, or null. */
   ownerTarget: (agent: string) => ReturnType<typeof getOwnerTarget>;
   revokeApprovalRule: (id: number) => ReturnType<typeof revokeApprovalRule>;
+  /** A channel's sender off the allowlist asks to be paired: a code, or what became of it. */
+  requestPairing: (input: RequestPairingInput) => ReturnType<typeof requestPairing>;
+  /** Whether the owner approved this sender. */
+  isPaired: (input: PairingSender) => boolean;
+  /** Pending (unexpired) requests and approved senders, newest first. */
+  pairings: () => ReturnType<typeof listPairings>;
+  /** Approve or deny a pending code; NOT_FOUND when none is pending. */
+  decidePairing: (input: DecidePairingInput) => ReturnType<typeof decidePairing>;
 
   export: (input?: ExportInput) => ReturnType<typeof exportBrain>;
   import: (doc: unknown) => ReturnType<typeof importBrain>;
@@ -288,6 +305,10 @@ export function openBrain(options: OpenBrainOptions): Brain {
     addApprovalRule: (input) => addApprovalRule(ctx, input),
     approvalRules: () => listApprovalRules(ctx),
     revokeApprovalRule: (id) => revokeApprovalRule(ctx, id),
+    requestPairing: (input) => requestPairing(ctx, input),
+    isPaired: (input) => isPaired(ctx, input),
+    pairings: () => listPairings(ctx),
+    decidePairing: (input) => decidePairing(ctx, input),
     setOwnerTarget: (input) => setOwnerTarget(ctx, input),
     ownerTarget: (agent) => getOwnerTarget(ctx, agent),
 
