@@ -1,4 +1,5 @@
 import { toolsConfigSchema, type ToolsConfig } from './tools/web-config.js';
+import { discordConfigSchema, type DiscordConfig } from './channels/discord/config.js';
 import { readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -65,6 +66,8 @@ export const assistantFileSchema = z.strictObject({
   permissions: permissionsConfig,
   /** Folders the file tools may use besides the workspace; web_fetch and web_search settings. */
   tools: toolsConfigSchema.prefault({}),
+  /** The Discord channel (agent/channels/discord/); absent: not run. */
+  discord: discordConfigSchema.optional(),
 });
 
 /** What the assistant runs with: every default applied, the secrets from the environment. */
@@ -82,6 +85,8 @@ export interface AssistantConfig {
   timeZone: string | undefined;
   permissions: PermissionsConfig;
   tools: ToolsConfig;
+  /** The Discord channel, with its token from `DISCORD_BOT_TOKEN`; undefined when not configured. */
+  discord: DiscordConfig | undefined;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -156,6 +161,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     timeZone: file.timeZone,
     permissions: file.permissions,
     tools: file.tools,
+    discord: file.discord && { ...file.discord, token: env.DISCORD_BOT_TOKEN || undefined },
     secrets,
   };
 }
