@@ -203,7 +203,7 @@ export async function startFakeDiscord(
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://fake');
-    const path = url.pathname.replace(/^\/api\/v\d+/, '');
+    const path = decodeURIComponent(url.pathname).replace(/^\/api\/v\d+/, '');
     const raw = Buffer.concat(chunks).toString('utf8');
     let body: Record<string, unknown> | undefined;
     if (raw && String(req.headers['content-type']).includes('json'))
