@@ -8,6 +8,13 @@ import { BrainError, agentName, formatZodError } from '../src/index.js';
 import { parseJsonc } from './jsonc.js';
 import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
 import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
+import {
+  laneConfig,
+  ownerConfig,
+  ownerParts,
+  type LaneConfig,
+  type OwnerIdentities,
+} from './service/config.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -33,8 +40,11 @@ const timeZone = z.string().refine((tz) => {
 export const assistantFileSchema = z.strictObject({
   /** The assistant's agent name in the brain. */
   agent: agentName.optional(),
-  /** The user's agent name in the brain (default: the login name, made a valid agent name). */
-  owner: agentName.optional(),
+  /**
+   * The user's agent name in the brain (default: the login name, made a valid agent name), or
+   * `{name?, telegram?, discord?}` with the user's identity on each channel (agent/service/config.ts).
+   */
+  owner: ownerConfig.optional(),
   /** Folder of SOUL.md, AGENTS.md, TOOLS.md; relative to the config file's folder; `~/` is home. */
   workspace: z.string().min(1, 'must not be empty').optional(),
   /** The endpoint pool (agent/models/config.ts). */
@@ -66,6 +76,10 @@ export const assistantFileSchema = z.strictObject({
   permissions: permissionsConfig,
   /** Folders the file tools may use besides the workspace; web_fetch and web_search settings. */
   tools: toolsConfigSchema.prefault({}),
+  /** `brain agent`'s lane: how many sessions' turns run at once. */
+  lane: laneConfig,
+  /** Forward other agents' exchanges with the assistant to the owner's chat. */
+  relayToOwner: z.boolean().default(false),
   /** The Discord channel (agent/channels/discord/); absent: not run. */
   discord: discordConfigSchema.optional(),
 });
@@ -85,6 +99,10 @@ export interface AssistantConfig {
   timeZone: string | undefined;
   permissions: PermissionsConfig;
   tools: ToolsConfig;
+  /** Who the owner is on each channel (`owner: {telegram, discord}`); empty when not said. */
+  ownerIdentities: OwnerIdentities;
+  lane: LaneConfig;
+  relayToOwner: boolean;
   /** The Discord channel, with its token from `DISCORD_BOT_TOKEN`; undefined when not configured. */
   discord: DiscordConfig | undefined;
   /** From the environment only; never written in the file. */
@@ -141,6 +159,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
   }
   const file = parsed.data;
   const env = options.env;
+  const owner = ownerParts(file.owner);
   const secrets = {
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
@@ -150,7 +169,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     file: path,
     fileFound: source !== undefined,
     agent: file.agent ?? 'assistant',
-    owner: file.owner ?? loginAgentName(env),
+    owner: owner.name ?? loginAgentName(env),
     workspace: file.workspace
       ? resolveWorkspace(file.workspace, dirname(path), env)
       : join(configHome(env), 'workspace'),
@@ -161,6 +180,9 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     timeZone: file.timeZone,
     permissions: file.permissions,
     tools: file.tools,
+    ownerIdentities: owner.identities,
+    lane: file.lane,
+    relayToOwner: file.relayToOwner,
     discord: file.discord && { ...file.discord, token: env.DISCORD_BOT_TOKEN || undefined },
     secrets,
   };

@@ -2,6 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadAssistantConfig } from '../../../../agent/config.js';
+import { buildComponents } from '../../../../agent/service/components.js';
+import { silentLog } from '../../../../agent/log.js';
+import { systemClock } from '../../../../src/index.js';
+import { tempBrain } from '../../../helpers.js';
 import { tempDir } from '../../../helpers.js';
 
 const cleanups: Array<() => void> = [];
@@ -35,5 +39,17 @@ describe('the discord config', () => {
     expect(() => load({ apiBase: 'ftp://x' })).toThrow(
       /discord\.apiBase: must be an http\(s\) URL/,
     );
+  });
+});
+
+describe('brain agent with a discord section', () => {
+  it('runs the Discord channel when the config has one, and not otherwise', () => {
+    const t = tempBrain();
+    cleanups.push(() => t.cleanup());
+    const deps = { brain: t.brain, clock: systemClock, log: silentLog };
+    const names = (discord: unknown) =>
+      buildComponents(load(discord, { DISCORD_BOT_TOKEN: 'tok' }), deps).map((c) => c.name);
+    expect(names({ allowedUserIds: ['123'] })).toContain('discord');
+    expect(names(undefined)).not.toContain('discord');
   });
 });
