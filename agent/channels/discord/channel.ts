@@ -13,6 +13,7 @@ import { BrainError } from '../../../src/index.js';
 import type { AssistantConfig } from '../../config.js';
 import { silentLog, type Log } from '../../log.js';
 import type { TurnResult } from '../../loop.js';
+import { TurnCancelledError } from '../../service/lane.js';
 import type { Channel, CheckItem, ServiceHost } from '../../service/types.js';
 import { splitMessage } from '../split.js';
 import { createDiscordApprovals } from './approvals.js';
@@ -41,6 +42,9 @@ const REFUSED_DETAIL =
   'the gateway closed with 4014 (disallowed intents): the application may not use an intent it ' +
   'asks for; this channel needs only Guilds, Guild Messages and Direct Messages (no privileged ' +
   'intent), so check the bot in the Discord developer portal';
+
+/** The answer to a message without text (an image, a file, a sticker, a bare mention). */
+export const UNSUPPORTED_TEXT = 'I can only read text for now: please write your message out.';
 
 export interface DiscordChannelOptions {
   config: DiscordConfig;
@@ -124,7 +128,9 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     const owner = host.isOwner({ channel: 'discord', userId });
     const said = stripMention(message.content, botId);
     if (said === '') {
-      log()('info', 'discord.ignored', { ...fields, reason: 'no text' });
+      // A picture, a file, a sticker or a bare mention: say what works rather than stay silent.
+      log()('info', 'discord.unsupported', { ...fields, attachments: message.attachments.size });
+      await sendText(message.channelId, UNSUPPORTED_TEXT, message.id);
       return;
     }
     const replied = message.reference?.messageId
@@ -169,7 +175,11 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     });
     const finish = async (result: TurnResult) => {
       stopTyping();
-      const reply = result.cancelled ? '(stopped)' : result.reply;
+      if (result.cancelled) {
+        log()('info', 'discord.turn_cancelled', { channel_id: channelId, session });
+        return;
+      }
+      const reply = result.reply;
       await sendText(channelId, reply || '(no reply)', message.id).catch((err: unknown) =>
         log()('warn', 'discord.send_failed', { channel_id: channelId, error: errorText(err) }),
       );
@@ -177,6 +187,11 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     };
     const fail = async (err: unknown) => {
       stopTyping();
+      if (err instanceof TurnCancelledError) {
+        // Cancelled (a stop, a shutdown): nothing was answered, and nothing failed.
+        log()('info', 'discord.turn_cancelled', { channel_id: channelId, session });
+        return;
+      }
       const code = (err as { code?: unknown }).code;
       log()('warn', 'discord.turn_failed', {
         channel_id: channelId,
@@ -225,6 +240,36 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
             ? `the token was refused by ${api()} (401)`
             : `${api()} did not answer: ${errorText(err)}`,
       };
+    }
+  }
+
+  /** Not running (`brain agent --check`): connect once with the same intents, then leave. */
+  async function probeGateway(): Promise<CheckItem> {
+    const probe = new Client({
+      intents: DISCORD_INTENTS,
+      partials: [Partials.Channel],
+      rest: { api: api() },
+    });
+    let refused = false;
+    probe.on('shardDisconnect', (event) => {
+      if (event.code === DISALLOWED_INTENTS) refused = true;
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no READY within 20 s')), 20_000);
+    });
+    try {
+      await Promise.race([probe.login(config.token), timeout]);
+      return { name: 'discord gateway', ok: true, detail: 'connected with the intents it needs' };
+    } catch (err) {
+      return {
+        name: 'discord gateway',
+        ok: false,
+        detail: refused ? REFUSED_DETAIL : `could not connect: ${errorText(err)}`,
+      };
+    } finally {
+      clearTimeout(timer);
+      await probe.destroy();
     }
   }
 
@@ -306,6 +351,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         items.push({ name: 'discord gateway', ok: false, detail: REFUSED_DETAIL });
       else if (state === 'connected')
         items.push({ name: 'discord gateway', ok: true, detail: 'connected' });
+      else if (items[0]!.ok) items.push(await probeGateway());
       return items;
     },
 

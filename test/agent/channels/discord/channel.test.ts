@@ -1,7 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDiscordChannel } from '../../../../agent/channels/discord/channel.js';
+import {
+  createDiscordChannel,
+  UNSUPPORTED_TEXT,
+} from '../../../../agent/channels/discord/channel.js';
 import type { RecordedCall } from '../../fakes/discord-server.js';
 import {
   discordFixture,
@@ -268,6 +271,40 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
     expect(existsSync(join(f.config.workspace, 'build', 'out.js'))).toBe(false);
   });
 
+  it('answers a message without text by saying what it reads, and starts no turn', async () => {
+    const f = await started();
+    const sent = f.discord.dispatchMessage({ channelId: OWNER_DM, author: OWNER, content: '' });
+    const answer = await f.discord.waitForCall(isPostTo(OWNER_DM));
+    expect(answer.body).toMatchObject({
+      content: UNSUPPORTED_TEXT,
+      message_reference: { message_id: sent.id },
+    });
+    expect(f.requests).toEqual([]);
+  });
+
+  it('a turn cancelled while it runs ends without an error message in the chat', async () => {
+    const f = await started();
+    f.anthropic.script.push({ error: 'stall' });
+    f.discord.dispatchMessage({ channelId: OWNER_DM, author: OWNER, content: 'think hard' });
+    await f.discord.waitForCall((c) => c.path === `/channels/${OWNER_DM}/typing`);
+    while (f.anthropic.requests.length === 0) await new Promise((r) => setImmediate(r));
+    expect(f.host.cancelSession(f.host.ownerSession())).toBe(true);
+    while (!f.logLines().some((l) => l.startsWith('info discord.turn_cancelled')))
+      await new Promise((r) => setImmediate(r));
+    await f.channel.notify(OWNER_DM, 'marker');
+    expect(postsTo(f, OWNER_DM).map((c) => c.body!.content)).toEqual(['marker']);
+  });
+
+  it("the host delivers to the owner's Discord DM once the owner has spoken there", async () => {
+    const f = await started();
+    f.discord.dispatchMessage({ channelId: OWNER_DM, author: OWNER, content: 'hi' });
+    await f.discord.waitForCall(isPostTo(OWNER_DM));
+    expect(await f.host.deliver('Your reminder: call Bob.')).toBe(true);
+    expect(postsTo(f, OWNER_DM).at(-1)!.body).toMatchObject({
+      content: 'Your reminder: call Bob.',
+    });
+  });
+
   it('notify posts a proactive message to a channel, split like a reply', async () => {
     const f = await started();
     await f.channel.notify(OWNER_DM, `${'a'.repeat(1500)}\n\n${'b'.repeat(1500)}`);
@@ -290,6 +327,21 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
       ok: false,
       detail: `the token was refused by ${f.discord.apiBase} (401)`,
     });
+  });
+
+  it('check() on a channel not running connects once to the gateway and reports a 4014 refusal', async () => {
+    const f = await discordFixture();
+    fixtures.push(f);
+    expect(await f.channel.check!(f.host)).toContainEqual({
+      name: 'discord gateway',
+      ok: true,
+      detail: 'connected with the intents it needs',
+    });
+    f.discord.refuseIntents = true;
+    const gateway = (await f.channel.check!(f.host)).find((i) => i.name === 'discord gateway')!;
+    expect(gateway.ok).toBe(false);
+    expect(gateway.detail).toMatch(/^the gateway closed with 4014 \(disallowed intents\)/);
+    expect(f.channel.status()).toBe('idle');
   });
 
   it('says clearly when the gateway refuses an intent (4014), in the log and in check()', async () => {
