@@ -1,4 +1,5 @@
 import { toolsConfigSchema, type ToolsConfig } from './tools/web-config.js';
+import { discordConfigSchema, type DiscordConfig } from './channels/discord/config.js';
 import { readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -82,6 +83,8 @@ export const assistantFileSchema = z.strictObject({
   lane: laneConfig,
   /** Forward other agents' exchanges with the assistant to the owner's chat. */
   relayToOwner: z.boolean().default(false),
+  /** The Discord channel (agent/channels/discord/); absent: not run. */
+  discord: discordConfigSchema.optional(),
 });
 
 /** What the assistant runs with: every default applied, the secrets from the environment. */
@@ -105,6 +108,8 @@ export interface AssistantConfig {
   ownerIdentities: OwnerIdentities;
   lane: LaneConfig;
   relayToOwner: boolean;
+  /** The Discord channel, with its token from `DISCORD_BOT_TOKEN`; undefined when not configured. */
+  discord: DiscordConfig | undefined;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -184,6 +189,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     ownerIdentities: owner.identities,
     lane: file.lane,
     relayToOwner: file.relayToOwner,
+    discord: file.discord && { ...file.discord, token: env.DISCORD_BOT_TOKEN || undefined },
     secrets,
   };
 }

@@ -2,6 +2,7 @@ import type { Brain, Clock } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
 import { createTelegramChannel } from '../channels/telegram/bot.js';
+import { createDiscordChannel } from '../channels/discord/channel.js';
 import type { ServiceComponent } from './types.js';
 
 /** What a component may need to be built; each branch adds what its components take. */
@@ -17,8 +18,9 @@ export interface ComponentDeps {
  * not built). The inbox watcher is the service's own and is added by `startService`.
  */
 export function buildComponents(config: AssistantConfig, deps: ComponentDeps): ServiceComponent[] {
-  void deps;
   const components: ServiceComponent[] = [];
   if (config.telegram) components.push(createTelegramChannel(config.telegram));
+  if (config.discord)
+    components.push(createDiscordChannel({ config: config.discord, log: deps.log }));
   return components;
 }

@@ -1,0 +1,377 @@
+import {
+  Client,
+  DiscordAPIError,
+  GatewayIntentBits,
+  Partials,
+  REST,
+  Routes,
+  type ClientOptions,
+  type Interaction,
+  type Message,
+} from 'discord.js';
+import { BrainError } from '../../../src/index.js';
+import type { AssistantConfig } from '../../config.js';
+import { silentLog, type Log } from '../../log.js';
+import type { TurnResult } from '../../loop.js';
+import { TurnCancelledError } from '../../service/lane.js';
+import type { Channel, CheckItem, ServiceHost } from '../../service/types.js';
+import { splitMessage } from '../split.js';
+import { createDiscordApprovals } from './approvals.js';
+import { DEFAULT_DISCORD_API, type DiscordConfig } from './config.js';
+import { stripMention, turnText } from './inbound.js';
+import { keepTyping, type IntervalTimers } from './typing.js';
+
+/** Discord refuses a message longer than this. */
+export const DISCORD_LIMIT = 2000;
+
+/** The gateway's close code for an intent the application may not use. */
+export const DISALLOWED_INTENTS = 4014;
+
+/**
+ * The intents asked for: guilds (to know the channels), guild messages and DMs. Not the
+ * privileged MessageContent: Discord still sends the content of DMs, of messages that mention
+ * the bot and of replies to it, which is all the assistant reads.
+ */
+export const DISCORD_INTENTS = [
+  GatewayIntentBits.Guilds,
+  GatewayIntentBits.GuildMessages,
+  GatewayIntentBits.DirectMessages,
+];
+
+const REFUSED_DETAIL =
+  'the gateway closed with 4014 (disallowed intents): the application may not use an intent it ' +
+  'asks for; this channel needs only Guilds, Guild Messages and Direct Messages (no privileged ' +
+  'intent), so check the bot in the Discord developer portal';
+
+/** The answer to a message without text (an image, a file, a sticker, a bare mention). */
+export const UNSUPPORTED_TEXT = 'I can only read text for now: please write your message out.';
+
+export interface DiscordChannelOptions {
+  config: DiscordConfig;
+  /** Used before start (check); the host's log once started. */
+  log?: Log;
+  /** Timers for typing (default the global ones). */
+  timers?: IntervalTimers;
+  typingEveryMs?: number;
+}
+
+export type DiscordChannel = Channel & {
+  /** `connected`, `refused` (4014), `stopped`, or `idle` before start. */
+  status(): 'idle' | 'connected' | 'refused' | 'stopped';
+};
+
+/**
+ * The Discord channel (discord.js over the gateway): DMs from allowed users, and in guild
+ * channels messages that mention the bot (the mention taken out) or reply to it. The owner's DMs
+ * are the owner's session; any other chat is `discord/<channel_id>`. Turns go to the host's lane
+ * and are never awaited in the event handler, so an approval button can be pressed while its
+ * turn waits. Replies are cut at 2,000 characters with code fences balanced.
+ */
+export function createDiscordChannel(options: DiscordChannelOptions): DiscordChannel {
+  let config = options.config;
+  let host: ServiceHost | undefined;
+  let client: Client | undefined;
+  let state: 'idle' | 'connected' | 'refused' | 'stopped' = 'idle';
+  const log = (): Log => host?.log ?? options.log ?? silentLog;
+  const api = () => config.apiBase ?? DEFAULT_DISCORD_API;
+  const rest = () => {
+    if (!client) throw new BrainError('CONFLICT', 'discord: the channel is not started');
+    return client.rest;
+  };
+
+  const approvals = createDiscordApprovals({
+    transport: {
+      post: async (channelId, body) =>
+        (await rest().post(Routes.channelMessages(channelId), { body })) as { id: string },
+      edit: async (channelId, messageId, body) => {
+        await rest().patch(Routes.channelMessage(channelId, messageId), { body });
+      },
+    },
+    isOwner: (userId) => host?.isOwner({ channel: 'discord', userId }) ?? false,
+    log,
+  });
+
+  /** Send text as parts of ≤ 2,000 characters, in order; the first replies to `replyTo`. */
+  async function sendText(channelId: string, text: string, replyTo?: string): Promise<void> {
+    const parts = splitMessage(text, DISCORD_LIMIT);
+    for (const [i, content] of parts.entries()) {
+      await rest().post(Routes.channelMessages(channelId), {
+        body: {
+          content,
+          // The model's text never pings anyone.
+          allowed_mentions: { parse: [] },
+          ...(i === 0 && replyTo
+            ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
+            : {}),
+        },
+      });
+    }
+  }
+
+  async function onMessage(message: Message): Promise<void> {
+    if (!host || state !== 'connected' || !client?.user) return;
+    const botId = client.user.id;
+    if (message.author.bot || message.author.id === botId || message.system) return;
+    const inGuild = message.inGuild();
+    if (inGuild) {
+      if (config.guildIds && !config.guildIds.includes(message.guildId)) return;
+      const mentioned = message.mentions.users.has(botId);
+      const repliedTo = message.mentions.repliedUser?.id === botId;
+      if (!mentioned && !repliedTo) return;
+    }
+    const userId = message.author.id;
+    const fields = { channel_id: message.channelId, user_id: userId, guild: inGuild };
+    if (!config.allowedUserIds.includes(userId)) {
+      log()('info', 'discord.ignored', { ...fields, reason: 'not in allowedUserIds' });
+      return;
+    }
+    const owner = host.isOwner({ channel: 'discord', userId });
+    const said = stripMention(message.content, botId);
+    if (said === '') {
+      // A picture, a file, a sticker or a bare mention: say what works rather than stay silent.
+      log()('info', 'discord.unsupported', { ...fields, attachments: message.attachments.size });
+      await sendText(message.channelId, UNSUPPORTED_TEXT, message.id);
+      return;
+    }
+    const replied = message.reference?.messageId
+      ? await referencedMessage(message).catch((err: unknown) => {
+          log()('warn', 'discord.reference_unavailable', {
+            ...fields,
+            error: (err as Error).message,
+          });
+          return undefined;
+        })
+      : undefined;
+    const session = !inGuild && owner ? host.ownerSession() : `discord/${message.channelId}`;
+    if (!inGuild && owner) host.noteOwnerTarget({ channel: 'discord', chatId: message.channelId });
+    const text = turnText({
+      said,
+      replied: replied && {
+        authorName: replied.author.username,
+        content: stripMention(replied.content, botId),
+        byOwner: host.isOwner({ channel: 'discord', userId: replied.author.id }),
+        byAssistant: replied.author.id === botId,
+      },
+    });
+    log()('info', 'discord.message', { ...fields, session, chars: said.length });
+
+    const channelId = message.channelId;
+    const stopTyping = keepTyping(
+      () => rest().post(Routes.channelTyping(channelId)),
+      (err) => log()('debug', 'discord.typing_failed', { error: (err as Error).message }),
+      { everyMs: options.typingEveryMs, timers: options.timers },
+    );
+    const queued = host.enqueue({
+      session,
+      text,
+      ...(owner ? {} : { from: `discord-${userId}` }),
+      source: 'channel',
+      priority: owner ? 'owner' : 'agent',
+      unattended: false,
+      io: {
+        onText: () => {},
+        askApproval: (request) => approvals.ask(channelId, request),
+      },
+    });
+    const finish = async (result: TurnResult) => {
+      stopTyping();
+      if (result.cancelled) {
+        log()('info', 'discord.turn_cancelled', { channel_id: channelId, session });
+        return;
+      }
+      const reply = result.reply;
+      await sendText(channelId, reply || '(no reply)', message.id).catch((err: unknown) =>
+        log()('warn', 'discord.send_failed', { channel_id: channelId, error: errorText(err) }),
+      );
+      log()('info', 'discord.replied', { channel_id: channelId, session, chars: reply.length });
+    };
+    const fail = async (err: unknown) => {
+      stopTyping();
+      if (err instanceof TurnCancelledError) {
+        // Cancelled (a stop, a shutdown): nothing was answered, and nothing failed.
+        log()('info', 'discord.turn_cancelled', { channel_id: channelId, session });
+        return;
+      }
+      const code = (err as { code?: unknown }).code;
+      log()('warn', 'discord.turn_failed', {
+        channel_id: channelId,
+        session,
+        error: errorText(err),
+      });
+      await sendText(
+        channelId,
+        `Sorry, that failed${typeof code === 'string' ? ` (${code})` : ''}.`,
+        message.id,
+      ).catch(() => {});
+    };
+    // Never awaited here: the handler returns and the next event (a button press) is handled.
+    void queued.done.then(
+      (result) => finish(result),
+      (err: unknown) => fail(err),
+    );
+  }
+
+  /** The message replied to: from the cache (the gateway sends it along), else fetched. */
+  async function referencedMessage(message: Message): Promise<Message | undefined> {
+    const id = message.reference?.messageId;
+    if (!id) return undefined;
+    return message.channel.messages.cache.get(id) ?? (await message.fetchReference());
+  }
+
+  async function onInteraction(interaction: Interaction): Promise<void> {
+    if (!interaction.isButton()) return;
+    await approvals.handle(interaction);
+  }
+
+  async function checkToken(): Promise<CheckItem> {
+    if (!config.token)
+      return { name: 'discord token', ok: false, detail: 'DISCORD_BOT_TOKEN is not set' };
+    const probe = new REST({ api: api(), retries: 0, timeout: 10_000 }).setToken(config.token);
+    try {
+      const me = (await probe.get(Routes.user('@me'))) as { id: string; username: string };
+      return { name: 'discord token', ok: true, detail: `bot ${me.username} (${me.id})` };
+    } catch (err) {
+      const status = err instanceof DiscordAPIError ? err.status : undefined;
+      return {
+        name: 'discord token',
+        ok: false,
+        detail:
+          status === 401
+            ? `the token was refused by ${api()} (401)`
+            : `${api()} did not answer: ${errorText(err)}`,
+      };
+    }
+  }
+
+  /** Not running (`brain agent --check`): connect once with the same intents, then leave. */
+  async function probeGateway(): Promise<CheckItem> {
+    const probe = new Client({
+      intents: DISCORD_INTENTS,
+      partials: [Partials.Channel],
+      rest: { api: api() },
+    });
+    let refused = false;
+    probe.on('shardDisconnect', (event) => {
+      if (event.code === DISALLOWED_INTENTS) refused = true;
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no READY within 20 s')), 20_000);
+    });
+    try {
+      await Promise.race([probe.login(config.token), timeout]);
+      return { name: 'discord gateway', ok: true, detail: 'connected with the intents it needs' };
+    } catch (err) {
+      return {
+        name: 'discord gateway',
+        ok: false,
+        detail: refused ? REFUSED_DETAIL : `could not connect: ${errorText(err)}`,
+      };
+    } finally {
+      clearTimeout(timer);
+      await probe.destroy();
+    }
+  }
+
+  const channel: DiscordChannel = {
+    name: 'discord',
+    channel: 'discord',
+    status: () => state,
+
+    async start(h) {
+      host = h;
+      if (!config.token)
+        throw new BrainError(
+          'INVALID_INPUT',
+          'discord: DISCORD_BOT_TOKEN is not set (the token comes from the environment only)',
+        );
+      const clientOptions: ClientOptions = {
+        intents: DISCORD_INTENTS,
+        partials: [Partials.Channel],
+        rest: { api: api() },
+        allowedMentions: { parse: [], repliedUser: false },
+      };
+      client = new Client(clientOptions);
+      client.on('messageCreate', (m) => {
+        onMessage(m).catch((err: unknown) =>
+          log()('warn', 'discord.message_failed', { error: errorText(err) }),
+        );
+      });
+      client.on('interactionCreate', (i) => {
+        onInteraction(i).catch((err: unknown) =>
+          log()('warn', 'discord.interaction_failed', { error: errorText(err) }),
+        );
+      });
+      client.on('shardDisconnect', (event) => {
+        if (event.code === DISALLOWED_INTENTS) {
+          state = 'refused';
+          log()('error', 'discord.intents_refused', { code: event.code, detail: REFUSED_DETAIL });
+        } else log()('warn', 'discord.disconnected', { code: event.code });
+      });
+      client.on('shardError', (err) =>
+        log()('warn', 'discord.gateway_error', { error: err.message }),
+      );
+      client.on('error', (err) => log()('warn', 'discord.error', { error: err.message }));
+      try {
+        await client.login(config.token);
+      } catch (err) {
+        client = undefined;
+        if (state === 'refused')
+          throw new BrainError('UPSTREAM_FAILED', `discord: ${REFUSED_DETAIL}`);
+        state = 'stopped';
+        throw new BrainError(
+          'UPSTREAM_FAILED',
+          `discord: could not connect to the gateway: ${errorText(err)}`,
+          { cause: err },
+        );
+      }
+      state = 'connected';
+      log()('info', 'discord.connected', { bot_id: client.user?.id });
+    },
+
+    async stop() {
+      if (state === 'connected') state = 'stopped';
+      const c = client;
+      client = undefined;
+      await c?.destroy();
+      log()('info', 'discord.stopped');
+    },
+
+    async check() {
+      const items = [await checkToken()];
+      items.push({
+        name: 'discord allowlist',
+        ok: true,
+        detail:
+          config.allowedUserIds.length === 0
+            ? 'discord.allowedUserIds is empty: nobody is answered'
+            : `${config.allowedUserIds.length} user(s) allowed`,
+      });
+      if (state === 'refused')
+        items.push({ name: 'discord gateway', ok: false, detail: REFUSED_DETAIL });
+      else if (state === 'connected')
+        items.push({ name: 'discord gateway', ok: true, detail: 'connected' });
+      else if (items[0]!.ok) items.push(await probeGateway());
+      return items;
+    },
+
+    reconfigure(next: AssistantConfig) {
+      if (!next.discord) return;
+      if (next.discord.token !== config.token || next.discord.apiBase !== config.apiBase)
+        log()('warn', 'discord.restart_needed', {
+          detail: 'the token or apiBase changed: they apply when brain agent restarts',
+        });
+      config = { ...next.discord, token: config.token, apiBase: config.apiBase };
+    },
+
+    async notify(chatId, text) {
+      await sendText(chatId, text);
+      log()('info', 'discord.notified', { channel_id: chatId, chars: text.length });
+    },
+  };
+  return channel;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

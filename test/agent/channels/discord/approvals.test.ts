@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import {
+  approvalText,
+  createDiscordApprovals,
+  type ApprovalTransport,
+} from '../../../../agent/channels/discord/approvals.js';
+import type { ApprovalRequest } from '../../../../agent/permissions/approvals.js';
+import type { ButtonInteraction } from 'discord.js';
+
+/** The approval buttons' bookkeeping, with a recording transport (the wire is covered end to end). */
+
+function setup() {
+  const calls: Array<{ op: 'post' | 'edit'; channelId: string; body: Record<string, unknown> }> =
+    [];
+  let posted: () => void = () => {};
+  const wasPosted = new Promise<void>((r) => (posted = r));
+  const transport: ApprovalTransport = {
+    post: async (channelId, body) => {
+      calls.push({ op: 'post', channelId, body });
+      posted();
+      return { id: '77' };
+    },
+    edit: async (channelId, _id, body) => {
+      calls.push({ op: 'edit', channelId, body });
+    },
+  };
+  const lines: string[] = [];
+  const approvals = createDiscordApprovals({
+    transport,
+    isOwner: (id) => id === 'owner',
+    log: () => (level, event) => lines.push(`${level} ${event}`),
+  });
+  return { approvals, calls, wasPosted, lines };
+}
+
+const request = (signal: AbortSignal, extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
+  tool: 'run_command',
+  input: { command: 'rm -rf build' },
+  summary: 'rm -rf build',
+  reason: 'deletes files',
+  signal,
+  ...extra,
+});
+
+/** A button press as discord.js hands it over: only what the approvals read and call. */
+function press(customId: string, userId: string) {
+  const answered: Array<{ how: 'update' | 'reply'; body: Record<string, unknown> }> = [];
+  const interaction = {
+    customId,
+    user: { id: userId },
+    update: async (body: Record<string, unknown>) => void answered.push({ how: 'update', body }),
+    reply: async (body: Record<string, unknown>) => void answered.push({ how: 'reply', body }),
+  } as unknown as ButtonInteraction;
+  return { interaction, answered };
+}
+
+const customIds = (calls: ReturnType<typeof setup>['calls']) =>
+  (
+    calls[0]!.body.components as Array<{ components: Array<{ custom_id: string }> }>
+  )[0]!.components.map((c) => c.custom_id);
+
+describe('Discord approvals', () => {
+  it('when the ask expires the answer is deny and the buttons are removed from the message', async () => {
+    const s = setup();
+    const expiry = new AbortController();
+    const answer = s.approvals.ask('5', request(expiry.signal));
+    await s.wasPosted;
+    expiry.abort();
+    await expect(answer).resolves.toBe('deny');
+    expect(s.calls.at(-1)).toMatchObject({ op: 'edit', channelId: '5', body: { components: [] } });
+    expect(String(s.calls.at(-1)!.body.content)).toMatch(/no answer in time: denied$/);
+    expect(s.approvals.pendingCount()).toBe(0);
+  });
+
+  it('offers Always only when the call has a pattern that can be allowed always', async () => {
+    const s = setup();
+    const c = new AbortController();
+    void s.approvals.ask('5', request(c.signal, { alwaysPattern: 'rm -rf build' }));
+    await s.wasPosted;
+    expect(customIds(s.calls).map((id) => id.split(':')[2])).toEqual(['approve', 'always', 'deny']);
+    for (const id of customIds(s.calls)) expect(id.length).toBeLessThanOrEqual(100);
+  });
+
+  it("the owner's Deny answers deny; a press after that finds nothing waiting and only clears the buttons", async () => {
+    const s = setup();
+    const c = new AbortController();
+    const answer = s.approvals.ask('5', request(c.signal));
+    await s.wasPosted;
+    const deny = customIds(s.calls).find((id) => id.endsWith(':deny'))!;
+    const first = press(deny, 'owner');
+    expect(await s.approvals.handle(first.interaction)).toBe(true);
+    await expect(answer).resolves.toBe('deny');
+    expect(first.answered[0]).toMatchObject({ how: 'update', body: { components: [] } });
+    const late = press(deny, 'owner');
+    await s.approvals.handle(late.interaction);
+    expect(late.answered).toEqual([{ how: 'update', body: { components: [] } }]);
+  });
+
+  it("a button that is not an approval's is left to others", async () => {
+    const s = setup();
+    expect(await s.approvals.handle(press('something-else', 'owner').interaction)).toBe(false);
+  });
+
+  it('the question is cut to fit one Discord message', () => {
+    const text = approvalText(request(new AbortController().signal, { summary: 'x'.repeat(5000) }));
+    expect(text.length).toBeLessThanOrEqual(1900);
+  });
+});

@@ -1,0 +1,328 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/**
+ * A loopback Discord for the channel's tests: one `node:http` server on 127.0.0.1 that is both
+ * the REST API (give `${apiBase}` to discord.js as `rest.api`) and the gateway (its URL is what
+ * GET /gateway/bot answers, so the real discord.js connects to it by itself). It records every
+ * REST call and gateway payload, dispatches MESSAGE_CREATE and INTERACTION_CREATE on demand, and
+ * can refuse the intents the way Discord does (close code 4014).
+ */
+
+export interface RecordedCall {
+  method: string;
+  /** Without the `/api/v10` prefix or the query: `/channels/42/messages`. */
+  path: string;
+  query: string;
+  authorization: string | undefined;
+  body: Record<string, unknown> | undefined;
+}
+
+export interface FakeUser {
+  id: string;
+  username: string;
+  bot?: boolean;
+}
+
+export interface FakeDiscord {
+  /** For discord.js's `rest.api` (and the channel's `apiBase`). */
+  apiBase: string;
+  bot: FakeUser;
+  token: string;
+  calls: RecordedCall[];
+  /** Gateway payloads the client sent (IDENTIFY, heartbeats, …), in order. */
+  received: Array<{ op: number; d: unknown }>;
+  /** Messages the fake holds (sent by the bot or dispatched), by id. */
+  messages: Map<string, Record<string, unknown>>;
+  /** Close the next IDENTIFY with 4014 (disallowed intents) instead of READY. */
+  refuseIntents: boolean;
+  /** Resolves once a client has identified and been sent READY. */
+  ready(): Promise<void>;
+  /** A MESSAGE_CREATE from `author`; returns the message as dispatched. */
+  dispatchMessage(message: {
+    channelId: string;
+    author: FakeUser;
+    content: string;
+    guildId?: string;
+    mentions?: FakeUser[];
+    /** The id of a message the fake holds: it becomes `referenced_message`. */
+    replyTo?: string;
+  }): Record<string, unknown>;
+  /** An INTERACTION_CREATE for a button press on a message the fake holds. */
+  pressButton(press: { messageId: string; customId: string; user: FakeUser; guildId?: string }): {
+    id: string;
+  };
+  /** Resolves when a REST call matching the test has arrived (or has already). */
+  waitForCall(test: (call: RecordedCall) => boolean): Promise<RecordedCall>;
+  close(): Promise<void>;
+}
+
+let snowflake = 1_000_000_000_000_000n;
+const nextId = () => String(++snowflake);
+
+function messageObject(o: {
+  id: string;
+  channelId: string;
+  author: FakeUser;
+  content: string;
+  guildId?: string;
+  mentions?: FakeUser[];
+  components?: unknown;
+  referenced?: Record<string, unknown>;
+}): Record<string, unknown> {
+  return {
+    id: o.id,
+    channel_id: o.channelId,
+    ...(o.guildId ? { guild_id: o.guildId } : {}),
+    author: { discriminator: '0', global_name: null, avatar: null, bot: false, ...o.author },
+    content: o.content,
+    timestamp: new Date(0).toISOString(),
+    edited_timestamp: null,
+    tts: false,
+    mention_everyone: false,
+    mentions: (o.mentions ?? []).map((u) => ({ discriminator: '0', avatar: null, ...u })),
+    mention_roles: [],
+    attachments: [],
+    embeds: [],
+    pinned: false,
+    type: o.referenced ? 19 : 0,
+    components: o.components ?? [],
+    ...(o.referenced
+      ? {
+          message_reference: {
+            message_id: o.referenced.id,
+            channel_id: o.channelId,
+            ...(o.guildId ? { guild_id: o.guildId } : {}),
+          },
+          referenced_message: o.referenced,
+        }
+      : {}),
+  };
+}
+
+/** A guild the bot is in, with its text channels (sent as GUILD_CREATE right after READY). */
+export interface FakeGuild {
+  id: string;
+  channelIds: string[];
+}
+
+function guildObject(g: FakeGuild, bot: FakeUser): Record<string, unknown> {
+  return {
+    id: g.id,
+    name: `guild ${g.id}`,
+    icon: null,
+    owner_id: bot.id,
+    unavailable: false,
+    member_count: 1,
+    large: false,
+    joined_at: new Date(0).toISOString(),
+    features: [],
+    roles: [],
+    emojis: [],
+    stickers: [],
+    members: [],
+    presences: [],
+    voice_states: [],
+    threads: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    channels: g.channelIds.map((id, position) => ({
+      id,
+      type: 0,
+      name: `channel-${position}`,
+      position,
+      permission_overwrites: [],
+    })),
+  };
+}
+
+export async function startFakeDiscord(
+  options: { token?: string; bot?: FakeUser; guilds?: FakeGuild[] } = {},
+): Promise<FakeDiscord> {
+  const guilds = options.guilds ?? [];
+  const token = options.token ?? 'fake-discord-token';
+  const bot: FakeUser = options.bot ?? {
+    id: '900000000000000001',
+    username: 'brainbot',
+    bot: true,
+  };
+  const calls: RecordedCall[] = [];
+  const received: FakeDiscord['received'] = [];
+  const messages = new Map<string, Record<string, unknown>>();
+  const sockets = new Set<Socket>();
+  const waiters: Array<{ test: (c: RecordedCall) => boolean; resolve: (c: RecordedCall) => void }> =
+    [];
+  let sequence = 0;
+  let live: WebSocket | undefined;
+  let readyResolve: () => void = () => {};
+  const readyPromise = new Promise<void>((r) => (readyResolve = r));
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  const wss = new WebSocketServer({ server });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const apiBase = `http://127.0.0.1:${port}/api`;
+
+  const send = (payload: Record<string, unknown>) => live?.send(JSON.stringify(payload));
+  const dispatch = (t: string, d: unknown) => send({ op: 0, t, s: ++sequence, d });
+
+  wss.on('connection', (ws) => {
+    live = ws;
+    ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 45_000 } }));
+    ws.on('message', (raw) => {
+      const payload = JSON.parse(String(raw)) as { op: number; d: unknown };
+      received.push(payload);
+      if (payload.op === 1) ws.send(JSON.stringify({ op: 11 }));
+      if (payload.op !== 2) return;
+      if (fake.refuseIntents) {
+        ws.close(4014, 'Disallowed intent(s).');
+        return;
+      }
+      dispatch('READY', {
+        v: 10,
+        user: { discriminator: '0', avatar: null, ...bot },
+        guilds: guilds.map((g) => ({ id: g.id, unavailable: true })),
+        session_id: 'fake-session',
+        resume_gateway_url: `ws://127.0.0.1:${port}`,
+        shard: [0, 1],
+        application: { id: bot.id, flags: 0 },
+      });
+      for (const g of guilds) dispatch('GUILD_CREATE', guildObject(g, bot));
+      readyResolve();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const path = decodeURIComponent(url.pathname).replace(/^\/api\/v\d+/, '');
+    const raw = Buffer.concat(chunks).toString('utf8');
+    let body: Record<string, unknown> | undefined;
+    if (raw && String(req.headers['content-type']).includes('json'))
+      body = JSON.parse(raw) as Record<string, unknown>;
+    const call: RecordedCall = {
+      method: req.method ?? 'GET',
+      path,
+      query: url.search,
+      authorization: req.headers.authorization,
+      body,
+    };
+    calls.push(call);
+    for (const w of [...waiters])
+      if (w.test(call)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(call);
+      }
+    const json = (status: number, value: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(value));
+    };
+    if (call.authorization !== `Bot ${token}`)
+      return json(401, { message: '401: Unauthorized', code: 0 });
+
+    let m: RegExpMatchArray | null;
+    if (call.method === 'GET' && path === '/gateway/bot')
+      return json(200, {
+        url: `ws://127.0.0.1:${port}`,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+      });
+    if (call.method === 'GET' && path === '/users/@me')
+      return json(200, { discriminator: '0', avatar: null, ...bot });
+    if (call.method === 'POST' && (m = path.match(/^\/channels\/(\d+)\/typing$/)))
+      return res.writeHead(204).end();
+    if (call.method === 'POST' && (m = path.match(/^\/channels\/(\d+)\/messages$/))) {
+      const msg = messageObject({
+        id: nextId(),
+        channelId: m[1]!,
+        author: bot,
+        content: String(body?.content ?? ''),
+        components: body?.components,
+      });
+      messages.set(msg.id as string, msg);
+      return json(200, msg);
+    }
+    if (call.method === 'PATCH' && (m = path.match(/^\/channels\/(\d+)\/messages\/(\d+)$/))) {
+      const msg = messages.get(m[2]!);
+      if (!msg) return json(404, { message: 'Unknown Message', code: 10008 });
+      if (body && 'content' in body) msg.content = body.content;
+      if (body && 'components' in body) msg.components = body.components;
+      return json(200, msg);
+    }
+    if (call.method === 'GET' && (m = path.match(/^\/channels\/(\d+)\/messages\/(\d+)$/))) {
+      const msg = messages.get(m[2]!);
+      return msg ? json(200, msg) : json(404, { message: 'Unknown Message', code: 10008 });
+    }
+    if (call.method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(path))
+      return res.writeHead(204).end();
+    return json(404, { message: `fake Discord has no ${call.method} ${path}`, code: 0 });
+  }
+
+  const fake: FakeDiscord = {
+    apiBase,
+    bot,
+    token,
+    calls,
+    received,
+    messages,
+    refuseIntents: false,
+    ready: () => readyPromise,
+    dispatchMessage(o) {
+      const referenced = o.replyTo ? messages.get(o.replyTo) : undefined;
+      if (o.replyTo && !referenced) throw new Error(`fake Discord holds no message ${o.replyTo}`);
+      const msg = messageObject({ id: nextId(), ...o, referenced });
+      messages.set(msg.id as string, msg);
+      dispatch('MESSAGE_CREATE', {
+        ...msg,
+        channel_type: o.guildId ? 0 : 1,
+        ...(o.guildId ? { member: { roles: [] } } : {}),
+      });
+      return msg;
+    },
+    pressButton(o) {
+      const message = messages.get(o.messageId);
+      if (!message) throw new Error(`fake Discord holds no message ${o.messageId}`);
+      const id = nextId();
+      const user = { discriminator: '0', avatar: null, ...o.user };
+      dispatch('INTERACTION_CREATE', {
+        id,
+        application_id: bot.id,
+        type: 3,
+        token: `interaction-token-${id}`,
+        version: 1,
+        channel_id: message.channel_id,
+        channel: { id: message.channel_id, type: o.guildId ? 0 : 1 },
+        ...(o.guildId
+          ? { guild_id: o.guildId, member: { user, roles: [], permissions: '0' } }
+          : { user }),
+        message,
+        data: { custom_id: o.customId, component_type: 2 },
+        locale: 'en-US',
+        app_permissions: '0',
+        entitlements: [],
+        authorizing_integration_owners: {},
+      });
+      return { id };
+    },
+    waitForCall(test) {
+      const found = calls.find(test);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve) => waiters.push({ test, resolve }));
+    },
+    async close() {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return fake;
+}
