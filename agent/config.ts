@@ -7,6 +7,11 @@ import { BrainError, agentName, formatZodError } from '../src/index.js';
 import { parseJsonc } from './jsonc.js';
 import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
 import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
+import {
+  resolveSchedulerConfig,
+  schedulerFileKeys,
+  type SchedulerConfig,
+} from './scheduler/config.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -65,6 +70,12 @@ export const assistantFileSchema = z.strictObject({
   permissions: permissionsConfig,
   /** Folders the file tools may use besides the workspace; web_fetch and web_search settings. */
   tools: toolsConfigSchema.prefault({}),
+  /** The scheduler (agent/scheduler/config.ts): checklist ticks, jobs, reminders, mail. */
+  heartbeat: schedulerFileKeys.heartbeat,
+  cron: schedulerFileKeys.cron,
+  reminders: schedulerFileKeys.reminders,
+  email: schedulerFileKeys.email,
+  catchUpMinutes: schedulerFileKeys.catchUpMinutes,
 });
 
 /** What the assistant runs with: every default applied, the secrets from the environment. */
@@ -82,6 +93,8 @@ export interface AssistantConfig {
   timeZone: string | undefined;
   permissions: PermissionsConfig;
   tools: ToolsConfig;
+  /** Heartbeat, cron jobs, reminders, email watchers (agent/scheduler/). */
+  scheduler: SchedulerConfig;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -156,6 +169,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     timeZone: file.timeZone,
     permissions: file.permissions,
     tools: file.tools,
+    scheduler: resolveSchedulerConfig(file, env),
     secrets,
   };
 }
