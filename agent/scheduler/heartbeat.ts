@@ -39,7 +39,7 @@ export function hasChecklist(text: string): boolean {
 export function isHeartbeatOk(reply: string): boolean {
   const plain = reply
     .trim()
-    .replace(/[*_`~]/g, '')
+    .replace(/[*`~]/g, '')
     .trim();
   if (plain === HEARTBEAT_OK) return true;
   if (plain.length >= SHORT_REPLY) return false;
@@ -78,7 +78,7 @@ export function createHeartbeat(): HeartbeatComponent {
     }, wanted * 60_000);
   }
 
-  async function tick(options: { force?: boolean }): Promise<HeartbeatOutcome> {
+  async function tick(options: { force?: boolean } = {}): Promise<HeartbeatOutcome> {
     if (!host) throw new Error('heartbeat: not started');
     const h = host;
     const outcome = await inner(h, options.force ?? false);
