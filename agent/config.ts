@@ -12,6 +12,13 @@ import {
   schedulerFileKeys,
   type SchedulerConfig,
 } from './scheduler/config.js';
+import {
+  laneConfig,
+  ownerConfig,
+  ownerParts,
+  type LaneConfig,
+  type OwnerIdentities,
+} from './service/config.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -37,8 +44,11 @@ const timeZone = z.string().refine((tz) => {
 export const assistantFileSchema = z.strictObject({
   /** The assistant's agent name in the brain. */
   agent: agentName.optional(),
-  /** The user's agent name in the brain (default: the login name, made a valid agent name). */
-  owner: agentName.optional(),
+  /**
+   * The user's agent name in the brain (default: the login name, made a valid agent name), or
+   * `{name?, telegram?, discord?}` with the user's identity on each channel (agent/service/config.ts).
+   */
+  owner: ownerConfig.optional(),
   /** Folder of SOUL.md, AGENTS.md, TOOLS.md; relative to the config file's folder; `~/` is home. */
   workspace: z.string().min(1, 'must not be empty').optional(),
   /** The endpoint pool (agent/models/config.ts). */
@@ -76,6 +86,10 @@ export const assistantFileSchema = z.strictObject({
   reminders: schedulerFileKeys.reminders,
   email: schedulerFileKeys.email,
   catchUpMinutes: schedulerFileKeys.catchUpMinutes,
+  /** `brain agent`'s lane: how many sessions' turns run at once. */
+  lane: laneConfig,
+  /** Forward other agents' exchanges with the assistant to the owner's chat. */
+  relayToOwner: z.boolean().default(false),
 });
 
 /** What the assistant runs with: every default applied, the secrets from the environment. */
@@ -95,6 +109,10 @@ export interface AssistantConfig {
   tools: ToolsConfig;
   /** Heartbeat, cron jobs, reminders, email watchers (agent/scheduler/). */
   scheduler: SchedulerConfig;
+  /** Who the owner is on each channel (`owner: {telegram, discord}`); empty when not said. */
+  ownerIdentities: OwnerIdentities;
+  lane: LaneConfig;
+  relayToOwner: boolean;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -149,6 +167,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
   }
   const file = parsed.data;
   const env = options.env;
+  const owner = ownerParts(file.owner);
   const secrets = {
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
@@ -158,7 +177,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     file: path,
     fileFound: source !== undefined,
     agent: file.agent ?? 'assistant',
-    owner: file.owner ?? loginAgentName(env),
+    owner: owner.name ?? loginAgentName(env),
     workspace: file.workspace
       ? resolveWorkspace(file.workspace, dirname(path), env)
       : join(configHome(env), 'workspace'),
@@ -170,6 +189,9 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     permissions: file.permissions,
     tools: file.tools,
     scheduler: resolveSchedulerConfig(file, env),
+    ownerIdentities: owner.identities,
+    lane: file.lane,
+    relayToOwner: file.relayToOwner,
     secrets,
   };
 }

@@ -119,6 +119,11 @@ import {
   type AddTaskInput,
   type ListTasksInput,
 } from './assistant/tasks.js';
+import {
+  getOwnerTarget,
+  setOwnerTarget,
+  type SetOwnerTargetInput,
+} from './assistant/owner-target.js';
 
 export type { OpenBrainOptions };
 
@@ -210,6 +215,10 @@ export interface Brain {
   /** Store an "always allow" rule; interpreters and shells are refused. */
   addApprovalRule: (input: AddRuleInput) => ReturnType<typeof addApprovalRule>;
   approvalRules: () => ReturnType<typeof listApprovalRules>;
+  /** Remember where the assistant `agent` last heard its owner (`brain agent`'s delivery target). */
+  setOwnerTarget: (input: SetOwnerTargetInput) => ReturnType<typeof setOwnerTarget>;
+  /** Where the assistant `agent` last heard its owner, or null. */
+  ownerTarget: (agent: string) => ReturnType<typeof getOwnerTarget>;
   revokeApprovalRule: (id: number) => ReturnType<typeof revokeApprovalRule>;
   /** Claim a cron job's due time before running it: undefined when it was claimed already. */
   claimCronRun: (input: ClaimCronRunInput) => ReturnType<typeof claimCronRun>;
@@ -345,6 +354,8 @@ export function openBrain(options: OpenBrainOptions): Brain {
     getTask: (id) => getTask(ctx, id),
     tasks: (input) => listTasks(ctx, input),
     completeTask: (id) => completeTask(ctx, id),
+    setOwnerTarget: (input) => setOwnerTarget(ctx, input),
+    ownerTarget: (agent) => getOwnerTarget(ctx, agent),
 
     export: (input) => exportBrain(ctx, input),
     import: (doc) => importBrain(ctx, doc),
