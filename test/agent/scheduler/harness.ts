@@ -1,23 +1,22 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAssistant } from '../../../agent/chat.js';
 import { loadAssistantConfig, type AssistantConfig } from '../../../agent/config.js';
 import type { Log } from '../../../agent/log.js';
-import type { TurnResult } from '../../../agent/loop.js';
+import { createServiceHost, type RunningServiceHost } from '../../../agent/service/host.js';
 import type {
   ChannelTarget,
-  QueuedTurn,
   ServiceComponent,
   ServiceHost,
   TurnRequest,
 } from '../../../agent/service/types.js';
+import { recordingChannel } from '../service/helpers.js';
 import { openBrain, type Brain } from '../../../src/index.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
 
 /**
- * One service instance for the scheduler's tests: a brain file, the real createAssistant talking
- * to the fake Anthropic server, and a host whose lane runs one turn at a time and whose deliveries
- * are recorded (a recording channel). Instances made on the same folder share the brain file, as
+ * One service instance for the scheduler's tests: a brain file, agent-service's real host and
+ * lane, the real createAssistant talking to the fake Anthropic server, and recording Telegram and
+ * Discord channels (test/agent/service/helpers.ts) whose deliveries are kept in order. Instances made on the same folder share the brain file, as
  * a restarted service would.
  */
 
@@ -75,58 +74,38 @@ export function startInstance(options: {
   const logs: string[] = [];
   const log: Log = (level, event, fields = {}) =>
     void logs.push(`${level} ${event} ${JSON.stringify(fields)}`);
-  let config = options.config;
-  const components: ServiceComponent[] = [];
-  const assistant = createAssistant({
-    brain,
-    config,
-    clock,
-    log,
-    moreTools: (session) => components.flatMap((c) => c.tools?.(session) ?? []),
-  });
   const deliveries: Delivery[] = [];
   const requests: TurnRequest[] = [];
-  const busy = new Map<string, number>();
-  let lane: Promise<unknown> = Promise.resolve();
-  const host: ServiceHost = {
-    brain,
-    clock,
-    log,
-    config: () => config,
+  // Recording channels: what deliver() hands them, with the target it chose.
+  const channels = (['telegram', 'discord'] as const).map((name) => {
+    const channel = recordingChannel(name);
+    const notify = channel.notify.bind(channel);
+    channel.notify = async (chatId, text) => {
+      deliveries.push({ text, target: { channel: name, chatId } });
+      await notify(chatId, text);
+    };
+    return channel;
+  });
+  const real = createServiceHost({ brain, config: options.config, clock, log });
+  const components: ServiceComponent[] = [...channels];
+  real.setComponents(components);
+  // The owner last spoke on Telegram chat 7: the default delivery target.
+  real.noteOwnerTarget({ channel: 'telegram', chatId: '7' });
+  const host: RunningServiceHost = {
+    ...real,
     enqueue(request) {
       requests.push(request);
-      const controller = new AbortController();
-      busy.set(request.session, (busy.get(request.session) ?? 0) + 1);
-      const done: Promise<TurnResult> = lane.then(() =>
-        assistant.turn(request.session, request.text, request.io, {
-          signal: controller.signal,
-          source: request.source,
-          unattended: request.unattended,
-        }),
-      );
-      const settle = () => busy.set(request.session, (busy.get(request.session) ?? 1) - 1);
-      lane = done.then(settle, settle);
-      const queued: QueuedTurn = { done, cancel: (reason) => controller.abort(new Error(reason)) };
-      return queued;
-    },
-    cancelSession: () => false,
-    busy: (session) => (busy.get(session) ?? 0) > 0,
-    ownerSession: () => 'chat/default',
-    isOwner: () => true,
-    noteOwnerTarget: () => {},
-    async deliver(text, target) {
-      deliveries.push({ text, target });
-      return true;
+      return real.enqueue(request);
     },
   };
   return {
     brain,
     host,
     get config() {
-      return config;
+      return real.config();
     },
     set config(next: AssistantConfig) {
-      config = next;
+      real.setConfig(next);
     },
     deliveries,
     logs,
@@ -134,11 +113,13 @@ export function startInstance(options: {
     async start(...more) {
       for (const c of more) {
         components.push(c);
+        real.setComponents([...components]);
         await c.start(host);
       }
     },
     async stop() {
-      for (const c of components.reverse()) await c.stop();
+      for (const c of components.slice(channels.length).reverse()) await c.stop();
+      await real.close();
       brain.close();
     },
   };
