@@ -37,10 +37,7 @@ export function hasChecklist(text: string): boolean {
 
 /** `HEARTBEAT_OK` alone, or at the start or end of a short reply (markup and punctuation aside). */
 export function isHeartbeatOk(reply: string): boolean {
-  const plain = reply
-    .trim()
-    .replace(/[*`~]/g, '')
-    .trim();
+  const plain = reply.trim().replace(/[*`~]/g, '').trim();
   if (plain === HEARTBEAT_OK) return true;
   if (plain.length >= SHORT_REPLY) return false;
   const edge = /^HEARTBEAT_OK\b|\bHEARTBEAT_OK[.!]?$/;
