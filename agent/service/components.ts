@@ -1,6 +1,7 @@
 import type { Brain, Clock } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
+import { schedulerComponents } from '../scheduler/index.js';
 import type { ServiceComponent } from './types.js';
 
 /** What a component may need to be built; each branch adds what its components take. */
@@ -19,5 +20,6 @@ export function buildComponents(config: AssistantConfig, deps: ComponentDeps): S
   void config;
   void deps;
   const components: ServiceComponent[] = [];
+  components.push(...schedulerComponents(config));
   return components;
 }
