@@ -10,8 +10,11 @@ export type CronRunResult =
   { status: 'ran'; run: CronRunRecord } | { status: 'claimed'; reason: string };
 
 export interface CronComponent extends ServiceComponent {
-  /** Run a job now (`brain cron run NAME`), its due time this second. */
-  runNow(name: string): Promise<CronRunResult>;
+  /**
+   * Run a job now (`brain cron run NAME`), its due time this second. `via`: a host to run it
+   * through when the component is not started (the CLI: nothing is scheduled or caught up).
+   */
+  runNow(name: string, via?: ServiceHost): Promise<CronRunResult>;
   /** The jobs scheduled, with their next time. */
   jobs(): Array<{ name: string; schedule: string; next: Date | null }>;
 }
@@ -153,7 +156,8 @@ export function createCronComponent(): CronComponent {
           : 'disabled',
       }));
     },
-    async runNow(name) {
+    async runNow(name, via) {
+      if (!host && via) host = via;
       const h = need();
       const job = h.config().scheduler.cron.find((j) => j.name === name);
       if (!job) throw new BrainError('NOT_FOUND', `no cron job named ${name} in the config`);
