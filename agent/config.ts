@@ -10,6 +10,11 @@ import { telegramConfigSchema, type TelegramConfig } from './channels/telegram/c
 import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
 import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
 import {
+  resolveSchedulerConfig,
+  schedulerFileKeys,
+  type SchedulerConfig,
+} from './scheduler/config.js';
+import {
   laneConfig,
   ownerConfig,
   ownerParts,
@@ -79,6 +84,12 @@ export const assistantFileSchema = z.strictObject({
   tools: toolsConfigSchema.prefault({}),
   /** The Telegram channel (agent/channels/telegram/config.ts); the token is TELEGRAM_BOT_TOKEN. */
   telegram: telegramConfigSchema.optional(),
+  /** The scheduler (agent/scheduler/config.ts): checklist ticks, jobs, reminders, mail. */
+  heartbeat: schedulerFileKeys.heartbeat,
+  cron: schedulerFileKeys.cron,
+  reminders: schedulerFileKeys.reminders,
+  email: schedulerFileKeys.email,
+  catchUpMinutes: schedulerFileKeys.catchUpMinutes,
   /** `brain agent`'s lane: how many sessions' turns run at once. */
   lane: laneConfig,
   /** Forward other agents' exchanges with the assistant to the owner's chat. */
@@ -104,6 +115,8 @@ export interface AssistantConfig {
   tools: ToolsConfig;
   /** Absent when the file has no `telegram` key: the channel does not run. */
   telegram: TelegramConfig | undefined;
+  /** Heartbeat, cron jobs, reminders, email watchers (agent/scheduler/). */
+  scheduler: SchedulerConfig;
   /** Who the owner is on each channel (`owner: {telegram, discord}`); empty when not said. */
   ownerIdentities: OwnerIdentities;
   lane: LaneConfig;
@@ -186,6 +199,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     permissions: file.permissions,
     tools: file.tools,
     telegram: file.telegram && { ...file.telegram, token: env.TELEGRAM_BOT_TOKEN || undefined },
+    scheduler: resolveSchedulerConfig(file, env),
     ownerIdentities: owner.identities,
     lane: file.lane,
     relayToOwner: file.relayToOwner,

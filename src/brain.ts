@@ -100,6 +100,35 @@ import {
   type RequestPairingInput,
 } from './assistant/pairing.js';
 import {
+  claimCronRun,
+  finishCronRun,
+  getSchedulerState,
+  initSchedulerState,
+  listCronRuns,
+  setSchedulerState,
+  type ClaimCronRunInput,
+  type CronRunsInput,
+  type FinishCronRunInput,
+} from './assistant/scheduler.js';
+import {
+  addReminder,
+  cancelReminder,
+  fireReminder,
+  getReminder,
+  listReminders,
+  type AddReminderInput,
+  type FireReminderInput,
+  type ListRemindersInput,
+} from './assistant/reminders.js';
+import {
+  addTask,
+  completeTask,
+  getTask,
+  listTasks,
+  type AddTaskInput,
+  type ListTasksInput,
+} from './assistant/tasks.js';
+import {
   getOwnerTarget,
   setOwnerTarget,
   type SetOwnerTargetInput,
@@ -208,6 +237,28 @@ export interface Brain {
   pairings: () => ReturnType<typeof listPairings>;
   /** Approve or deny a pending code; NOT_FOUND when none is pending. */
   decidePairing: (input: DecidePairingInput) => ReturnType<typeof decidePairing>;
+  /** Claim a cron job's due time before running it: undefined when it was claimed already. */
+  claimCronRun: (input: ClaimCronRunInput) => ReturnType<typeof claimCronRun>;
+  /** Settle a claimed cron run: end, outcome, delivered or not. */
+  finishCronRun: (input: FinishCronRunInput) => ReturnType<typeof finishCronRun>;
+  /** Cron runs, newest due time first. */
+  cronRuns: (input?: CronRunsInput) => ReturnType<typeof listCronRuns>;
+  /** A value the scheduler kept (last email UID, last heartbeat delivery), or undefined. */
+  schedulerState: (key: string) => unknown;
+  setSchedulerState: (key: string, value: unknown) => void;
+  /** Keep a value only when none is kept; returns the kept one. */
+  initSchedulerState: (key: string, value: unknown) => unknown;
+  addReminder: (input: AddReminderInput) => ReturnType<typeof addReminder>;
+  getReminder: (id: number) => ReturnType<typeof getReminder>;
+  /** Pending reminders soonest first (`due_by`: the ones due); `all` adds done and cancelled. */
+  reminders: (input?: ListRemindersInput) => ReturnType<typeof listReminders>;
+  cancelReminder: (id: number) => ReturnType<typeof cancelReminder>;
+  /** Claim a due reminder before sending it: false when it was fired or cancelled already. */
+  fireReminder: (input: FireReminderInput) => ReturnType<typeof fireReminder>;
+  addTask: (input: AddTaskInput) => ReturnType<typeof addTask>;
+  getTask: (id: number) => ReturnType<typeof getTask>;
+  tasks: (input?: ListTasksInput) => ReturnType<typeof listTasks>;
+  completeTask: (id: number) => ReturnType<typeof completeTask>;
 
   export: (input?: ExportInput) => ReturnType<typeof exportBrain>;
   import: (doc: unknown) => ReturnType<typeof importBrain>;
@@ -309,6 +360,21 @@ export function openBrain(options: OpenBrainOptions): Brain {
     isPaired: (input) => isPaired(ctx, input),
     pairings: () => listPairings(ctx),
     decidePairing: (input) => decidePairing(ctx, input),
+    claimCronRun: (input) => claimCronRun(ctx, input),
+    finishCronRun: (input) => finishCronRun(ctx, input),
+    cronRuns: (input) => listCronRuns(ctx, input),
+    schedulerState: (key) => getSchedulerState(ctx, key),
+    setSchedulerState: (key, value) => setSchedulerState(ctx, key, value),
+    initSchedulerState: (key, value) => initSchedulerState(ctx, key, value),
+    addReminder: (input) => addReminder(ctx, input),
+    getReminder: (id) => getReminder(ctx, id),
+    reminders: (input) => listReminders(ctx, input),
+    cancelReminder: (id) => cancelReminder(ctx, id),
+    fireReminder: (input) => fireReminder(ctx, input),
+    addTask: (input) => addTask(ctx, input),
+    getTask: (id) => getTask(ctx, id),
+    tasks: (input) => listTasks(ctx, input),
+    completeTask: (id) => completeTask(ctx, id),
     setOwnerTarget: (input) => setOwnerTarget(ctx, input),
     ownerTarget: (agent) => getOwnerTarget(ctx, agent),
 

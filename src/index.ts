@@ -156,3 +156,27 @@ export {
   type PairingStatus,
   type RequestPairingInput,
 } from './assistant/pairing.js';
+export {
+  CRON_OUTCOMES,
+  type CronOutcome,
+  type CronRunRecord,
+  type ClaimCronRunInput,
+  type FinishCronRunInput,
+  type CronRunsInput,
+} from './assistant/scheduler.js';
+export {
+  REMINDER_MODES,
+  type ReminderMode,
+  type ReminderStatus,
+  type ReminderRecord,
+  type AddReminderInput,
+  type ListRemindersInput,
+  type FireReminderInput,
+} from './assistant/reminders.js';
+export {
+  TASK_PRIORITIES,
+  type TaskPriority,
+  type TaskRecord,
+  type AddTaskInput,
+  type ListTasksInput,
+} from './assistant/tasks.js';

@@ -77,8 +77,15 @@ function globMatches(pattern: string, name: string): boolean {
 /**
  * Tools that change only the assistant's own memory in the brain (each change keeps its
  * provenance): allowed by default like the reading tools; the config can still ask or deny.
+ * Reminders and tasks (agent/scheduler/) are of this kind: rows in the brain, for the owner.
  */
-export const MEMORY_TOOLS: ReadonlySet<string> = new Set(['save_memory']);
+export const MEMORY_TOOLS: ReadonlySet<string> = new Set([
+  'save_memory',
+  'set_reminder',
+  'cancel_reminder',
+  'add_task',
+  'complete_task',
+]);
 
 const PLAIN_PROGRAM = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;

@@ -3,6 +3,7 @@ import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
 import { createTelegramChannel } from '../channels/telegram/bot.js';
 import { createDiscordChannel } from '../channels/discord/channel.js';
+import { schedulerComponents } from '../scheduler/index.js';
 import type { ServiceComponent } from './types.js';
 
 /** What a component may need to be built; each branch adds what its components take. */
@@ -22,5 +23,6 @@ export function buildComponents(config: AssistantConfig, deps: ComponentDeps): S
   if (config.telegram) components.push(createTelegramChannel(config.telegram));
   if (config.discord)
     components.push(createDiscordChannel({ config: config.discord, log: deps.log }));
+  components.push(...schedulerComponents(config));
   return components;
 }

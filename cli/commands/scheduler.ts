@@ -1,0 +1,189 @@
+import type { Command } from 'commander';
+import type { Brain, CronRunRecord, ReminderRecord, TaskRecord } from '../../src/index.js';
+import { BrainError } from '../../src/errors.js';
+import { bold, dim, printJson, println, shortTime } from '../output.js';
+import { withBrain, type GlobalOptions } from '../run.js';
+
+interface ConfigOption {
+  config?: string;
+}
+
+const CONFIG_HELP =
+  'the assistant config (else BRAIN_ASSISTANT_CONFIG, else ~/.config/brain/assistant.json)';
+
+/**
+ * `brain heartbeat`, `brain cron list | run NAME | history NAME`, `brain reminders`,
+ * `brain tasks`: the assistant's scheduler from the terminal. The listings only read; the two
+ * that run something (`heartbeat`, `cron run`) build the service host in this process.
+ */
+export function registerScheduler(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('heartbeat')
+    .description('run one heartbeat tick now; prints delivered or suppressed, and why')
+    .option('--force', 'ignore active hours and a missing or empty HEARTBEAT.md')
+    .option('--config <file>', CONFIG_HELP)
+    .action((opts: ConfigOption & { force?: boolean }) =>
+      withBrain(globals(), async ({ brain, json }) => {
+        const { createHeartbeat } = await import('../../agent/scheduler/heartbeat.js');
+        const outcome = await withHost(brain, opts.config, async (host, printed) => {
+          const beat = createHeartbeat();
+          await beat.start(host);
+          try {
+            return { ...(await beat.tick({ force: opts.force ?? false })), printed: printed() };
+          } finally {
+            await beat.stop();
+          }
+        });
+        if (json)
+          return printJson({
+            status: outcome.status === 'delivered' ? 'delivered' : 'suppressed',
+            skipped: outcome.status === 'skipped',
+            reason: outcome.reason,
+            reply: outcome.reply ?? null,
+          });
+        if (outcome.status === 'delivered') {
+          println(outcome.printed);
+          return println(`delivered ${dim('(printed here: brain heartbeat runs no channel)')}`);
+        }
+        println(`suppressed: ${outcome.reason}`);
+      }),
+    );
+
+  const cron = program.command('cron').description("the assistant's cron jobs");
+  cron
+    .command('list')
+    .description('the configured jobs, their next time and their last run')
+    .option('--config <file>', CONFIG_HELP)
+    .action((opts: ConfigOption) =>
+      withBrain(globals(), async ({ brain, json }) => {
+        const config = await loadConfig(opts.config);
+        const { Cron } = await import('croner');
+        const rows = config.scheduler.cron.map((job) => {
+          const next = job.enabled
+            ? new Cron(job.schedule, { timezone: job.timezone ?? config.timeZone, paused: true })
+                .nextRun()
+                ?.toISOString()
+            : undefined;
+          const last = brain.cronRuns({ job: job.name, limit: 1 })[0];
+          return { ...job, next: next ?? null, last: last ?? null };
+        });
+        if (json) return printJson({ jobs: rows });
+        if (rows.length === 0) return println('no cron jobs in the config');
+        for (const r of rows)
+          println(
+            `${bold(r.name)}  ${r.schedule}${r.timezone ? ` ${r.timezone}` : ''}  ${r.enabled ? `next ${r.next ? shortTime(r.next) : 'never'}` : 'disabled'}  ${dim(r.last ? `last ${formatRun(r.last)}` : 'never ran')}`,
+          );
+      }),
+    );
+  cron
+    .command('run <name>')
+    .description('run a job now, as its schedule would (recorded in its history)')
+    .option('--config <file>', CONFIG_HELP)
+    .action((name: string, opts: ConfigOption) =>
+      withBrain(globals(), async ({ brain, json }) => {
+        const { createCronComponent } = await import('../../agent/scheduler/cron.js');
+        const result = await withHost(brain, opts.config, (host) =>
+          createCronComponent().runNow(name, host),
+        );
+        if (result.status === 'claimed') throw new BrainError('CONFLICT', result.reason);
+        if (json) return printJson({ run: result.run });
+        println(formatRun(result.run));
+      }),
+    );
+  cron
+    .command('history <name>')
+    .description("a job's runs, newest first")
+    .option('--limit <n>', 'at most this many', '20')
+    .action((name: string, opts: { limit: string }) =>
+      withBrain(globals(), ({ brain, json }) => {
+        const runs = brain.cronRuns({ job: name, limit: opts.limit });
+        if (json) return printJson({ runs });
+        if (runs.length === 0) return println(`no runs of ${name}`);
+        for (const r of runs) println(formatRun(r));
+      }),
+    );
+
+  program
+    .command('reminders')
+    .description("the assistant's pending reminders, soonest first")
+    .option('--all', 'with the done and cancelled ones, newest first')
+    .action((opts: { all?: boolean }) =>
+      withBrain(globals(), ({ brain, json }) => {
+        const reminders = brain.reminders({ all: opts.all ?? false });
+        if (json) return printJson({ reminders });
+        if (reminders.length === 0) return println('no reminders');
+        for (const r of reminders) println(formatReminder(r));
+      }),
+    );
+
+  program
+    .command('tasks')
+    .description("the owner's tasks kept by the assistant (pending ones by default)")
+    .option('--done', 'only the done ones')
+    .option('--all', 'pending and done')
+    .action((opts: { done?: boolean; all?: boolean }) =>
+      withBrain(globals(), ({ brain, json }) => {
+        const status = opts.all ? 'all' : opts.done ? 'done' : 'pending';
+        const tasks = brain.tasks({ status });
+        if (json) return printJson({ tasks });
+        if (tasks.length === 0) return println(`no ${status === 'all' ? '' : `${status} `}tasks`);
+        for (const t of tasks) println(formatTask(t));
+      }),
+    );
+}
+
+async function loadConfig(file: string | undefined) {
+  const { loadAssistantConfig } = await import('../../agent/config.js');
+  return loadAssistantConfig({ file, env: process.env });
+}
+
+/**
+ * The service host in this process: the real assistant on the lane, no channel components. What
+ * it would deliver is kept and printed by the caller (there is no channel to send it to here).
+ */
+async function withHost<T>(
+  brain: Brain,
+  configFile: string | undefined,
+  run: (
+    host: import('../../agent/service/types.js').ServiceHost,
+    printed: () => string,
+  ) => Promise<T>,
+): Promise<T> {
+  const config = await loadConfig(configFile);
+  const { createServiceHost } = await import('../../agent/service/host.js');
+  const { streamLog } = await import('../../agent/log.js');
+  const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), 'warn');
+  const real = createServiceHost({ brain, config, clock: () => new Date(), log });
+  const out: string[] = [];
+  const host = {
+    ...real,
+    async deliver(text: string) {
+      out.push(text);
+      return true;
+    },
+  };
+  try {
+    return await run(host, () => out.join('\n\n'));
+  } finally {
+    await real.close();
+  }
+}
+
+function formatRun(r: CronRunRecord): string {
+  const late = r.late ? ' late' : '';
+  const delivered = r.outcome === 'ok' ? (r.delivered ? ' delivered' : ' not delivered') : '';
+  const detail = r.detail ? ` ${dim(r.detail)}` : '';
+  return `${r.id}  due ${shortTime(r.due_at)}  ${r.outcome}${late}${delivered}${detail}`;
+}
+
+function formatReminder(r: ReminderRecord): string {
+  const repeat = r.repeat ? ` repeats "${r.repeat}"` : '';
+  const status = r.status === 'pending' ? '' : ` ${r.status}${r.late ? ' (late)' : ''}`;
+  return `${r.id}  ${shortTime(r.due_at)}  [${r.mode}]${repeat}${status}  ${r.text}`;
+}
+
+function formatTask(t: TaskRecord): string {
+  const due = t.due_at ? `  due ${shortTime(t.due_at)}` : '';
+  const done = t.status === 'done' ? ` ${dim('done')}` : '';
+  return `${t.id}  [${t.priority}]${due}${done}  ${t.title}${t.message_id ? `  ${dim(t.message_id)}` : ''}`;
+}

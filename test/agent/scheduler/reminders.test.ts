@@ -1,0 +1,218 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createReminders } from '../../../agent/scheduler/reminders.js';
+import { tempDir } from '../../helpers.js';
+import type { FakeAnthropic } from '../fakes/anthropic-server.js';
+import {
+  FAKE_TIMERS,
+  fakeModel,
+  startInstance,
+  until,
+  writeConfig,
+  type Instance,
+} from './harness.js';
+
+let fake: FakeAnthropic;
+let dir: string;
+let cleanup: () => void;
+const instances: Instance[] = [];
+
+beforeEach(async () => {
+  ({ dir, cleanup } = tempDir('brain-reminders-'));
+  fake = await fakeModel();
+});
+afterEach(async () => {
+  for (const i of instances.splice(0)) await i.stop().catch(() => {});
+  vi.useRealTimers();
+  await fake.close();
+  cleanup();
+});
+
+function instance(extra: Record<string, unknown> = {}) {
+  const config = writeConfig(dir, fake, { timeZone: 'Europe/Berlin', ...extra });
+  const i = startInstance({ dir, config });
+  instances.push(i);
+  return i;
+}
+
+const chat = (i: Instance, text: string) =>
+  i.host.enqueue({
+    session: 'chat/default',
+    text,
+    source: 'chat',
+    priority: 'owner',
+    unattended: false,
+    io: { onText: () => {} },
+  }).done;
+
+const toolResults = (fake: FakeAnthropic, request: number) =>
+  JSON.stringify(fake.requests[request]!.body.messages);
+
+describe('reminders', { timeout: 30_000 }, () => {
+  it('fires a reminder set through the model at its time, in the owner’s zone', async () => {
+    vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') }); // 12:00 Berlin
+    const i = instance({ reminders: { deliverTo: 'telegram:42' } });
+    await i.start(createReminders(i.config));
+    fake.script.push(
+      {
+        toolUses: [{ name: 'set_reminder', input: { when: '14:30', text: 'Call the dentist' } }],
+      },
+      { text: 'I will remind you at 14:30.' },
+    );
+    await chat(i, 'remind me at 14:30 to call the dentist');
+    expect(toolResults(fake, 1)).toContain('2026-05-04 14:30:00 CEST');
+    const [r] = i.brain.reminders();
+    expect(r).toMatchObject({ due_at: '2026-05-04T12:30:00.000Z', mode: 'notify' });
+    expect(r!.message_id).toMatch(/^syn_/);
+    await vi.advanceTimersByTimeAsync(2.5 * 3_600_000 - 1000);
+    expect(i.deliveries).toEqual([]);
+    await vi.advanceTimersByTimeAsync(2000);
+    await until(() => i.deliveries.length === 1);
+    expect(i.deliveries[0]).toEqual({
+      text: 'Reminder: Call the dentist',
+      target: { channel: 'telegram', chatId: '42' },
+    });
+    expect(i.brain.reminders()).toEqual([]);
+  });
+
+  it('delivers a reminder that came due while the service was down once, on start, marked late', async () => {
+    vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') });
+    const first = instance();
+    await first.start(createReminders(first.config));
+    fake.script.push(
+      { toolUses: [{ name: 'set_reminder', input: { when: 'in 20 minutes', text: 'Stretch' } }] },
+      { text: 'Done.' },
+    );
+    await chat(first, 'remind me in 20 minutes to stretch');
+    expect(first.brain.reminders()).toHaveLength(1);
+    await first.stop();
+    instances.splice(0);
+
+    vi.setSystemTime(new Date('2026-05-04T11:00:00Z')); // the service was down at 10:20
+    const second = instance();
+    await second.start(createReminders(second.config));
+    await until(() => second.deliveries.length === 1);
+    expect(second.deliveries[0]!.text).toMatch(
+      /^Reminder: Stretch \(late: it was due 2026-05-04 12:20:00/,
+    );
+    // Delivered where the owner spoke last (the harness's Telegram chat 7).
+    expect(second.deliveries[0]!.target).toEqual({ channel: 'telegram', chatId: '7' });
+    expect(second.brain.reminders({ all: true })).toMatchObject([{ status: 'done', late: true }]);
+    await second.stop();
+    instances.splice(0);
+
+    const third = instance();
+    await third.start(createReminders(third.config));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(third.deliveries).toEqual([]);
+  });
+
+  it('runs a prompt reminder as a turn of the owner’s session and delivers the answer', async () => {
+    vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') });
+    const i = instance();
+    await i.start(createReminders(i.config));
+    i.brain.addReminder({
+      text: 'check the weather and tell me',
+      mode: 'prompt',
+      due_at: '2026-05-04T10:05:00Z',
+    });
+    fake.script.push({ text: 'Sunny, 21 °C.' });
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    await until(() => i.deliveries.length === 1);
+    expect(i.deliveries[0]!.text).toBe('Sunny, 21 °C.');
+    expect(i.requests.at(-1)).toMatchObject({
+      session: 'chat/default',
+      source: 'reminder',
+      priority: 'scheduled',
+      unattended: true,
+    });
+    expect(JSON.stringify(fake.requests[0]!.body.messages)).toContain('check the weather');
+  });
+
+  it('moves a repeating reminder to its next time after firing', async () => {
+    vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T06:59:00Z') });
+    const i = instance();
+    await i.start(createReminders(i.config));
+    i.brain.addReminder({
+      text: 'Stand-up',
+      due_at: '2026-05-04T07:00:00Z',
+      repeat: '0 9 * * 1-5',
+      time_zone: 'Europe/Berlin',
+    });
+    await vi.advanceTimersByTimeAsync(61_000);
+    await until(() => i.deliveries.length === 1);
+    expect(i.brain.reminders()).toMatchObject([
+      { due_at: '2026-05-05T07:00:00.000Z', status: 'pending' },
+    ]);
+  });
+
+  it('lists and cancels reminders through the tools; a cancelled one never fires', async () => {
+    vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') });
+    const i = instance();
+    await i.start(createReminders(i.config));
+    const r = i.brain.addReminder({ text: 'Water plants', due_at: '2026-05-04T11:00:00Z' });
+    fake.script.push(
+      { toolUses: [{ name: 'list_reminders', input: {} }] },
+      { toolUses: [{ name: 'cancel_reminder', input: { id: r.id } }] },
+      { toolUses: [{ name: 'cancel_reminder', input: { id: 999 } }] },
+      { text: 'Cancelled.' },
+    );
+    await chat(i, 'cancel my plant reminder');
+    expect(toolResults(fake, 1)).toContain(
+      `#${r.id} 2026-05-04 13:00:00 CEST [notify] Water plants`,
+    );
+    expect(toolResults(fake, 2)).toContain(`cancelled #${r.id}`);
+    expect(toolResults(fake, 3)).toMatch(/no reminder 999.*"is_error":true/);
+    await vi.advanceTimersByTimeAsync(2 * 3_600_000);
+    expect(i.deliveries).toEqual([]);
+  });
+
+  it('refuses a time it cannot read, naming the field, and stores nothing', async () => {
+    vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') });
+    const i = instance();
+    await i.start(createReminders(i.config));
+    fake.script.push(
+      { toolUses: [{ name: 'set_reminder', input: { when: 'whenever', text: 'x' } }] },
+      { toolUses: [{ name: 'set_reminder', input: { when: '+1h', text: 'x', repeat: 'bad' } }] },
+      { text: 'Sorry.' },
+    );
+    await chat(i, 'remind me');
+    expect(toolResults(fake, 1)).toMatch(/when: must be an ISO time/);
+    expect(toolResults(fake, 2)).toMatch(/repeat: must be a cron expression/);
+    expect(i.brain.reminders({ all: true })).toEqual([]);
+  });
+});
+
+describe('tasks', { timeout: 30_000 }, () => {
+  it('adds, lists and completes tasks through the tools, each pointing back to the message that asked', async () => {
+    const i = instance();
+    await i.start(createReminders(i.config));
+    fake.script.push(
+      {
+        toolUses: [
+          {
+            name: 'add_task',
+            input: { title: 'Renew passport', priority: 'high', due: '2026-06-01' },
+          },
+        ],
+      },
+      { text: 'Added.' },
+    );
+    const turn = await chat(i, 'add a task: renew my passport by June');
+    const [task] = i.brain.tasks();
+    expect(task).toMatchObject({ title: 'Renew passport', priority: 'high', status: 'pending' });
+    expect(task!.message_id).toBe(turn.messageIds.user);
+    expect(i.brain.getMessage(task!.message_id!)?.body).toBe(
+      'add a task: renew my passport by June',
+    );
+
+    fake.script.push(
+      { toolUses: [{ name: 'complete_task', input: { id: task!.id } }] },
+      { toolUses: [{ name: 'list_tasks', input: { status: 'all' } }] },
+      { text: 'Done.' },
+    );
+    await chat(i, 'I renewed it');
+    expect(i.brain.tasks()).toEqual([]);
+    expect(i.brain.tasks({ status: 'done' })).toMatchObject([{ id: task!.id, status: 'done' }]);
+    expect(JSON.stringify(fake.requests.at(-1)!.body.messages)).toContain('(done) Renew passport');
+  });
+});

@@ -1,0 +1,138 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openBrain } from '../../src/index.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../agent/fakes/anthropic-server.js';
+import { runCli, tempDir } from '../helpers.js';
+
+/** The built CLI: `brain heartbeat`, `brain cron …`, `brain reminders`, `brain tasks`. */
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(extra: Record<string, unknown> = {}) {
+  const { dir, cleanup } = tempDir('brain-scheduler-cli-');
+  cleanups.push(cleanup);
+  const fake: FakeAnthropic = await startFakeAnthropic();
+  cleanups.push(() => fake.close());
+  const workspace = join(dir, 'ws');
+  mkdirSync(workspace);
+  const config = join(dir, 'assistant.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      agent: 'assistant',
+      owner: 'ann',
+      workspace,
+      models: {
+        endpoints: [{ provider: 'anthropic', model: 'claude-fake', baseUrl: fake.baseUrl }],
+      },
+      ...extra,
+    }),
+  );
+  const env = {
+    BRAIN_DB: join(dir, 'brain.db'),
+    BRAIN_ASSISTANT_CONFIG: config,
+    XDG_CONFIG_HOME: join(dir, 'cfg'),
+    ANTHROPIC_API_KEY: 'sk-test',
+  };
+  return { dir, workspace, fake, db: env.BRAIN_DB, cli: (args: string[]) => runCli(args, env) };
+}
+
+describe('brain heartbeat', { timeout: 90_000 }, () => {
+  it('prints a finding and delivered, then suppressed for the same finding or HEARTBEAT_OK', async () => {
+    const s = await setup();
+    expect((await s.cli(['heartbeat'])).stdout).toBe('suppressed: no HEARTBEAT.md\n');
+    writeFileSync(join(s.workspace, 'HEARTBEAT.md'), '# Checks\n- Is the backup fresh?\n');
+    s.fake.script.push(
+      { text: 'The backup is 3 days old.' },
+      { text: 'The backup is 3 days old.' },
+      { text: 'HEARTBEAT_OK' },
+    );
+    const first = await s.cli(['heartbeat']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^The backup is 3 days old\.\ndelivered/);
+    const second = await s.cli(['heartbeat']);
+    expect(second.stdout).toBe('suppressed: same as the last delivered, within 24 h\n');
+    const third = await s.cli(['heartbeat', '--json']);
+    expect(JSON.parse(third.stdout)).toMatchObject({
+      status: 'suppressed',
+      reason: 'HEARTBEAT_OK',
+    });
+    expect(JSON.stringify(s.fake.requests[0]!.body.messages)).toContain('Is the backup fresh?');
+  });
+
+  it('runs with --force when the checklist is only headings', async () => {
+    const s = await setup();
+    writeFileSync(join(s.workspace, 'HEARTBEAT.md'), '# Checks\n');
+    expect((await s.cli(['heartbeat'])).stdout).toMatch(
+      /^suppressed: HEARTBEAT\.md has only headings/,
+    );
+    s.fake.script.push({ text: 'HEARTBEAT_OK' });
+    expect((await s.cli(['heartbeat', '--force'])).stdout).toBe('suppressed: HEARTBEAT_OK\n');
+    expect(s.fake.requests).toHaveLength(1);
+  });
+});
+
+describe('brain cron', { timeout: 90_000 }, () => {
+  it('runs a job now, records it in its history, and lists it with its last run', async () => {
+    const s = await setup({
+      cron: [
+        { name: 'brief', schedule: '0 8 * * *', timezone: 'Europe/Berlin', message: 'Brief me' },
+      ],
+    });
+    s.fake.script.push({ text: 'Two meetings today.' });
+    const run = await s.cli(['cron', 'run', 'brief', '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).run).toMatchObject({
+      job: 'brief',
+      outcome: 'ok',
+      delivered: true,
+    });
+    const history = JSON.parse((await s.cli(['cron', 'history', 'brief', '--json'])).stdout);
+    expect(history.runs).toHaveLength(1);
+    const list = await s.cli(['cron', 'list']);
+    expect(list.stdout).toMatch(
+      /^brief {2}0 8 \* \* \* Europe\/Berlin {2}next .* last \d+ {2}due .* ok delivered/,
+    );
+  });
+
+  it('fails with NOT_FOUND for a job the config does not have, and exits 2 without a name', async () => {
+    const s = await setup();
+    const r = await s.cli(['cron', 'run', 'nope']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^brain: NOT_FOUND: no cron job named nope/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect((await s.cli(['cron', 'run'])).code).toBe(2);
+  });
+});
+
+describe(
+  'brain reminders, brain tasks, brain memories --category memo',
+  { timeout: 60_000 },
+  () => {
+    it('lists what the assistant keeps', async () => {
+      const s = await setup();
+      const brain = openBrain({ dbPath: s.db });
+      brain.addReminder({ text: 'Call the dentist', due_at: '2030-01-01T09:00:00Z' });
+      brain.addTask({ title: 'Renew passport', priority: 'high' });
+      const done = brain.addTask({ title: 'Pay rent' });
+      brain.completeTask(done.id);
+      brain.remember({ agent: 'assistant', content: 'Memo: buy milk', categories: ['memo'] });
+      brain.remember({ agent: 'assistant', content: 'Ann likes tea', categories: ['preference'] });
+      brain.close();
+
+      expect((await s.cli(['reminders'])).stdout).toMatch(
+        /^1 {2}.* {2}\[notify\] {2}Call the dentist\n$/,
+      );
+      expect(JSON.parse((await s.cli(['tasks', '--json'])).stdout).tasks).toMatchObject([
+        { title: 'Renew passport', priority: 'high' },
+      ]);
+      expect((await s.cli(['tasks', '--done'])).stdout).toContain('Pay rent');
+      const memos = JSON.parse((await s.cli(['memories', '--category', 'memo', '--json'])).stdout);
+      expect(memos.stm.map((m: { content: string }) => m.content)).toEqual(['Memo: buy milk']);
+    });
+  },
+);
