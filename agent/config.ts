@@ -7,6 +7,7 @@ import { BrainError, agentName, formatZodError } from '../src/index.js';
 import { parseJsonc } from './jsonc.js';
 import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
 import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
+import { mcpFileShape, resolveMcpConfig, type McpConfig } from './mcp/config.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -65,6 +66,8 @@ export const assistantFileSchema = z.strictObject({
   permissions: permissionsConfig,
   /** Folders the file tools may use besides the workspace; web_fetch and web_search settings. */
   tools: toolsConfigSchema.prefault({}),
+  /** Other MCP servers whose tools the assistant uses: `mcpServers`, `mcpToolBudgetTokens`. */
+  ...mcpFileShape,
 });
 
 /** What the assistant runs with: every default applied, the secrets from the environment. */
@@ -82,6 +85,8 @@ export interface AssistantConfig {
   timeZone: string | undefined;
   permissions: PermissionsConfig;
   tools: ToolsConfig;
+  /** The MCP servers (agent/mcp/config.ts): `${VAR}`s filled in, refused entries listed. */
+  mcp: McpConfig;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -156,6 +161,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     timeZone: file.timeZone,
     permissions: file.permissions,
     tools: file.tools,
+    mcp: resolveMcpConfig(file, env),
     secrets,
   };
 }

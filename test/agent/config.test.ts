@@ -46,6 +46,7 @@ describe('loadAssistantConfig', () => {
         runCommand: { defaultTimeoutS: 30, maxTimeoutS: 600, maxOutputChars: 30_000, roots: [] },
       },
       permissions: { tools: {}, approvalTimeoutSeconds: 120 },
+      mcp: { servers: [], errors: [], toolBudgetTokens: 8000 },
       secrets: { anthropicApiKey: undefined, anthropicBaseUrl: undefined, ollamaHost: undefined },
     });
     expect(config.owner).toMatch(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/);
