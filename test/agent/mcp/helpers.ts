@@ -62,7 +62,10 @@ export function manualTimers() {
 }
 
 /** Enough of a ToolContext for MCP tools, which use only the signal and the session. */
-export function toolContext(signal = new AbortController().signal, session = 'chat/test') {
+export function toolContext(
+  signal: AbortSignal = new AbortController().signal,
+  session = 'chat/test',
+) {
   return { signal, session } as unknown as ToolContext;
 }
 
