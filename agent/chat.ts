@@ -25,7 +25,13 @@ export interface Assistant {
     session: string,
     text: string,
     io: TurnIo,
-    options?: { signal?: AbortSignal; source?: string; unattended?: boolean },
+    options?: {
+      signal?: AbortSignal;
+      source?: string;
+      unattended?: boolean;
+      /** Who said it (default the owner); another agent's words are untrusted data. */
+      from?: string;
+    },
   ): Promise<TurnResult>;
 }
 
@@ -76,7 +82,7 @@ export function createAssistant(options: {
           config,
           clock,
           session,
-          input: { text },
+          input: turnOptions.from === undefined ? { text } : { text, from: turnOptions.from },
           io,
           signal: turnOptions.signal,
           source: turnOptions.source ?? 'chat',

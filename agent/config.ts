@@ -8,6 +8,13 @@ import { parseJsonc } from './jsonc.js';
 import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
 import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
 import { mcpFileShape, resolveMcpConfig, type McpConfig } from './mcp/config.js';
+import {
+  laneConfig,
+  ownerConfig,
+  ownerParts,
+  type LaneConfig,
+  type OwnerIdentities,
+} from './service/config.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -33,8 +40,11 @@ const timeZone = z.string().refine((tz) => {
 export const assistantFileSchema = z.strictObject({
   /** The assistant's agent name in the brain. */
   agent: agentName.optional(),
-  /** The user's agent name in the brain (default: the login name, made a valid agent name). */
-  owner: agentName.optional(),
+  /**
+   * The user's agent name in the brain (default: the login name, made a valid agent name), or
+   * `{name?, telegram?, discord?}` with the user's identity on each channel (agent/service/config.ts).
+   */
+  owner: ownerConfig.optional(),
   /** Folder of SOUL.md, AGENTS.md, TOOLS.md; relative to the config file's folder; `~/` is home. */
   workspace: z.string().min(1, 'must not be empty').optional(),
   /** The endpoint pool (agent/models/config.ts). */
@@ -68,6 +78,10 @@ export const assistantFileSchema = z.strictObject({
   tools: toolsConfigSchema.prefault({}),
   /** Other MCP servers whose tools the assistant uses: `mcpServers`, `mcpToolBudgetTokens`. */
   ...mcpFileShape,
+  /** `brain agent`'s lane: how many sessions' turns run at once. */
+  lane: laneConfig,
+  /** Forward other agents' exchanges with the assistant to the owner's chat. */
+  relayToOwner: z.boolean().default(false),
 });
 
 /** What the assistant runs with: every default applied, the secrets from the environment. */
@@ -87,6 +101,10 @@ export interface AssistantConfig {
   tools: ToolsConfig;
   /** The MCP servers (agent/mcp/config.ts): `${VAR}`s filled in, refused entries listed. */
   mcp: McpConfig;
+  /** Who the owner is on each channel (`owner: {telegram, discord}`); empty when not said. */
+  ownerIdentities: OwnerIdentities;
+  lane: LaneConfig;
+  relayToOwner: boolean;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -141,6 +159,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
   }
   const file = parsed.data;
   const env = options.env;
+  const owner = ownerParts(file.owner);
   const secrets = {
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
@@ -150,7 +169,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     file: path,
     fileFound: source !== undefined,
     agent: file.agent ?? 'assistant',
-    owner: file.owner ?? loginAgentName(env),
+    owner: owner.name ?? loginAgentName(env),
     workspace: file.workspace
       ? resolveWorkspace(file.workspace, dirname(path), env)
       : join(configHome(env), 'workspace'),
@@ -162,6 +181,9 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     permissions: file.permissions,
     tools: file.tools,
     mcp: resolveMcpConfig(file, env),
+    ownerIdentities: owner.identities,
+    lane: file.lane,
+    relayToOwner: file.relayToOwner,
     secrets,
   };
 }

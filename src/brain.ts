@@ -90,6 +90,11 @@ import {
   type RecordApprovalInput,
   type SettleApprovalInput,
 } from './assistant/approvals.js';
+import {
+  getOwnerTarget,
+  setOwnerTarget,
+  type SetOwnerTargetInput,
+} from './assistant/owner-target.js';
 
 export type { OpenBrainOptions };
 
@@ -181,6 +186,10 @@ export interface Brain {
   /** Store an "always allow" rule; interpreters and shells are refused. */
   addApprovalRule: (input: AddRuleInput) => ReturnType<typeof addApprovalRule>;
   approvalRules: () => ReturnType<typeof listApprovalRules>;
+  /** Remember where the assistant `agent` last heard its owner (`brain agent`'s delivery target). */
+  setOwnerTarget: (input: SetOwnerTargetInput) => ReturnType<typeof setOwnerTarget>;
+  /** Where the assistant `agent` last heard its owner, or null. */
+  ownerTarget: (agent: string) => ReturnType<typeof getOwnerTarget>;
   revokeApprovalRule: (id: number) => ReturnType<typeof revokeApprovalRule>;
 
   export: (input?: ExportInput) => ReturnType<typeof exportBrain>;
@@ -279,6 +288,8 @@ export function openBrain(options: OpenBrainOptions): Brain {
     addApprovalRule: (input) => addApprovalRule(ctx, input),
     approvalRules: () => listApprovalRules(ctx),
     revokeApprovalRule: (id) => revokeApprovalRule(ctx, id),
+    setOwnerTarget: (input) => setOwnerTarget(ctx, input),
+    ownerTarget: (agent) => getOwnerTarget(ctx, agent),
 
     export: (input) => exportBrain(ctx, input),
     import: (doc) => importBrain(ctx, doc),

@@ -120,6 +120,7 @@ export {
   type ReleaseLeaseInput,
 } from './assistant/leases.js';
 export { SUMMARY_CATEGORY, type SessionSummary } from './assistant/summaries.js';
+export type { OwnerTarget, SetOwnerTargetInput } from './assistant/owner-target.js';
 export {
   USAGE_GROUPS,
   type UsageGroup,

@@ -47,6 +47,9 @@ describe('loadAssistantConfig', () => {
       },
       permissions: { tools: {}, approvalTimeoutSeconds: 120 },
       mcp: { servers: [], errors: [], toolBudgetTokens: 8000 },
+      ownerIdentities: {},
+      lane: { maxConcurrent: 2 },
+      relayToOwner: false,
       secrets: { anthropicApiKey: undefined, anthropicBaseUrl: undefined, ollamaHost: undefined },
     });
     expect(config.owner).toMatch(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/);
