@@ -1,6 +1,7 @@
 import type { Brain, Clock } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
+import { createMcpManager } from '../mcp/manager.js';
 import type { ServiceComponent } from './types.js';
 
 /** What a component may need to be built; each branch adds what its components take. */
@@ -16,8 +17,8 @@ export interface ComponentDeps {
  * not built). The inbox watcher is the service's own and is added by `startService`.
  */
 export function buildComponents(config: AssistantConfig, deps: ComponentDeps): ServiceComponent[] {
-  void config;
-  void deps;
   const components: ServiceComponent[] = [];
+  // The MCP client (agent/mcp/): always built, so servers added to mcpServers later start live.
+  components.push(createMcpManager({ config: config.mcp, log: deps.log, clock: deps.clock }));
   return components;
 }
