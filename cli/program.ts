@@ -18,6 +18,7 @@ import { registerSearch } from './commands/search.js';
 import { registerTransfer } from './commands/transfer.js';
 import { registerUsage } from './commands/usage.js';
 import { registerApprovals } from './commands/approvals.js';
+import { registerAgentMcp } from './commands/agent-mcp.js';
 import type { GlobalOptions } from './run.js';
 
 /** The `brain` command: global options, then one registration per group of commands. */
@@ -51,5 +52,7 @@ export function createProgram(): Command {
   registerChat(program, globals);
   registerUsage(program, globals);
   registerApprovals(program, globals);
+  // After the service's `agent` command, which it adds `mcp` to.
+  registerAgentMcp(program, globals);
   return program;
 }

@@ -17,6 +17,9 @@ export interface McpManager extends ServiceComponent {
   readonly name: 'mcp';
   start(host?: ServiceHost): Promise<void>;
   tools(session: string): readonly Tool[];
+  /** Connect what is not running yet (lazy servers stay idle), then one line per server. */
+  check(host?: ServiceHost): Promise<CheckItem[]>;
+  reconfigure(config: AssistantConfig): Promise<void>;
   /** Each configured server, as it is now. */
   status(): ServerStatus[];
   /** Entries of `mcpServers` refused (they do not run), each by its key path. */
