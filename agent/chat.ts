@@ -76,7 +76,9 @@ export function createAssistant(options: {
           brain,
           pool: models.pool,
           compactionPool: models.compaction,
-          tools: options.moreTools ? [...tools, ...options.moreTools(session)] : tools,
+          tools,
+          // Asked for again before each model call: find_tools can load MCP tools mid-turn.
+          ...(options.moreTools ? { liveTools: () => options.moreTools!(session) } : {}),
           config,
           clock,
           session,

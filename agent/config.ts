@@ -9,6 +9,7 @@ import { parseJsonc } from './jsonc.js';
 import { telegramConfigSchema, type TelegramConfig } from './channels/telegram/config.js';
 import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
 import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
+import { mcpFileShape, resolveMcpConfig, type McpConfig } from './mcp/config.js';
 import {
   resolveSchedulerConfig,
   schedulerFileKeys,
@@ -90,6 +91,8 @@ export const assistantFileSchema = z.strictObject({
   reminders: schedulerFileKeys.reminders,
   email: schedulerFileKeys.email,
   catchUpMinutes: schedulerFileKeys.catchUpMinutes,
+  /** Other MCP servers whose tools the assistant uses: `mcpServers`, `mcpToolBudgetTokens`. */
+  ...mcpFileShape,
   /** `brain agent`'s lane: how many sessions' turns run at once. */
   lane: laneConfig,
   /** Forward other agents' exchanges with the assistant to the owner's chat. */
@@ -117,6 +120,8 @@ export interface AssistantConfig {
   telegram: TelegramConfig | undefined;
   /** Heartbeat, cron jobs, reminders, email watchers (agent/scheduler/). */
   scheduler: SchedulerConfig;
+  /** The MCP servers (agent/mcp/config.ts): `${VAR}`s filled in, refused entries listed. */
+  mcp: McpConfig;
   /** Who the owner is on each channel (`owner: {telegram, discord}`); empty when not said. */
   ownerIdentities: OwnerIdentities;
   lane: LaneConfig;
@@ -200,6 +205,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     tools: file.tools,
     telegram: file.telegram && { ...file.telegram, token: env.TELEGRAM_BOT_TOKEN || undefined },
     scheduler: resolveSchedulerConfig(file, env),
+    mcp: resolveMcpConfig(file, env),
     ownerIdentities: owner.identities,
     lane: file.lane,
     relayToOwner: file.relayToOwner,

@@ -55,6 +55,11 @@ export interface RunTurnOptions {
   /** Summarises old turns; default `pool`. */
   compactionPool?: ModelPool;
   tools: readonly Tool[];
+  /**
+   * Tools that can change between rounds of one turn (MCP tools that find_tools loads), asked for
+   * before each model call and added to `tools`.
+   */
+  liveTools?: () => readonly Tool[];
   config: TurnConfig;
   clock: Clock;
   /** The session's name, e.g. `chat/default`. */
@@ -191,7 +196,6 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     };
     let history = await loadContext({ ...contextOptions, force: false });
 
-    const schemas = toolSchemas(options.tools);
     const rounds: Round[] = [];
     const turn: ChatMessage[] = [];
     const calls = new Map<string, number>();
@@ -204,6 +208,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     for (;;) {
       let partial = '';
       let response: ModelResponse;
+      const schemas = toolSchemas(toolsOf(options));
       try {
         response = await options.pool.complete({
           system,
@@ -278,7 +283,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         }
         io.onToolCall?.(use.name, use.input);
         log('debug', 'turn.tool', { tool: use.name });
-        results.push(await runToolCall(options.tools, use, ctx));
+        results.push(await runToolCall(toolsOf(options), use, ctx));
       }
       rounds.push({ content, results });
       turn.push({ role: 'assistant', content }, { role: 'user', content: results });
@@ -356,7 +361,7 @@ async function checkPermission(
   ctx: ToolContext,
 ): Promise<string | undefined> {
   if (!options.permissions) return undefined;
-  const tool = options.tools.find((t) => t.name === use.name);
+  const tool = toolsOf(options).find((t) => t.name === use.name);
   if (!tool || !tool.schema.safeParse(use.input).success) return undefined;
   const gate = await gateToolCall({
     brain: options.brain,
@@ -400,4 +405,9 @@ export function stableJson(value: unknown): string {
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   );
+}
+
+/** The turn's tools as they are now: the fixed ones and the live ones. */
+function toolsOf(options: RunTurnOptions): readonly Tool[] {
+  return options.liveTools ? [...options.tools, ...options.liveTools()] : options.tools;
 }

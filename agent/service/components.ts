@@ -4,6 +4,7 @@ import type { Log } from '../log.js';
 import { createTelegramChannel } from '../channels/telegram/bot.js';
 import { createDiscordChannel } from '../channels/discord/channel.js';
 import { schedulerComponents } from '../scheduler/index.js';
+import { createMcpManager } from '../mcp/manager.js';
 import type { ServiceComponent } from './types.js';
 
 /** What a component may need to be built; each branch adds what its components take. */
@@ -24,5 +25,7 @@ export function buildComponents(config: AssistantConfig, deps: ComponentDeps): S
   if (config.discord)
     components.push(createDiscordChannel({ config: config.discord, log: deps.log }));
   components.push(...schedulerComponents(config));
+  // The MCP client (agent/mcp/): always built, so servers added to mcpServers later start live.
+  components.push(createMcpManager({ config: config.mcp, log: deps.log, clock: deps.clock }));
   return components;
 }

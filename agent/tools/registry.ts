@@ -7,6 +7,8 @@ import type { Tool, ToolContext } from './types.js';
 /** The tools as the model sees them: name, description, and the JSON Schema of their input. */
 export function toolSchemas(tools: readonly Tool[]): ToolSchema[] {
   return tools.map((t) => {
+    if (t.inputSchema)
+      return { name: t.name, description: t.description, input_schema: t.inputSchema };
     const { $schema: _drop, ...schema } = z.toJSONSchema(t.schema, { io: 'input' }) as Record<
       string,
       unknown

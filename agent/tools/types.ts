@@ -31,6 +31,11 @@ export interface Tool<I = unknown> {
   name: string;
   description: string;
   schema: z.ZodType<I>;
+  /**
+   * The JSON Schema the model is given, when it does not come from `schema`: an MCP server's
+   * tool carries its own (and `schema` then only lets the input through for the server to judge).
+   */
+  inputSchema?: Record<string, unknown>;
   /** True for tools that only read: the permission default is `allow` for them. */
   readOnly: boolean;
   run(input: I, ctx: ToolContext): Promise<ToolOutput>;

@@ -46,6 +46,7 @@ describe('loadAssistantConfig', () => {
         runCommand: { defaultTimeoutS: 30, maxTimeoutS: 600, maxOutputChars: 30_000, roots: [] },
       },
       permissions: { tools: {}, approvalTimeoutSeconds: 120 },
+      mcp: { servers: [], errors: [], toolBudgetTokens: 8000 },
       ownerIdentities: {},
       lane: { maxConcurrent: 2 },
       relayToOwner: false,
