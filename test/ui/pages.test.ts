@@ -125,7 +125,7 @@ describe('brain ui pages', () => {
       expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
       expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('referrer-policy')).toBe('same-origin');
     }
   });
 

@@ -39,7 +39,7 @@ describe('approvals through the page', () => {
   });
 
   it.each([
-    ['a foreign Origin', (base: string) => ({ Origin: 'http://evil.example' }), true],
+    ['a foreign Origin', (_base: string) => ({ Origin: 'http://evil.example' }), true],
     ['no Origin', () => ({}), true],
     ['no CSRF token', (base: string) => ({ Origin: base }), false],
   ])('refuses a POST with %s and changes nothing', async (_name, headers, withCsrf) => {
