@@ -21,24 +21,27 @@ export interface AgentActivity {
   name: string;
   display_name: string | null;
   last_seen_at: string;
+  /** All its unread messages (from the partial index of unread deliveries). */
   unread: number;
+  /** Messages it sent among the brain's newest `window` messages. */
   sent: number;
+  /** Messages delivered to it among the brain's newest `window` messages. */
   received: number;
-  /** The agent's latest messages among the brain's most recent ones, newest first. */
+  /** Its latest messages among the brain's newest `window` ones, newest first. */
   latest: MessageRecord[];
 }
 
 const activityInput = z.strictObject({
-  /** How many of the brain's newest messages to look through for each agent's latest. */
-  window: z.coerce.number().int().min(1).max(100_000).default(2000),
+  /** How many of the brain's newest messages the sent, received and latest figures look at. */
+  window: z.coerce.number().int().min(1).max(100_000).default(10_000),
   latest: z.coerce.number().int().min(0).max(20).default(3),
 });
 export type AgentActivityInput = z.input<typeof activityInput>;
 
 /**
- * Every agent with its unread count, messages sent and received, and its latest messages (found
- * among the newest `window` messages of the brain, so an agent silent for long shows none).
- * Sent and received counts read whole tables: seconds-cheap at 1M messages, not poll-cheap.
+ * Every agent with its unread count and its recent activity: messages sent and received and its
+ * latest messages among the newest `window` messages of the brain. Counting over all history
+ * would read whole tables (seconds at 1M messages); the window costs the rows it holds.
  */
 export function agentActivity(ctx: BrainContext, input: AgentActivityInput = {}): AgentActivity[] {
   const args = parseInput(activityInput, input);
@@ -47,33 +50,42 @@ export function agentActivity(ctx: BrainContext, input: AgentActivityInput = {})
       `SELECT id, name, display_name, ${isoSql('last_seen_at')} AS last_seen_at FROM agents ORDER BY name`,
     )
     .all();
-  const counts = (sql: string) =>
+  const counts = (sql: string, ...params: number[]) =>
     new Map(
       ctx.q
-        .get<[], { agent: number; n: number }>(sql)
-        .all()
+        .get<number[], { agent: number; n: number }>(sql)
+        .all(...params)
         .map((r) => [r.agent, r.n]),
     );
   const unread = counts(
     `SELECT agent_id AS agent, count(*) AS n FROM deliveries WHERE read_at IS NULL GROUP BY agent_id`,
   );
+  const first =
+    ctx.q
+      .get<[number], { id: number | null }>(
+        `SELECT min(id) AS id FROM (SELECT id FROM messages ORDER BY id DESC LIMIT ?)`,
+      )
+      .get(args.window)?.id ?? 0;
   const sent = counts(
-    `SELECT from_agent AS agent, count(*) AS n FROM messages GROUP BY from_agent`,
+    `SELECT from_agent AS agent, count(*) AS n FROM messages WHERE id >= ? GROUP BY from_agent`,
+    first,
   );
   const received = counts(
-    `SELECT agent_id AS agent, count(*) AS n FROM deliveries GROUP BY agent_id`,
+    `SELECT agent_id AS agent, count(*) AS n FROM deliveries WHERE message_id >= ? GROUP BY agent_id`,
+    first,
   );
   const latest = new Map<string, MessageRecord[]>();
   if (args.latest > 0) {
     const rows = ctx.q
-      .get<[number], MessageRow>(
-        `${MESSAGE_SELECT} WHERE m.id IN (SELECT id FROM messages ORDER BY id DESC LIMIT ?) ORDER BY m.id DESC`,
-      )
-      .all(args.window);
+      .get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.id >= ? ORDER BY m.id DESC`)
+      .iterate(first);
+    let full = 0;
     for (const row of rows) {
       const list = latest.get(row.from) ?? [];
-      if (list.length < args.latest) list.push(toMessageRecord(row));
+      if (list.length >= args.latest) continue;
+      list.push(toMessageRecord(row));
       latest.set(row.from, list);
+      if (list.length === args.latest && ++full === agents.length) break; // everyone has theirs
     }
   }
   return agents.map((a) => ({

@@ -34,7 +34,9 @@ describe('brain ui pages', () => {
 
   it('the agents page shows unread, sent and received counts and the latest messages', async () => {
     const html = await page('/agents');
-    expect(html).toContain('<strong>0</strong>unread · 1 sent · 2 received'); // helios read its inbox
+    expect(html).toContain(
+      '<strong>0</strong>unread · 1 sent · 2 received in the latest 10,000 messages',
+    ); // helios read its inbox
     expect(html).toContain('Nova, the planner');
     expect(html).toContain('I cleared old WAL files on db-2');
   });

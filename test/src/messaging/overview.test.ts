@@ -16,7 +16,9 @@ describe('agentActivity', () => {
     expect(byName.nova).toMatchObject({ sent: 2, received: 1, unread: 1 });
     expect(byName.helios).toMatchObject({ sent: 1, received: 2, unread: 1 });
     expect(byName.nova!.latest.map((m) => m.body)).toEqual(['two']);
-    expect(b.agentActivity({ window: 1 }).find((x) => x.name === 'nova')!.latest).toEqual([]);
+    const recent = Object.fromEntries(b.agentActivity({ window: 1 }).map((x) => [x.name, x]));
+    expect(recent.nova).toMatchObject({ sent: 0, received: 1, unread: 1, latest: [] });
+    expect(recent.helios).toMatchObject({ sent: 1, received: 0 });
   });
 });
 
