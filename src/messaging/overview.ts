@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { isoOfMillis, isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { messageKey } from '../ids.js';
-import { derivedFrom, type Provenance } from '../knowledge/provenance.js';
+import { messageIdSql, messageKey } from '../ids.js';
+import { ATOM_SELECT, toAtomRecord, type AtomRow } from '../knowledge/atom-rows.js';
+import type { Provenance } from '../knowledge/provenance.js';
+import { STM_SELECT, toStmRecord, type StmRow } from '../knowledge/stm-rows.js';
 import { agentName, messageId, parseInput } from '../validation.js';
 import {
   MESSAGE_SELECT,
@@ -161,15 +163,39 @@ export function derivedFromMessages(
   ctx: BrainContext,
   ids: string[],
 ): Map<string, Provenance['derived']> {
-  const checked = parseInput(derivedInput, ids);
+  const keys = parseInput(derivedInput, ids)
+    .map(messageKey)
+    .filter((k): k is number => k !== undefined);
   const out = new Map<string, Provenance['derived']>();
-  const rowOf = ctx.q.get<[number], { id: number }>(`SELECT id FROM messages WHERE uid = ?`);
-  for (const id of checked) {
-    const key = messageKey(id);
-    const row = key === undefined ? undefined : rowOf.get(key);
-    if (!row) continue;
-    const derived = derivedFrom(ctx, row.id);
-    if (derived.stm.length > 0 || derived.atoms.length > 0) out.set(id, derived);
-  }
+  if (keys.length === 0) return out;
+  // Three statements for the whole page rather than two per message.
+  const rows = ctx.q
+    .get<[string], { rowid: number; id: string }>(
+      `SELECT id AS rowid, ${messageIdSql('uid')} AS id FROM messages
+       WHERE uid IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(keys));
+  const idOf = new Map(rows.map((r) => [r.rowid, r.id]));
+  const slot = (rowid: number) => {
+    const id = idOf.get(rowid)!;
+    let derived = out.get(id);
+    if (!derived) out.set(id, (derived = { stm: [], atoms: [] }));
+    return derived;
+  };
+  const rowids = JSON.stringify([...idOf.keys()]);
+  const stm = ctx.q
+    .get<[string], StmRow & { source_rowid: number }>(
+      `${STM_SELECT.replace('SELECT', 'SELECT s.source_message_id AS source_rowid,')}
+       WHERE s.source_message_id IN (SELECT value FROM json_each(?)) ORDER BY s.id`,
+    )
+    .all(rowids);
+  for (const { source_rowid, ...row } of stm) slot(source_rowid).stm.push(toStmRecord(row));
+  const atoms = ctx.q
+    .get<[string], AtomRow & { source_rowid: number }>(
+      `${ATOM_SELECT.replace('SELECT', 'SELECT t.source_message_id AS source_rowid,')}
+       WHERE t.source_message_id IN (SELECT value FROM json_each(?)) ORDER BY t.id`,
+    )
+    .all(rowids);
+  for (const { source_rowid, ...row } of atoms) slot(source_rowid).atoms.push(toAtomRecord(row));
   return out;
 }
