@@ -79,24 +79,37 @@ const pages: Array<[string, () => unknown]> = [
   ['provenance of an atom (chain graph)', () => provenancePage(brain, ctx, linkedAtom.uid)],
   ['provenance of a memory', () => provenancePage(brain, ctx, sourcedStm.uid)],
   ['provenance of a message', () => provenancePage(brain, ctx, `syn_${hex(message.uid)}`)],
-  ['agents (counts scan whole tables)', () => agentsPage(brain, ctx)],
+  ['agents (counts over the newest 10,000 messages)', () => agentsPage(brain, ctx)],
 ];
 
 console.log(
-  `brain ui render time, ${counts.messages.toLocaleString('en-US')} messages, ${runs} runs each (ms)`,
+  `brain ui render time, ${counts.messages.toLocaleString('en-US')} messages, ${runs} runs each (ms);`,
 );
-console.log('page'.padEnd(48) + 'p50'.padStart(9) + 'p90'.padStart(9) + 'max'.padStart(9));
+console.log(
+  "wall = elapsed; cpu = this process's CPU time (less disturbed by other work on the machine)",
+);
+console.log(
+  'page'.padEnd(50) + 'wall p50'.padStart(10) + 'wall p90'.padStart(10) + 'cpu p50'.padStart(10),
+);
 for (const [name, render] of pages) {
-  await render(); // warm: statements prepared, pages cached as they would be in a running server
-  const times: number[] = [];
+  await render(); // warm: statements prepared, as in a running server
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < runs; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     await render();
-    times.push(performance.now() - t0);
+    wall.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
-  times.sort((a, b) => a - b);
-  const at = (p: number) =>
-    times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(1);
-  console.log(name.padEnd(48) + at(0.5).padStart(9) + at(0.9).padStart(9) + at(1).padStart(9));
+  const at = (xs: number[], p: number) =>
+    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.toFixed(1);
+  console.log(
+    name.padEnd(50) +
+      at(wall, 0.5).padStart(10) +
+      at(wall, 0.9).padStart(10) +
+      at(cpu, 0.5).padStart(10),
+  );
 }
 brain.close();
