@@ -21,6 +21,19 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
+    // The browser script of `brain ui`: plain JavaScript run by the page, not by Node.
+    files: ['ui/static/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        EventSource: 'readonly',
+      },
+    },
+  },
+  {
     // Tests poke at parsed JSON documents; typing every shape there buys nothing.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

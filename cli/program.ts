@@ -21,6 +21,7 @@ import { registerApprovals } from './commands/approvals.js';
 import { registerPairing } from './commands/pairing.js';
 import { registerScheduler } from './commands/scheduler.js';
 import { registerAgentMcp } from './commands/agent-mcp.js';
+import { registerUi } from './commands/ui.js';
 import type { GlobalOptions } from './run.js';
 
 /** The `brain` command: global options, then one registration per group of commands. */
@@ -58,5 +59,6 @@ export function createProgram(): Command {
   registerScheduler(program, globals);
   // After the service's `agent` command, which it adds `mcp` to.
   registerAgentMcp(program, globals);
+  registerUi(program, globals);
   return program;
 }

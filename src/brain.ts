@@ -43,6 +43,13 @@ import {
   type ListThreadsInput,
   type TagThreadInput,
 } from './messaging/threads.js';
+import {
+  agentActivity,
+  derivedFromMessages,
+  inboxView,
+  type AgentActivityInput,
+  type InboxViewInput,
+} from './messaging/overview.js';
 import { recent, type RecentInput } from './search/recent.js';
 import type { Embedder } from './embed/embedder.js';
 import { drainQueue, queueStatus, type DrainOptions } from './embed/queue.js';
@@ -162,6 +169,13 @@ export interface Brain {
   threads: (input?: ListThreadsInput) => ReturnType<typeof listThreads>;
   setThreadStatus: (id: string, status: ThreadStatus) => ReturnType<typeof setThreadStatus>;
   tagThread: (input: TagThreadInput) => ReturnType<typeof tagThread>;
+
+  /** Agents with unread, sent and received counts and their latest messages (read-only). */
+  agentActivity: (input?: AgentActivityInput) => ReturnType<typeof agentActivity>;
+  /** An agent's unread and read messages, marking nothing read. */
+  inboxView: (input: InboxViewInput) => ReturnType<typeof inboxView>;
+  /** What was learned (STM, atoms) from each of these messages. */
+  derivedFromMessages: (ids: string[]) => ReturnType<typeof derivedFromMessages>;
 
   remember: (input: RememberInput) => ReturnType<typeof remember>;
   getStm: (id: string) => ReturnType<typeof getStm>;
@@ -319,6 +333,10 @@ export function openBrain(options: OpenBrainOptions): Brain {
     threads: (input) => listThreads(ctx, input),
     setThreadStatus: (id, status) => setThreadStatus(ctx, id, status),
     tagThread: (input) => tagThread(ctx, input),
+
+    agentActivity: (input) => agentActivity(ctx, input),
+    inboxView: (input) => inboxView(ctx, input),
+    derivedFromMessages: (ids) => derivedFromMessages(ctx, ids),
 
     remember: (input) => remember(ctx, input),
     getStm: (id) => getStm(ctx, id),

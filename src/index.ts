@@ -30,6 +30,13 @@ export type { AgentRecord, UpdateAgentInput } from './messaging/agents.js';
 export type { MessageRecord, SendInput, SendResult } from './messaging/messages.js';
 export type { InboxInput, AckInput, AckResult, AckRecord } from './messaging/inbox.js';
 export type { PollResult } from './messaging/poll.js';
+export type {
+  AgentActivity,
+  AgentActivityInput,
+  InboxEntry,
+  InboxView,
+  InboxViewInput,
+} from './messaging/overview.js';
 export {
   watchBrain,
   type BrainWatcher,

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import { isoOfMillis, isoSql } from '../clock.js';
+import type { BrainContext } from '../context.js';
+import { messageIdSql, messageKey } from '../ids.js';
+import { ATOM_SELECT, toAtomRecord, type AtomRow } from '../knowledge/atom-rows.js';
+import type { Provenance } from '../knowledge/provenance.js';
+import { STM_SELECT, toStmRecord, type StmRow } from '../knowledge/stm-rows.js';
+import { agentName, messageId, parseInput } from '../validation.js';
+import {
+  MESSAGE_SELECT,
+  toMessageRecord,
+  type MessageRecord,
+  type MessageRow,
+} from './messages.js';
+import { agentRowId } from './row-ids.js';
+
+/*
+ * Read-only views for people looking at the brain (`brain ui`): who is active, what an inbox
+ * holds, what was learned from each message of a page. None of them marks anything read.
+ */
+
+export interface AgentActivity {
+  name: string;
+  display_name: string | null;
+  last_seen_at: string;
+  /** All its unread messages (from the partial index of unread deliveries). */
+  unread: number;
+  /** Messages it sent among the brain's newest `window` messages. */
+  sent: number;
+  /** Messages delivered to it among the brain's newest `window` messages. */
+  received: number;
+  /** Its latest messages among the brain's newest `window` ones, newest first. */
+  latest: MessageRecord[];
+}
+
+const activityInput = z.strictObject({
+  /** How many of the brain's newest messages the sent, received and latest figures look at. */
+  window: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  latest: z.coerce.number().int().min(0).max(20).default(3),
+});
+export type AgentActivityInput = z.input<typeof activityInput>;
+
+/**
+ * Every agent with its unread count and its recent activity: messages sent and received and its
+ * latest messages among the newest `window` messages of the brain. Counting over all history
+ * would read whole tables (seconds at 1M messages); the window costs the rows it holds.
+ */
+export function agentActivity(ctx: BrainContext, input: AgentActivityInput = {}): AgentActivity[] {
+  const args = parseInput(activityInput, input);
+  const agents = ctx.q
+    .get<[], { id: number; name: string; display_name: string | null; last_seen_at: string }>(
+      `SELECT id, name, display_name, ${isoSql('last_seen_at')} AS last_seen_at FROM agents ORDER BY name`,
+    )
+    .all();
+  const counts = (sql: string, ...params: number[]) =>
+    new Map(
+      ctx.q
+        .get<number[], { agent: number; n: number }>(sql)
+        .all(...params)
+        .map((r) => [r.agent, r.n]),
+    );
+  const unread = counts(
+    `SELECT agent_id AS agent, count(*) AS n FROM deliveries WHERE read_at IS NULL GROUP BY agent_id`,
+  );
+  const first =
+    ctx.q
+      .get<[number], { id: number | null }>(
+        `SELECT min(id) AS id FROM (SELECT id FROM messages ORDER BY id DESC LIMIT ?)`,
+      )
+      .get(args.window)?.id ?? 0;
+  const sent = counts(
+    `SELECT from_agent AS agent, count(*) AS n FROM messages WHERE id >= ? GROUP BY from_agent`,
+    first,
+  );
+  const received = counts(
+    `SELECT agent_id AS agent, count(*) AS n FROM deliveries WHERE message_id >= ? GROUP BY agent_id`,
+    first,
+  );
+  const latest = new Map<string, MessageRecord[]>();
+  if (args.latest > 0) {
+    const rows = ctx.q
+      .get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.id >= ? ORDER BY m.id DESC`)
+      .iterate(first);
+    let full = 0;
+    for (const row of rows) {
+      const list = latest.get(row.from) ?? [];
+      if (list.length >= args.latest) continue;
+      list.push(toMessageRecord(row));
+      latest.set(row.from, list);
+      if (list.length === args.latest && ++full === agents.length) break; // everyone has theirs
+    }
+  }
+  return agents.map((a) => ({
+    name: a.name,
+    display_name: a.display_name,
+    last_seen_at: a.last_seen_at,
+    unread: unread.get(a.id) ?? 0,
+    sent: sent.get(a.id) ?? 0,
+    received: received.get(a.id) ?? 0,
+    latest: latest.get(a.name) ?? [],
+  }));
+}
+
+export interface InboxEntry extends MessageRecord {
+  /** When the agent read it; null while unread. */
+  read_at: string | null;
+}
+
+export interface InboxView {
+  agent: string;
+  unread: InboxEntry[];
+  /** Total unread, beyond the page shown. */
+  unread_count: number;
+  /** Messages already read, newest first. */
+  read: InboxEntry[];
+}
+
+const inboxViewInput = z.strictObject({
+  agent: agentName,
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+export type InboxViewInput = z.input<typeof inboxViewInput>;
+
+/**
+ * An agent's inbox as a person sees it: the unread messages (oldest first) and the latest read
+ * ones (newest first), without marking anything read. An unknown agent has an empty inbox.
+ */
+export function inboxView(ctx: BrainContext, input: InboxViewInput): InboxView {
+  const args = parseInput(inboxViewInput, input);
+  const agentId = agentRowId(ctx, args.agent);
+  if (agentId === undefined) return { agent: args.agent, unread: [], unread_count: 0, read: [] };
+  const entries = (sql: string) =>
+    ctx.q
+      .get<[{ agent: number; limit: number }], MessageRow & { read_at: number | null }>(sql)
+      .all({ agent: agentId, limit: args.limit })
+      .map((r): InboxEntry => ({ ...toMessageRecord(r), read_at: isoOfMillis(r.read_at) }));
+  const select = MESSAGE_SELECT.replace('SELECT', 'SELECT d.read_at,').concat(
+    ` JOIN deliveries d ON d.message_id = m.id`,
+  );
+  const unread = entries(
+    `${select} WHERE d.agent_id = @agent AND d.read_at IS NULL AND m.id IN
+       (SELECT message_id FROM deliveries WHERE agent_id = @agent AND read_at IS NULL ORDER BY message_id LIMIT @limit)
+     ORDER BY m.id`,
+  );
+  const read = entries(
+    `${select} WHERE d.agent_id = @agent AND d.read_at IS NOT NULL AND m.id IN
+       (SELECT message_id FROM deliveries WHERE agent_id = @agent AND read_at IS NOT NULL ORDER BY message_id DESC LIMIT @limit)
+     ORDER BY m.id DESC`,
+  );
+  const unreadCount =
+    ctx.q
+      .get<[number], { n: number }>(
+        `SELECT count(*) AS n FROM deliveries WHERE agent_id = ? AND read_at IS NULL`,
+      )
+      .get(agentId)?.n ?? 0;
+  return { agent: args.agent, unread, unread_count: unreadCount, read };
+}
+
+const derivedInput = z.array(messageId).max(1000);
+
+/** For each given message, the STM entries and atoms derived from it (only messages with some). */
+export function derivedFromMessages(
+  ctx: BrainContext,
+  ids: string[],
+): Map<string, Provenance['derived']> {
+  const keys = parseInput(derivedInput, ids)
+    .map(messageKey)
+    .filter((k): k is number => k !== undefined);
+  const out = new Map<string, Provenance['derived']>();
+  if (keys.length === 0) return out;
+  // Three statements for the whole page rather than two per message.
+  const rows = ctx.q
+    .get<[string], { rowid: number; id: string }>(
+      `SELECT id AS rowid, ${messageIdSql('uid')} AS id FROM messages
+       WHERE uid IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(keys));
+  const idOf = new Map(rows.map((r) => [r.rowid, r.id]));
+  const slot = (rowid: number) => {
+    const id = idOf.get(rowid)!;
+    let derived = out.get(id);
+    if (!derived) out.set(id, (derived = { stm: [], atoms: [] }));
+    return derived;
+  };
+  const rowids = JSON.stringify([...idOf.keys()]);
+  const stm = ctx.q
+    .get<[string], StmRow & { source_rowid: number }>(
+      `${STM_SELECT.replace('SELECT', 'SELECT s.source_message_id AS source_rowid,')}
+       WHERE s.source_message_id IN (SELECT value FROM json_each(?)) ORDER BY s.id`,
+    )
+    .all(rowids);
+  for (const { source_rowid, ...row } of stm) slot(source_rowid).stm.push(toStmRecord(row));
+  const atoms = ctx.q
+    .get<[string], AtomRow & { source_rowid: number }>(
+      `${ATOM_SELECT.replace('SELECT', 'SELECT t.source_message_id AS source_rowid,')}
+       WHERE t.source_message_id IN (SELECT value FROM json_each(?)) ORDER BY t.id`,
+    )
+    .all(rowids);
+  for (const { source_rowid, ...row } of atoms) slot(source_rowid).atoms.push(toAtomRecord(row));
+  return out;
+}

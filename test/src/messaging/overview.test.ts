@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempBrain, type TempBrain } from '../../helpers.js';
+
+let t: TempBrain;
+afterEach(() => t.cleanup());
+
+describe('agentActivity', () => {
+  it('counts unread, sent and received per agent and lists each one’s latest messages', () => {
+    t = tempBrain();
+    const b = t.brain;
+    const a = b.send({ from: 'nova', to: 'helios', body: 'one' });
+    b.send({ from: 'nova', to: 'helios', thread: a.thread_id, body: 'two' });
+    b.send({ from: 'helios', to: null, thread: a.thread_id, body: 'to all' });
+    b.read({ agent: 'helios', limit: 1 });
+    const byName = Object.fromEntries(b.agentActivity({ latest: 1 }).map((x) => [x.name, x]));
+    expect(byName.nova).toMatchObject({ sent: 2, received: 1, unread: 1 });
+    expect(byName.helios).toMatchObject({ sent: 1, received: 2, unread: 1 });
+    expect(byName.nova!.latest.map((m) => m.body)).toEqual(['two']);
+    const recent = Object.fromEntries(b.agentActivity({ window: 1 }).map((x) => [x.name, x]));
+    expect(recent.nova).toMatchObject({ sent: 0, received: 1, unread: 1, latest: [] });
+    expect(recent.helios).toMatchObject({ sent: 1, received: 0 });
+  });
+});
+
+describe('inboxView', () => {
+  it('shows unread oldest first and read newest first without marking anything read', () => {
+    t = tempBrain();
+    const b = t.brain;
+    const first = b.send({ from: 'nova', to: 'helios', body: 'first' });
+    b.send({ from: 'nova', to: 'helios', thread: first.thread_id, body: 'second' });
+    b.read({ agent: 'helios', limit: 1 });
+    b.send({ from: 'nova', to: 'helios', thread: first.thread_id, body: 'third' });
+    const view = b.inboxView({ agent: 'helios' });
+    expect(view.unread.map((m) => m.body)).toEqual(['second', 'third']);
+    expect(view.unread_count).toBe(2);
+    expect(view.read.map((m) => [m.body, typeof m.read_at])).toEqual([['first', 'string']]);
+    expect(b.poll('helios').unread).toBe(2);
+    expect(b.inboxView({ agent: 'nobody' })).toEqual({
+      agent: 'nobody',
+      unread: [],
+      unread_count: 0,
+      read: [],
+    });
+  });
+
+  it('rejects a bad agent name naming the field', () => {
+    t = tempBrain();
+    expect(() => t.brain.inboxView({ agent: '<x>' })).toThrow(/agent/);
+  });
+});
+
+describe('derivedFromMessages', () => {
+  it('maps each message to the memories and atoms made from it, leaving out messages without any', () => {
+    t = tempBrain();
+    const b = t.brain;
+    const m1 = b.send({ from: 'nova', to: 'helios', body: 'disk full' });
+    const m2 = b.send({ from: 'nova', to: 'helios', thread: m1.thread_id, body: 'nothing here' });
+    const stm = b.remember({ agent: 'helios', content: 'disks fill', source_message_id: m1.id });
+    const atom = b.createAtom({
+      agent: 'helios',
+      subject: 'disk',
+      action: 'fill',
+      outcome: 'full',
+      source_message_id: m1.id,
+    });
+    const derived = b.derivedFromMessages([m1.id, m2.id, 'syn_000000000000']);
+    expect([...derived.keys()]).toEqual([m1.id]);
+    expect(derived.get(m1.id)!.stm.map((s) => s.id)).toEqual([stm.id]);
+    expect(derived.get(m1.id)!.atoms.map((a) => a.id)).toEqual([atom.id]);
+    expect(() => b.derivedFromMessages(['nope'])).toThrow(/must be a message id/);
+  });
+});

@@ -1,0 +1,184 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openBrain } from '../../src/index.js';
+import { runCli, tempDir } from '../helpers.js';
+import { browserMissing, launchBrowser, spawnUi, type UiProcess } from './browser.js';
+import { seedBrain, type Seeded } from './seed.js';
+
+const missing = browserMissing();
+
+if (missing) {
+  describe('brain ui in a real browser', () => {
+    it(`did not run: ${missing}`, () => {
+      expect(missing).toBeTruthy();
+    });
+  });
+} else {
+  describe('brain ui in a real browser (system chromium, headless)', () => {
+    const tmp = tempDir('brain-ui-browser-');
+    const dbPath = join(tmp.dir, 'brain.db');
+    const shots = join(tmp.dir, 'screenshots');
+    let seeded: Seeded;
+    let ui: UiProcess;
+    let browser: Browser;
+    let page: Page;
+    const dialogs: string[] = [];
+    const pageErrors: string[] = [];
+
+    beforeAll(async () => {
+      mkdirSync(shots);
+      const brain = openBrain({ dbPath });
+      seeded = seedBrain(brain);
+      brain.close();
+      ui = await spawnUi(dbPath);
+      browser = await launchBrowser();
+      page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+      page.on('dialog', (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+      await ui?.stop();
+      console.log(`brain ui browser test: screenshots in ${shots}`);
+    });
+
+    const visit = async (path: string, shot: string) => {
+      const res = await page.goto(ui.url + path);
+      expect(res?.status(), path).toBe(200);
+      await page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
+    };
+    const pwned = () => page.evaluate('window.__pwned');
+
+    it('loads every page of a seeded brain', async () => {
+      const pages: Array<[string, string, string]> = [
+        ['/', 'start', 'What is going on'],
+        ['/agents', 'agents', 'Agents'],
+        ['/threads', 'threads', 'Threads'],
+        [`/threads/${seeded.thread}`, 'thread', 'Deploy of the search service'],
+        ['/inbox/nova', 'inbox', 'Inbox of nova'],
+        [`/provenance/${seeded.stm}`, 'provenance-stm', 'Provenance of a memory'],
+        ['/assistant', 'assistant', 'Assistant'],
+      ];
+      for (const [path, shot, heading] of pages) {
+        await visit(path, shot);
+        await expect(page.locator('h1').textContent()).resolves.toBe(heading);
+      }
+      expect(pageErrors).toEqual([]);
+    });
+
+    it('shows hostile content as text and runs none of it', async () => {
+      await visit(`/threads/${seeded.hostileThread}`, 'hostile-thread');
+      await expect(page.locator('.message .body').first().textContent()).resolves.toContain(
+        '<script>window.__pwned = 1</script>',
+      );
+      await expect(page.locator('.message .body img').count()).resolves.toBe(0);
+      await expect(page.locator('a[href^="javascript:"]').count()).resolves.toBe(0);
+      await visit('/agents', 'hostile-agents');
+      await visit('/search?q=pwned', 'hostile-search');
+      expect(await pwned()).toBeUndefined();
+      expect(dialogs).toEqual([]);
+    });
+
+    it('searches from the box and shows which retriever found each hit', async () => {
+      await visit('/search', 'search-empty');
+      await page.getByLabel('Words').fill('WAL files');
+      await page.getByRole('button', { name: 'Search', exact: true }).last().click();
+      await page.waitForURL(/\/search\?q=WAL/);
+      const hits = page.locator('.hit');
+      expect(await hits.count()).toBeGreaterThan(0);
+      await expect(hits.first().locator('.retriever').textContent()).resolves.toMatch(/^fts #1$/);
+      await page.screenshot({ path: join(shots, 'search.png'), fullPage: true });
+    });
+
+    it('opens a provenance graph and follows a node to another atom', async () => {
+      await visit(`/provenance/${seeded.atoms[1]}`, 'provenance-graph');
+      const graph = page.locator('figure.graph svg[role="img"]');
+      await expect(graph.isVisible()).resolves.toBe(true);
+      const box = await graph.boundingBox();
+      expect(box!.width).toBeGreaterThan(300);
+      await page.locator(`figure.graph a[href="/provenance/${seeded.atoms[0]}"]`).click();
+      await page.waitForURL(new RegExp(`/provenance/${seeded.atoms[0]}$`));
+      await expect(page.locator('h1').textContent()).resolves.toBe('Provenance of an atom');
+    });
+
+    it('approves a pending approval with its button', async () => {
+      await visit('/assistant', 'assistant-before');
+      await page
+        .getByRole('button', { name: new RegExp(`^Approve request ${seeded.approval}`) })
+        .click();
+      await page.waitForURL(/\/assistant\?done=/);
+      await expect(page.locator('.notice').textContent()).resolves.toContain(
+        `Request ${seeded.approval} approved.`,
+      );
+      const reader = openBrain({ dbPath, readonly: true });
+      try {
+        expect(reader.getApproval(seeded.approval)).toMatchObject({
+          decision: 'approved',
+          decided_by: 'owner',
+        });
+      } finally {
+        reader.close();
+      }
+    });
+
+    it('shows a message sent by another process without a reload', async () => {
+      await visit(`/threads/${seeded.thread}`, 'thread-before-live');
+      await page.evaluate('window.__sameDocument = true');
+      const sent = await runCli([
+        '--db',
+        dbPath,
+        '--agent',
+        'atlas',
+        'send',
+        '--to',
+        'nova',
+        '--thread',
+        seeded.thread,
+        '--body',
+        'hello from another process',
+      ]);
+      expect(sent.code, sent.stderr).toBe(0);
+      await page
+        .locator('#messages')
+        .getByText('hello from another process')
+        .waitFor({ timeout: 10_000 });
+      expect(await page.evaluate('window.__sameDocument')).toBe(true);
+      await visit('/', 'start-after-live');
+      const other = await runCli([
+        '--db',
+        dbPath,
+        '--agent',
+        'nova',
+        'send',
+        '--to',
+        'helios',
+        '--body',
+        'a new thread',
+      ]);
+      expect(other.code, other.stderr).toBe(0);
+      await page.locator('#live').getByText('New message from nova').waitFor({ timeout: 10_000 });
+    });
+
+    it('is usable on a phone-sized screen and by keyboard', async () => {
+      await page.setViewportSize({ width: 375, height: 700 });
+      await visit(`/threads/${seeded.thread}`, 'thread-phone');
+      const width = await page.evaluate('document.documentElement.scrollWidth');
+      expect(width).toBeLessThanOrEqual(375);
+      await page.keyboard.press('Tab');
+      await expect(
+        page.evaluate('document.activeElement && document.activeElement.textContent'),
+      ).resolves.toBe('Skip to content');
+      await page.setViewportSize({ width: 1000, height: 800 });
+    });
+
+    afterAll(() => {
+      if (!process.env.BRAIN_KEEP_SCREENSHOTS) tmp.cleanup();
+    });
+  });
+}

@@ -1,0 +1,134 @@
+import type { Brain } from '../../src/index.js';
+
+export const HOSTILE = {
+  script: '<script>window.__pwned = 1</script>',
+  img: '<img src=x onerror="window.__pwned = 2">',
+  link: '<a href="javascript:window.__pwned=3">click me</a>',
+  long: 'x'.repeat(5000),
+  rtl: '\u202Eevil\u202C مرحبا بالعالم שלום',
+};
+export const HOSTILE_TEXT = Object.values(HOSTILE).join(' ');
+
+export interface Seeded {
+  thread: string;
+  hostileThread: string;
+  message: string;
+  stm: string;
+  atoms: string[];
+  approval: number;
+}
+
+/**
+ * A small brain with everything the pages show: three agents, a conversation with receipts, an
+ * ack and knowledge, an atom chain, assistant data (a session, usage, a pending approval), and
+ * hostile text in bodies, subjects, tags and a display name.
+ */
+export function seedBrain(brain: Brain): Seeded {
+  brain.updateAgent({ name: 'nova', display_name: 'Nova, the planner' });
+  brain.updateAgent({ name: 'helios', display_name: `Helios ${HOSTILE.img}` });
+  const first = brain.send({
+    from: 'nova',
+    to: 'helios',
+    subject: 'Deploy of the search service',
+    body: 'The deploy of the search service failed: the disk is full on db-2.',
+    priority: 'urgent',
+    tags: ['ops', 'deploy'],
+  });
+  const reply = brain.send({
+    from: 'helios',
+    to: 'nova',
+    thread: first.thread_id,
+    reply_to: first.id,
+    body: 'I cleared old WAL files on db-2; the deploy went through.',
+  });
+  brain.send({
+    from: 'atlas',
+    to: null,
+    thread: first.thread_id,
+    body: 'Noted for the weekly report.',
+    priority: 'info',
+  });
+  brain.read({ agent: 'helios' });
+  brain.ack({ message_id: first.id, agent: 'helios', body: 'on it' });
+  const stm = brain.remember({
+    agent: 'helios',
+    content: 'db-2 fills its disk with WAL files when checkpoints stall',
+    categories: ['ops'],
+    importance: 2,
+    source_message_id: reply.id,
+  });
+  const full = brain.createAtom({
+    agent: 'helios',
+    subject: 'disk full on db-2',
+    action: 'deploy',
+    outcome: 'failed',
+    source_message_id: first.id,
+  });
+  const cleared = brain.createAtom({
+    agent: 'helios',
+    subject: 'WAL files cleared',
+    action: 'cleanup',
+    outcome: 'space freed',
+    source_message_id: reply.id,
+  });
+  const deployed = brain.createAtom({
+    agent: 'helios',
+    subject: 'search service deployed',
+    action: 'deploy',
+    outcome: 'succeeded',
+  });
+  const report = brain.createAtom({
+    agent: 'atlas',
+    subject: 'weekly report',
+    action: 'write',
+    outcome: 'sent',
+  });
+  brain.link({ from: full.id, to: cleared.id, type: 'causes', strength: 0.9 });
+  brain.link({ from: cleared.id, to: deployed.id, type: 'enables', strength: 0.8 });
+  brain.link({ from: deployed.id, to: report.id, type: 'precedes', strength: 0.4 });
+
+  const hostile = brain.send({
+    from: 'mallory',
+    to: 'nova',
+    subject: `Hostile ${HOSTILE.script}`,
+    body: HOSTILE_TEXT,
+    tags: [HOSTILE.img.slice(0, 60), 'rtl\u202Etag'],
+  });
+  brain.remember({
+    agent: 'mallory',
+    content: `memory ${HOSTILE_TEXT}`,
+    source_message_id: hostile.id,
+  });
+
+  brain.session({ name: 'chat/default', agent: 'assistant', owner: 'owner' });
+  brain.recordUsage({
+    source: 'chat',
+    model: 'claude-sonnet',
+    endpoint: 'anthropic:0',
+    input_tokens: 1200,
+    output_tokens: 300,
+    at: '2026-11-20T10:00:00.000Z',
+  });
+  brain.recordUsage({
+    source: 'chat',
+    model: 'llama3',
+    endpoint: 'ollama:0',
+    input_tokens: 800,
+    output_tokens: 200,
+    at: '2026-11-21T10:00:00.000Z',
+  });
+  const approval = brain.recordApproval({
+    tool: 'shell',
+    args: { command: 'rm -rf /tmp/cache' },
+    summary: 'rm -rf /tmp/cache',
+    decision: 'pending',
+  });
+  return {
+    thread: first.thread_id,
+    hostileThread: hostile.thread_id,
+    message: first.id,
+    stm: stm.id,
+    atoms: [full.id, cleared.id, deployed.id, report.id],
+    approval: approval.id,
+  };
+}

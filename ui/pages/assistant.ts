@@ -1,0 +1,111 @@
+import type { ApprovalRecord, Brain } from '../../src/index.js';
+import { usageChart } from '../chart.js';
+import { html, href, seg, type Html } from '../html.js';
+import { agentLink, empty, page, time, type PageContext } from '../layout.js';
+
+/** Whether the assistant has left anything to show (sessions, usage or approvals). */
+export function assistantHasData(brain: Brain): boolean {
+  return (
+    brain.sessions().length > 0 ||
+    brain.approvals({ limit: 1 }).length > 0 ||
+    brain.usage({ by: 'day' }).length > 0
+  );
+}
+
+/** The assistant: its sessions, tokens per day and model, and the approvals waiting for the owner. */
+export function assistantPage(brain: Brain, ctx: PageContext, notice?: string): Html {
+  const sessions = brain.sessions();
+  const pending = brain.approvals({ pending: true, limit: 100 });
+  const recent = brain.approvals({ limit: 20 }).filter((a) => a.decision !== 'pending');
+  const days = brain.usage({ by: 'day' });
+  const sessionList = sessions.length
+    ? html`<div class="scroll">
+        <table>
+          <caption class="sr">
+            Sessions
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Session</th>
+              <th scope="col">Agent</th>
+              <th scope="col">Owner</th>
+              <th scope="col">Threads</th>
+              <th scope="col">Since</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${sessions.map(
+              (s) =>
+                html`<tr>
+                  <td><a href="${href(`/threads/${seg(s.thread_id)}`)}">${s.name}</a></td>
+                  <td>${agentLink(s.agent)}</td>
+                  <td>${agentLink(s.owner)}</td>
+                  <td class="num">${s.threads}</td>
+                  <td>${time(s.created_at)}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>`
+    : empty('No sessions yet.');
+  return page(
+    'Assistant',
+    ctx,
+    html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+      <section aria-labelledby="h-pending">
+        <h2 id="h-pending">Waiting for approval (${pending.length})</h2>
+        ${
+          pending.length
+            ? html`<ul class="approvals">
+                ${pending.map((a) => approvalItem(a, ctx.csrf))}
+              </ul>`
+            : empty('Nothing is waiting.')
+        }
+      </section>
+      <section aria-labelledby="h-usage">
+        <h2 id="h-usage">Tokens per day and model</h2>
+        ${days.length ? usageChart(days.slice(0, 30)) : empty('No model calls recorded.')}
+        <p class="muted">Costs are not recorded in the brain, so tokens are shown.</p>
+      </section>
+      <section aria-labelledby="h-sessions">
+        <h2 id="h-sessions">Sessions</h2>
+        ${sessionList}
+      </section>
+      <section aria-labelledby="h-decided">
+        <h2 id="h-decided">Recent decisions</h2>
+        ${
+          recent.length
+            ? html`<ul>
+                ${recent.map((a) => html`<li><code>${a.tool}</code> ${a.summary} — <strong>${a.decision}</strong> by ${a.decided_by ?? '?'} ${time(a.decided_at)}</li>`)}
+              </ul>`
+            : empty('None yet.')
+        }
+      </section>`,
+  );
+}
+
+function approvalItem(a: ApprovalRecord, csrf: string): Html {
+  const form = (decision: 'approved' | 'denied', label: string) =>
+    html`<form method="post" action="/approvals/${a.id}" class="inline">
+      <input type="hidden" name="csrf" value="${csrf}" /><input
+        type="hidden"
+        name="decision"
+        value="${decision}"
+      />
+      <button type="submit" class="${decision}" aria-label="${label} request ${a.id}: ${a.tool}">
+        ${label}
+      </button>
+    </form>`;
+  return html`<li class="approval" id="approval-${a.id}">
+    <p><code>${a.tool}</code> ${a.summary}</p>
+    <p class="meta">
+      asked
+      ${time(a.asked_at)}${a.session ? html` · session ${a.session}` : ''}${
+        a.message_id
+          ? html` · <a href="${href(`/provenance/${seg(a.message_id)}`)}">message</a>`
+          : ''
+      }
+    </p>
+    ${form('approved', 'Approve')} ${form('denied', 'Deny')}
+  </li>`;
+}

@@ -1,0 +1,94 @@
+import { SEARCH_TYPES, type Brain, type SearchHit, type SearchType } from '../../src/index.js';
+import { html, href, seg, type Html } from '../html.js';
+import { agentLink, empty, page, time, type PageContext } from '../layout.js';
+import type { Query } from '../query.js';
+
+const TYPE_LABELS: Record<SearchType, string> = {
+  message: 'messages',
+  stm: 'memories',
+  atom: 'atoms',
+};
+
+/** One box over messages, memories and atoms, with the CLI's filters; each hit says who found it. */
+export async function searchPage(brain: Brain, ctx: PageContext, q: Query): Promise<Html> {
+  const query = q.text('q', 1000);
+  const chosen = q
+    .all('types')
+    .filter((t): t is SearchType => (SEARCH_TYPES as readonly string[]).includes(t));
+  const since = q.text('since', 40);
+  const until = q.text('until', 40);
+  const thread = q.text('thread', 60);
+  const from = q.text('from', 100);
+  const types = chosen.length ? chosen : [...SEARCH_TYPES];
+  const form = html`<form class="search" method="get" action="/search" role="search">
+    <p>
+      <label for="q">Words</label>
+      <input id="q" name="q" type="search" value="${query ?? ''}" maxlength="1000" required />
+      <button type="submit">Search</button>
+    </p>
+    <fieldset>
+      <legend>Types</legend>
+      ${SEARCH_TYPES.map(
+        (t) =>
+          html`<label
+            ><input
+              type="checkbox"
+              name="types"
+              value="${t}"
+              ${types.includes(t) ? html` checked` : ''}
+            />
+            ${TYPE_LABELS[t]}</label
+          > `,
+      )}
+    </fieldset>
+    <p class="filters">
+      <label>Since <input name="since" value="${since ?? ''}" placeholder="2026-01-01" /></label>
+      <label>Until <input name="until" value="${until ?? ''}" placeholder="2026-12-31" /></label>
+      <label>Thread <input name="thread" value="${thread ?? ''}" placeholder="thr_…" /></label>
+      <label>From <input name="from" value="${from ?? ''}" placeholder="agent" /></label>
+    </p>
+  </form>`;
+  if (!query) return page('Search', ctx, form);
+  const result = await brain.searchHybrid({
+    query,
+    types,
+    limit: 50,
+    ...(since ? { since } : {}),
+    ...(until ? { until } : {}),
+    ...(thread ? { thread } : {}),
+    ...(from ? { agent: from } : {}),
+  });
+  const notices = result.notices.map((n) => html`<p class="notice">${n}</p>`);
+  const hits =
+    result.hits.length === 0
+      ? empty('Nothing found.')
+      : html`<ol class="hits">
+          ${result.hits.map(hitItem)}
+        </ol>`;
+  return page('Search', ctx, [
+    form,
+    notices,
+    html`<p class="muted">
+      ${result.hits.length} hits · retrievers: ${result.retrievers.join(', ')}
+    </p>`,
+    hits,
+  ]);
+}
+
+function hitItem(hit: SearchHit): Html {
+  const found = Object.entries(hit.found_by).map(
+    ([name, e]) => html`<span class="badge retriever">${name} #${e.rank}</span> `,
+  );
+  const target =
+    hit.type === 'message' ? `/provenance/${seg(hit.id)}` : `/provenance/${seg(hit.id)}`;
+  return html`<li class="hit">
+    <span class="badge type-${hit.type}">${TYPE_LABELS[hit.type]}</span>
+    <a href="${href(target)}">${hit.title}</a> ${found}
+    <p class="snippet">${hit.snippet}</p>
+    <p class="meta">
+      ${agentLink(hit.agent)}
+      ${time(hit.time)}${hit.thread_id ? html` · <a href="${href(`/threads/${seg(hit.thread_id)}`)}">thread</a>` : ''}
+      · score ${hit.score.toFixed(3)}
+    </p>
+  </li>`;
+}

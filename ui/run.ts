@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { BrainError, formatZodError, loadConfig, openBrain } from '../src/index.js';
+import { readTokensFile } from '../mcp/tokens.js';
+import { startUi } from './server.js';
+
+const uiOptions = z.object({
+  host: z.string().min(1, 'must not be empty'),
+  port: z.coerce.number().int().min(0).max(65535, 'must be a port number, 0 to 65535'),
+  tokens: z.string().min(1).optional(),
+  open: z.boolean().default(false),
+});
+
+/** `brain ui`: open the brain (a writer for approvals, a read-only reader for pages), serve, stop on a signal. */
+export async function runUi(
+  globals: { db?: string | undefined; agent?: string | undefined },
+  raw: Record<string, unknown>,
+  note: (line: string) => void,
+): Promise<void> {
+  const parsed = uiOptions.safeParse(raw);
+  if (!parsed.success)
+    throw new BrainError(
+      'INVALID_INPUT',
+      formatZodError(parsed.error, { host: '--host', port: '--port', tokens: '--tokens' }),
+    );
+  const opts = parsed.data;
+  const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
+  const tokens = opts.tokens ? readTokensFile(opts.tokens) : undefined;
+  for (const w of tokens?.warnings ?? []) note(`brain ui: ${w}`);
+  const writer = openBrain({ dbPath: config.dbPath, maxBodyBytes: config.maxBodyBytes });
+  let reader;
+  try {
+    reader = openBrain({ dbPath: config.dbPath, readonly: true });
+  } catch (err) {
+    writer.close();
+    throw err;
+  }
+  const close = () => {
+    reader.close();
+    writer.close();
+  };
+  let running;
+  try {
+    running = await startUi({
+      host: opts.host,
+      port: opts.port,
+      reader,
+      writer,
+      ...(tokens ? { tokens: tokens.table } : {}),
+      onError: (err) => note(`brain ui: ${err instanceof Error ? err.message : String(err)}`),
+    });
+  } catch (err) {
+    close();
+    throw err;
+  }
+  note(`brain ui: ${running.url}${tokens ? ' (log in with a token)' : ''}`);
+  if (opts.open) openInBrowser(running.url);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void running.close().finally(resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  close();
+}
+
+function openInBrowser(url: string): void {
+  const command =
+    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const child = spawn(command, [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => {}); // no opener here: the URL is printed anyway
+  child.unref();
+}

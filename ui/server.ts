@@ -1,0 +1,302 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  BrainError,
+  isBrainError,
+  watchBrain,
+  type Brain,
+  type WatchTimers,
+} from '../src/index.js';
+import { allowedHost, isLoopback } from '../mcp/origin.js';
+import type { TokenTable } from '../mcp/tokens.js';
+import { html, type Html } from './html.js';
+import { page, type PageContext } from './layout.js';
+import { agentsPage } from './pages/agents.js';
+import { assistantHasData, assistantPage } from './pages/assistant.js';
+import { inboxPage } from './pages/inbox.js';
+import { provenancePage } from './pages/provenance.js';
+import { searchPage } from './pages/search.js';
+import { startPage } from './pages/start.js';
+import { messageArticle, threadPage, threadsPage } from './pages/threads.js';
+import { Query } from './query.js';
+import { createGate, sameOrigin, setSecurityHeaders, type Viewer } from './security.js';
+import { openEvents } from './events.js';
+
+export interface UiOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Every page reads through this brain (open it read-only: then no read can write). */
+  reader: Brain;
+  /** Approvals are settled through this one. */
+  writer: Brain;
+  /** Required beyond loopback: a login asks for one of these tokens once. */
+  tokens?: TokenTable;
+  /** Served over https by a proxy in front: cookies get Secure, Origins are https. */
+  secure?: boolean;
+  /** How often the change watcher looks (ms; default 200). */
+  watchIntervalMs?: number;
+  timers?: WatchTimers;
+  /** Told about each failed request (never with a token or a message body). */
+  onError?: (err: unknown) => void;
+}
+
+export interface RunningUi {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const STATIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'static');
+
+/** The static files: next to this module in ui/static (the build copies nothing; dist/ui finds ../../ui/static). */
+function loadStatic(): Map<string, { type: string; body: Buffer }> {
+  const candidates = [STATIC_DIR, join(STATIC_DIR, '..', '..', '..', 'ui', 'static')];
+  const dir = candidates.find((d) => {
+    try {
+      readFileSync(join(d, 'app.js'));
+      return true;
+    } catch {
+      return false; // not this candidate: try the next
+    }
+  });
+  if (!dir) throw new Error('brain ui: cannot find ui/static (app.js, style.css)');
+  return new Map([
+    [
+      '/static/app.js',
+      { type: 'text/javascript; charset=utf-8', body: readFileSync(join(dir, 'app.js')) },
+    ],
+    [
+      '/static/style.css',
+      { type: 'text/css; charset=utf-8', body: readFileSync(join(dir, 'style.css')) },
+    ],
+  ]);
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `brain ui`: the web explorer over one brain. Loopback unless tokens are given. */
+export async function startUi(options: UiOptions): Promise<RunningUi> {
+  const loopback = isLoopback(options.host);
+  if (!loopback && !options.tokens)
+    throw new BrainError(
+      'INVALID_INPUT',
+      `--host: ${options.host} is not loopback, so --tokens FILE is required`,
+    );
+  const secure = options.secure ?? false;
+  const gate = createGate(options.tokens, secure);
+  const statics = loadStatic();
+  const events = openEvents(
+    watchBrain(options.reader, {
+      intervalMs: options.watchIntervalMs ?? 200,
+      ...(options.timers ? { timers: options.timers } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+    }),
+  );
+  const { reader, writer } = options;
+
+  const context = (viewer: Viewer): PageContext => ({
+    assistant: assistantHasData(reader),
+    csrf: viewer.csrf,
+    ...(viewer.agent ? { viewer: viewer.agent } : {}),
+  });
+
+  const send = (
+    res: ServerResponse,
+    status: number,
+    body: Html | string,
+    type = 'text/html; charset=utf-8',
+  ) => {
+    res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
+    res.end(typeof body === 'string' ? body : body.text);
+  };
+  const errorPage = (res: ServerResponse, status: number, message: string, viewer?: Viewer) =>
+    send(
+      res,
+      status,
+      viewer
+        ? page(`Error ${status}`, context(viewer), html`<p class="error">${message}</p>`)
+        : html`<!doctype html><title>${status}</title>
+            <p>${message}</p>`,
+    );
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    setSecurityHeaders(res);
+    if (loopback && !allowedHost(req.headers.host))
+      return void errorPage(res, 421, 'Unknown host.');
+    const url = new URL(req.url ?? '/', 'http://ui.invalid');
+    const path = url.pathname;
+    const method = req.method ?? 'GET';
+    const file = statics.get(path);
+    if (file && method === 'GET') {
+      res.writeHead(200, { 'Content-Type': file.type, 'Cache-Control': 'no-cache' });
+      return void res.end(file.body);
+    }
+    if (path === '/login') return login(req, res, method);
+    const viewer = gate.viewer(req);
+    if (!viewer) {
+      if (method === 'GET' && path !== '/events') {
+        res.writeHead(303, { Location: '/login' });
+        return void res.end();
+      }
+      return void errorPage(res, 401, 'Log in first.');
+    }
+    if (method === 'POST') return post(req, res, path, viewer);
+    if (method !== 'GET' && method !== 'HEAD')
+      return void errorPage(res, 405, 'Method not allowed.', viewer);
+    if (path === '/events') return void events.attach(req, res);
+    const q = new Query(url.searchParams);
+    const ctx = context(viewer);
+    const parts = path.split('/').slice(1).map(decodeURIComponent);
+    let body: Html | undefined;
+    if (path === '/') body = startPage(reader, ctx);
+    else if (path === '/agents') body = agentsPage(reader, ctx);
+    else if (path === '/threads') body = threadsPage(reader, ctx, q);
+    else if (parts[0] === 'threads' && parts.length === 2)
+      body = threadPage(reader, ctx, parts[1]!, q);
+    else if (parts[0] === 'inbox' && parts.length === 2) body = inboxPage(reader, ctx, parts[1]!);
+    else if (path === '/search') body = await searchPage(reader, ctx, q);
+    else if (parts[0] === 'provenance' && parts.length === 2)
+      body = provenancePage(reader, ctx, parts[1]!);
+    else if (path === '/assistant' && ctx.assistant)
+      body = assistantPage(reader, ctx, q.text('done', 100));
+    else if (parts[0] === 'fragments' && parts[1] === 'message' && parts.length === 3) {
+      const fragment = messageFragment(parts[2]!);
+      if (fragment) return void send(res, 200, fragment);
+    }
+    if (!body) return void errorPage(res, 404, 'No such page.', viewer);
+    send(res, 200, body);
+  };
+
+  /** One message as the thread page shows it, for the live script to insert. */
+  const messageFragment = (id: string): Html | undefined => {
+    const message = reader.getMessage(id);
+    if (!message) return undefined;
+    return messageArticle(
+      { ...message, receipts: [], acks: [] },
+      reader.derivedFromMessages([id]).get(id),
+    );
+  };
+
+  const login = async (req: IncomingMessage, res: ServerResponse, method: string) => {
+    const form = (error?: string) =>
+      html`<!doctype html>
+        <html lang="en">
+          <head>
+            <meta charset="utf-8" />
+            <meta name="viewport" content="width=device-width, initial-scale=1" />
+            <title>Log in · brain</title>
+            <link rel="stylesheet" href="/static/style.css" />
+          </head>
+          <body>
+            <main id="main">
+              <h1>brain</h1>
+              ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+              <form method="post" action="/login">
+                <p>
+                  <label for="token">Token</label>
+                  <input
+                    id="token"
+                    name="token"
+                    type="password"
+                    autocomplete="current-password"
+                    required
+                  />
+                </p>
+                <p><button type="submit">Log in</button></p>
+              </form>
+            </main>
+          </body>
+        </html>`;
+    if (!gate.needsLogin) {
+      res.writeHead(303, { Location: '/' });
+      return void res.end();
+    }
+    if (method === 'GET') return void send(res, 200, form());
+    if (method !== 'POST') return void send(res, 405, form());
+    if (!sameOrigin(req, secure))
+      return void send(res, 403, form('Refused: this form must be sent from this page.'));
+    const fields = await readForm(req);
+    const cookie = gate.login(fields.get('token') ?? '');
+    if (!cookie) return void send(res, 401, form('That token is not known.'));
+    res.writeHead(303, { Location: '/', 'Set-Cookie': cookie });
+    res.end();
+  };
+
+  const post = async (req: IncomingMessage, res: ServerResponse, path: string, viewer: Viewer) => {
+    if (!sameOrigin(req, secure))
+      return void errorPage(res, 403, 'Refused: foreign or missing Origin.', viewer);
+    const fields = await readForm(req);
+    if (!gate.checkCsrf(viewer, fields.get('csrf') ?? undefined))
+      return void errorPage(res, 403, 'Refused: missing or wrong CSRF token.', viewer);
+    const match = /^\/approvals\/(\d{1,12})$/.exec(path);
+    if (!match) return void errorPage(res, 404, 'No such action.', viewer);
+    const decision = fields.get('decision');
+    if (decision !== 'approved' && decision !== 'denied')
+      return void errorPage(res, 400, 'decision: must be approved or denied', viewer);
+    const id = Number(match[1]);
+    const settled = writer.settleApproval({
+      id,
+      decision,
+      decided_by: 'owner',
+      reason: 'decided in brain ui',
+    });
+    const done = `Request ${id} ${settled ? decision : 'was already settled'}.`;
+    res.writeHead(303, { Location: `/assistant?done=${encodeURIComponent(done)}` });
+    res.end();
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (res.headersSent) return void res.end();
+      if (err instanceof HttpError) return void errorPage(res, err.status, err.message);
+      if (isBrainError(err) && (err.code === 'INVALID_INPUT' || err.code === 'NOT_FOUND')) {
+        const viewer = gate.viewer(req);
+        return void errorPage(res, err.code === 'NOT_FOUND' ? 404 : 400, err.message, viewer);
+      }
+      options.onError?.(err);
+      errorPage(res, 500, 'Something went wrong; see the server log.');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `${secure ? 'https' : 'http'}://${shownHost}:${port}/`,
+    port,
+    close: async () => {
+      events.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const MAX_FORM_BYTES = 16 * 1024;
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  const type = req.headers['content-type'] ?? '';
+  if (!type.startsWith('application/x-www-form-urlencoded'))
+    throw new HttpError(415, 'Forms only.');
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) throw new HttpError(413, 'Form too large.');
+    chunks.push(chunk);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
