@@ -99,6 +99,8 @@ export {
   type LocomoEvalOptions,
   type LocomoReport,
   type ArmReport,
+  type HaystackReport,
+  type Latency,
   type RecallAtK,
 } from './eval/locomo.js';
 export { buildFtsQueries, queryTerms } from './search/fts-query.js';

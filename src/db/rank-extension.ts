@@ -6,11 +6,10 @@ import { packageRoot } from './package-root.js';
 /**
  * brain_bm25 (src/native/brain_fts.c), built by `npm install` through node-gyp (binding.gyp):
  * BM25 as FTS5 computes it, given each word's document frequency instead of counting it again in
- * every statement. Without a C compiler the install leaves it out; search then ranks with FTS5's
- * own bm25(), slower on words held by many rows, and in the same order while every word of the
- * query is held by fewer than RANK_WINDOW rows of its index. Past that, brain_bm25 weighs the
- * word by an estimate (src/search/fts.ts) where bm25() counts every row, which can reorder hits
- * (bench/rank-agreement.ts: 45 of the bench's 50 queries give the same top 10 at 100,000 messages).
+ * every statement, and scoring only the words it is given counts for (the pruned top k of
+ * src/search/bm25-top-k.ts). Without a C compiler the install leaves it out; search then ranks
+ * with FTS5's own bm25() over every match, without pruning: the same order, slower on words held
+ * by many rows (bench/exact-top-k.ts compares the two).
  */
 const withRankFunction = new WeakSet<Database>();
 

@@ -1,4 +1,8 @@
-import { openBrain, type Brain } from '../brain.js';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { connectionOf, openBrain, type Brain } from '../brain.js';
 import type { Embedder } from '../embed/embedder.js';
 import { BrainError } from '../errors.js';
 import type { SearchMode } from '../search/search.js';
@@ -14,6 +18,17 @@ export interface LocomoEvalOptions {
   embedder?: Embedder;
   /** Progress lines (stderr in the CLI). */
   onProgress?: (line: string) => void;
+  /**
+   * Measure each conversation again inside a brain that already holds other text: a brain file
+   * (checkpointed, no WAL left) copied afresh for each conversation.
+   */
+  haystack?: { path: string };
+}
+
+/** Search latency of one arm, over every question asked. */
+export interface Latency {
+  p50_ms: number;
+  p99_ms: number;
 }
 
 export type RecallAtK = Record<string, number>;
@@ -21,6 +36,15 @@ export type RecallAtK = Record<string, number>;
 export interface ArmReport {
   recall: RecallAtK;
   by_category: Record<string, RecallAtK>;
+}
+
+/** The same measures inside the haystack. */
+export interface HaystackReport {
+  n: number;
+  recall: RecallAtK;
+  by_category: Record<string, RecallAtK>;
+  arms: Partial<Record<SearchMode, ArmReport>>;
+  latency: Partial<Record<SearchMode, Latency>>;
 }
 
 export interface LocomoReport {
@@ -33,6 +57,8 @@ export interface LocomoReport {
   embedder: string | null;
   /** Questions of categories 1–4 left out because they name no evidence turn. */
   skipped_no_evidence: number;
+  latency: Partial<Record<SearchMode, Latency>>;
+  haystack?: HaystackReport;
 }
 
 /** Agent names allow letters, digits and _ . @ -; speakers' names may hold more. */
@@ -75,10 +101,19 @@ interface Tally {
   sum: Record<string, number>;
   byCat: Record<string, { n: number; sum: Record<string, number> }>;
   n: number;
+  ms: number[];
 }
 
 function newTally(): Tally {
-  return { sum: {}, byCat: {}, n: 0 };
+  return { sum: {}, byCat: {}, n: 0, ms: [] };
+}
+
+/** The p-th percentile (nearest rank) of the times, to 0.01 ms. */
+export function percentile(ms: number[], p: number): number {
+  if (ms.length === 0) return 0;
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return Math.round(sorted[at]! * 100) / 100;
 }
 
 function mean(sum: Record<string, number>, n: number, ks: number[]): RecallAtK {
@@ -104,50 +139,83 @@ export async function evalLocomo(
   const conversations = readLocomo(doc);
   const embedder = options.embedder;
   const arms: SearchMode[] = embedder ? ['fts', 'vector', 'hybrid'] : ['fts'];
-  const tallies = Object.fromEntries(arms.map((a) => [a, newTally()])) as Record<SearchMode, Tally>;
+  const tallies = (): Record<SearchMode, Tally> =>
+    Object.fromEntries(arms.map((a) => [a, newTally()])) as Record<SearchMode, Tally>;
+  const alone = tallies();
+  const inHaystack = tallies();
   const maxK = ks[ks.length - 1]!;
   let skipped = 0;
+  let haystackSize: number | undefined;
+
+  /** Load the conversation into the brain, embed what waits, ask every question in every arm. */
+  const measure = async (brain: Brain, conv: LocomoConversation, into: typeof alone) => {
+    const ids = loadConversation(brain, conv);
+    if (embedder) {
+      const result = await brain.embedQueued(embedder);
+      if (result.failed > 0 || result.stopped_by) {
+        throw new BrainError(
+          'UPSTREAM_FAILED',
+          `embedding ${conv.id} failed: ${result.errors.join('; ')}`,
+        );
+      }
+    }
+    const questions = conv.questions.filter((q) => CATEGORIES.includes(q.category));
+    let noEvidence = 0;
+    for (const q of questions) {
+      if (q.evidence.length === 0 || q.question.trim() === '') {
+        noEvidence++;
+        continue;
+      }
+      const wanted = q.evidence.map((e) => ids.get(e) ?? `missing:${e}`);
+      for (const arm of arms) {
+        const started = performance.now();
+        const { hits } = await brain.searchHybrid(
+          { query: q.question, types: ['message'], limit: maxK },
+          { embedder, mode: arm, queryTimeoutMs: 30_000 },
+        );
+        const tally = into[arm];
+        tally.ms.push(performance.now() - started);
+        const cat = (tally.byCat[q.category] ??= { n: 0, sum: {} });
+        tally.n++;
+        cat.n++;
+        for (const k of ks) {
+          const top = new Set(hits.slice(0, k).map((h) => h.id));
+          const r = wanted.filter((id) => top.has(id)).length / wanted.length;
+          tally.sum[k] = (tally.sum[k] ?? 0) + r;
+          cat.sum[k] = (cat.sum[k] ?? 0) + r;
+        }
+      }
+    }
+    return { turns: ids.size, questions: questions.length, noEvidence };
+  };
 
   for (const conv of conversations) {
     const brain = openBrain({ dbPath: ':memory:' });
     try {
-      const ids = loadConversation(brain, conv);
-      if (embedder) {
-        const result = await brain.embedQueued(embedder);
-        if (result.failed > 0 || result.stopped_by) {
-          throw new BrainError(
-            'UPSTREAM_FAILED',
-            `embedding ${conv.id} failed: ${result.errors.join('; ')}`,
-          );
-        }
-      }
-      const questions = conv.questions.filter((q) => CATEGORIES.includes(q.category));
-      options.onProgress?.(`${conv.id}: ${ids.size} turns, ${questions.length} questions`);
-      for (const q of questions) {
-        if (q.evidence.length === 0 || q.question.trim() === '') {
-          skipped++;
-          continue;
-        }
-        const wanted = q.evidence.map((e) => ids.get(e) ?? `missing:${e}`);
-        for (const arm of arms) {
-          const { hits } = await brain.searchHybrid(
-            { query: q.question, types: ['message'], limit: maxK },
-            { embedder, mode: arm, queryTimeoutMs: 30_000 },
-          );
-          const tally = tallies[arm];
-          const cat = (tally.byCat[q.category] ??= { n: 0, sum: {} });
-          tally.n++;
-          cat.n++;
-          for (const k of ks) {
-            const top = new Set(hits.slice(0, k).map((h) => h.id));
-            const r = wanted.filter((id) => top.has(id)).length / wanted.length;
-            tally.sum[k] = (tally.sum[k] ?? 0) + r;
-            cat.sum[k] = (cat.sum[k] ?? 0) + r;
-          }
-        }
-      }
+      const m = await measure(brain, conv, alone);
+      skipped += m.noEvidence;
+      options.onProgress?.(`${conv.id}: ${m.turns} turns, ${m.questions} questions`);
     } finally {
       brain.close();
+    }
+    if (options.haystack) {
+      const dir = mkdtempSync(join(tmpdir(), 'brain-haystack-'));
+      try {
+        const dbPath = join(dir, 'haystack.db');
+        copyFileSync(options.haystack.path, dbPath);
+        const stack = openBrain({ dbPath });
+        try {
+          haystackSize ??= connectionOf(stack)
+            .prepare<[], { n: number }>(`SELECT count(*) AS n FROM messages`)
+            .get()!.n;
+          await measure(stack, conv, inHaystack);
+          options.onProgress?.(`${conv.id}: again inside ${haystackSize} messages`);
+        } finally {
+          stack.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
   }
 
@@ -159,15 +227,30 @@ export async function evalLocomo(
         .map(([c, v]) => [c, mean(v.sum, v.n, ks)]),
     ),
   });
-  const armReports = Object.fromEntries(arms.map((a) => [a, report(tallies[a])]));
-  const main = armReports[embedder ? 'hybrid' : 'fts']!;
+  const latency = (t: Record<SearchMode, Tally>) =>
+    Object.fromEntries(
+      arms.map((a) => [a, { p50_ms: percentile(t[a].ms, 50), p99_ms: percentile(t[a].ms, 99) }]),
+    );
+  const main = embedder ? 'hybrid' : 'fts';
+  const armReports = Object.fromEntries(arms.map((a) => [a, report(alone[a])]));
+  const stackReports = Object.fromEntries(arms.map((a) => [a, report(inHaystack[a])]));
   return {
-    recall: main.recall,
-    by_category: main.by_category,
+    recall: armReports[main]!.recall,
+    by_category: armReports[main]!.by_category,
     arms: armReports,
-    questions: tallies[arms[0]!].n,
+    questions: alone[arms[0]!].n,
     conversations: conversations.length,
     embedder: embedder?.model ?? null,
     skipped_no_evidence: skipped,
+    latency: latency(alone),
+    ...(options.haystack && {
+      haystack: {
+        n: haystackSize ?? 0,
+        recall: stackReports[main]!.recall,
+        by_category: stackReports[main]!.by_category,
+        arms: stackReports,
+        latency: latency(inHaystack),
+      },
+    }),
   };
 }

@@ -6,7 +6,9 @@
  *
  * - `df` gives the number of rows holding each phrase of the query (its document frequency): a
  *   blob of one native double per phrase, in the order the phrases appear in the MATCH
- *   expression. bm25() counts those rows itself, reading every entry of every phrase's doclist,
+ *   expression. A blob of m < (phrases) doubles scores the first m phrases only; the others only
+ *   choose which rows are scored, so `(a OR b OR c) AND (a)` scores the rows holding `a` by all
+ *   three words (the exact top k of src/search/bm25-top-k.ts). bm25() counts those rows itself, reading every entry of every phrase's doclist,
  *   in every statement that ranks; for a word held by a quarter of a million messages that
  *   count costs more than the ranking. The caller counts once per word and query, and may
  *   estimate the count of a very common word (src/search/fts.ts). When `df` is NULL, or not one
@@ -175,8 +177,11 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
     return SQLITE_OK;
   }
   int nPhrase = api->xPhraseCount(fts);
-  int given = sqlite3_value_type(df) == SQLITE_BLOB &&
-              sqlite3_value_bytes(df) == (int)(nPhrase * sizeof(double));
+  int nBytes = sqlite3_value_bytes(df);
+  int given = sqlite3_value_type(df) == SQLITE_BLOB && nBytes > 0 &&
+              nBytes % (int)sizeof(double) == 0 && nBytes <= (int)(nPhrase * sizeof(double));
+  /* Given counts for the first m phrases only, those are scored: the rest only select rows. */
+  if (given) nPhrase = nBytes / (int)sizeof(double);
   sqlite3_int64 nRow = 0, nToken = 0;
   int rc = api->xRowCount(fts, &nRow);
   if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
@@ -275,7 +280,7 @@ static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
   for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
     int phrase, column, offset;
     rc = api->xInst(fts, i, &phrase, &column, &offset);
-    if (rc == SQLITE_OK)
+    if (rc == SQLITE_OK && phrase < data->nPhrase)
       data->aFreq[phrase] += column < nWeight ? sqlite3_value_double(weights[column]) : 1.0;
   }
   int length = 0;

@@ -1,7 +1,7 @@
-import type { Database } from 'better-sqlite3';
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { hasRankFunction } from '../db/rank-extension.js';
+import { createWordCounter, pruneTopK, type Ranked } from './bm25-top-k.js';
 import { queryWords, quoteTerm, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
@@ -24,9 +24,6 @@ export interface Candidate {
   score: number;
   rank: number;
 }
-
-/** Past this many matches, a query is ranked among its newest RANK_WINDOW matches only. */
-export const RANK_WINDOW = 2000;
 
 /**
  * What a message gains from its context: a share of the scores of the message it follows and of
@@ -97,51 +94,21 @@ function needsBase(type: SearchType, filters: SearchFilters): boolean {
 type Scorer = 'bm25' | 'brain_bm25';
 
 /**
- * The best k by BM25 among the query's newest RANK_WINDOW matches: one walk, newest first, that
- * stops at the window's end. Ties go to the older row.
+ * The best k by BM25 of the rows a MATCH expression chooses, every one of them scored. Ties go to
+ * the older row. brain_bm25 scores the phrases it is given counts for (src/search/bm25-top-k.ts).
  */
 function rankSql({ table, base, weights, where }: FtsSource, filtered: boolean, scorer: Scorer) {
   const score =
     scorer === 'bm25'
       ? `bm25(${table}, ${weights})`
       : `brain_bm25(${table}, @df, '${table}_docsize', ${weights})`;
-  const window = filtered
+  return filtered
     ? `SELECT f.rowid AS rowid, ${score} AS bm25
       FROM ${table} f JOIN ${base} x ON x.id = f.rowid
       WHERE ${table} MATCH @match ${where}
-      ORDER BY f.rowid DESC LIMIT ${RANK_WINDOW}`
+      ORDER BY bm25, f.rowid LIMIT @k`
     : `SELECT rowid, ${score} AS bm25 FROM ${table}
-      WHERE ${table} MATCH @match ORDER BY rowid DESC LIMIT ${RANK_WINDOW}`;
-  return `SELECT rowid, bm25 FROM (${window}) ORDER BY bm25, rowid LIMIT @k`;
-}
-
-/**
- * How many rows hold a word, counted up to RANK_WINDOW, with the oldest rowid counted. Walks the
- * word's rowids newest first without scoring them, so it costs at most RANK_WINDOW steps.
- */
-function wordSql({ table }: FtsSource): string {
-  return `SELECT count(*) AS n, min(rowid) AS oldest
-    FROM (SELECT rowid FROM ${table} WHERE ${table} MATCH @match ORDER BY rowid DESC LIMIT ${RANK_WINDOW})`;
-}
-
-/** The newest row of the index (every row of the base table is one of it). */
-function newestSql({ base }: FtsSource): string {
-  return `SELECT max(id) AS newest FROM ${base}`;
-}
-
-/** How many rows after a given one hold a word: a seek to it, then a walk of just those. */
-function laterSql({ table }: FtsSource): string {
-  return `SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH @match AND rowid > @after`;
-}
-
-/**
- * One row when the query has at least RANK_WINDOW matches that pass the filters. Walks rowids in
- * the index's own order without scoring them, so it costs at most RANK_WINDOW steps.
- */
-function fillsWindowSql({ table, base, where }: FtsSource): string {
-  return `SELECT 1 AS fills FROM ${table} f JOIN ${base} x ON x.id = f.rowid
-    WHERE ${table} MATCH @match ${where}
-    ORDER BY f.rowid DESC LIMIT 1 OFFSET ${RANK_WINDOW - 1}`;
+      WHERE ${table} MATCH @match ORDER BY bm25, rowid LIMIT @k`;
 }
 
 /** Each type's SQL, with the base table joined for its filters and without. */
@@ -152,14 +119,6 @@ export const RANK_SQL: Record<Scorer, SqlByType> = {
   bm25: mapSources((source, filtered) => rankSql(source, filtered, 'bm25')),
   brain_bm25: mapSources((source, filtered) => rankSql(source, filtered, 'brain_bm25')),
 };
-const WORD_SQL = perSource(wordSql);
-const NEWEST_SQL = perSource(newestSql);
-const LATER_SQL = perSource(laterSql);
-const FILLS_WINDOW_SQL = perSource(fillsWindowSql);
-
-function perSource(sql: (source: FtsSource) => string): Record<SearchType, string> {
-  return { message: sql(SOURCES.message), stm: sql(SOURCES.stm), atom: sql(SOURCES.atom) };
-}
 
 function mapSources(sql: (source: FtsSource, filtered: boolean) => string): SqlByType {
   const both = (source: FtsSource) => ({ filtered: sql(source, true), bare: sql(source, false) });
@@ -168,97 +127,18 @@ function mapSources(sql: (source: FtsSource, filtered: boolean) => string): SqlB
 
 type Params = SearchFilters & { match: string };
 
-interface Ranked {
-  rowid: number;
-  bm25: number;
-}
-
-interface WordCount {
-  n: number;
-  oldest: number | null;
-  /** The newest row of the index when the word was counted. */
-  newest: number | null;
-}
-
 /**
- * The rows of the index holding a word, for BM25's weight of it. Exact below RANK_WINDOW; past
- * it, estimated from how densely the word fills the rowids of its newest RANK_WINDOW matches,
- * which is the span the ranking reads. Counting every row instead, as bm25() does, reads the
- * word's whole doclist: 230,742 entries for “really” in the bench's 1,000,000 messages.
- */
-export function documentFrequency({ n, oldest, newest }: WordCount): number {
-  if (n < RANK_WINDOW || oldest === null || newest === null) return n;
-  return (RANK_WINDOW * newest) / Math.max(1, newest - oldest + 1);
-}
-
-/** How many words' counts a connection keeps, the least recently used dropped first. */
-export const COUNTS_KEPT = 4096;
-
-/**
- * Words' counts, kept per connection between searches. brain never changes or removes an
- * indexed row, so a count holds until the index gets newer rows; then the newer rows are
- * counted and added when the count stays below the window, and the word is walked again
- * otherwise (past the window its estimate depends on where its newest matches lie). A row that
- * another tool edits or deletes can leave a count off by one on this connection until it walks
- * the word again: past the window, or once the word has dropped out of the last COUNTS_KEPT.
- */
-const keptCounts = new WeakMap<Database, Map<string, WordCount>>();
-
-function keptCountsOf(db: Database): Map<string, WordCount> {
-  let kept = keptCounts.get(db);
-  if (!kept) {
-    kept = new Map();
-    keptCounts.set(db, kept);
-  }
-  return kept;
-}
-
-/**
- * Each word's count in one type's index for this query: kept from an earlier search when the index
- * has no newer rows, brought up to date when it stays below the window, walked afresh otherwise.
- */
-function createWordCounter(ctx: BrainContext, type: SearchType): (term: string) => WordCount {
-  const wordStmt = ctx.q.get<[{ match: string }], Omit<WordCount, 'newest'>>(WORD_SQL[type]);
-  const laterStmt = ctx.q.get<[{ match: string; after: number }], { n: number }>(LATER_SQL[type]);
-  // Inside a transaction the rows counted may yet be rolled back: count afresh, keep nothing.
-  const kept = ctx.db.inTransaction ? new Map<string, WordCount>() : keptCountsOf(ctx.db);
-  let newest: number | null | undefined;
-  return (term) => {
-    newest ??= ctx.q.get<[], { newest: number | null }>(NEWEST_SQL[type]).get()!.newest;
-    const key = `${type} ${term}`;
-    const before = kept.get(key);
-    let c: WordCount | undefined;
-    if (before && before.newest === newest) c = before;
-    else if (before && before.n < RANK_WINDOW && before.newest !== null && newest !== null) {
-      const added = laterStmt.get({ match: quoteTerm(term), after: before.newest })!.n;
-      if (before.n + added < RANK_WINDOW) c = { ...before, n: before.n + added, newest };
-    }
-    c ??= { ...wordStmt.get({ match: quoteTerm(term) })!, newest };
-    kept.delete(key); // last used last
-    kept.set(key, c);
-    if (kept.size > COUNTS_KEPT) kept.delete(kept.keys().next().value!);
-    return c;
-  };
-}
-
-/**
- * BM25 scores every match before it can rank them, so a query matching a large share of a big
- * brain would cost time in proportion to it. Past RANK_WINDOW matches only the newest are ranked:
- * the cost is bounded and, when words are that common, the recent matches are the useful ones.
- * Each word's weight comes from one walk of at most RANK_WINDOW rows, shared by every statement
- * of the query, where FTS5's bm25() would read the word's whole doclist in each of them.
+ * The exact best k by BM25 of every match. Rows holding all the words are few and all scored;
+ * rows holding any of them are ranked with MaxScore pruning (src/search/bm25-top-k.ts): only the
+ * rows of the words that could still lift a row into the top k are scored, by every word. Each
+ * word's row count is exact, kept per connection until its index changes.
  */
 function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilters) {
   const scorer: Scorer = hasRankFunction(ctx.db) ? 'brain_bm25' : 'bm25';
   const rankStmt = (variant: 'bare' | 'filtered') =>
     ctx.q.get<[Params & { k: number; df: Buffer }], Ranked>(RANK_SQL[scorer][type][variant]);
-  const count = createWordCounter(ctx, type);
-  const rank = (terms: string[], op: 'all' | 'any', k: number): Ranked[] => {
-    const match = terms.map(quoteTerm).join(op === 'all' ? ' ' : ' OR ');
-    const df =
-      scorer === 'bm25'
-        ? Buffer.alloc(0)
-        : Buffer.from(Float64Array.from(terms, (t) => documentFrequency(count(t))).buffer);
+  const counter = createWordCounter(ctx, type);
+  const run = (match: string, df: Buffer, k: number): Ranked[] => {
     const params = { ...filters, match, k, df };
     if (type !== 'stm' || narrowed(filters)) {
       return rankStmt(needsBase(type, filters) ? 'filtered' : 'bare').all(params);
@@ -271,19 +151,15 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
       ? live.slice(0, k)
       : rankStmt('filtered').all(params);
   };
-  const filteredFills = ctx.q.get<[Params], { fills: 1 }>(FILLS_WINDOW_SQL[type]);
-  return {
-    /** The best k of the rows holding every term (`all`) or any of them (`any`). */
-    rank,
-    /**
-     * Whether the term has at least RANK_WINDOW matches, among those that pass a person's
-     * filters when set. STM's expiry is left out: it hides few entries.
-     */
-    fillsWindow: (term: string): boolean =>
-      // Fewer matches than the window leave fewer still once filtered: the cheap walk decides.
-      count(term).n >= RANK_WINDOW &&
-      (!narrowed(filters) ||
-        filteredFills.get({ ...filters, match: quoteTerm(term) }) !== undefined),
+  /** The best k of the rows holding every term (`all`) or any of them (`any`). */
+  return (terms: string[], op: 'all' | 'any', k: number): Ranked[] => {
+    if (scorer === 'bm25') {
+      return run(terms.map(quoteTerm).join(op === 'all' ? ' ' : ' OR '), Buffer.alloc(0), k);
+    }
+    const dfs = terms.map((t) => counter.count(t));
+    const df = Buffer.from(Float64Array.from(dfs).buffer);
+    if (op === 'all') return run(terms.map(quoteTerm).join(' '), df, k);
+    return pruneTopK(terms, dfs, counter.rows(), k, (match) => run(match, df, k)).ranked;
   };
 }
 
@@ -300,18 +176,6 @@ function unexpired(ctx: BrainContext, ranked: Ranked[], now: number): Ranked[] {
       .map((r) => r.rowid),
   );
   return ranked.filter((r) => live.has(r.rowid));
-}
-
-type Ranker = ReturnType<typeof createRanker>;
-
-/**
- * The widening when all words find too little: any of them. Words common enough to fill the
- * ranking window are left out when rarer ones remain, since they would fill the window and hide
- * what the rare words find.
- */
-function widened(ranker: Ranker, terms: string[]): string[] {
-  const rare = terms.filter((term) => !ranker.fillsWindow(term));
-  return rare.length > 0 ? rare : terms;
 }
 
 interface Pooled {
@@ -358,16 +222,15 @@ function retrieveType(
   k: number,
 ): Pooled[] {
   if (type === 'message' && queries.stopWordsOnly) return stopWordsOnly(ctx, queries, filters, k);
-  const ranker = createRanker(ctx, type, filters);
-  const strict = ranker.rank(queries.terms, 'all', k).map((r) => ({
+  const rank = createRanker(ctx, type, filters);
+  const strict = rank(queries.terms, 'all', k).map((r) => ({
     type,
     rowid: r.rowid,
     score: -r.bm25,
   }));
   if (strict.length >= k || queries.terms.length === 1) return strict;
   const seen = new Set(strict.map((c) => c.rowid));
-  const wide = ranker
-    .rank(widened(ranker, queries.terms), 'any', k)
+  const wide = rank(queries.terms, 'any', k)
     .filter((r) => !seen.has(r.rowid))
     .map((r) => ({ type, rowid: r.rowid, score: -r.bm25 }));
   return [...strict, ...wide];

@@ -98,7 +98,41 @@ describe('brain embed, search --explain, eval locomo', () => {
     expect(human.stdout).toMatch(/overall\s+[\d.]+\s+[\d.]+/);
   });
 
+  it('builds a haystack once, keeps it, and reports inside it beside alone', async () => {
+    const file = join(dir.dir, 'hay.db');
+    const args = ['eval', 'locomo', FIXTURE, '--haystack', '150', '--haystack-file', file];
+    const r = await runCli([...args, '--words-only', '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(Object.keys(report.arms)).toEqual(['fts']);
+    expect(report.haystack.n).toBeGreaterThanOrEqual(150);
+    expect(Object.keys(report.haystack)).toEqual(['n', 'recall', 'by_category', 'arms', 'latency']);
+    expect(Object.keys(report.haystack.latency.fts)).toEqual(['p50_ms', 'p99_ms']);
+    const again = await runCli([...args, '--words-only']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/haystack: reusing/);
+    expect(again.stdout).toMatch(/alone\s+│\s*inside [\d,]+ messages/);
+    expect(again.stdout).toMatch(/search fts: p50 [\d.]+ ms, p99 [\d.]+ ms {2}│ {2}p50/);
+  });
+
   it('rejects bad arguments with exit 2 and no stack trace', async () => {
+    const lonely = await runCli(['eval', 'locomo', FIXTURE, '--haystack-corpus', FIXTURE]);
+    expect(lonely.code).toBe(2);
+    expect(lonely.stderr).toMatch(/brain: INVALID_INPUT: --haystack-corpus: needs --haystack N/);
+    const small = await runCli(['eval', 'locomo', FIXTURE, '--haystack', '5']);
+    expect(small.code).toBe(2);
+    expect(small.stderr).toMatch(/--haystack: must be a whole number from 100/);
+    const self = await runCli([
+      'eval',
+      'locomo',
+      FIXTURE,
+      '--haystack',
+      '100',
+      '--haystack-corpus',
+      FIXTURE,
+    ]);
+    expect(self.code).toBe(2);
+    expect(self.stderr).toMatch(/--haystack-corpus: every conversation of .* is under test/);
     const badK = await runCli(['eval', 'locomo', FIXTURE, '--k', 'five']);
     expect(badK.code).toBe(2);
     expect(badK.stderr).toMatch(/--k: must be whole numbers/);

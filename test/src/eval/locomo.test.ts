@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BrainError, createOfflineEmbedder, evalLocomo } from '../../../src/index.js';
 import { parseLocomoDate, splitEvidence } from '../../../src/eval/locomo-format.js';
-import { ROOT } from '../../helpers.js';
+import { percentile } from '../../../src/eval/locomo.js';
+import { openBrain } from '../../../src/index.js';
+import { ROOT, tempDir } from '../../helpers.js';
 
 const tiny = JSON.parse(
   readFileSync(join(ROOT, 'test', 'fixtures', 'locomo-tiny.json'), 'utf8'),
@@ -37,6 +39,48 @@ describe('brain eval locomo', () => {
       '4': expect.any(Object),
     });
     expect(progress).toEqual(['tiny-1: 8 turns, 5 questions', 'tiny-2: 2 turns, 2 questions']);
+  });
+
+  it('measures each conversation again inside a copy of the haystack, side by side', async () => {
+    const dir = tempDir();
+    try {
+      const path = join(dir.dir, 'haystack.db');
+      const stack = openBrain({ dbPath: path });
+      // Decoys: short messages full of the questions' words, which outrank the evidence turns.
+      stack.batch(() => {
+        for (let i = 0; i < 60; i++) {
+          const words = ['pottery classes Ben start', 'Ben dog name', 'Ada marathon run long'];
+          stack.send({ from: 'zed', to: 'yan', body: `${words[i % 3]} ${i}` });
+        }
+      });
+      stack.close();
+      const report = await evalLocomo(tiny, { ks: [1, 5], haystack: { path } });
+      expect(report.haystack).toEqual({
+        n: 60,
+        recall: report.haystack!.arms.fts!.recall,
+        by_category: expect.objectContaining({ '1': expect.any(Object) }),
+        arms: { fts: { recall: expect.any(Object), by_category: expect.any(Object) } },
+        latency: { fts: { p50_ms: expect.any(Number), p99_ms: expect.any(Number) } },
+      });
+      expect(report.latency.fts!.p99_ms).toBeGreaterThanOrEqual(report.latency.fts!.p50_ms);
+      // Alone every evidence turn is within 5; among the decoys some are pushed out.
+      expect(report.recall['5']).toBe(1);
+      expect(report.haystack!.recall['5']).toBeLessThan(1);
+      // The haystack itself is only copied: the conversations were never written into it.
+      const after = openBrain({ dbPath: path });
+      expect(after.search({ query: 'Rex', types: ['message'] }).hits).toEqual([]);
+      after.close();
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('takes nearest-rank percentiles of latencies', () => {
+    const ms = Array.from({ length: 100 }, (_, i) => 100 - i); // 1..100, unsorted
+    expect(percentile(ms, 50)).toBe(50);
+    expect(percentile(ms, 99)).toBe(99);
+    expect(percentile([7], 99)).toBe(7);
+    expect(percentile([], 50)).toBe(0);
   });
 
   it('reports each arm with an embedder: words, vectors and both', async () => {
