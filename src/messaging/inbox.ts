@@ -3,7 +3,7 @@ import { isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { agentName, messageId, parseInput, text } from '../validation.js';
-import { ensureAgent } from './agents.js';
+import { agentRowId, ensureAgent } from './agents.js';
 import { runPeek, runRead, type AckRecord, type InboxArgs } from './inbox-run.js';
 import { messageRowId, type MessageRecord } from './messages.js';
 import { insertAck, markRead } from './store.js';
@@ -29,6 +29,26 @@ export function readInbox(ctx: BrainContext, input: InboxInput): MessageRecord[]
 /** The input checked by the schema: defaults applied, or a BrainError naming the field. */
 export function parseInboxInput(input: InboxInput): InboxArgs {
   return parseInput(inboxInput, input);
+}
+
+const markReadInput = z.strictObject({ message_id: messageId, agent: agentName });
+export type MarkReadInput = z.input<typeof markReadInput>;
+
+/**
+ * Mark one message read for one agent (an assistant that answers it, say); whether it was unread.
+ * An agent the message was not delivered to has nothing to mark.
+ */
+export function markMessageRead(ctx: BrainContext, input: MarkReadInput): boolean {
+  const args = parseInput(markReadInput, input);
+  const tx = ctx.db.transaction((): boolean => {
+    const messageRow = messageRowId(ctx, args.message_id);
+    if (messageRow === undefined)
+      throw new BrainError('NOT_FOUND', `message_id: no message ${args.message_id}`);
+    const agentId = agentRowId(ctx, args.agent);
+    if (agentId === undefined) return false;
+    return markRead(ctx, messageRow, agentId, ctx.clock().getTime());
+  });
+  return tx.immediate();
 }
 
 const ackInput = z.strictObject({
