@@ -305,25 +305,29 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     const failedText =
       failure === undefined ? undefined : `(the turn failed: ${(failure as Error).message})`;
     const body = failedText ?? (reply.trim() || (cancelled ? '(cancelled)' : '(no reply)'));
-    const sent = brain.send({
-      from: config.agent,
-      to: from,
-      thread: session.thread_id,
-      reply_to: user.id,
-      body,
-      metadata: {
-        assistant: {
-          rounds,
-          model: last?.model ?? null,
-          endpoint: last?.endpoint ?? null,
-          usage,
-          stop_reason: stop,
-          /** What the last call's context cost: how compaction estimates the next turn's. */
-          context_tokens: last ? contextTokens(last.usage) : null,
-          ...(cancelled ? { cancelled: true } : {}),
-          ...(failedText ? { error: failedText } : {}),
+    // The reply, and the question it answers marked read in the assistant's inbox: one transaction.
+    const sent = brain.batch(() => {
+      brain.markRead({ message_id: user.id, agent: config.agent });
+      return brain.send({
+        from: config.agent,
+        to: from,
+        thread: session.thread_id,
+        reply_to: user.id,
+        body,
+        metadata: {
+          assistant: {
+            rounds,
+            model: last?.model ?? null,
+            endpoint: last?.endpoint ?? null,
+            usage,
+            stop_reason: stop,
+            /** What the last call's context cost: how compaction estimates the next turn's. */
+            context_tokens: last ? contextTokens(last.usage) : null,
+            ...(cancelled ? { cancelled: true } : {}),
+            ...(failedText ? { error: failedText } : {}),
+          },
         },
-      },
+      });
     });
     log('info', 'turn.end', {
       session: options.session,

@@ -11,6 +11,7 @@
 // `send` and `read` write: run it on a copy of a bench database (`brain bench --keep`).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
@@ -47,6 +48,8 @@ function sample(path: string) {
 
 const { knowledge, thread } = sample(db);
 const COMMANDS: Record<string, string[]> = {
+  // The floor: node itself starting and stopping, on the same run and load.
+  'node -e 0': [],
   poll: ['poll', '--agent', 'nova'],
   search: ['search', 'pottery class'],
   provenance: ['provenance', knowledge],
@@ -59,7 +62,10 @@ const timer = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 /** Wall and CPU milliseconds of one run (CPU is NaN without /usr/bin/time). */
 function once(args: string[]): { wall: number; cpu: number } {
-  const argv = [process.execPath, cli, '--db', db!, '--json', ...args];
+  const argv =
+    args.length === 0
+      ? [process.execPath, '-e', '0']
+      : [process.execPath, cli, '--db', db!, '--json', ...args];
   const [command, ...rest] = timer ? [timer, '-f', 'cpu %U %S', ...argv] : argv;
   const start = performance.now();
   const child = spawnSync(command!, rest, {
@@ -92,7 +98,11 @@ const at = (xs: number[], p: number) => {
   return sorted[Math.floor((sorted.length - 1) * p)]!;
 };
 const ms = (x: number) => (Number.isNaN(x) ? '—' : x.toFixed(0)).padStart(8);
-console.log(`${runs} runs each, ${db}; ${cli}`);
+console.log(
+  `${runs} runs each, ${db}; ${cli}; load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')} at the end`,
+);
 console.log('command       wall p50  wall p90   cpu p50   (ms)');
 for (const [name, { wall, cpu }] of Object.entries(samples)) {
   console.log(`${name.padEnd(12)} ${ms(at(wall, 0.5))}  ${ms(at(wall, 0.9))}  ${ms(at(cpu, 0.5))}`);

@@ -1,5 +1,6 @@
 import { readSync } from 'node:fs';
 import type { Brain, BrainConfig, OpenBrainOptions, Poller } from '../src/index.js';
+import type { QuickBrain } from '../src/quick-brain.js';
 import type { Searcher } from '../src/searcher.js';
 import { BrainError } from '../src/errors.js';
 
@@ -53,6 +54,19 @@ export async function withSearcher<T>(
 ): Promise<T> {
   const { openSearcher } = await import('../src/searcher.js');
   return withHandle(globals, openSearcher, run);
+}
+
+/**
+ * As withBrain, with a handle for `send`, `read`, `inbox`, `thread` and `provenance` on input
+ * already checked: quickly (src/quick-input.ts) when it is plainly valid, else by the library's
+ * schema, whose words name the field.
+ */
+export async function withQuickBrain<T>(
+  globals: GlobalOptions,
+  run: (ctx: CommandContext<QuickBrain>) => T | Promise<T>,
+): Promise<T> {
+  const { openQuickBrain } = await import('../src/quick-brain.js');
+  return withHandle(globals, openQuickBrain, run);
 }
 
 async function withHandle<B extends Handle, T>(

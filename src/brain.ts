@@ -26,9 +26,11 @@ import { migrateSynapse } from './legacy/synapse.js';
 import { getAgent, listAgents, updateAgent, type UpdateAgentInput } from './messaging/agents.js';
 import {
   ackMessage,
+  markMessageRead,
   peekInbox,
   readInbox,
   type AckInput,
+  type MarkReadInput,
   type InboxInput,
 } from './messaging/inbox.js';
 import { getMessage, sendMessage, type SendInput } from './messaging/messages.js';
@@ -164,6 +166,8 @@ export interface Brain {
   peek: (input: InboxInput) => ReturnType<typeof peekInbox>;
   read: (input: InboxInput) => ReturnType<typeof readInbox>;
   ack: (input: AckInput) => ReturnType<typeof ackMessage>;
+  /** Mark one message read for one agent; whether it was unread for it. */
+  markRead: (input: MarkReadInput) => boolean;
   thread: (input: HistoryInput) => ReturnType<typeof threadHistory>;
   getThread: (id: string) => ReturnType<typeof getThread>;
   threads: (input?: ListThreadsInput) => ReturnType<typeof listThreads>;
@@ -328,6 +332,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
     peek: (input) => peekInbox(ctx, input),
     read: (input) => readInbox(ctx, input),
     ack: (input) => ackMessage(ctx, input),
+    markRead: (input) => markMessageRead(ctx, input),
     thread: (input) => threadHistory(ctx, input),
     getThread: (id) => getThread(ctx, id),
     threads: (input) => listThreads(ctx, input),

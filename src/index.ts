@@ -28,7 +28,13 @@ export {
 } from './validation.js';
 export type { AgentRecord, UpdateAgentInput } from './messaging/agents.js';
 export type { MessageRecord, SendInput, SendResult } from './messaging/messages.js';
-export type { InboxInput, AckInput, AckResult, AckRecord } from './messaging/inbox.js';
+export type {
+  InboxInput,
+  AckInput,
+  AckResult,
+  AckRecord,
+  MarkReadInput,
+} from './messaging/inbox.js';
 export type { PollResult } from './messaging/poll.js';
 export type {
   AgentActivity,

@@ -12,7 +12,7 @@ import {
   println,
   shortTime,
 } from '../output.js';
-import { list, readStdin, withBrain, type GlobalOptions } from '../run.js';
+import { list, readStdin, withBrain, withQuickBrain, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
 
@@ -143,8 +143,13 @@ export function registerKnowledge(program: Command, globals: Globals): void {
     .argument('<id>', 'stm_…, atm_… or syn_…')
     .option('--context <n>', 'messages to show on each side in the thread', '2')
     .action((id: string, opts: { context: string }) =>
-      withBrain(globals(), ({ brain, json }) => {
-        const p = brain.provenance({ id, context: opts.context });
+      withQuickBrain(globals(), async ({ brain, json }) => {
+        const input = { id, context: opts.context };
+        const { quickProvenanceArgs } = await import('../../src/quick-input.js');
+        const args =
+          quickProvenanceArgs(input) ??
+          (await import('../../src/knowledge/provenance.js')).parseProvenanceInput(input);
+        const p = brain.provenance(args);
         if (json) return printJson(p);
         printProvenance(p);
       }),

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { isoNow, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
-import { BrainError } from '../errors.js';
-import { messageKey, newId, threadIdSql, threadKey } from '../ids.js';
+import { messageKey } from '../ids.js';
 import {
   PRIORITIES,
   agentName,
@@ -14,10 +12,9 @@ import {
   text,
   threadId,
 } from '../validation.js';
-import { addThreadTags, insertMessage, insertThread, writeAgent } from './store.js';
+import { runSend, type SendArgs, type SendResult } from './send-run.js';
 import {
   MESSAGE_SELECT,
-  excerpt,
   toMessageRecord,
   type MessageRecord,
   type MessageRow,
@@ -60,95 +57,13 @@ const sendInput = z.strictObject({
 });
 export type SendInput = z.input<typeof sendInput>;
 
-export interface SendResult {
-  id: string;
-  thread_id: string;
-  created_at: string;
-  recipients: number;
-}
+export type { SendArgs, SendResult } from './send-run.js';
 
 export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
-  const args = parseInput(sendInput, input);
-  const bytes = Buffer.byteLength(args.body, 'utf8');
-  if (bytes > ctx.limits.maxBodyBytes) {
-    throw new BrainError(
-      'INVALID_INPUT',
-      `body: is ${bytes} bytes; the limit is ${ctx.limits.maxBodyBytes} (BRAIN_MAX_BODY_BYTES)`,
-    );
-  }
-  const createdAt = args.at ?? isoNow(ctx.clock);
-  const createdMs = millisOf(createdAt);
-  const uid = newId('message');
+  return runSend(ctx, parseSendInput(input));
+}
 
-  const tx = ctx.db.transaction((): SendResult => {
-    const now = ctx.clock().getTime();
-    const fromId = writeAgent(ctx, { name: args.from, at: now, seen: true }).id;
-    const toId = args.to ? writeAgent(ctx, { name: args.to, at: now }).id : null;
-
-    let parent: { id: number; thread_id: number } | undefined;
-    if (args.reply_to) {
-      parent = ctx.q
-        .get<[number], { id: number; thread_id: number }>(
-          `SELECT id, thread_id FROM messages WHERE uid = ?`,
-        )
-        .get(messageKey(args.reply_to)!);
-      if (!parent) throw new BrainError('NOT_FOUND', `reply_to: no message ${args.reply_to}`);
-    }
-
-    let threadRowId: number;
-    let threadUid: string;
-    if (args.thread) {
-      const thread = ctx.q
-        .get<[Buffer], { id: number; status: string }>(
-          `SELECT id, status FROM threads WHERE uid = ?`,
-        )
-        .get(threadKey(args.thread)!);
-      if (!thread) throw new BrainError('NOT_FOUND', `thread: no thread ${args.thread}`);
-      if (thread.status === 'closed')
-        throw new BrainError('CONFLICT', `thread ${args.thread} is closed`);
-      if (parent && parent.thread_id !== thread.id) {
-        throw new BrainError(
-          'INVALID_INPUT',
-          `reply_to: ${args.reply_to} is not in thread ${args.thread}`,
-        );
-      }
-      threadRowId = thread.id;
-      threadUid = args.thread;
-    } else if (parent) {
-      threadRowId = parent.thread_id;
-      threadUid = ctx.q
-        .get<[number], { uid: string }>(
-          `SELECT ${threadIdSql('uid')} AS uid FROM threads WHERE id = ?`,
-        )
-        .get(threadRowId)!.uid;
-    } else {
-      threadUid = newId('thread');
-      threadRowId = insertThread(ctx, {
-        uid: threadUid,
-        subject: args.subject ?? excerpt(args.body),
-        created_by: fromId,
-        created_at: createdMs,
-      }).id;
-    }
-    addThreadTags(ctx, threadRowId, args.tags ?? []);
-
-    const written = insertMessage(ctx, {
-      uid,
-      thread_id: threadRowId,
-      from_agent: fromId,
-      to_agent: toId,
-      reply_to: parent?.id ?? null,
-      priority: args.priority,
-      subject: args.subject ?? null,
-      body: args.body,
-      metadata: args.metadata ?? null,
-      created_at: createdMs,
-      recipients: toId === null ? 'everyone' : [{ agent_id: toId, read_at: null }],
-      reopen: true,
-    });
-    // Ids are 48 random bits: a clash is all but impossible, and must not pass for a send.
-    if (!written.added) throw new BrainError('CONFLICT', `id: ${uid} exists; send again`);
-    return { id: uid, thread_id: threadUid, created_at: createdAt, recipients: written.recipients };
-  });
-  return tx.immediate();
+/** The input checked by the schema: defaults applied, or a BrainError naming the field. */
+export function parseSendInput(input: SendInput): SendArgs {
+  return parseInput(sendInput, input);
 }

@@ -189,13 +189,19 @@ export function insertDeliveries(
   return added;
 }
 
-/** Mark a message read by an agent at `at` (ms), unless it read it before. */
-export function markRead(ctx: BrainContext, messageRow: number, agentId: number, at: number): void {
-  ctx.q
+/** Mark a message read by an agent at `at` (ms), unless it read it before; whether it was unread. */
+export function markRead(
+  ctx: BrainContext,
+  messageRow: number,
+  agentId: number,
+  at: number,
+): boolean {
+  const { changes } = ctx.q
     .get(
       `UPDATE deliveries SET read_at = ? WHERE message_id = ? AND agent_id = ? AND read_at IS NULL`,
     )
     .run(at, messageRow, agentId);
+  return changes > 0;
 }
 
 export interface AckWrite {

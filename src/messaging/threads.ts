@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { isoOfMillis, isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
-import { threadIdSql, threadKey } from '../ids.js';
 import {
   THREAD_STATUSES,
   lookupKey,
@@ -11,74 +9,31 @@ import {
   threadId,
   type ThreadStatus,
 } from '../validation.js';
-import { acksFor, type AckRecord } from './inbox.js';
-import {
-  MESSAGE_SELECT,
-  toMessageRecord,
-  type MessageRecord,
-  type MessageRow,
-} from './messages.js';
+import { threadKey } from '../ids.js';
 import { addThreadTags } from './store.js';
-
 import { threadRowId } from './row-ids.js';
+import {
+  THREAD_SELECT,
+  findThread,
+  runThreadHistory,
+  type HistoryArgs,
+  toThreadRecord,
+  type ThreadHistory,
+  type ThreadRecord,
+  type ThreadRow,
+} from './thread-run.js';
 
 export { threadRowId };
-
-export interface ThreadRecord {
-  id: string;
-  subject: string;
-  status: ThreadStatus;
-  tags: string[];
-  created_by: string;
-  created_at: string;
-  last_message_at: string;
-  message_count: number;
-}
-
-interface ThreadRow extends Omit<ThreadRecord, 'tags'> {
-  rowid: number;
-  tags: string | null;
-}
-
-export interface Receipt {
-  agent: string;
-  read_at: string | null;
-}
-
-export interface ThreadMessage extends MessageRecord {
-  receipts: Receipt[];
-  acks: AckRecord[];
-}
-
-export interface ThreadHistory {
-  thread: ThreadRecord;
-  messages: ThreadMessage[];
-  /** Offset of the next page, or null when this page reaches the end. */
-  next_offset: number | null;
-}
-
-const THREAD_SELECT = `
-  SELECT t.id AS rowid, ${threadIdSql('t.uid')} AS id, t.subject, t.status, a.name AS created_by,
-         ${isoSql('t.created_at')} AS created_at, ${isoSql('t.last_message_at')} AS last_message_at,
-         t.message_count,
-         (SELECT json_group_array(tag) FROM (SELECT tag FROM thread_tags WHERE thread_id = t.id ORDER BY tag)) AS tags
-  FROM threads t JOIN agents a ON a.id = t.created_by`;
-
-function toThreadRecord(row: ThreadRow): ThreadRecord {
-  const { rowid: _rowid, tags, ...rest } = row;
-  return { ...rest, tags: tags ? (JSON.parse(tags) as string[]) : [] };
-}
-
-function threadRow(ctx: BrainContext, id: string): ThreadRow | undefined {
-  const key = threadKey(id);
-  if (key === undefined) return undefined;
-  return ctx.q.get<[Buffer], ThreadRow>(`${THREAD_SELECT} WHERE t.uid = ?`).get(key);
-}
+export {
+  PAGE_SQL,
+  type Receipt,
+  type ThreadHistory,
+  type ThreadMessage,
+  type ThreadRecord,
+} from './thread-run.js';
 
 export function getThread(ctx: BrainContext, id: string): ThreadRecord | undefined {
-  lookupKey(id, 'id');
-  const row = threadRow(ctx, id);
-  return row && toThreadRecord(row);
+  return findThread(ctx, lookupKey(id, 'id'));
 }
 
 const historyInput = z.strictObject({
@@ -88,42 +43,14 @@ const historyInput = z.strictObject({
 });
 export type HistoryInput = z.input<typeof historyInput>;
 
-/** The rowids of one page of a thread, in order (plan test). */
-export const PAGE_SQL = `SELECT id FROM messages WHERE thread_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`;
-
 /** A thread's messages in order (time, then rowid), a page at a time, with receipts and acks. */
 export function threadHistory(ctx: BrainContext, input: HistoryInput): ThreadHistory {
-  const args = parseInput(historyInput, input);
-  const row = threadRow(ctx, args.thread_id);
-  if (!row) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
-  const rows = ctx.q
-    .get<[number, number, number], MessageRow>(
-      // The page's rows are chosen in the thread's index alone (it holds time and rowid), so an
-      // OFFSET skips index entries, not joined rows: the last page of 10,000 costs ~1 ms, not 17.
-      `${MESSAGE_SELECT} WHERE m.id IN (${PAGE_SQL}) ORDER BY m.created_at, m.id`,
-    )
-    .all(row.rowid, args.limit + 1, args.offset);
-  const more = rows.length > args.limit;
-  const page = rows.slice(0, args.limit);
-  const acks = acksFor(
-    ctx,
-    page.map((r) => r.rowid),
-  );
-  const receipts = ctx.q.get<[number], { agent: string; read_at: number | null }>(
-    `SELECT a.name AS agent, d.read_at FROM deliveries d JOIN agents a ON a.id = d.agent_id
-     WHERE d.message_id = ? ORDER BY a.name`,
-  );
-  return {
-    thread: toThreadRecord(row),
-    messages: page.map((r) => ({
-      ...toMessageRecord(r),
-      receipts: receipts
-        .all(r.rowid)
-        .map((d): Receipt => ({ agent: d.agent, read_at: isoOfMillis(d.read_at) })),
-      acks: acks.get(r.rowid) ?? [],
-    })),
-    next_offset: more ? args.offset + args.limit : null,
-  };
+  return runThreadHistory(ctx, parseHistoryInput(input));
+}
+
+/** The input checked by the schema: defaults applied, or a BrainError naming the field. */
+export function parseHistoryInput(input: HistoryInput): HistoryArgs {
+  return parseInput(historyInput, input);
 }
 
 const listInput = z.strictObject({

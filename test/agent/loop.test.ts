@@ -69,6 +69,20 @@ describe('runTurn', () => {
     expect(rows).toEqual([expect.objectContaining({ key: 'chat', calls: 3 })]);
   });
 
+  it('marks the message it answers read in the assistant’s inbox, and no other', async () => {
+    f = await assistantFixture();
+    const waiting = f.t.brain.send({ from: 'ann', to: 'assistant', body: 'a note for later' });
+    f.fake.script.push({ text: 'Hello, Ann.' });
+    const result = await f.turn('hello');
+    const unread = f.t.brain.peek({ agent: 'assistant' }).map((m) => m.id);
+    expect(unread).toEqual([waiting.id]);
+    expect(unread).not.toContain(result.messageIds.user);
+    const [question] = f.t.brain
+      .thread({ thread_id: result.threadId })
+      .messages.filter((m) => m.id === result.messageIds.user);
+    expect(question!.receipts).toEqual([{ agent: 'assistant', read_at: expect.any(String) }]);
+  });
+
   it('builds the system prompt from the workspace files and memories relevant to the message', async () => {
     f = await assistantFixture();
     writeFileSync(join(f.t.dir, 'SOUL.md'), 'You are terse and kind.');

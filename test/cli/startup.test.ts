@@ -95,3 +95,50 @@ describe('brain search as a process, on a brain without vectors', () => {
     expect(run.urls.filter((url) => heavy.test(url)).length).toBeGreaterThan(0);
   });
 });
+
+describe('the other one-shot commands as processes', () => {
+  it('send, read, inbox, thread and provenance answer without loading zod or the whole library', () => {
+    const sent = modulesLoadedBy([
+      'send',
+      '--agent',
+      'nova',
+      '--to',
+      'atlas',
+      '--body',
+      'hi',
+      '--json',
+    ]);
+    expect(sent.status).toBe(0);
+    const message = (JSON.parse(sent.stdout) as { id: string; thread_id: string }).id;
+    const thread = (JSON.parse(sent.stdout) as { thread_id: string }).thread_id;
+    expect(sent.urls).toContain(pathToFileURL(join(ROOT, 'dist', 'src', 'quick-brain.js')).href);
+
+    const runs = {
+      sent,
+      inbox: modulesLoadedBy(['inbox', '--agent', 'atlas', '--json']),
+      read: modulesLoadedBy(['read', '--agent', 'atlas', '--limit', '10', '--json']),
+      thread: modulesLoadedBy(['thread', thread, '--limit', '20', '--json']),
+      provenance: modulesLoadedBy(['provenance', message, '--context', '1', '--json']),
+    };
+    expect(JSON.parse(runs.read.stdout)).toMatchObject({ messages: [{ id: message }] });
+    expect(JSON.parse(runs.thread.stdout)).toMatchObject({
+      messages: [{ id: message, receipts: [{ agent: 'atlas' }] }],
+    });
+    expect(JSON.parse(runs.provenance.stdout)).toMatchObject({ message: { id: message } });
+    for (const [name, run] of Object.entries(runs)) {
+      expect({ name, status: run.status }).toEqual({ name, status: 0 });
+      expect({ name, heavy: run.urls.filter((url) => heavy.test(url)) }).toEqual({
+        name,
+        heavy: [],
+      });
+    }
+  });
+
+  it('check input that is not plainly valid with the schemas, whose words name the field', () => {
+    const run = modulesLoadedBy(['thread', 'thr_nope']);
+    expect(run.status).toBe(2);
+    expect(run.urls.some((url) => /\/node_modules\/zod\//.test(url))).toBe(true);
+    const bad = modulesLoadedBy(['read', '--agent', 'atlas', '--limit', '0']);
+    expect(bad.status).toBe(2);
+  });
+});

@@ -154,6 +154,19 @@ describe('inbox', () => {
     expect(steps).not.toMatch(/TEMP B-TREE/);
   });
 
+  it('markRead marks one message read for one agent, once, and names an unknown message', () => {
+    const a = t.brain.send({ from: 'helios', to: 'nova', body: 'one' });
+    const b = t.brain.send({ from: 'helios', to: 'nova', body: 'two' });
+    expect(t.brain.markRead({ message_id: a.id, agent: 'nova' })).toBe(true);
+    expect(t.brain.markRead({ message_id: a.id, agent: 'nova' })).toBe(false);
+    expect(t.brain.markRead({ message_id: a.id, agent: 'helios' })).toBe(false);
+    expect(t.brain.peek({ agent: 'nova' }).map((m) => m.id)).toEqual([b.id]);
+    expect(() => t.brain.markRead({ message_id: 'syn_000000000000', agent: 'nova' })).toThrow(
+      /message_id: no message/,
+    );
+    expect(() => t.brain.markRead({ message_id: 'nope', agent: 'nova' })).toThrow(/message_id:/);
+  });
+
   it('ack is idempotent, carries a body, marks read and shows in the thread', () => {
     const r = t.brain.send({ from: 'helios', to: 'nova', subject: 's', body: 'x' });
     const first = t.brain.ack({ message_id: r.id, agent: 'nova', body: 'agreed' });
