@@ -61,7 +61,10 @@ async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<v
         env: process.env,
         ...(embedder ? { embedder } : {}),
       });
+      // Every timer of the service is unref'd: this one keeps the process up until a signal.
+      const keepAlive = setInterval(() => {}, 1 << 30);
       const signal = await signalled;
+      clearInterval(keepAlive);
       log('info', 'signal', { signal });
       // A second signal, or a stop that hangs, still ends the process in time.
       const force = (code: number) => () => {
