@@ -17,12 +17,26 @@ const IDLE_MS = Number(process.env.IDLE_MS ?? 10_000);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** The process's user + system CPU time so far (clock ticks of 10 ms on Linux). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function rssKb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
 }
 
-async function once(): Promise<{ readyMs: number; rssMb: number; exitMs: number }> {
+interface Run {
+  readyMs: number;
+  /** CPU time spent up to ready: what wall time would be on an idle machine, roughly. */
+  readyCpuMs: number;
+  rssMb: number;
+  exitMs: number;
+}
+
+async function once(): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'brain-bench-agent-'));
   try {
     const config = join(dir, 'assistant.json');
@@ -49,10 +63,14 @@ async function once(): Promise<{ readyMs: number; rssMb: number; exitMs: number 
     });
     const exited = new Promise<void>((r) => child.on('close', () => r()));
     let err = '';
+    let readyCpuMs = NaN;
     const readyMs = await new Promise<number>((resolveReady, reject) => {
       child.stderr.on('data', (d: Buffer) => {
         err += d.toString();
-        if (/^brain: info ready /m.test(err)) resolveReady(performance.now() - started);
+        if (/^brain: info ready /m.test(err)) {
+          readyCpuMs = cpuMs(child.pid!);
+          resolveReady(performance.now() - started);
+        }
       });
       void exited.then(() => reject(new Error(`exited before ready:\n${err}`)));
     });
@@ -61,13 +79,13 @@ async function once(): Promise<{ readyMs: number; rssMb: number; exitMs: number 
     const stopAt = performance.now();
     child.kill('SIGTERM');
     await exited;
-    return { readyMs, rssMb, exitMs: performance.now() - stopAt };
+    return { readyMs, readyCpuMs, rssMb, exitMs: performance.now() - stopAt };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const runs: Array<{ readyMs: number; rssMb: number; exitMs: number }> = [];
+const runs: Run[] = [];
 console.log(
   `load average before: ${loadavg()
     .map((x) => x.toFixed(2))
@@ -77,11 +95,11 @@ for (let i = 0; i < RUNS; i++) {
   const r = await once();
   runs.push(r);
   console.log(
-    `run ${i + 1}: ready ${r.readyMs.toFixed(0)} ms, idle RSS ${r.rssMb.toFixed(1)} MB, SIGTERM→exit ${r.exitMs.toFixed(0)} ms`,
+    `run ${i + 1}: ready ${r.readyMs.toFixed(0)} ms (CPU ${r.readyCpuMs} ms), idle RSS ${r.rssMb.toFixed(1)} MB, SIGTERM→exit ${r.exitMs.toFixed(0)} ms`,
   );
 }
 console.log(
-  `median of ${RUNS}: ready ${median(runs.map((r) => r.readyMs)).toFixed(0)} ms, idle RSS ${median(runs.map((r) => r.rssMb)).toFixed(1)} MB, SIGTERM→exit ${median(runs.map((r) => r.exitMs)).toFixed(0)} ms`,
+  `median of ${RUNS}: ready ${median(runs.map((r) => r.readyMs)).toFixed(0)} ms (CPU ${median(runs.map((r) => r.readyCpuMs))} ms), idle RSS ${median(runs.map((r) => r.rssMb)).toFixed(1)} MB, SIGTERM→exit ${median(runs.map((r) => r.exitMs)).toFixed(0)} ms`,
 );
 console.log(
   `load average after: ${loadavg()

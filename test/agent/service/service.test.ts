@@ -70,11 +70,15 @@ describe('startService', { timeout: 60_000 }, () => {
     const f = await serviceFixture();
     cleanups.push(() => f.close());
     const telegram = recordingChannel('telegram');
-    await start(f, [telegram]);
+    const service = await start(f, [telegram]);
     f.t.brain.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '42' });
     const sent = f.t.brain.send({ from: 'ci-bot', to: 'assistant', body: 'ping' });
     await until(() => f.t.brain.thread({ thread_id: sent.thread_id }).messages.length === 2);
     expect(telegram.sent).toEqual([]);
+    // The turn's own messages (in its session thread, addressed to the assistant) start nothing.
+    await new Promise((r) => setTimeout(r, 50));
+    await service.host.lane.idle();
+    expect(f.fake.requests).toHaveLength(1);
   });
 
   it('starts its components in order, logs ready, and stops them', async () => {
