@@ -22,6 +22,7 @@ import { registerPairing } from './commands/pairing.js';
 import { registerScheduler } from './commands/scheduler.js';
 import { registerAgentMcp } from './commands/agent-mcp.js';
 import { registerUi } from './commands/ui.js';
+import { registerAgent } from './commands/agent.js';
 import type { GlobalOptions } from './run.js';
 
 /** The `brain` command: global options, then one registration per group of commands. */
@@ -60,5 +61,6 @@ export function createProgram(): Command {
   // After the service's `agent` command, which it adds `mcp` to.
   registerAgentMcp(program, globals);
   registerUi(program, globals);
+  registerAgent(program, globals);
   return program;
 }
