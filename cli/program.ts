@@ -58,9 +58,9 @@ export function createProgram(): Command {
   registerApprovals(program, globals);
   registerPairing(program, globals);
   registerScheduler(program, globals);
+  registerAgent(program, globals);
   // After the service's `agent` command, which it adds `mcp` to.
   registerAgentMcp(program, globals);
   registerUi(program, globals);
-  registerAgent(program, globals);
   return program;
 }
