@@ -305,6 +305,22 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
     });
   });
 
+  it('a reloaded config changes who is answered at once, and keeps the token it started with', async () => {
+    const f = await started();
+    f.channel.reconfigure!({
+      ...f.config,
+      discord: { ...f.config.discord!, allowedUserIds: [OWNER.id], token: 'another' },
+    });
+    f.discord.dispatchMessage({ channelId: FRIEND_DM, author: FRIEND, content: 'still there?' });
+    f.discord.dispatchMessage({ channelId: OWNER_DM, author: OWNER, content: 'hi' });
+    await f.discord.waitForCall(isPostTo(OWNER_DM));
+    expect(postsTo(f, FRIEND_DM)).toEqual([]);
+    expect(f.requests.map((r) => r.session)).toEqual([f.host.ownerSession()]);
+    expect(f.logLines().join('\n')).toMatch(/warn discord\.restart_needed/);
+    // Still the token it started with.
+    expect(postsTo(f, OWNER_DM)[0]!.authorization).toBe(`Bot ${f.discord.token}`);
+  });
+
   it('notify posts a proactive message to a channel, split like a reply', async () => {
     const f = await started();
     await f.channel.notify(OWNER_DM, `${'a'.repeat(1500)}\n\n${'b'.repeat(1500)}`);
