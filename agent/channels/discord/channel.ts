@@ -46,6 +46,10 @@ const REFUSED_DETAIL =
 /** The answer to a message without text (an image, a file, a sticker, a bare mention). */
 export const UNSUPPORTED_TEXT = 'I can only read text for now: please write your message out.';
 
+/** The answer to a reply in a server whose text Discord did not send (it did not ping the bot). */
+export const HIDDEN_TEXT =
+  'Discord did not show me the text of that reply: mention me in it (or leave the reply ping on).';
+
 export interface DiscordChannelOptions {
   config: DiscordConfig;
   /** Used before start (check); the host's log once started. */
@@ -113,9 +117,9 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     const botId = client.user.id;
     if (message.author.bot || message.author.id === botId || message.system) return;
     const inGuild = message.inGuild();
+    const mentioned = message.mentions.users.has(botId);
     if (inGuild) {
       if (config.guildIds && !config.guildIds.includes(message.guildId)) return;
-      const mentioned = message.mentions.users.has(botId);
       const repliedTo = message.mentions.repliedUser?.id === botId;
       if (!mentioned && !repliedTo) return;
     }
@@ -130,7 +134,9 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     if (said === '') {
       // A picture, a file, a sticker or a bare mention: say what works rather than stay silent.
       log()('info', 'discord.unsupported', { ...fields, attachments: message.attachments.size });
-      await sendText(message.channelId, UNSUPPORTED_TEXT, message.id);
+      // Without the MessageContent intent a reply that does not ping the bot arrives empty.
+      const hidden = inGuild && !mentioned && message.attachments.size === 0;
+      await sendText(message.channelId, hidden ? HIDDEN_TEXT : UNSUPPORTED_TEXT, message.id);
       return;
     }
     const replied = message.reference?.messageId

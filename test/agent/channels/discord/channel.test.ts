@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createDiscordChannel,
+  HIDDEN_TEXT,
   UNSUPPORTED_TEXT,
 } from '../../../../agent/channels/discord/channel.js';
 import type { RecordedCall } from '../../fakes/discord-server.js';
@@ -279,6 +280,23 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
       content: UNSUPPORTED_TEXT,
       message_reference: { message_id: sent.id },
     });
+    expect(f.requests).toEqual([]);
+  });
+
+  it('answers a reply to the bot whose text Discord withheld (no ping, no MessageContent intent) by asking for a mention', async () => {
+    const f = await started();
+    await f.channel.notify(GUILD_CHANNEL, 'Shall I go on?');
+    const botMessage = [...f.discord.messages.values()].at(-1)!;
+    f.discord.dispatchMessage({
+      channelId: GUILD_CHANNEL,
+      guildId: GUILD,
+      author: FRIEND,
+      content: '',
+      replyTo: botMessage.id as string,
+    });
+    await f.discord.waitForCall(
+      (c) => isPostTo(GUILD_CHANNEL)(c) && c.body?.content === HIDDEN_TEXT,
+    );
     expect(f.requests).toEqual([]);
   });
 
