@@ -14,7 +14,7 @@ import type { AssistantConfig } from '../../config.js';
 import { silentLog, type Log } from '../../log.js';
 import type { TurnResult } from '../../loop.js';
 import { TurnCancelledError } from '../../service/lane.js';
-import type { Channel, CheckItem, ServiceHost } from '../../service/types.js';
+import type { Channel, CheckItem, QueuedTurn, ServiceHost } from '../../service/types.js';
 import { splitMessage } from '../split.js';
 import { createDiscordApprovals } from './approvals.js';
 import { DEFAULT_DISCORD_API, type DiscordConfig } from './config.js';
@@ -167,18 +167,25 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       (err) => log()('debug', 'discord.typing_failed', { error: (err as Error).message }),
       { everyMs: options.typingEveryMs, timers: options.timers },
     );
-    const queued = host.enqueue({
-      session,
-      text,
-      ...(owner ? {} : { from: `discord-${userId}` }),
-      source: 'channel',
-      priority: owner ? 'owner' : 'agent',
-      unattended: false,
-      io: {
-        onText: () => {},
-        askApproval: (request) => approvals.ask(channelId, request),
-      },
-    });
+    let queued: QueuedTurn;
+    try {
+      queued = host.enqueue({
+        session,
+        text,
+        ...(owner ? {} : { from: `discord-${userId}` }),
+        source: 'channel',
+        priority: owner ? 'owner' : 'agent',
+        unattended: false,
+        io: {
+          onText: () => {},
+          askApproval: (request) => approvals.ask(channelId, request),
+        },
+      });
+    } catch (err) {
+      // The host refused it (shutting down): no typing left behind.
+      stopTyping();
+      throw err;
+    }
     const finish = async (result: TurnResult) => {
       stopTyping();
       if (result.cancelled) {
