@@ -18,6 +18,7 @@ import { registerSearch } from './commands/search.js';
 import { registerTransfer } from './commands/transfer.js';
 import { registerUsage } from './commands/usage.js';
 import { registerApprovals } from './commands/approvals.js';
+import { registerAgent } from './commands/agent.js';
 import type { GlobalOptions } from './run.js';
 
 /** The `brain` command: global options, then one registration per group of commands. */
@@ -51,5 +52,6 @@ export function createProgram(): Command {
   registerChat(program, globals);
   registerUsage(program, globals);
   registerApprovals(program, globals);
+  registerAgent(program, globals);
   return program;
 }
