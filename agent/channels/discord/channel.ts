@@ -14,7 +14,7 @@ import type { AssistantConfig } from '../../config.js';
 import { silentLog, type Log } from '../../log.js';
 import type { TurnResult } from '../../loop.js';
 import { TurnCancelledError } from '../../service/lane.js';
-import type { Channel, CheckItem, ServiceHost } from '../../service/types.js';
+import type { Channel, CheckItem, QueuedTurn, ServiceHost } from '../../service/types.js';
 import { splitMessage } from '../split.js';
 import { createDiscordApprovals } from './approvals.js';
 import { DEFAULT_DISCORD_API, type DiscordConfig } from './config.js';
@@ -45,6 +45,10 @@ const REFUSED_DETAIL =
 
 /** The answer to a message without text (an image, a file, a sticker, a bare mention). */
 export const UNSUPPORTED_TEXT = 'I can only read text for now: please write your message out.';
+
+/** The answer to a reply in a server whose text Discord did not send (it did not ping the bot). */
+export const HIDDEN_TEXT =
+  'Discord did not show me the text of that reply: mention me in it (or leave the reply ping on).';
 
 export interface DiscordChannelOptions {
   config: DiscordConfig;
@@ -113,9 +117,9 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     const botId = client.user.id;
     if (message.author.bot || message.author.id === botId || message.system) return;
     const inGuild = message.inGuild();
+    const mentioned = message.mentions.users.has(botId);
     if (inGuild) {
       if (config.guildIds && !config.guildIds.includes(message.guildId)) return;
-      const mentioned = message.mentions.users.has(botId);
       const repliedTo = message.mentions.repliedUser?.id === botId;
       if (!mentioned && !repliedTo) return;
     }
@@ -130,7 +134,9 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     if (said === '') {
       // A picture, a file, a sticker or a bare mention: say what works rather than stay silent.
       log()('info', 'discord.unsupported', { ...fields, attachments: message.attachments.size });
-      await sendText(message.channelId, UNSUPPORTED_TEXT, message.id);
+      // Without the MessageContent intent a reply that does not ping the bot arrives empty.
+      const hidden = inGuild && !mentioned && message.attachments.size === 0;
+      await sendText(message.channelId, hidden ? HIDDEN_TEXT : UNSUPPORTED_TEXT, message.id);
       return;
     }
     const replied = message.reference?.messageId
@@ -161,18 +167,25 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       (err) => log()('debug', 'discord.typing_failed', { error: (err as Error).message }),
       { everyMs: options.typingEveryMs, timers: options.timers },
     );
-    const queued = host.enqueue({
-      session,
-      text,
-      ...(owner ? {} : { from: `discord-${userId}` }),
-      source: 'channel',
-      priority: owner ? 'owner' : 'agent',
-      unattended: false,
-      io: {
-        onText: () => {},
-        askApproval: (request) => approvals.ask(channelId, request),
-      },
-    });
+    let queued: QueuedTurn;
+    try {
+      queued = host.enqueue({
+        session,
+        text,
+        ...(owner ? {} : { from: `discord-${userId}` }),
+        source: 'channel',
+        priority: owner ? 'owner' : 'agent',
+        unattended: false,
+        io: {
+          onText: () => {},
+          askApproval: (request) => approvals.ask(channelId, request),
+        },
+      });
+    } catch (err) {
+      // The host refused it (shutting down): no typing left behind.
+      stopTyping();
+      throw err;
+    }
     const finish = async (result: TurnResult) => {
       stopTyping();
       if (result.cancelled) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createDiscordChannel,
+  HIDDEN_TEXT,
   UNSUPPORTED_TEXT,
 } from '../../../../agent/channels/discord/channel.js';
 import type { RecordedCall } from '../../fakes/discord-server.js';
@@ -282,6 +283,23 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
     expect(f.requests).toEqual([]);
   });
 
+  it('answers a reply to the bot whose text Discord withheld (no ping, no MessageContent intent) by asking for a mention', async () => {
+    const f = await started();
+    await f.channel.notify(GUILD_CHANNEL, 'Shall I go on?');
+    const botMessage = [...f.discord.messages.values()].at(-1)!;
+    f.discord.dispatchMessage({
+      channelId: GUILD_CHANNEL,
+      guildId: GUILD,
+      author: FRIEND,
+      content: '',
+      replyTo: botMessage.id as string,
+    });
+    await f.discord.waitForCall(
+      (c) => isPostTo(GUILD_CHANNEL)(c) && c.body?.content === HIDDEN_TEXT,
+    );
+    expect(f.requests).toEqual([]);
+  });
+
   it('a turn cancelled while it runs ends without an error message in the chat', async () => {
     const f = await started();
     f.anthropic.script.push({ error: 'stall' });
@@ -303,6 +321,22 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
     expect(postsTo(f, OWNER_DM).at(-1)!.body).toMatchObject({
       content: 'Your reminder: call Bob.',
     });
+  });
+
+  it('a reloaded config changes who is answered at once, and keeps the token it started with', async () => {
+    const f = await started();
+    f.channel.reconfigure!({
+      ...f.config,
+      discord: { ...f.config.discord!, allowedUserIds: [OWNER.id], token: 'another' },
+    });
+    f.discord.dispatchMessage({ channelId: FRIEND_DM, author: FRIEND, content: 'still there?' });
+    f.discord.dispatchMessage({ channelId: OWNER_DM, author: OWNER, content: 'hi' });
+    await f.discord.waitForCall(isPostTo(OWNER_DM));
+    expect(postsTo(f, FRIEND_DM)).toEqual([]);
+    expect(f.requests.map((r) => r.session)).toEqual([f.host.ownerSession()]);
+    expect(f.logLines().join('\n')).toMatch(/warn discord\.restart_needed/);
+    // Still the token it started with.
+    expect(postsTo(f, OWNER_DM)[0]!.authorization).toBe(`Bot ${f.discord.token}`);
   });
 
   it('notify posts a proactive message to a channel, split like a reply', async () => {
