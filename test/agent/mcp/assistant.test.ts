@@ -191,7 +191,7 @@ describe('MCP tools in a turn', { timeout: 60_000 }, () => {
     });
     expect(lastResult(s.fake, 1)).toMatchObject({ is_error: true });
     expect(lastResult(s.fake, 1).content).toMatch(/connection closed/i);
-    await vi.waitFor(() => expect(s.timers.delays()).toEqual([1000]));
+    await vi.waitFor(() => expect(s.timers.delays()).toEqual([1000]), 15_000);
     s.timers.fire();
     await vi.waitFor(() => expect(s.manager.status()[0]!.connected).toBe(true), 15_000);
     await s.turn('again');

@@ -20,7 +20,7 @@ const tool = (name: string, description: string): Tool => ({
   run: async () => ({ content: '' }),
 });
 
-describe('find_tools', () => {
+describe('find_tools', { timeout: 60_000 }, () => {
   it('ranks an exact name first, then name matches above description matches', () => {
     const tools = [
       tool('mcp__gh__list_issues', 'List issues of a repository'),

@@ -24,7 +24,7 @@ const text = async (tool: Tool, input: unknown, signal?: AbortSignal) =>
   tool.run(input, toolContext(signal));
 type Tool = ReturnType<McpManager['tools']>[number];
 
-describe('the MCP manager against a real stdio server', () => {
+describe('the MCP manager against a real stdio server', { timeout: 60_000 }, () => {
   it('lists every page of tools and names them mcp__server__tool with the server schema', async () => {
     const m = await started(config([stdio('fix', [FIXTURE])]));
     const names = m.tools('s').map((t) => t.name);
@@ -94,7 +94,10 @@ describe('the MCP manager against a real stdio server', () => {
   it('refreshes a server tools when it sends tools/list_changed', async () => {
     const m = await started(config([stdio('fix', [FIXTURE])]));
     await text(byName(m.tools('s'), 'mcp__fix__grow'), {});
-    await vi.waitFor(() => expect(m.tools('s').map((t) => t.name)).toContain('mcp__fix__extra_6'));
+    await vi.waitFor(
+      () => expect(m.tools('s').map((t) => t.name)).toContain('mcp__fix__extra_6'),
+      15_000,
+    );
     const ran = await text(byName(m.tools('s'), 'mcp__fix__extra_6'), {});
     expect(ran.content).toBe('ran extra_6');
   });
@@ -120,7 +123,7 @@ describe('the MCP manager against a real stdio server', () => {
     const result = await pending;
     expect(result.isError).toBe(true);
     expect(result.content).toMatch(/connection closed/i);
-    await vi.waitFor(() => expect(m.status()[0]!.state).toBe('waiting'));
+    await vi.waitFor(() => expect(m.status()[0]!.state).toBe('waiting'), 15_000);
     expect(m.tools('s')).toEqual([]);
     expect(m.status()[0]!.lastError).toMatch(/connection closed/);
     expect(timers.delays()).toEqual([1000]);
@@ -138,7 +141,7 @@ describe('the MCP manager against a real stdio server', () => {
     expect(m.status()[0]!.lastError).toBeTruthy();
     const seen: number[] = [];
     for (let i = 0; i < 8; i++) {
-      await vi.waitFor(() => expect(timers.delays()).toHaveLength(1));
+      await vi.waitFor(() => expect(timers.delays()).toHaveLength(1), 15_000);
       seen.push(...timers.fire());
     }
     expect(seen).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000]);
