@@ -162,6 +162,18 @@ CREATE TABLE owner_targets (
   chat_id     TEXT NOT NULL,
   updated_at  INTEGER NOT NULL CHECK (typeof(updated_at) = 'integer')
 );
+CREATE TABLE pairings (
+  id          INTEGER PRIMARY KEY,
+  channel     TEXT NOT NULL,
+  user_id     TEXT NOT NULL,
+  name        TEXT NOT NULL DEFAULT '',          -- what the sender calls themself, for the owner
+  code        TEXT NOT NULL,
+  status      TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied')),
+  created_at  INTEGER NOT NULL CHECK (typeof(created_at) = 'integer'),
+  expires_at  INTEGER NOT NULL CHECK (typeof(expires_at) = 'integer'),
+  decided_at  INTEGER CHECK (decided_at IS NULL OR typeof(decided_at) = 'integer'),
+  UNIQUE (channel, user_id)
+);
 CREATE TABLE reminders (
   id          INTEGER PRIMARY KEY,
   text        TEXT NOT NULL,
@@ -252,6 +264,8 @@ CREATE INDEX messages_by_reply ON messages(reply_to) WHERE reply_to IS NOT NULL;
 CREATE INDEX messages_by_thread ON messages(thread_id, created_at);
 CREATE INDEX messages_by_time ON messages(created_at);
 CREATE INDEX model_usage_by_time ON model_usage(at);
+CREATE UNIQUE INDEX pairings_code ON pairings(code) WHERE status = 'pending';
+CREATE INDEX pairings_pending ON pairings(channel, expires_at) WHERE status = 'pending';
 CREATE INDEX reminders_due ON reminders(due_at) WHERE status = 'pending';
 CREATE INDEX stm_by_source ON stm(source_message_id) WHERE source_message_id IS NOT NULL;
 CREATE INDEX stm_by_time ON stm(created_at);

@@ -5,6 +5,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { BrainError, agentName, formatZodError } from '../src/index.js';
 import { parseJsonc } from './jsonc.js';
+import { telegramConfigSchema, type TelegramConfig } from './channels/telegram/config.js';
 import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
 import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
 import {
@@ -80,6 +81,8 @@ export const assistantFileSchema = z.strictObject({
   permissions: permissionsConfig,
   /** Folders the file tools may use besides the workspace; web_fetch and web_search settings. */
   tools: toolsConfigSchema.prefault({}),
+  /** The Telegram channel (agent/channels/telegram/config.ts); the token is TELEGRAM_BOT_TOKEN. */
+  telegram: telegramConfigSchema.optional(),
   /** The scheduler (agent/scheduler/config.ts): checklist ticks, jobs, reminders, mail. */
   heartbeat: schedulerFileKeys.heartbeat,
   cron: schedulerFileKeys.cron,
@@ -107,6 +110,8 @@ export interface AssistantConfig {
   timeZone: string | undefined;
   permissions: PermissionsConfig;
   tools: ToolsConfig;
+  /** Absent when the file has no `telegram` key: the channel does not run. */
+  telegram: TelegramConfig | undefined;
   /** Heartbeat, cron jobs, reminders, email watchers (agent/scheduler/). */
   scheduler: SchedulerConfig;
   /** Who the owner is on each channel (`owner: {telegram, discord}`); empty when not said. */
@@ -188,6 +193,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     timeZone: file.timeZone,
     permissions: file.permissions,
     tools: file.tools,
+    telegram: file.telegram && { ...file.telegram, token: env.TELEGRAM_BOT_TOKEN || undefined },
     scheduler: resolveSchedulerConfig(file, env),
     ownerIdentities: owner.identities,
     lane: file.lane,

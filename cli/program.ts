@@ -18,6 +18,7 @@ import { registerSearch } from './commands/search.js';
 import { registerTransfer } from './commands/transfer.js';
 import { registerUsage } from './commands/usage.js';
 import { registerApprovals } from './commands/approvals.js';
+import { registerPairing } from './commands/pairing.js';
 import { registerScheduler } from './commands/scheduler.js';
 import type { GlobalOptions } from './run.js';
 
@@ -52,6 +53,7 @@ export function createProgram(): Command {
   registerChat(program, globals);
   registerUsage(program, globals);
   registerApprovals(program, globals);
+  registerPairing(program, globals);
   registerScheduler(program, globals);
   return program;
 }

@@ -91,6 +91,15 @@ import {
   type SettleApprovalInput,
 } from './assistant/approvals.js';
 import {
+  decidePairing,
+  isPaired,
+  listPairings,
+  requestPairing,
+  type DecidePairingInput,
+  type PairingSender,
+  type RequestPairingInput,
+} from './assistant/pairing.js';
+import {
   claimCronRun,
   finishCronRun,
   getSchedulerState,
@@ -220,6 +229,14 @@ export interface Brain {
   /** Where the assistant `agent` last heard its owner, or null. */
   ownerTarget: (agent: string) => ReturnType<typeof getOwnerTarget>;
   revokeApprovalRule: (id: number) => ReturnType<typeof revokeApprovalRule>;
+  /** A channel's sender off the allowlist asks to be paired: a code, or what became of it. */
+  requestPairing: (input: RequestPairingInput) => ReturnType<typeof requestPairing>;
+  /** Whether the owner approved this sender. */
+  isPaired: (input: PairingSender) => boolean;
+  /** Pending (unexpired) requests and approved senders, newest first. */
+  pairings: () => ReturnType<typeof listPairings>;
+  /** Approve or deny a pending code; NOT_FOUND when none is pending. */
+  decidePairing: (input: DecidePairingInput) => ReturnType<typeof decidePairing>;
   /** Claim a cron job's due time before running it: undefined when it was claimed already. */
   claimCronRun: (input: ClaimCronRunInput) => ReturnType<typeof claimCronRun>;
   /** Settle a claimed cron run: end, outcome, delivered or not. */
@@ -339,6 +356,10 @@ export function openBrain(options: OpenBrainOptions): Brain {
     addApprovalRule: (input) => addApprovalRule(ctx, input),
     approvalRules: () => listApprovalRules(ctx),
     revokeApprovalRule: (id) => revokeApprovalRule(ctx, id),
+    requestPairing: (input) => requestPairing(ctx, input),
+    isPaired: (input) => isPaired(ctx, input),
+    pairings: () => listPairings(ctx),
+    decidePairing: (input) => decidePairing(ctx, input),
     claimCronRun: (input) => claimCronRun(ctx, input),
     finishCronRun: (input) => finishCronRun(ctx, input),
     cronRuns: (input) => listCronRuns(ctx, input),

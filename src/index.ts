@@ -145,6 +145,18 @@ export {
   type SettleApprovalInput,
 } from './assistant/approvals.js';
 export {
+  PAIRING_ALPHABET,
+  PAIRING_CODE_LENGTH,
+  PAIRING_MAX_PENDING,
+  PAIRING_TTL_MS,
+  type DecidePairingInput,
+  type PairingRecord,
+  type PairingRequestResult,
+  type PairingSender,
+  type PairingStatus,
+  type RequestPairingInput,
+} from './assistant/pairing.js';
+export {
   CRON_OUTCOMES,
   type CronOutcome,
   type CronRunRecord,

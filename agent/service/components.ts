@@ -1,6 +1,7 @@
 import type { Brain, Clock } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
+import { createTelegramChannel } from '../channels/telegram/bot.js';
 import { schedulerComponents } from '../scheduler/index.js';
 import type { ServiceComponent } from './types.js';
 
@@ -17,9 +18,9 @@ export interface ComponentDeps {
  * not built). The inbox watcher is the service's own and is added by `startService`.
  */
 export function buildComponents(config: AssistantConfig, deps: ComponentDeps): ServiceComponent[] {
-  void config;
   void deps;
   const components: ServiceComponent[] = [];
+  if (config.telegram) components.push(createTelegramChannel(config.telegram));
   components.push(...schedulerComponents(config));
   return components;
 }

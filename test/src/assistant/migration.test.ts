@@ -18,13 +18,14 @@ describe('migration 0010: the assistant’s tables', () => {
   it('adds sessions, leases and usage to a version 9 brain, keeping its messages', () => {
     dir = tempDir();
     const path = join(dir.dir, 'v8.db');
-    // A version 9 brain: today's schema without what migrations 0010 to 0012 add.
+    // A version 9 brain: today's schema without what migrations 0010 to 0013 add.
     const made = openBrain({ dbPath: path });
     const sent = made.send({ from: 'ada', to: 'assistant', body: 'before the upgrade' });
     made.close();
     const old = new BetterSqlite3(path);
     old.exec(
-      `DROP TABLE owner_targets; DROP TABLE approvals; DROP TABLE approval_rules;
+      `DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs;
+       DROP TABLE pairings; DROP TABLE owner_targets; DROP TABLE approvals; DROP TABLE approval_rules;
        DROP TABLE model_usage; DROP TABLE leases; DROP TABLE session_threads; DROP TABLE sessions;`,
     );
     old.pragma('user_version = 9');

@@ -1,0 +1,367 @@
+import { autoRetry } from '@grammyjs/auto-retry';
+import { Api, Bot, GrammyError, type Context } from 'grammy';
+import type { Message, UserFromGetMe } from 'grammy/types';
+import type { AssistantConfig } from '../../config.js';
+import type { Log } from '../../log.js';
+import { sleep } from '../../sleep.js';
+import type { Channel, CheckItem, ServiceHost } from '../../service/types.js';
+import { createApprovalPrompts, type ApprovalPrompts } from './approvals.js';
+import type { TelegramConfig } from './config.js';
+import { pairingReply } from './pairing.js';
+import { htmlToPlain, renderTelegramHtml } from './render.js';
+import { splitTelegramHtml } from './split.js';
+
+/**
+ * The Telegram channel: grammY long polling, one session per chat (`telegram/<chat_id>`, the
+ * owner's private chat is the owner's one session), turns queued through the host and never
+ * awaited in the update handler — grammY handles one update at a time, and an approval button
+ * must be pressable while its turn waits.
+ */
+
+export interface TelegramChannelOptions {
+  /** Skip getMe at start (tests, the benchmark). */
+  botInfo?: UserFromGetMe;
+  /** After a 409 (another poller): the first wait, doubled up to `max`. */
+  conflictBackoffMs?: { initial: number; max: number };
+  /** How often the typing indicator is renewed (Telegram shows it for about 5 s). */
+  typingIntervalMs?: number;
+}
+
+const NOT_TEXT =
+  'I can only read text messages for now (no photos, voice, files or stickers). Send me your question as text; /new starts afresh, /stop stops me, /status says what I am doing.';
+const HELP =
+  'Write to me and I answer. /new starts a fresh conversation (the old one stays searchable), /stop cancels what I am doing, /status says what I am doing.';
+
+export function createTelegramChannel(
+  initial: TelegramConfig,
+  options: TelegramChannelOptions = {},
+): Channel & { readonly bot: Bot | undefined } {
+  let config = initial;
+  const backoff = options.conflictBackoffMs ?? { initial: 5_000, max: 120_000 };
+  const typingEvery = options.typingIntervalMs ?? 4_000;
+  let bot: Bot | undefined;
+  let host: ServiceHost | undefined;
+  let approvals: ApprovalPrompts | undefined;
+  let polling: Promise<void> | undefined;
+  const stopping = new AbortController();
+  const seen = new Set<number>();
+  const seenOrder: number[] = [];
+  const typing = new Set<ReturnType<typeof setInterval>>();
+  /** Chats whose running turn /stop cancelled: its end says "Stopped." whichever way it ends. */
+  const stopped = new Set<string>();
+
+  const log: Log = (level, event, fields) => host?.log(level, event, fields);
+
+  function firstSeen(updateId: number): boolean {
+    if (seen.has(updateId)) return false;
+    seen.add(updateId);
+    seenOrder.push(updateId);
+    if (seenOrder.length > 2000) seen.delete(seenOrder.shift()!);
+    return true;
+  }
+
+  async function sendHtml(chatId: string, markdown: string): Promise<void> {
+    const api = bot!.api;
+    const parts = splitTelegramHtml(renderTelegramHtml(markdown));
+    if (parts.length === 0) parts.push('(nothing to say)');
+    for (const part of parts) {
+      try {
+        await api.sendMessage(chatId, part, {
+          parse_mode: 'HTML',
+          link_preview_options: { is_disabled: true },
+        });
+      } catch (err) {
+        if (!(err instanceof GrammyError && /can't parse entities/i.test(err.description)))
+          throw err;
+        log('warn', 'telegram.parse_fallback', { chat: chatId, error: err.description });
+        await api.sendMessage(chatId, htmlToPlain(part), {
+          link_preview_options: { is_disabled: true },
+        });
+      }
+    }
+  }
+
+  function startTyping(chatId: string): () => void {
+    const send = () =>
+      void bot!.api.sendChatAction(chatId, 'typing').catch((err: unknown) => {
+        log('debug', 'telegram.typing_failed', { chat: chatId, error: (err as Error).message });
+      });
+    send();
+    const timer = setInterval(send, typingEvery);
+    typing.add(timer);
+    return () => {
+      clearInterval(timer);
+      typing.delete(timer);
+    };
+  }
+
+  function addressed(msg: Message, text: string): { yes: boolean; text: string } {
+    const me = bot!.botInfo;
+    if (msg.reply_to_message?.from?.id === me.id) return { yes: true, text };
+    const mention = `@${me.username}`;
+    const at = text.toLowerCase().indexOf(mention.toLowerCase());
+    if (at < 0) return { yes: false, text };
+    return { yes: true, text: (text.slice(0, at) + text.slice(at + mention.length)).trim() };
+  }
+
+  function runTurn(chatId: string, session: string, text: string, userId: string, owner: boolean) {
+    const h = host!;
+    const stopTyping = startTyping(chatId);
+    let queued;
+    try {
+      queued = h.enqueue({
+        session,
+        text,
+        // Anyone but the owner is another voice: their words reach the model as untrusted data.
+        ...(owner ? {} : { from: `telegram-${userId}` }),
+        source: 'channel',
+        priority: owner ? 'owner' : 'agent',
+        // Only the owner can answer an approval; other chats' asks are denied at once.
+        unattended: !owner,
+        io: {
+          onText: () => {},
+          ...(owner ? { askApproval: (request) => approvals!.ask(chatId, request) } : {}),
+        },
+      });
+    } catch (err) {
+      stopTyping();
+      throw err;
+    }
+    log('info', 'telegram.turn_queued', { chat: chatId, session, chars: text.length });
+    // Not awaited: the update handler returns, so the next update (a button press) is handled.
+    void queued.done
+      .then(
+        async (result) => {
+          stopTyping();
+          if (result.cancelled || stopped.delete(chatId))
+            return void (await sendHtml(chatId, 'Stopped.'));
+          await sendHtml(chatId, result.reply);
+          log('info', 'telegram.replied', { chat: chatId, chars: result.reply.length });
+        },
+        async (err: unknown) => {
+          stopTyping();
+          if (stopped.delete(chatId)) return void (await sendHtml(chatId, 'Stopped.'));
+          const code = (err as { code?: string }).code ?? 'ERROR';
+          log('error', 'telegram.turn_failed', {
+            chat: chatId,
+            code,
+            error: (err as Error).message,
+          });
+          await sendHtml(
+            chatId,
+            `Sorry, that failed (${code}). The details are in the assistant's log.`,
+          );
+        },
+      )
+      .catch((err: unknown) =>
+        log('error', 'telegram.send_failed', { chat: chatId, error: (err as Error).message }),
+      );
+  }
+
+  async function command(ctx: Context, name: string, chatId: string, session: string) {
+    const h = host!;
+    const { agent, owner } = h.config();
+    switch (name) {
+      case 'new': {
+        if (h.busy(session)) {
+          stopped.add(chatId);
+          h.cancelSession(session);
+        }
+        const fresh = h.brain.newSession({ name: session, agent, owner });
+        log('info', 'telegram.new_session', { chat: chatId, session });
+        return void (await ctx.reply(
+          `Fresh start (thread ${fresh.thread_id}); the old conversation stays searchable.`,
+        ));
+      }
+      case 'stop': {
+        if (!h.busy(session)) return void (await ctx.reply('Nothing is running.'));
+        stopped.add(chatId);
+        h.cancelSession(session);
+        log('info', 'telegram.stop', { chat: chatId, session });
+        return;
+      }
+      case 'status': {
+        const current = h.brain.sessions().find((s) => s.name === session);
+        const model = h.config().models.endpoints[0]?.model ?? 'none';
+        const lines = [
+          `Session ${session}${current ? ` (thread ${current.thread_id})` : ' (no messages yet)'}`,
+          h.busy(session) ? 'Working on a turn.' : 'Idle.',
+          `Model: ${model}.`,
+        ];
+        if (approvals!.waiting() > 0) lines.push(`Approvals waiting: ${approvals!.waiting()}.`);
+        return void (await ctx.reply(lines.join('\n')));
+      }
+      default:
+        return void (await ctx.reply(HELP));
+    }
+  }
+
+  async function onMessage(ctx: Context) {
+    const h = host!;
+    const msg = ctx.message!;
+    const chat = msg.chat;
+    const chatId = String(chat.id);
+    const userId = String(msg.from?.id ?? chat.id);
+    const isPrivate = chat.type === 'private';
+    const allowed = config.allowedChatIds.includes(chat.id);
+    if (isPrivate) {
+      if (!allowed && !h.brain.isPaired({ channel: 'telegram', user_id: userId })) {
+        const reply = pairingReply(h.brain, { userId, name: msg.from?.first_name ?? '' }, log);
+        if (reply) await ctx.reply(reply);
+        return;
+      }
+    } else if (!allowed || !config.groups.enabled) {
+      log('debug', 'telegram.ignored_chat', { chat: chatId });
+      return;
+    }
+    let text = msg.text;
+    if (!isPrivate && text !== undefined && config.groups.requireMention) {
+      const a = addressed(msg, text);
+      if (!a.yes) return;
+      text = a.text;
+    }
+    if (text === undefined) {
+      // In a group only what is addressed to the bot gets an answer; a reply with a photo is.
+      if (!isPrivate && msg.reply_to_message?.from?.id !== bot!.botInfo.id) return;
+      log('info', 'telegram.not_text', { chat: chatId });
+      return void (await ctx.reply(NOT_TEXT));
+    }
+    const owner = isPrivate && h.isOwner({ channel: 'telegram', userId });
+    const session = owner ? h.ownerSession() : `telegram/${chatId}`;
+    if (owner) h.noteOwnerTarget({ channel: 'telegram', chatId });
+    const cmd = /^\/([a-z]+)(?:@(\w+))?(?:\s|$)/i.exec(text);
+    if (cmd && (!cmd[2] || cmd[2].toLowerCase() === bot!.botInfo.username.toLowerCase()))
+      return command(ctx, cmd[1]!.toLowerCase(), chatId, session);
+    if (text.trim() === '') return;
+    runTurn(chatId, session, text, userId, owner);
+  }
+
+  async function poll(b: Bot, ready: { resolve(): void; reject(err: unknown): void }) {
+    let wait = backoff.initial;
+    let started = false;
+    while (!stopping.signal.aborted) {
+      try {
+        await b.start({
+          allowed_updates: ['message', 'callback_query'],
+          onStart: (me) => {
+            if (!started) log('info', 'telegram.polling', { bot: me.username });
+            started = true;
+            ready.resolve();
+          },
+        });
+        if (stopping.signal.aborted) return;
+      } catch (err) {
+        if (stopping.signal.aborted) return;
+        if (err instanceof GrammyError && err.error_code === 401) {
+          log('error', 'telegram.unauthorized', { error: err.description });
+          ready.reject(err);
+          return;
+        }
+        if (err instanceof GrammyError && err.error_code === 409)
+          log('warn', 'telegram.conflict', {
+            error: 'another process is polling with this bot token',
+            retry_in_ms: wait,
+          });
+        else
+          log('warn', 'telegram.poll_failed', { error: (err as Error).message, retry_in_ms: wait });
+        try {
+          await sleep(wait, stopping.signal);
+        } catch {
+          // Stopped while waiting: the loop ends.
+          return;
+        }
+        wait = Math.min(wait * 2, backoff.max);
+        continue;
+      }
+      return;
+    }
+  }
+
+  return {
+    name: 'telegram',
+    channel: 'telegram',
+    get bot() {
+      return bot;
+    },
+
+    async start(h) {
+      host = h;
+      if (!config.token) throw new Error('telegram: TELEGRAM_BOT_TOKEN is not set');
+      const b = new Bot(config.token, {
+        client: config.apiRoot ? { apiRoot: config.apiRoot } : {},
+        ...(options.botInfo ? { botInfo: options.botInfo } : {}),
+      });
+      // 429: wait as long as Telegram says, then send again.
+      b.api.config.use(autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 }));
+      approvals = createApprovalPrompts({
+        api: () => b.api,
+        isOwner: (userId) => h.isOwner({ channel: 'telegram', userId }),
+        log,
+      });
+      b.use(async (ctx, next) => {
+        if (!firstSeen(ctx.update.update_id)) {
+          log('debug', 'telegram.duplicate_update', { update: ctx.update.update_id });
+          return;
+        }
+        await next();
+      });
+      b.on('callback_query:data', async (ctx) => {
+        if (!(await approvals!.onPress(ctx))) await ctx.answerCallbackQuery();
+      });
+      b.on('message', onMessage);
+      b.catch((err) =>
+        log('error', 'telegram.update_failed', {
+          update: err.ctx.update.update_id,
+          error: (err.error as Error).message,
+        }),
+      );
+      bot = b;
+      await new Promise<void>((resolve, reject) => {
+        polling = poll(b, { resolve, reject });
+        void polling.then(resolve);
+      });
+    },
+
+    async stop() {
+      stopping.abort(new Error('stopping'));
+      for (const t of typing) clearInterval(t);
+      typing.clear();
+      if (bot?.isRunning()) {
+        await bot.stop().catch((err: unknown) => {
+          log('warn', 'telegram.stop_failed', { error: (err as Error).message });
+        });
+      }
+      await polling;
+    },
+
+    reconfigure(next: AssistantConfig) {
+      if (!next.telegram) return;
+      if (next.telegram.token !== config.token || next.telegram.apiRoot !== config.apiRoot)
+        log('warn', 'telegram.restart_needed', { reason: 'token or apiRoot changed' });
+      config = { ...next.telegram, token: config.token, apiRoot: config.apiRoot };
+    },
+
+    async check(): Promise<CheckItem[]> {
+      if (!config.token)
+        return [{ name: 'telegram', ok: false, detail: 'TELEGRAM_BOT_TOKEN is not set' }];
+      try {
+        const api = new Api(config.token, config.apiRoot ? { apiRoot: config.apiRoot } : {});
+        const me = await api.getMe();
+        return [
+          {
+            name: 'telegram',
+            ok: true,
+            detail: `bot @${me.username}; ${config.allowedChatIds.length} allowed chat(s)`,
+          },
+        ];
+      } catch (err) {
+        return [{ name: 'telegram', ok: false, detail: (err as Error).message }];
+      }
+    },
+
+    async notify(chatId, text) {
+      if (!bot) throw new Error('telegram: the channel is not running');
+      await sendHtml(chatId, text);
+    },
+  };
+}

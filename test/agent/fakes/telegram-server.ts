@@ -1,0 +1,272 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { UserFromGetMe } from 'grammy/types';
+
+/**
+ * A loopback Telegram Bot API for the channel's tests: a real `node:http` server on 127.0.0.1
+ * that the real grammY `Bot` reaches through `client.apiRoot` (`POST /bot<token>/<method>`).
+ * getUpdates long-polls: it holds the request until an update is queued or its `timeout` ends.
+ * It records every call and can answer 409 (another poller), 429 (retry_after) and
+ * "can't parse entities". Its own timers are taken at import, so fake timers in a test do not
+ * stop it.
+ */
+
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+
+export interface RecordedCall {
+  method: string;
+  token: string;
+  params: Record<string, unknown>;
+  /** `Date.now()` of the real clock when it arrived (benchmarks). */
+  at: number;
+}
+
+export type TelegramFailure =
+  { error: 'conflict' } | { error: 'rate_limited'; retryAfter: number } | { error: 'cant_parse' };
+
+export interface FakeTelegram {
+  /** Give this to grammY as `client.apiRoot`. */
+  apiRoot: string;
+  token: string;
+  calls: RecordedCall[];
+  /** Queue an update (its `update_id` is given when absent); wakes a waiting getUpdates. */
+  push(update: Record<string, unknown>): number;
+  /** A private text message from a user (chat id = user id). */
+  message(from: number, text: string, extra?: Record<string, unknown>): number;
+  /** A button press on a message the bot sent. */
+  press(from: number, data: string, message?: Record<string, unknown>): number;
+  /** Failures for the next calls of a method, used once each in order. */
+  fail(method: string, ...failures: TelegramFailure[]): void;
+  /** Calls of one method. */
+  callsOf(method: string): RecordedCall[];
+  /** Resolves when `count` calls of `method` have arrived. */
+  waitFor(method: string, count?: number): Promise<RecordedCall[]>;
+  close(): Promise<void>;
+}
+
+export const BOT_USER: UserFromGetMe = {
+  id: 4242,
+  is_bot: true,
+  first_name: 'Brain',
+  username: 'brain_test_bot',
+  can_join_groups: true,
+  can_read_all_group_messages: false,
+  supports_inline_queries: false,
+  can_connect_to_business: false,
+  has_main_web_app: false,
+  has_topics_enabled: false,
+  allows_users_to_create_topics: false,
+  can_manage_bots: false,
+  supports_join_request_queries: false,
+};
+
+export async function startFakeTelegram(token = '123456:TEST-token-secret'): Promise<FakeTelegram> {
+  const calls: RecordedCall[] = [];
+  const queue: Array<Record<string, unknown>> = [];
+  const failures = new Map<string, TelegramFailure[]>();
+  const waiters: Array<() => void> = [];
+  let nextUpdateId = 1000;
+  let nextMessageId = 1;
+  const sockets = new Set<Socket>();
+  const polls = new Set<() => void>();
+
+  const notify = () => {
+    for (const w of waiters.splice(0)) w();
+  };
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
+    const body = await readBody(req);
+    if (!match) return send(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    const [, callToken, method] = match as unknown as [string, string, string];
+    const params = parseParams(req, body);
+    calls.push({ method, token: callToken, params, at: Date.now() });
+    notify();
+    if (callToken !== token)
+      return send(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    const failure = failures.get(method)?.shift();
+    if (failure) return sendFailure(res, failure);
+    switch (method) {
+      case 'getMe':
+        return ok(res, BOT_USER);
+      case 'deleteWebhook':
+      case 'sendChatAction':
+      case 'answerCallbackQuery':
+        return ok(res, true);
+      case 'getUpdates':
+        return getUpdates(res, params);
+      case 'sendMessage':
+        return ok(res, {
+          message_id: nextMessageId++,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(params.chat_id), type: 'private' },
+          text: params.text,
+        });
+      case 'editMessageText':
+      case 'editMessageReplyMarkup':
+        return ok(res, {
+          message_id: Number(params.message_id),
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(params.chat_id), type: 'private' },
+          text: params.text ?? '',
+        });
+      default:
+        return send(res, 404, { ok: false, error_code: 404, description: 'Not Found: method' });
+    }
+  }
+
+  function getUpdates(res: ServerResponse, params: Record<string, unknown>) {
+    const offset = Number(params.offset ?? 0);
+    const limit = Number(params.limit ?? 100);
+    const timeout = Number(params.timeout ?? 0);
+    // Updates below the offset are confirmed: Telegram forgets them.
+    while (queue.length && Number(queue[0]!.update_id) < offset) queue.shift();
+    const take = () => queue.filter((u) => Number(u.update_id) >= offset).slice(0, limit);
+    const ready = take();
+    if (ready.length || timeout <= 0) return ok(res, ready);
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      realClearTimeout(timer);
+      polls.delete(finish);
+      const i = waiters.indexOf(wake);
+      if (i >= 0) waiters.splice(i, 1);
+      if (!res.writableEnded && !res.destroyed) ok(res, take());
+    };
+    const wake = () => {
+      if (take().length) finish();
+      else waiters.push(wake);
+    };
+    const timer = realSetTimeout(finish, timeout * 1000);
+    polls.add(finish);
+    waiters.push(wake);
+    res.on('close', () => {
+      finished = true;
+      realClearTimeout(timer);
+      polls.delete(finish);
+    });
+  }
+
+  function sendFailure(res: ServerResponse, failure: TelegramFailure) {
+    if (failure.error === 'conflict')
+      return send(res, 409, {
+        ok: false,
+        error_code: 409,
+        description:
+          'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+      });
+    if (failure.error === 'rate_limited')
+      return send(res, 429, {
+        ok: false,
+        error_code: 429,
+        description: `Too Many Requests: retry after ${failure.retryAfter}`,
+        parameters: { retry_after: failure.retryAfter },
+      });
+    return send(res, 400, {
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 0',
+    });
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const fake: FakeTelegram = {
+    apiRoot: `http://127.0.0.1:${port}`,
+    token,
+    calls,
+    push(update) {
+      const id = typeof update.update_id === 'number' ? update.update_id : nextUpdateId++;
+      queue.push({ ...update, update_id: id });
+      notify();
+      return id;
+    },
+    message(from, text, extra = {}) {
+      return fake.push({
+        message: {
+          message_id: nextMessageId++,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: from, type: 'private', first_name: `user${from}` },
+          from: { id: from, is_bot: false, first_name: `user${from}` },
+          text,
+          ...extra,
+        },
+      });
+    },
+    press(from, data, message = {}) {
+      return fake.push({
+        callback_query: {
+          id: `cb${nextUpdateId}`,
+          from: { id: from, is_bot: false, first_name: `user${from}` },
+          chat_instance: 'ci',
+          data,
+          message: {
+            message_id: 1,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: from, type: 'private' },
+            text: 'approval',
+            ...message,
+          },
+        },
+      });
+    },
+    fail(method, ...more) {
+      failures.set(method, [...(failures.get(method) ?? []), ...more]);
+    },
+    callsOf: (method) => calls.filter((c) => c.method === method),
+    waitFor(method, count = 1) {
+      return new Promise((resolve) => {
+        const check = () => {
+          const found = fake.callsOf(method);
+          if (found.length >= count) resolve(found);
+          else waiters.push(check);
+        };
+        check();
+      });
+    },
+    async close() {
+      for (const finish of [...polls]) finish();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return fake;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parseParams(req: IncomingMessage, body: string): Record<string, unknown> {
+  if (body === '') return {};
+  const type = req.headers['content-type'] ?? '';
+  if (type.includes('application/json')) return JSON.parse(body) as Record<string, unknown>;
+  if (type.includes('x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(body));
+  return { raw: body };
+}
+
+function ok(res: ServerResponse, result: unknown) {
+  send(res, 200, { ok: true, result });
+}
+
+function send(res: ServerResponse, status: number, payload: unknown) {
+  if (res.writableEnded || res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(payload));
+}
