@@ -48,6 +48,11 @@
         default = brain;
       });
 
+      # services.brain (brain serve) and services.brain.assistant (brain agent): nix/module.nix.
+      nixosModules.default =
+        { pkgs, ... }@args:
+        import ./nix/module.nix { defaultPackage = self.packages.${pkgs.system}.brain; } args;
+
       apps = forAllSystems (pkgs: {
         default = {
           type = "app";

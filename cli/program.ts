@@ -20,6 +20,7 @@ import { registerUsage } from './commands/usage.js';
 import { registerApprovals } from './commands/approvals.js';
 import { registerPairing } from './commands/pairing.js';
 import { registerScheduler } from './commands/scheduler.js';
+import { registerAgent } from './commands/agent.js';
 import type { GlobalOptions } from './run.js';
 
 /** The `brain` command: global options, then one registration per group of commands. */
@@ -55,5 +56,6 @@ export function createProgram(): Command {
   registerApprovals(program, globals);
   registerPairing(program, globals);
   registerScheduler(program, globals);
+  registerAgent(program, globals);
   return program;
 }
