@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Brain, CronRunRecord, ReminderRecord, TaskRecord } from '../../src/index.js';
+import type { ServiceHost } from '../../agent/service/types.js';
 import { BrainError } from '../../src/errors.js';
 import { bold, dim, printJson, println, shortTime } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
@@ -82,11 +83,13 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
     .action((name: string, opts: ConfigOption) =>
       withBrain(globals(), async ({ brain, json }) => {
         const { createCronComponent } = await import('../../agent/scheduler/cron.js');
-        const result = await withHost(brain, opts.config, (host) =>
-          createCronComponent().runNow(name, host),
-        );
+        const { result, printed } = await withHost(brain, opts.config, async (host, out) => ({
+          result: await createCronComponent().runNow(name, host),
+          printed: out(),
+        }));
         if (result.status === 'claimed') throw new BrainError('CONFLICT', result.reason);
-        if (json) return printJson({ run: result.run });
+        if (json) return printJson({ run: result.run, reply: printed || null });
+        if (printed) println(printed);
         println(formatRun(result.run));
       }),
     );
@@ -144,10 +147,7 @@ async function loadConfig(file: string | undefined) {
 async function withHost<T>(
   brain: Brain,
   configFile: string | undefined,
-  run: (
-    host: import('../../agent/service/types.js').ServiceHost,
-    printed: () => string,
-  ) => Promise<T>,
+  run: (host: ServiceHost, printed: () => string) => Promise<T>,
 ): Promise<T> {
   const config = await loadConfig(configFile);
   const { createServiceHost } = await import('../../agent/service/host.js');

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { UserFromGetMe } from 'grammy/types';
 
 /**
  * A loopback Telegram Bot API for the channel's tests: a real `node:http` server on 127.0.0.1
@@ -44,7 +45,7 @@ export interface FakeTelegram {
   close(): Promise<void>;
 }
 
-export const BOT_USER = {
+export const BOT_USER: UserFromGetMe = {
   id: 4242,
   is_bot: true,
   first_name: 'Brain',
@@ -54,6 +55,10 @@ export const BOT_USER = {
   supports_inline_queries: false,
   can_connect_to_business: false,
   has_main_web_app: false,
+  has_topics_enabled: false,
+  allows_users_to_create_topics: false,
+  can_manage_bots: false,
+  supports_join_request_queries: false,
 };
 
 export async function startFakeTelegram(token = '123456:TEST-token-secret'): Promise<FakeTelegram> {

@@ -24,7 +24,8 @@ describe('migration 0010: the assistant’s tables', () => {
     made.close();
     const old = new BetterSqlite3(path);
     old.exec(
-      `DROP TABLE pairings; DROP TABLE owner_targets; DROP TABLE approvals; DROP TABLE approval_rules;
+      `DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs;
+       DROP TABLE pairings; DROP TABLE owner_targets; DROP TABLE approvals; DROP TABLE approval_rules;
        DROP TABLE model_usage; DROP TABLE leases; DROP TABLE session_threads; DROP TABLE sessions;`,
     );
     old.pragma('user_version = 9');

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createTelegramChannel } from '../../../../agent/channels/telegram/bot.js';
 import { BOT_USER } from '../../fakes/telegram-server.js';
 import { runCli } from '../../../helpers.js';
 import { OWNER_ID, sentTexts, telegramFixture, type TelegramFixture } from './helpers.js';
@@ -203,5 +204,28 @@ describe('the Telegram channel', { timeout: 60_000 }, () => {
     ]);
     await f.channel.notify(String(OWNER_ID), 'Reminder: **water** the plants');
     expect(sentTexts(f.tg)).toEqual(['Reminder: <b>water</b> the plants']);
+  });
+
+  it('refuses to start with a token Telegram rejects, and says so on check without the token', async () => {
+    f = await telegramFixture();
+    const wrong = createTelegramChannel({ ...f.config.telegram!, token: '999:wrong-secret' });
+    await expect(wrong.start(f.host)).rejects.toThrow(/401/);
+    const [item] = await wrong.check!(f.host);
+    expect(item).toMatchObject({ name: 'telegram', ok: false });
+    expect(item!.detail).toMatch(/Unauthorized/);
+    expect(item!.detail + f.lines.join('')).not.toContain('wrong-secret');
+    await wrong.stop();
+  });
+
+  it('applies a new allowlist on reconfigure', async () => {
+    f = await telegramFixture();
+    f.channel.reconfigure!({
+      ...f.config,
+      telegram: { ...f.config.telegram!, allowedChatIds: [OWNER_ID, 333] },
+    });
+    f.model.script.push({ text: 'now you are in' });
+    f.tg.message(333, 'hello');
+    await f.tg.waitFor('sendMessage', 1);
+    expect(sentTexts(f.tg, 333)).toEqual(['now you are in']);
   });
 });

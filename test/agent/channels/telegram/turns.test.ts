@@ -154,4 +154,18 @@ describe('Telegram turns that wait', { timeout: 30_000 }, () => {
     await f.tg.waitFor('sendMessage', 1);
     expect(sentTexts(f.tg)).toEqual(['back again']);
   });
+
+  it('waits as long as a 429 says before sending again', async () => {
+    f = await telegramFixture();
+    fakeTimers();
+    f.tg.fail('sendMessage', { error: 'rate_limited', retryAfter: 30 });
+    f.model.script.push({ text: 'patiently' });
+    f.tg.message(OWNER_ID, 'hello');
+    await f.tg.waitFor('sendMessage', 1);
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(f.tg.callsOf('sendMessage')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await f.tg.waitFor('sendMessage', 2);
+    expect(f.tg.callsOf('sendMessage')[1]!.params.text).toBe('patiently');
+  });
 });
