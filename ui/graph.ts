@@ -1,7 +1,7 @@
 import type { AtomChain, AtomRecord, LinkType } from '../src/index.js';
 import { html, href, seg, type Html } from './html.js';
 
-const COL_W = 220;
+const COL_W = 260;
 const ROW_H = 70;
 const BOX_W = 180;
 const BOX_H = 44;

@@ -157,7 +157,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     if (path === '/events') return void events.attach(req, res);
     const q = new Query(url.searchParams);
     const ctx = context(viewer);
-    const parts = path.split('/').slice(1).map(decodeURIComponent);
+    const parts = path.split('/').slice(1).map(decodeSegment);
     let body: Html | undefined;
     if (path === '/') body = startPage(reader, ctx);
     else if (path === '/agents') body = agentsPage(reader, ctx);
@@ -283,6 +283,15 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A path segment as text; a malformed escape (`%E0`) is a 400, not a crash. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new BrainError('INVALID_INPUT', `path: ${segment} is not a valid URL segment`);
+  }
 }
 
 const MAX_FORM_BYTES = 16 * 1024;

@@ -108,6 +108,8 @@ describe('brain ui pages', () => {
     expect((await f.get('/provenance/atm_000000000000')).status).toBe(404);
     expect((await f.get('/threads/thr_00000000-0000-0000-0000-000000000000')).status).toBe(404);
     expect((await f.get('/nowhere')).status).toBe(404);
+    expect((await f.get('/inbox/%E0%A4%A')).status).toBe(400);
+    expect((await f.get('/inbox/bad%20name')).status).toBe(400);
   });
 
   it('the assistant page shows sessions, a usage chart and pending approvals as POST forms', async () => {
