@@ -6,13 +6,13 @@
  *
  * - `df` gives the number of rows holding each phrase of the query (its document frequency): a
  *   blob of one native double per phrase, in the order the phrases appear in the MATCH
- *   expression. A blob of m < (phrases) doubles scores the first m phrases only; the others only
- *   choose which rows are scored, so `(a OR b OR c) AND (a)` scores the rows holding `a` by all
- *   three words (the exact top k of src/search/bm25-top-k.ts). bm25() counts those rows itself, reading every entry of every phrase's doclist,
- *   in every statement that ranks; for a word held by a quarter of a million messages that
- *   count costs more than the ranking. The caller counts once per word and query, and may
- *   estimate the count of a very common word (src/search/fts.ts). When `df` is NULL, or not one
- *   double per phrase, the rows are counted as bm25() counts them.
+ *   expression. bm25() counts those rows itself, reading every entry of every phrase's doclist,
+ *   in every statement that ranks; for a word held by a quarter of a million messages that count
+ *   costs more than the ranking. The caller counts once per word and keeps the count
+ *   (src/search/bm25-top-k.ts). A blob of m doubles, fewer than the phrases, scores the first m
+ *   phrases only; the others only choose which rows are scored, so `(a OR b OR c) AND (a)`
+ *   scores the rows holding `a` by all three words (the pruned exact top k). When `df` is NULL,
+ *   empty, or more than one double per phrase, the rows are counted as bm25() counts them.
  * - `sizes` names the index's docsize table ('<fts>_docsize'), where FTS5 keeps each row's length
  *   in tokens per column as a record of varints. The row's length is read through one blob
  *   handle moved from row to row, where FTS5's xColumnSize runs a statement per row. When
