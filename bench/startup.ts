@@ -6,7 +6,10 @@
 // less than the wall time.
 //
 //   npm run build
-//   node dist/bench/startup.js DB [runs] [--cli PATH]
+//   node dist/bench/startup.js DB [runs] [--cli PATH] [--base PATH]
+//
+// --base runs another build's CLI too (a copy of dist/ from before a change), command by command
+// in the same rounds, so both see the same load: rows `name@base`.
 //
 // `send` and `read` write: run it on a copy of a bench database (`brain bench --keep`).
 import { spawnSync } from 'node:child_process';
@@ -18,11 +21,11 @@ import BetterSqlite3 from 'better-sqlite3';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { cli: { type: 'string' } },
+  options: { cli: { type: 'string' }, base: { type: 'string' } },
 });
 const [db, runsArg] = positionals;
 if (!db || !existsSync(db)) {
-  console.error('usage: node dist/bench/startup.js DB [runs] [--cli PATH]');
+  console.error('usage: node dist/bench/startup.js DB [runs] [--cli PATH] [--base PATH]');
   process.exit(2);
 }
 const runs = Number(runsArg ?? 20);
@@ -61,11 +64,11 @@ const COMMANDS: Record<string, string[]> = {
 const timer = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 /** Wall and CPU milliseconds of one run (CPU is NaN without /usr/bin/time). */
-function once(args: string[]): { wall: number; cpu: number } {
+function once(args: string[], main = cli): { wall: number; cpu: number } {
   const argv =
     args.length === 0
       ? [process.execPath, '-e', '0']
-      : [process.execPath, cli, '--db', db!, '--json', ...args];
+      : [process.execPath, main, '--db', db!, '--json', ...args];
   const [command, ...rest] = timer ? [timer, '-f', 'cpu %U %S', ...argv] : argv;
   const start = performance.now();
   const child = spawnSync(command!, rest, {
@@ -81,12 +84,17 @@ function once(args: string[]): { wall: number; cpu: number } {
   return { wall, cpu };
 }
 
+const runsOf: [string, string[], string][] = [];
+for (const [name, args] of Object.entries(COMMANDS)) {
+  runsOf.push([name, args, cli]);
+  if (values.base && args.length > 0) runsOf.push([`${name}@base`, args, values.base]);
+}
 const samples = Object.fromEntries(
-  Object.keys(COMMANDS).map((name) => [name, { wall: [] as number[], cpu: [] as number[] }]),
+  runsOf.map(([name]) => [name, { wall: [] as number[], cpu: [] as number[] }]),
 );
 for (let round = 0; round <= runs; round += 1) {
-  for (const [name, args] of Object.entries(COMMANDS)) {
-    const { wall, cpu } = once(args);
+  for (const [name, args, main] of runsOf) {
+    const { wall, cpu } = once(args, main);
     if (round === 0) continue;
     samples[name]!.wall.push(wall);
     samples[name]!.cpu.push(cpu);
@@ -103,7 +111,7 @@ console.log(
     .map((x) => x.toFixed(2))
     .join(' ')} at the end`,
 );
-console.log('command       wall p50  wall p90   cpu p50   (ms)');
+console.log('command            wall p50  wall p90   cpu p50   (ms)');
 for (const [name, { wall, cpu }] of Object.entries(samples)) {
-  console.log(`${name.padEnd(12)} ${ms(at(wall, 0.5))}  ${ms(at(wall, 0.9))}  ${ms(at(cpu, 0.5))}`);
+  console.log(`${name.padEnd(17)} ${ms(at(wall, 0.5))}  ${ms(at(wall, 0.9))}  ${ms(at(cpu, 0.5))}`);
 }

@@ -50,18 +50,42 @@ export function processCommands(t: ProcessTargets): Record<string, CommandArgs> 
  * work and closing. Wall time of each run; the first is a warm-up and not counted.
  */
 export function measureProcess(dbPath: string, command: CommandArgs, runs: number): OpFigures {
+  return measureSpawns(
+    (i) => [CLI_PATH, ...command(i), '--db', dbPath, '--json'],
+    runs,
+    (i) => `brain ${command(i)[0]}`,
+  );
+}
+
+/**
+ * `node -e 0`: node starting and stopping, the floor under every command's process time, measured
+ * on the same run so that a loaded machine shows as a higher floor.
+ */
+export function measureNodeFloor(runs: number): OpFigures {
+  return measureSpawns(
+    () => ['-e', '0'],
+    runs,
+    () => 'node -e 0',
+  );
+}
+
+function measureSpawns(
+  argv: (run: number) => string[],
+  runs: number,
+  label: (run: number) => string,
+): OpFigures {
   const samples: number[] = [];
   for (let i = 0; i <= runs; i++) {
-    const args = command(i);
+    const args = argv(i);
     const t0 = performance.now();
-    const child = spawnSync(process.execPath, [CLI_PATH, ...args, '--db', dbPath, '--json'], {
+    const child = spawnSync(process.execPath, args, {
       env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1' },
       encoding: 'utf8',
     });
     const ms = performance.now() - t0;
     if (child.status !== 0) {
       throw new Error(
-        `brain ${args[0]} exited with ${child.status ?? child.signal}: ${(child.stderr || String(child.error ?? '')).trim()}`,
+        `${label(i)} exited with ${child.status ?? child.signal}: ${(child.stderr || String(child.error ?? '')).trim()}`,
       );
     }
     if (i > 0) samples.push(ms);

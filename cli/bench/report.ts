@@ -20,6 +20,7 @@ const WHAT: Record<string, string> = {
   search_vector: 'one of 50 queries, by vectors',
   search_hybrid: 'one of 50 queries, words + vectors',
   find_provenance: 'knowledge → source message, thread, context',
+  node_process: '`node -e 0`: the floor of every process below, on this run',
   poll_process: '`brain poll` as a whole process',
   search_process: '`brain search WORDS` as a whole process',
   provenance_process: '`brain provenance ID` as a whole process',

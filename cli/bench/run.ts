@@ -14,7 +14,7 @@ import { benchText } from './corpus.js';
 import { checkGoals, type GoalResult } from './goals.js';
 import { measure, type OpFigures } from './measure.js';
 import { chooseAgents, measureOps } from './ops.js';
-import { measureProcess, processCommands } from './process.js';
+import { measureNodeFloor, measureProcess, processCommands } from './process.js';
 import { createProgress, type Progress } from './progress.js';
 import { benchQueries } from './queries.js';
 import type { TextGenerator } from './text.js';
@@ -204,6 +204,8 @@ export async function runBench(
       threadId: stats.long_thread.id,
       recipient: agents.reader,
     });
+    io.notice(`measuring node_process (${options.runs} runs of node -e 0)`);
+    ops.node_process = measureNodeFloor(options.runs);
     for (const [name, command] of Object.entries(commands)) {
       io.notice(`measuring ${name} (${options.runs} runs of brain ${command(0)[0]})`);
       ops[name] = measureProcess(workspace.dbPath, command, options.runs);

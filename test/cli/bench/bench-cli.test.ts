@@ -42,6 +42,7 @@ const OPS = [
   'read_unread',
   'send',
   'send_full',
+  'node_process',
   'poll_process',
   'search_process',
   'provenance_process',
@@ -101,6 +102,7 @@ describe('brain bench', () => {
     expect(r.stderr).toMatch(/building: 2,000\/2,000 messages \(100%\)/);
     expect(r.stderr).toMatch(/measuring search_fts/);
     expect(r.stderr).toMatch(/measuring read_process \(2 runs of brain read\)/);
+    expect(r.stderr).toMatch(/measuring node_process \(2 runs of node -e 0\)/);
   }, 180_000);
 
   it('refuses bad options with exit 2 and a message naming the option', async () => {
