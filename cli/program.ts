@@ -19,6 +19,7 @@ import { registerTransfer } from './commands/transfer.js';
 import { registerUsage } from './commands/usage.js';
 import { registerApprovals } from './commands/approvals.js';
 import { registerPairing } from './commands/pairing.js';
+import { registerAgent } from './commands/agent.js';
 import type { GlobalOptions } from './run.js';
 
 /** The `brain` command: global options, then one registration per group of commands. */
@@ -53,5 +54,6 @@ export function createProgram(): Command {
   registerUsage(program, globals);
   registerApprovals(program, globals);
   registerPairing(program, globals);
+  registerAgent(program, globals);
   return program;
 }

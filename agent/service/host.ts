@@ -87,7 +87,7 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
 
   const run = async (request: TurnRequest, signal: AbortSignal): Promise<TurnResult> => {
     const started = clock().getTime();
-    log('info', 'turn.start', {
+    log('info', 'lane.start', {
       session: request.session,
       source: request.source,
       priority: request.priority,
@@ -99,7 +99,7 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
         unattended: request.unattended,
         ...(request.from === undefined ? {} : { from: request.from }),
       });
-      log('info', 'turn.done', {
+      log('info', 'lane.done', {
         session: request.session,
         stop: result.stopReason,
         ms: clock().getTime() - started,
@@ -107,12 +107,12 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
       return result;
     } catch (err) {
       if (signal.aborted) {
-        log('info', 'turn.cancelled', { session: request.session });
+        log('info', 'lane.cancelled', { session: request.session });
         throw signal.reason instanceof Error
           ? signal.reason
           : new TurnCancelledError(request.session);
       }
-      log('warn', 'turn.failed', {
+      log('warn', 'lane.failed', {
         session: request.session,
         code: (err as { code?: string }).code ?? 'ERROR',
         error: (err as Error).message,

@@ -284,6 +284,25 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     req.on('data', (d: Buffer) => (raw += d.toString()));
     req.on('end', () => {
       const path = (req.url ?? '').split('?')[0]!;
+      // GET /v1/models/{id} (what `brain agent --check` asks): not recorded, not scripted;
+      // it fails as the API would while `failure` is an auth failure.
+      const modelPath = req.method === 'GET' ? /^\/v1\/models\/([^/]+)$/.exec(path) : null;
+      if (modelPath) {
+        const auth = fake.failure?.error === 'auth';
+        res.writeHead(auth ? 401 : 200, { 'content-type': 'application/json' });
+        return void res.end(
+          JSON.stringify(
+            auth
+              ? errorBody('authentication_error', 'invalid x-api-key')
+              : {
+                  type: 'model',
+                  id: decodeURIComponent(modelPath[1]!),
+                  display_name: 'Fake model',
+                  created_at: '2025-01-01T00:00:00Z',
+                },
+          ),
+        );
+      }
       if (req.method !== 'POST' || path !== '/v1/messages') {
         res.writeHead(404, { 'content-type': 'application/json' });
         return void res.end(JSON.stringify(errorBody('not_found_error', 'Not found')));

@@ -34,7 +34,7 @@ describe('the service host', () => {
     const thread = s.t.brain.sessionMessages({ thread_id: result.threadId });
     expect(thread.map((m) => m.body)).toEqual(['hi there', 'Hello from the model.']);
     expect(s.host.busy('telegram/7')).toBe(false);
-    expect(s.logs.map((l) => l.event)).toEqual(expect.arrayContaining(['turn.start', 'turn.done']));
+    expect(s.logs.map((l) => l.event)).toEqual(expect.arrayContaining(['lane.start', 'lane.done']));
   });
 
   it('gives the owner one session, the one brain chat uses by default', async () => {

@@ -1,0 +1,98 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { AssistantConfig } from '../config.js';
+import { DEFAULT_OLLAMA_HOST } from '../models/create.js';
+import type { EndpointConfig } from '../models/config.js';
+import type { CheckItem, ServiceComponent, ServiceHost } from './types.js';
+
+/**
+ * `brain agent --check`: what can be looked at without starting anything — each model endpoint
+ * answers (Anthropic: the model is known to the API with this key, which costs no tokens;
+ * Ollama: the server lists the model), then each component's own check.
+ */
+
+export async function checkEndpoints(
+  config: AssistantConfig,
+  options: { timeoutMs?: number } = {},
+): Promise<CheckItem[]> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const endpoints: Array<[string, EndpointConfig]> = config.models.endpoints.map((e, i) => [
+    `models.endpoints.${i}`,
+    e,
+  ]);
+  if (config.models.compactionModel)
+    endpoints.push(['models.compactionModel', config.models.compactionModel]);
+  return Promise.all(
+    endpoints.map(async ([path, endpoint]) => {
+      const name = `model ${path} (${endpoint.provider} ${endpoint.model})`;
+      try {
+        const detail =
+          endpoint.provider === 'anthropic'
+            ? await checkAnthropic(endpoint, config, timeoutMs)
+            : await checkOllama(endpoint, config, timeoutMs);
+        return { name, ok: true, detail };
+      } catch (err) {
+        return { name, ok: false, detail: (err as Error).message };
+      }
+    }),
+  );
+}
+
+async function checkAnthropic(
+  endpoint: EndpointConfig,
+  config: AssistantConfig,
+  timeoutMs: number,
+): Promise<string> {
+  const apiKey = config.secrets.anthropicApiKey;
+  if (!apiKey) throw new Error('ANTHROPIC_API_KEY is not set in the environment');
+  const baseURL = endpoint.baseUrl ?? config.secrets.anthropicBaseUrl;
+  const client = new Anthropic({
+    apiKey,
+    ...(baseURL ? { baseURL } : {}),
+    maxRetries: 0,
+    timeout: timeoutMs,
+  });
+  const info = await client.models.retrieve(endpoint.model);
+  return `answers (${info.id})`;
+}
+
+async function checkOllama(
+  endpoint: EndpointConfig,
+  config: AssistantConfig,
+  timeoutMs: number,
+): Promise<string> {
+  const host = endpoint.baseUrl ?? config.secrets.ollamaHost ?? DEFAULT_OLLAMA_HOST;
+  const res = await fetch(new URL('/api/tags', host), { signal: AbortSignal.timeout(timeoutMs) });
+  if (!res.ok) throw new Error(`${host} answered ${res.status}`);
+  const body = (await res.json()) as { models?: Array<{ name?: string; model?: string }> };
+  const names = (body.models ?? []).flatMap((m) => [m.name, m.model]).filter(Boolean) as string[];
+  const wanted = endpoint.model.includes(':')
+    ? [endpoint.model]
+    : [endpoint.model, `${endpoint.model}:latest`];
+  if (!names.some((n) => wanted.includes(n)))
+    throw new Error(
+      `${host} answers but has no model ${endpoint.model} (ollama pull ${endpoint.model})`,
+    );
+  return `answers at ${host}`;
+}
+
+/** Each component's check; one that throws is a failed item under its name. */
+export async function checkComponents(
+  components: readonly ServiceComponent[],
+  host: ServiceHost,
+): Promise<CheckItem[]> {
+  const items: CheckItem[] = [];
+  for (const component of components) {
+    if (!component.check) continue;
+    try {
+      items.push(...(await component.check(host)));
+    } catch (err) {
+      items.push({ name: component.name, ok: false, detail: (err as Error).message });
+    }
+  }
+  return items;
+}
+
+/** One line per item: `ok   name: detail` or `FAIL name: detail`. */
+export function formatCheckItem(item: CheckItem): string {
+  return `${item.ok ? 'ok  ' : 'FAIL'} ${item.name}: ${item.detail}`;
+}

@@ -1,0 +1,126 @@
+import {
+  watchBrain,
+  type ArrivedMessage,
+  type BrainWatcher,
+  type WatchTimers,
+} from '../../src/index.js';
+import type { ServiceComponent, ServiceHost } from './types.js';
+
+/**
+ * The inbox watcher: a brain message addressed to the assistant's agent name by another agent
+ * (over MCP or the CLI) starts an unattended turn with priority `agent` in the session
+ * `inbox/<thread_id>`; the reply is sent back into the message's thread (`reply_to` it) and the
+ * message is acknowledged (which marks it read). With `relayToOwner`, the exchange is also
+ * delivered to the owner. Messages unread when the service starts are answered too.
+ *
+ * Not answered: the assistant's own messages, broadcasts, and anything in a session's thread (the
+ * turns' own messages are addressed to the assistant). The turn keeps its context in its own
+ * session thread; the sender's words are untrusted data there (`from`).
+ */
+
+/** The session an inbox thread's turns run in. */
+export const inboxSession = (threadId: string) => `inbox/${threadId}`;
+
+export interface InboxOptions {
+  /** The brain watcher's tick (default 50 ms) and timers, for tests. */
+  intervalMs?: number;
+  timers?: WatchTimers;
+}
+
+export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent {
+  let host: ServiceHost | undefined;
+  let watcher: BrainWatcher | undefined;
+  let unsubscribe: (() => void) | undefined;
+  /** Messages taken up in this run: each is answered once, even when seen twice. */
+  const taken = new Set<string>();
+  const pending = new Set<Promise<void>>();
+
+  const consider = (id: string) => {
+    const h = host;
+    if (!h || taken.has(id)) return;
+    const { brain, log } = h;
+    const config = h.config();
+    const message = brain.getMessage(id);
+    if (!message || message.to !== config.agent || message.from === config.agent) return;
+    if (brain.sessionOfThread(message.thread_id)) return;
+    taken.add(id);
+    const session = inboxSession(message.thread_id);
+    const text = message.subject ? `Subject: ${message.subject}\n\n${message.body}` : message.body;
+    log('info', 'inbox.message', { id, from: message.from, thread: message.thread_id });
+    const turn = h.enqueue({
+      session,
+      text,
+      from: message.from,
+      source: 'inbox',
+      priority: 'agent',
+      unattended: true,
+      io: { onText() {} },
+    });
+    const work = turn.done
+      .then(async (result) => {
+        if (result.cancelled || result.reply.trim() === '') {
+          log('info', 'inbox.no_reply', { id, stop: result.stopReason });
+          return;
+        }
+        const sent = brain.send({
+          from: config.agent,
+          to: message.from,
+          thread: message.thread_id,
+          reply_to: message.id,
+          body: result.reply,
+        });
+        brain.ack({ message_id: message.id, agent: config.agent });
+        log('info', 'inbox.replied', { id, reply: sent.id, thread: message.thread_id });
+        if (h.config().relayToOwner) {
+          await h.deliver(
+            `${message.from} wrote to ${config.agent}:\n${text}\n\n${config.agent} answered:\n${result.reply}`,
+          );
+        }
+      })
+      .catch((err: unknown) => {
+        // Left unread: the next start of the service answers it.
+        log('warn', 'inbox.failed', {
+          id,
+          code: (err as { code?: string }).code ?? 'ERROR',
+          error: (err as Error).message,
+        });
+      })
+      .finally(() => pending.delete(work));
+    pending.add(work);
+  };
+
+  const onMessages = (batch: ArrivedMessage[]) => {
+    const agent = host?.config().agent;
+    for (const m of batch) {
+      if (agent && m.from !== agent && m.recipients.includes(agent)) consider(m.id);
+    }
+  };
+
+  return {
+    name: 'inbox',
+    async start(h) {
+      host = h;
+      watcher = watchBrain(h.brain, {
+        intervalMs: options.intervalMs,
+        timers: options.timers,
+        onError: (err) => h.log('warn', 'inbox.watch_failed', { error: (err as Error).message }),
+      });
+      unsubscribe = watcher.onMessages(onMessages);
+      // What arrived while the service was not running.
+      for (const m of h.brain.peek({ agent: h.config().agent, limit: 1000 })) consider(m.id);
+    },
+    async stop() {
+      unsubscribe?.();
+      watcher?.close();
+      unsubscribe = undefined;
+      watcher = undefined;
+      // Turns already queued are the host's to finish or cancel; their replies still go out.
+      await Promise.allSettled([...pending]);
+      host = undefined;
+    },
+    async check(h) {
+      const unread = h.brain.peek({ agent: h.config().agent, limit: 1000 }).length;
+      return [{ name: 'inbox', ok: true, detail: `${unread} unread for ${h.config().agent}` }];
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, runCli, tempDir } from '../../helpers.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
+import { configFileBody } from './helpers.js';
+
+/** The built `brain agent` as a real process, with the fake Anthropic server as its model. */
+
+const SECRET = 'sk-test-do-not-log-me';
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(file: Record<string, unknown> = {}) {
+  const { dir, cleanup } = tempDir('brain-agent-cli-');
+  cleanups.push(cleanup);
+  const fake: FakeAnthropic = await startFakeAnthropic();
+  cleanups.push(() => fake.close());
+  const config = join(dir, 'assistant.json');
+  writeFileSync(config, JSON.stringify(configFileBody(fake.baseUrl, dir, file)));
+  const env = {
+    BRAIN_DB: join(dir, 'brain.db'),
+    BRAIN_ASSISTANT_CONFIG: config,
+    XDG_CONFIG_HOME: join(dir, 'cfg'),
+    ANTHROPIC_API_KEY: SECRET,
+  };
+  return { dir, fake, config, env, cli: (args: string[]) => runCli(args, env) };
+}
+
+/** Start `brain agent`; resolves once it has logged `ready`. */
+async function startAgent(env: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'agent'], {
+    env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    return exited;
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (/^brain: info ready /m.test(stderr)) resolve();
+    });
+    void exited.then(() => reject(new Error(`brain agent exited before ready:\n${stderr}`)));
+  });
+  await ready;
+  return { child, exited, stderr: () => stderr };
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error('timed out');
+    // Poll (another process does the work): let this process's servers answer meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('brain agent', { timeout: 120_000 }, () => {
+  it("answers another agent's message in its thread, marks it read, and logs neither the key nor the bodies", async () => {
+    const s = await setup();
+    s.fake.script.push({ text: 'The build is green.' });
+    const agent = await startAgent(s.env);
+    const sent = await s.cli([
+      'send',
+      '--agent',
+      'other',
+      '--to',
+      'assistant',
+      '--body',
+      'Is the build green?',
+      '--json',
+    ]);
+    expect(sent.code).toBe(0);
+    const { id, thread_id } = JSON.parse(sent.stdout) as { id: string; thread_id: string };
+
+    const messages = await waitFor(async () => {
+      const r = await s.cli(['thread', thread_id, '--json']);
+      const thread = JSON.parse(r.stdout) as {
+        messages: Array<{ from: string; to: string; body: string; reply_to: string | null }>;
+      };
+      return thread.messages.length >= 2 ? thread.messages : undefined;
+    });
+    expect(messages[1]).toMatchObject({
+      from: 'assistant',
+      to: 'other',
+      body: 'The build is green.',
+      reply_to: id,
+    });
+    // The model saw the other agent's words as untrusted data.
+    expect(JSON.stringify(s.fake.requests[0]!.body.messages)).toContain('Is the build green?');
+    const unread = await s.cli(['inbox', '--agent', 'assistant', '--peek', '--json']);
+    expect(unread.stdout).not.toContain(id);
+
+    agent.child.kill('SIGTERM');
+    expect(await agent.exited).toBe(0);
+    const log = agent.stderr();
+    expect(log).toMatch(/inbox\.replied/);
+    expect(log).not.toContain(SECRET);
+    expect(log).not.toContain('Is the build green?');
+    expect(log).not.toContain('The build is green.');
+  });
+
+  it('exits 0 within 10 s of SIGTERM, cancelling a turn the model never finishes', async () => {
+    const s = await setup();
+    s.fake.script.push({ error: 'stall' });
+    const agent = await startAgent(s.env);
+    await s.cli(['send', '--agent', 'other', '--to', 'assistant', '--body', 'take forever']);
+    await waitFor(async () => (s.fake.requests.length > 0 ? true : undefined));
+    const signalled = Date.now();
+    agent.child.kill('SIGTERM');
+    expect(await agent.exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+    expect(agent.stderr()).toMatch(/info stopped/);
+  });
+
+  it('--check prints one line per item and exits 0 when all are ok', async () => {
+    const s = await setup();
+    const r = await s.cli(['agent', '--check']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ok {3}config: /);
+    expect(lines[1]).toMatch(/^ok {3}brain: /);
+    expect(lines[2]).toMatch(
+      /^ok {3}model models\.endpoints\.0 \(anthropic claude-fake\): answers/,
+    );
+    expect(lines.some((l) => /^ok {3}inbox: 0 unread/.test(l))).toBe(true);
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+
+  it('--check exits 1 and says which item failed when the model refuses the key', async () => {
+    const s = await setup();
+    s.fake.failure = { error: 'auth' };
+    const r = await s.cli(['agent', '--check']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL model models\.endpoints\.0 /m);
+    expect(r.stdout).toMatch(/^ok {3}brain: /m);
+  });
+
+  it('--check exits 1 on a config that does not validate, naming the key path', async () => {
+    const s = await setup({ lane: { maxConcurrent: 0 } });
+    const r = await s.cli(['agent', '--check']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL config: .*lane\.maxConcurrent: /m);
+  });
+
+  it('refuses to start on a bad config: exit 2, the key path, no stack', async () => {
+    const s = await setup({ owner: { telegram: 'me' } });
+    const r = await s.cli(['agent']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^brain: INVALID_INPUT: .*owner\.telegram: /m);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
