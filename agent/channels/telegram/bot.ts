@@ -4,6 +4,7 @@ import type { Message, UserFromGetMe } from 'grammy/types';
 import type { AssistantConfig } from '../../config.js';
 import type { Log } from '../../log.js';
 import { sleep } from '../../sleep.js';
+import { TurnCancelledError } from '../../service/lane.js';
 import type { Channel, CheckItem, ServiceHost } from '../../service/types.js';
 import { createApprovalPrompts, type ApprovalPrompts } from './approvals.js';
 import type { TelegramConfig } from './config.js';
@@ -141,6 +142,10 @@ export function createTelegramChannel(
         async (err: unknown) => {
           stopTyping();
           if (stopped.delete(chatId)) return void (await sendHtml(chatId, 'Stopped.'));
+          // Cancelled without /stop (the service is stopping, another queued turn of a stopped
+          // chat): nothing went wrong that the chat should hear about.
+          if (err instanceof TurnCancelledError || (err as Error).name === 'AbortError')
+            return log('info', 'telegram.turn_cancelled', { chat: chatId });
           const code = (err as { code?: string }).code ?? 'ERROR';
           log('error', 'telegram.turn_failed', {
             chat: chatId,
