@@ -124,9 +124,19 @@ export function createReminders(initial: AssistantConfig): RemindersComponent {
       config = next;
       if (host && !stopped) arm(host);
     },
-    tools(): readonly Tool[] {
-      return tools;
+    /**
+     * The owner's reminders and tasks are the owner's: offered in the owner's session and the
+     * scheduler's own, never where someone else talks (other agents' inbox turns, another
+     * person's Telegram or Discord chat, a mail watcher reading untrusted mail).
+     */
+    tools(session: string): readonly Tool[] {
+      return forSomeoneElse(session) ? [] : tools;
     },
     fireDue,
   };
+}
+
+/** Sessions in which someone other than the owner, or untrusted text, drives the turn. */
+export function forSomeoneElse(session: string): boolean {
+  return /^(inbox|telegram|discord|email)\//.test(session);
 }

@@ -25,11 +25,14 @@ export function registerAgentMcp(program: Command, globals: () => GlobalOptions)
       '--config <file>',
       'the assistant config (else BRAIN_ASSISTANT_CONFIG, else ~/.config/brain/assistant.json)',
     )
-    .action(async (opts: AgentMcpOptions) => {
+    .action(async (opts: AgentMcpOptions, command: Command) => {
+      // `brain agent --config F mcp` and `brain agent mcp --config F`: the parent's option takes
+      // the flag wherever it is written, so read it there too.
+      const file = opts.config ?? (command.parent?.opts() as AgentMcpOptions | undefined)?.config;
       const { loadAssistantConfig } = await import('../../agent/config.js');
       const { createMcpManager } = await import('../../agent/mcp/manager.js');
       const { streamLog } = await import('../../agent/log.js');
-      const config = loadAssistantConfig({ file: opts.config, env: process.env });
+      const config = loadAssistantConfig({ file, env: process.env });
       const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), 'error');
       const manager = createMcpManager({ config: config.mcp, log });
       try {

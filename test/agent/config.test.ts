@@ -50,6 +50,16 @@ describe('loadAssistantConfig', () => {
       ownerIdentities: {},
       lane: { maxConcurrent: 2 },
       relayToOwner: false,
+      telegram: undefined,
+      discord: undefined,
+      scheduler: {
+        catchUpMinutes: 60,
+        cron: [],
+        email: [],
+        emailPasswords: {},
+        heartbeat: undefined,
+        reminders: { checkEverySeconds: 30 },
+      },
       secrets: { anthropicApiKey: undefined, anthropicBaseUrl: undefined, ollamaHost: undefined },
     });
     expect(config.owner).toMatch(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/);

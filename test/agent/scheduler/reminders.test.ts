@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadAssistantConfig } from '../../../agent/config.js';
 import { createReminders } from '../../../agent/scheduler/reminders.js';
 import { tempDir } from '../../helpers.js';
 import type { FakeAnthropic } from '../fakes/anthropic-server.js';
@@ -214,5 +215,19 @@ describe('tasks', { timeout: 30_000 }, () => {
     expect(i.brain.tasks()).toEqual([]);
     expect(i.brain.tasks({ status: 'done' })).toMatchObject([{ id: task!.id, status: 'done' }]);
     expect(JSON.stringify(fake.requests.at(-1)!.body.messages)).toContain('(done) Renew passport');
+  });
+});
+
+describe('who gets the reminder and task tools', () => {
+  it('offers them in the owner’s and the scheduler’s sessions, never where someone else drives the turn', () => {
+    const home = tempDir('brain-reminder-tools-');
+    const reminders = createReminders(loadAssistantConfig({ env: { XDG_CONFIG_HOME: home.dir } }));
+    home.cleanup();
+    const names = (session: string) => reminders.tools!(session).map((t) => t.name);
+    expect(names('chat/default')).toContain('set_reminder');
+    expect(names('heartbeat')).toContain('add_task');
+    expect(names('cron/briefing')).toContain('list_tasks');
+    for (const session of ['inbox/thr_1', 'telegram/-100', 'discord/42', 'email/work'])
+      expect(names(session), session).toEqual([]);
   });
 });

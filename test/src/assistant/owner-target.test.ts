@@ -49,7 +49,9 @@ describe('the owner target (migration 0012)', () => {
     const path = join(other.dir, 'v11.db');
     openBrain({ dbPath: path }).close();
     const old = new BetterSqlite3(path);
-    old.exec('DROP TABLE pairings; DROP TABLE owner_targets');
+    old.exec(
+      'DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs; DROP TABLE pairings; DROP TABLE owner_targets',
+    );
     old.pragma('user_version = 11');
     old.close();
     other.brain = openBrain({ dbPath: path });

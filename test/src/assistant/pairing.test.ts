@@ -69,7 +69,9 @@ describe('migration 0013', () => {
     const path = t.path;
     t.brain.close();
     const old = new BetterSqlite3(path);
-    old.exec('DROP TABLE pairings');
+    old.exec(
+      'DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs; DROP TABLE pairings',
+    );
     old.pragma('user_version = 12');
     old.close();
     const reopened = t.reopen();
