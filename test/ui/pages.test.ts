@@ -123,6 +123,17 @@ describe('brain ui pages', () => {
     expect(html).toContain('<a href="/assistant">Assistant</a>');
   });
 
+  it('the assistant page shows the estimated cost per day and the scheduled work, escaped', async () => {
+    const html = await page('/assistant');
+    // 1M input tokens at $3 and 100K output at $15 per million: $4.50; an unpriced model: unknown.
+    expect(html).toMatch(/<td>2026-11-22<\/td>[\s\S]*?<td class="num">4\.5000<\/td>/);
+    expect(html).toMatch(/<td>2026-11-20<\/td>[\s\S]*?<td class="num">unknown<\/td>/);
+    expect(html).toContain('<code>morning-briefing</code>');
+    expect(html).toContain('Renew the passport');
+    expect(html).toContain('reminder &lt;script&gt;');
+    expect(html).not.toContain('reminder <script>');
+  });
+
   it('sets the security headers on every answer', async () => {
     for (const path of ['/', '/static/app.js', '/nowhere']) {
       const res = await f.get(path);

@@ -117,6 +117,17 @@ export function seedBrain(brain: Brain): Seeded {
     output_tokens: 200,
     at: '2026-11-21T10:00:00.000Z',
   });
+  brain.recordUsage({
+    source: 'heartbeat',
+    model: 'claude-sonnet-4-5',
+    endpoint: 'anthropic:0',
+    input_tokens: 1_000_000,
+    output_tokens: 100_000,
+    at: '2026-11-22T10:00:00.000Z',
+  });
+  brain.claimCronRun({ job: 'morning-briefing', due_at: '2026-11-22T07:00:00.000Z' });
+  brain.addReminder({ text: `reminder ${HOSTILE.script} ${HOSTILE.img}`, due_at: '2030-01-01T09:00:00.000Z' });
+  brain.addTask({ title: 'Renew the passport' });
   const approval = brain.recordApproval({
     tool: 'shell',
     args: { command: 'rm -rf /tmp/cache' },

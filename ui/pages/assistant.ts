@@ -1,4 +1,6 @@
-import type { ApprovalRecord, Brain } from '../../src/index.js';
+import type { ApprovalRecord, Brain, UsageRow } from '../../src/index.js';
+// The price table is plain data beside the assistant's model clients (what `brain usage` uses).
+import { estimateCost } from '../../agent/models/prices.js';
 import { usageChart } from '../chart.js';
 import { html, href, seg, type Html } from '../html.js';
 import { agentLink, empty, page, time, type PageContext } from '../layout.js';
@@ -8,7 +10,9 @@ export function assistantHasData(brain: Brain): boolean {
   return (
     brain.sessions().length > 0 ||
     brain.approvals({ limit: 1 }).length > 0 ||
-    brain.usage({ by: 'day' }).length > 0
+    brain.usage({ by: 'day' }).length > 0 ||
+    brain.cronRuns({ limit: 1 }).length > 0 ||
+    brain.reminders().length > 0
   );
 }
 
@@ -18,6 +22,9 @@ export function assistantPage(brain: Brain, ctx: PageContext, notice?: string): 
   const pending = brain.approvals({ pending: true, limit: 100 });
   const recent = brain.approvals({ limit: 20 }).filter((a) => a.decision !== 'pending');
   const days = brain.usage({ by: 'day' });
+  const runs = brain.cronRuns({ limit: 20 });
+  const reminders = brain.reminders();
+  const tasks = brain.tasks();
   const sessionList = sessions.length
     ? html`<div class="scroll">
         <table>
@@ -65,7 +72,11 @@ export function assistantPage(brain: Brain, ctx: PageContext, notice?: string): 
       <section aria-labelledby="h-usage">
         <h2 id="h-usage">Tokens per day and model</h2>
         ${days.length ? usageChart(days.slice(0, 30)) : empty('No model calls recorded.')}
-        <p class="muted">Costs are not recorded in the brain, so tokens are shown.</p>
+        ${days.length ? costTable(days.slice(0, 30)) : ''}
+      </section>
+      <section aria-labelledby="h-scheduled">
+        <h2 id="h-scheduled">Scheduled</h2>
+        ${scheduled(runs, reminders, tasks)}
       </section>
       <section aria-labelledby="h-sessions">
         <h2 id="h-sessions">Sessions</h2>
@@ -108,4 +119,81 @@ function approvalItem(a: ApprovalRecord, csrf: string): Html {
     </p>
     ${form('approved', 'Approve')} ${form('denied', 'Deny')}
   </li>`;
+}
+
+/** Tokens and the estimated cost of each day (list prices; "unknown" for a model without one). */
+function costTable(days: UsageRow[]): Html {
+  return html`<div class="scroll">
+    <table>
+      <caption>
+        Estimated cost per day
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Day (UTC)</th>
+          <th scope="col">Calls</th>
+          <th scope="col">Tokens in / out</th>
+          <th scope="col">Models</th>
+          <th scope="col">Cost (USD)</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${days.map((d) => {
+          const cost = estimateCost(d.models);
+          return html`<tr>
+            <td>${d.key}</td>
+            <td class="num">${d.calls}</td>
+            <td class="num">${d.input_tokens} / ${d.output_tokens}</td>
+            <td>${[...new Set(d.models.map((m) => m.model))].join(', ')}</td>
+            <td class="num">${cost === null ? 'unknown' : cost.toFixed(4)}</td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** The scheduler's work: the last cron runs, pending reminders and open tasks. */
+function scheduled(
+  runs: ReturnType<Brain['cronRuns']>,
+  reminders: ReturnType<Brain['reminders']>,
+  tasks: ReturnType<Brain['tasks']>,
+): Html {
+  if (!runs.length && !reminders.length && !tasks.length)
+    return empty('No cron runs, reminders or tasks yet.');
+  return html`${
+    runs.length
+      ? html`<h3>Last cron runs</h3>
+          <ul>
+            ${runs.map(
+              (r) =>
+                html`<li>
+                  <code>${r.job}</code> due ${time(r.due_at)}: <strong>${r.outcome}</strong>${
+                    r.late ? ' (late)' : ''
+                  }${r.delivered ? ' · delivered' : ''}${r.detail ? html` — ${r.detail}` : ''}
+                </li>`,
+            )}
+          </ul>`
+      : ''
+  }${
+    reminders.length
+      ? html`<h3>Reminders</h3>
+          <ul>
+            ${reminders.map(
+              (r) =>
+                html`<li>
+                  ${time(r.due_at)} (${r.mode}${r.repeat ? html`, repeats ${r.repeat}` : ''}):
+                  ${r.text}
+                </li>`,
+            )}
+          </ul>`
+      : ''
+  }${
+    tasks.length
+      ? html`<h3>Open tasks</h3>
+          <ul>
+            ${tasks.map((t) => html`<li>${t.title}${t.due_at ? html` — due ${time(t.due_at)}` : ''}</li>`)}
+          </ul>`
+      : ''
+  }`;
 }
