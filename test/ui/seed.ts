@@ -126,7 +126,10 @@ export function seedBrain(brain: Brain): Seeded {
     at: '2026-11-22T10:00:00.000Z',
   });
   brain.claimCronRun({ job: 'morning-briefing', due_at: '2026-11-22T07:00:00.000Z' });
-  brain.addReminder({ text: `reminder ${HOSTILE.script} ${HOSTILE.img}`, due_at: '2030-01-01T09:00:00.000Z' });
+  brain.addReminder({
+    text: `reminder ${HOSTILE.script} ${HOSTILE.img}`,
+    due_at: '2030-01-01T09:00:00.000Z',
+  });
   brain.addTask({ title: 'Renew the passport' });
   const approval = brain.recordApproval({
     tool: 'shell',
