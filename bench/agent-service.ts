@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startFakeTelegram } from '../test/agent/fakes/telegram-server.js';
 
 const CLI = resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
 const RUNS = Number(process.env.RUNS ?? 5);
@@ -36,8 +37,15 @@ interface Run {
   exitMs: number;
 }
 
+/**
+ * `--telegram`: with the Telegram channel polling a loopback fake Bot API, so `ready` includes
+ * getMe, deleteWebhook and the first long poll.
+ */
+const TELEGRAM = process.argv.includes('--telegram');
+
 async function once(): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'brain-bench-agent-'));
+  const telegram = TELEGRAM ? await startFakeTelegram() : undefined;
   try {
     const config = join(dir, 'assistant.json');
     writeFileSync(
@@ -49,6 +57,7 @@ async function once(): Promise<Run> {
         models: {
           endpoints: [{ provider: 'ollama', model: 'none', baseUrl: 'http://127.0.0.1:9' }],
         },
+        ...(telegram ? { telegram: { allowedChatIds: [1], apiRoot: telegram.apiRoot } } : {}),
       }),
     );
     const started = performance.now();
@@ -58,6 +67,7 @@ async function once(): Promise<Run> {
         BRAIN_DB: join(dir, 'brain.db'),
         BRAIN_EMBEDDER: 'none',
         XDG_CONFIG_HOME: dir,
+        ...(telegram ? { TELEGRAM_BOT_TOKEN: telegram.token } : {}),
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -81,11 +91,13 @@ async function once(): Promise<Run> {
     await exited;
     return { readyMs, readyCpuMs, rssMb, exitMs: performance.now() - stopAt };
   } finally {
+    await telegram?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 const runs: Run[] = [];
+console.log(TELEGRAM ? 'with the Telegram channel (fake Bot API on loopback)' : 'no channels');
 console.log(
   `load average before: ${loadavg()
     .map((x) => x.toFixed(2))
