@@ -113,7 +113,9 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
   }
 
   async function onMessage(message: Message): Promise<void> {
-    if (!host || state !== 'connected' || !client?.user) return;
+    // discord.js hands over the messages that arrived while it connected right after READY,
+    // before `login()` resolves: those count too (only a stopped or refused channel drops them).
+    if (!host || state === 'stopped' || state === 'refused' || !client?.user) return;
     const botId = client.user.id;
     if (message.author.bot || message.author.id === botId || message.system) return;
     const inGuild = message.inGuild();
