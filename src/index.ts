@@ -195,3 +195,10 @@ export {
   type AddTaskInput,
   type ListTasksInput,
 } from './assistant/tasks.js';
+export {
+  ANTHROPIC_PRICES,
+  costOf,
+  estimateCost,
+  priceOf,
+  type ModelPrice,
+} from './assistant/prices.js';

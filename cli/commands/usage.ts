@@ -15,7 +15,7 @@ export function registerUsage(program: Command, globals: Globals): void {
     .option('--by <group>', 'one row per model, day (UTC) or source', 'model')
     .action((opts: { since?: string; by: string }) =>
       withBrain(globals(), async ({ brain, json }) => {
-        const { estimateCost } = await import('../../agent/models/prices.js');
+        const { estimateCost } = await import('../../src/assistant/prices.js');
         const rows = brain.usage({ since: opts.since, by: opts.by as 'model' });
         const priced = rows.map((r) => ({
           ...r,
@@ -42,7 +42,7 @@ export function registerUsage(program: Command, globals: Globals): void {
         for (const row of table.slice(1, -1)) println(line(row));
         println(dim(line(table.at(-1)!)));
         if (total.cost_usd === null)
-          println(dim('cost "unknown": a model with no known price (see agent/models/prices.ts)'));
+          println(dim('cost "unknown": a model with no known price (see src/assistant/prices.ts)'));
       }),
     );
 }

@@ -1,6 +1,4 @@
-import type { ApprovalRecord, Brain, UsageRow } from '../../src/index.js';
-// The price table is plain data beside the assistant's model clients (what `brain usage` uses).
-import { estimateCost } from '../../agent/models/prices.js';
+import { estimateCost, type ApprovalRecord, type Brain, type UsageRow } from '../../src/index.js';
 import { usageChart } from '../chart.js';
 import { html, href, seg, type Html } from '../html.js';
 import { agentLink, empty, page, time, type PageContext } from '../layout.js';

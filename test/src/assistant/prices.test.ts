@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, estimateCost, priceOf } from '../../../agent/models/prices.js';
+import { costOf, estimateCost, priceOf } from '../../../src/assistant/prices.js';
 
 const tokens = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({
   calls: 1,

@@ -1,4 +1,4 @@
-import type { TokenSums } from '../../src/index.js';
+import type { TokenSums } from './usage.js';
 
 /** US dollars per million tokens. Cache writes at the 5-minute rate (what the loop asks for). */
 export interface ModelPrice {
