@@ -19,21 +19,22 @@ export function startBackground(
   };
 }
 
-/** How often a long-running server writes the accesses of memories its searches noted. */
+/** How often a long-running server writes what its searches noted (memories' accesses, words' counts). */
 export const ACCESS_FLUSH_MS = 5_000;
 
 /**
- * Write the noted accesses of memories every `intervalMs` (and once more on stop), never waiting
- * for the write lock: when another process holds it, they wait for the next round. Searches only
- * note accesses in memory, so they never queue behind a writer for this bookkeeping.
+ * Write what searches noted (the accesses of memories, words' row counts) every `intervalMs` (and
+ * once more on stop), never waiting for the write lock: when another process holds it, they wait
+ * for the next round. Searches only note in memory, so they never queue behind a writer for this
+ * bookkeeping.
  */
 export function accessFlushTask(intervalMs = ACCESS_FLUSH_MS): BackgroundTask {
   return (brain, log) => {
     const flush = () => {
       try {
-        brain.flushAccesses();
+        brain.flushNoted();
       } catch (err) {
-        log.warn(`writing access counts failed: ${(err as Error).message}`);
+        log.warn(`writing access and word counts failed: ${(err as Error).message}`);
       }
     };
     const timer = setInterval(flush, intervalMs);

@@ -3,6 +3,7 @@ import type { IndexedItem } from './context.js';
 import { guardStorage } from './db/guard.js';
 import { writeWithoutWaiting } from './db/no-wait.js';
 import { flushAccesses } from './knowledge/access-counts.js';
+import { flushNoted } from './noted.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
 import {
   atomChain,
@@ -210,6 +211,13 @@ export interface Brain {
    * call it every few seconds; `close` calls it once more.
    */
   flushAccesses(): boolean;
+  /**
+   * Write everything reads noted for later: the accesses of memories and the row counts of words
+   * that searches counted (src/search/word-counts.ts), never waiting for the write lock. False
+   * when another writer holds it (they stay noted). Long-running processes call it every few
+   * seconds; `close` calls it once more.
+   */
+  flushNoted(): boolean;
 
   /** The session `name` (`chat/default`): its current thread, made when there is none. */
   session: (input: SessionInput) => ReturnType<typeof findOrCreateSession>;
@@ -359,6 +367,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
     provenance: (input) => findProvenance(ctx, input),
     recent: (input) => recent(ctx, input),
     flushAccesses: () => flushAccesses(ctx),
+    flushNoted: () => flushNoted(ctx),
 
     session: (input) => findOrCreateSession(ctx, input),
     newSession: (input) => newSession(ctx, input),
@@ -417,7 +426,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
     close: () => {
       if (!db.open) return;
       try {
-        flushAccesses(ctx); // one last attempt, never waiting: a closing read must not queue
+        flushNoted(ctx); // one last attempt, never waiting: a closing read must not queue
       } finally {
         db.close();
       }

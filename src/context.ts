@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { Clock } from './clock.js';
 import type { StatementCache } from './db/open.js';
 import type { AccessNotes } from './knowledge/access-counts.js';
+import type { WordCountNotes } from './search/word-counts.js';
 
 /** What a new searchable item is, told to indexers inside the write transaction that made it. */
 export interface IndexedItem {
@@ -19,6 +20,8 @@ export interface BrainContext {
   indexers: Array<(item: IndexedItem) => void>;
   /** Accesses of memories noted by reads, written later without waiting (access-counts.ts). */
   accesses: AccessNotes;
+  /** Words' row counts worth keeping, noted by searches, written later without waiting. */
+  wordCounts: WordCountNotes;
 }
 
 export function notifyIndexers(ctx: BrainContext, item: IndexedItem): void {

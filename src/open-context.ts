@@ -3,6 +3,7 @@ import type { BrainContext } from './context.js';
 import { StatementCache, openDatabase, type Durability } from './db/open.js';
 import { createWalKeeper, type WalKeeper } from './db/wal.js';
 import { createAccessNotes } from './knowledge/access-counts.js';
+import { createWordCountNotes } from './search/word-counts.js';
 
 export interface OpenBrainOptions {
   /** Path of the SQLite file; created (with its folder) if missing. */
@@ -40,6 +41,7 @@ export function openContext(options: OpenBrainOptions): { ctx: BrainContext; wal
     limits: { maxBodyBytes: options.maxBodyBytes ?? 1_048_576 },
     indexers: [],
     accesses: createAccessNotes(),
+    wordCounts: createWordCountNotes(),
   };
   return { ctx, wal };
 }

@@ -2,8 +2,8 @@ import { guardStorage } from './db/guard.js';
 import { writeWithoutWaiting } from './db/no-wait.js';
 import type { Embedder } from './embed/embedder.js';
 import { readSpace, type VectorSpace } from './embed/store.js';
-import { flushAccesses } from './knowledge/access-counts.js';
 import { touchAgent } from './messaging/poll.js';
+import { flushNoted } from './noted.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
 import {
   runSearchHybrid,
@@ -16,7 +16,7 @@ import {
  * A handle that can only search, for input already checked (quickSearchArgs): what a one-shot
  * `brain search` needs, without the schemas and the rest of the library that `openBrain` loads.
  * Its methods behave as the same ones of `Brain`: same storage errors, same WAL upkeep, and the
- * accesses of memories that searches noted are written on close.
+ * accesses of memories and the words' row counts that searches noted are written on close.
  */
 export interface Searcher {
   readonly path: string;
@@ -44,7 +44,7 @@ export function openSearcher(options: OpenBrainOptions): Searcher {
     close: () => {
       if (!db.open) return;
       try {
-        flushAccesses(ctx); // as Brain.close: one last attempt, never waiting
+        flushNoted(ctx); // as Brain.close: one last attempt, never waiting
       } finally {
         db.close();
       }

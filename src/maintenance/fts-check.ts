@@ -25,6 +25,17 @@ function ftsMatches(db: Database, table: string): boolean {
   }
 }
 
+/** Words' row counts kept from an index that did not match its rows may be wrong: drop them all. */
+function forgetWordCounts(db: Database): void {
+  const kept = db
+    .prepare(`SELECT count(*) FROM sqlite_schema WHERE name = 'search_count_epochs'`)
+    .pluck()
+    .get() as number;
+  if (kept === 0) return;
+  db.prepare(`UPDATE search_count_epochs SET epoch = epoch + 1`).run();
+  db.prepare(`DELETE FROM search_word_counts`).run();
+}
+
 export const ftsCheck: DoctorCheck = {
   name: 'fts',
   description: 'each full-text index against the rows it indexes',
@@ -38,6 +49,7 @@ export const ftsCheck: DoctorCheck = {
       .filter((table) => !ftsMatches(db, table))
       .map((table) => {
         db.prepare(`INSERT INTO "${table}"("${table}") VALUES ('rebuild')`).run();
+        forgetWordCounts(db);
         return `rebuilt ${table} from its rows`;
       });
   },

@@ -1,6 +1,3 @@
-import type { Database } from 'better-sqlite3';
-import type { BrainContext } from '../context.js';
-import type { SearchType } from '../validation.js';
 import { quoteTerm } from './fts-query.js';
 
 /**
@@ -11,7 +8,7 @@ import { quoteTerm } from './fts-query.js';
  * words t, f being t's weighted hits in the row. For f ≥ 0 and a positive denominator that term
  * is below idf(t)·(k1+1), whatever the row: so a row holding only words of a set S scores below
  * UB(S) = Σ_{t∈S} idf(t)·(k1+1). idf(t) depends on the word's row count alone, which ranking needs
- * anyway (kept per connection below); the bound needs nothing else.
+ * anyway (word-counts.ts keeps it); the bound needs nothing else.
  *
  * The pruning. Let θ be the k-th best score among some rows. Sort the words by UB, lowest first
  * (highest row count first), and let L be the longest such prefix with UB(L) < θ; E, the rest, are
@@ -146,99 +143,4 @@ export function pruneTopK(
     ),
   );
   return { ranked: again, statements: 2, essential: essential.length };
-}
-
-/**
- * Row counts of words, kept per connection and index, with the index's structure record as
- * their version: FTS5 rewrites that record (`<index>_data`, id 10) on every change of the index
- * (each committed insert, edit or delete writes a new segment and bumps its cookie), so a count
- * kept under the same record is exact, and a changed record drops every count of that index.
- * Computed lazily on first use (one walk of the word's posting list) rather than kept by the write
- * path: a table of counts would need FTS5's tokenizer in the write path and write on every send.
- */
-interface KeptCounts {
-  version: Buffer | null;
-  counts: Map<string, number>;
-  rows?: number;
-}
-
-const kept = new WeakMap<Database, Map<SearchType, KeptCounts>>();
-
-/** How many words' counts a connection keeps per index, the least recently used dropped first. */
-export const COUNTS_KEPT = 4096;
-
-const TABLES: Record<SearchType, string> = {
-  message: 'messages_fts',
-  stm: 'stm_fts',
-  atom: 'atoms_fts',
-};
-
-export interface WordCounter {
-  /** Rows of the index holding the word, exact. */
-  count(term: string): number;
-  /** Rows of the index. */
-  rows(): number;
-}
-
-export function createWordCounter(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
-  type: SearchType,
-): WordCounter {
-  const table = TABLES[type];
-  const countStmt = ctx.q.get<[string], { n: number }>(
-    `SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ?`,
-  );
-  let entry: KeptCounts | undefined;
-  const counts = (): Map<string, number> => {
-    if (entry) return entry.counts;
-    // Inside a transaction the rows counted may yet be rolled back: count afresh, keep nothing.
-    if (ctx.db.inTransaction) {
-      entry = { version: null, counts: new Map() };
-      return entry.counts;
-    }
-    const version =
-      ctx.q.get<[], { block: Buffer }>(`SELECT block FROM ${table}_data WHERE id = 10`).get()
-        ?.block ?? null;
-    let byType = kept.get(ctx.db);
-    if (!byType) kept.set(ctx.db, (byType = new Map()));
-    const before = byType.get(type);
-    if (before && version && before.version?.equals(version)) entry = before;
-    else byType.set(type, (entry = { version, counts: new Map() }));
-    return entry.counts;
-  };
-  return {
-    count(term) {
-      const map = counts();
-      let n = map.get(term);
-      if (n === undefined) n = countStmt.get(quoteTerm(term))!.n;
-      map.delete(term); // last used last
-      map.set(term, n);
-      if (map.size > COUNTS_KEPT) map.delete(map.keys().next().value!);
-      return n;
-    },
-    rows() {
-      counts();
-      entry!.rows ??= leadingVarint(
-        ctx.q.get<[], { block: Buffer }>(`SELECT block FROM ${table}_data WHERE id = 1`).get()
-          ?.block,
-      );
-      return entry!.rows;
-    },
-  };
-}
-
-/**
- * The first varint of a record (SQLite's varint: big-endian 7-bit groups, the 9th byte whole):
- * in FTS5's averages record (`<index>_data`, id 1) the index's row count, as xRowCount reads it.
- */
-export function leadingVarint(block: Buffer | undefined): number {
-  if (!block) return 0;
-  let v = 0;
-  for (let i = 0; i < Math.min(9, block.length); i++) {
-    const b = block[i]!;
-    if (i === 8) return v * 256 + b;
-    v = v * 128 + (b & 0x7f);
-    if (!(b & 0x80)) return v;
-  }
-  return v;
 }

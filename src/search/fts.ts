@@ -1,7 +1,8 @@
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { hasRankFunction } from '../db/rank-extension.js';
-import { createWordCounter, pruneTopK, type Ranked } from './bm25-top-k.js';
+import { pruneTopK, type Ranked } from './bm25-top-k.js';
+import { createWordCounter } from './word-counts.js';
 import { queryWords, quoteTerm, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
@@ -131,7 +132,7 @@ type Params = SearchFilters & { match: string };
  * The exact best k by BM25 of every match. Rows holding all the words are few and all scored;
  * rows holding any of them are ranked with MaxScore pruning (src/search/bm25-top-k.ts): only the
  * rows of the words that could still lift a row into the top k are scored, by every word. Each
- * word's row count is exact, kept per connection until its index changes.
+ * word's row count is exact (word-counts.ts).
  */
 function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilters) {
   const scorer: Scorer = hasRankFunction(ctx.db) ? 'brain_bm25' : 'bm25';

@@ -1,9 +1,9 @@
 import { connectionOf } from '../../../src/brain.js';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latestVersion, openBrain, type Brain } from '../../../src/index.js';
 import { tempDir } from '../../helpers.js';
+import { downgrade } from '../../downgrade.js';
 
 let dir: { dir: string; cleanup: () => void } | undefined;
 let brain: Brain | undefined;
@@ -18,18 +18,11 @@ describe('migration 0010: the assistant’s tables', () => {
   it('adds sessions, leases and usage to a version 9 brain, keeping its messages', () => {
     dir = tempDir();
     const path = join(dir.dir, 'v8.db');
-    // A version 9 brain: today's schema without what migrations 0010 to 0013 add.
+    // A version 9 brain: today's schema without what the later migrations add.
     const made = openBrain({ dbPath: path });
     const sent = made.send({ from: 'ada', to: 'assistant', body: 'before the upgrade' });
     made.close();
-    const old = new BetterSqlite3(path);
-    old.exec(
-      `DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs;
-       DROP TABLE pairings; DROP TABLE owner_targets; DROP TABLE approvals; DROP TABLE approval_rules;
-       DROP TABLE model_usage; DROP TABLE leases; DROP TABLE session_threads; DROP TABLE sessions;`,
-    );
-    old.pragma('user_version = 9');
-    old.close();
+    downgrade(path, 9);
 
     brain = openBrain({ dbPath: path });
     expect(connectionOf(brain).pragma('user_version', { simple: true })).toBe(latestVersion());

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openBrain, type Brain } from '../../../src/index.js';
 import { fixedClock, tempBrain, tempDir, type TempBrain } from '../../helpers.js';
+import { downgrade } from '../../downgrade.js';
 
 let t: TempBrain | undefined;
 let other: { dir: string; brain?: Brain; cleanup: () => void } | undefined;
@@ -48,12 +48,7 @@ describe('the owner target (migration 0012)', () => {
     other = tempDir();
     const path = join(other.dir, 'v11.db');
     openBrain({ dbPath: path }).close();
-    const old = new BetterSqlite3(path);
-    old.exec(
-      'DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs; DROP TABLE pairings; DROP TABLE owner_targets',
-    );
-    old.pragma('user_version = 11');
-    old.close();
+    downgrade(path, 11);
     other.brain = openBrain({ dbPath: path });
     other.brain.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '1' });
     expect(other.brain.ownerTarget('assistant')?.channel).toBe('telegram');

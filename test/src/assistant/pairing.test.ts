@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAIRING_ALPHABET, PAIRING_TTL_MS } from '../../../src/index.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
+import { downgrade } from '../../downgrade.js';
 
 let t: TempBrain | undefined;
 afterEach(() => t?.cleanup());
@@ -64,16 +65,10 @@ describe('pairing requests', () => {
 
 describe('migration 0013', () => {
   it('adds the pairings table to a version 12 brain', async () => {
-    const { default: BetterSqlite3 } = await import('better-sqlite3');
     t = tempBrain();
     const path = t.path;
     t.brain.close();
-    const old = new BetterSqlite3(path);
-    old.exec(
-      'DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs; DROP TABLE pairings',
-    );
-    old.pragma('user_version = 12');
-    old.close();
+    downgrade(path, 12);
     const reopened = t.reopen();
     expect(reopened.requestPairing({ channel: 'telegram', user_id: '1' }).status).toBe('pending');
     expect(reopened.pairings()).toHaveLength(1);

@@ -3,13 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionOf } from '../../../src/brain.js';
 import { StatementCache } from '../../../src/db/open.js';
 import {
-  createWordCounter,
   essentialTerms,
-  leadingVarint,
   pruneTopK,
   upperBound,
   type Ranked,
 } from '../../../src/search/bm25-top-k.js';
+import { createWordCounter, leadingVarint } from '../../../src/search/word-counts.js';
 import { buildFtsQueries, quoteTerm } from '../../../src/search/fts-query.js';
 import { RANK_SQL } from '../../../src/search/fts.js';
 import type { SearchType } from '../../../src/validation.js';

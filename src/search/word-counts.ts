@@ -1,0 +1,228 @@
+import type { Database } from 'better-sqlite3';
+import type { BrainContext } from '../context.js';
+import { writeWithoutWaiting } from '../db/no-wait.js';
+import type { SearchType } from '../validation.js';
+import { quoteTerm } from './fts-query.js';
+
+/*
+ * How many rows of an index hold a word, exactly, for BM25's idf and the pruning's bounds
+ * (bm25-top-k.ts), without walking a common word's whole posting list in every process.
+ *
+ * A count is kept as (n, upto): n rows with an id ≤ upto hold the word. Rows enter the indexes
+ * in id order; anything else (a delete, an edit of indexed text, an insert below the newest id)
+ * moves the index to a new epoch and drops its kept counts in the same transaction (migration
+ * 0015's triggers). So today's count is n plus the rows above upto that hold the word, and FTS5
+ * reads a posting list newest first from its end: counting them stops at upto and costs what was
+ * written since, not every row the word was ever in.
+ *
+ * Counts are kept per connection in memory and, for words common enough to be worth it, in the
+ * brain (`search_word_counts`) for the next process. A read never writes: a count worth keeping
+ * is noted here and written later without waiting for the lock, as access counts are
+ * (`flushWordCounts`: long-running processes every few seconds, every brain as it closes), and
+ * only if the epoch it was counted in is still the index's.
+ */
+
+/** A word held by fewer rows is counted afresh each time: that costs well under a millisecond. */
+export const KEEP_FROM_ROWS = 1_000;
+
+/** A kept count is written again once this many newer rows hold the word. */
+export const REKEEP_AFTER_ROWS = 1_000;
+
+/** How many words' counts a connection keeps per index, the least recently used dropped first. */
+export const COUNTS_KEPT = 4096;
+
+/** How many counts may wait to be written; more are dropped (they will be counted again). */
+export const MAX_NOTED_COUNTS = 2_000;
+
+const TABLES: Record<SearchType, string> = {
+  message: 'messages_fts',
+  stm: 'stm_fts',
+  atom: 'atoms_fts',
+};
+
+interface Kept {
+  n: number;
+  upto: number;
+  epoch: number;
+}
+
+/** Counts to write: `type\0term` → the count and the epoch it holds in. */
+export type WordCountNotes = Map<string, Kept & { type: SearchType; term: string }>;
+
+export function createWordCountNotes(): WordCountNotes {
+  return new Map();
+}
+
+/** Per connection and index: the counts kept in memory. */
+const kept = new WeakMap<Database, Map<SearchType, Map<string, Kept>>>();
+
+/** Whether the brain has the table of counts (a read-only connection to an older file may not). */
+const hasTable = new WeakMap<Database, boolean>();
+
+export interface WordCounter {
+  /** Rows of the index holding the word, exact. */
+  count(term: string): number;
+  /** Rows of the index. */
+  rows(): number;
+}
+
+type CounterContext = Pick<BrainContext, 'db' | 'q'> & { wordCounts?: WordCountNotes };
+
+export function createWordCounter(ctx: CounterContext, type: SearchType): WordCounter {
+  const table = TABLES[type];
+  const db = ctx.db;
+  let keptTable = hasTable.get(db);
+  if (keptTable === undefined) {
+    keptTable =
+      ctx.q
+        .get<[], { n: number }>(
+          `SELECT count(*) AS n FROM sqlite_schema WHERE name = 'search_count_epochs'`,
+        )
+        .get()!.n > 0;
+    hasTable.set(db, keptTable);
+  }
+  const fullStmt = ctx.q.get<[string], { n: number; top: number }>(
+    `SELECT count(*) AS n, coalesce(max(rowid), 0) AS top FROM ${table} WHERE ${table} MATCH ?`,
+  );
+  let epoch: number | undefined;
+  const currentEpoch = (): number =>
+    (epoch ??= keptTable
+      ? ctx.q
+          .get<[string], { epoch: number }>(`SELECT epoch FROM search_count_epochs WHERE idx = ?`)
+          .get(type)!.epoch
+      : -1);
+
+  let memory: Map<string, Kept> | undefined;
+  const inMemory = (): Map<string, Kept> => {
+    if (memory) return memory;
+    let byType = kept.get(db);
+    if (!byType) kept.set(db, (byType = new Map()));
+    memory = byType.get(type);
+    if (!memory) byType.set(type, (memory = new Map()));
+    return memory;
+  };
+
+  const stored = (term: string): Kept | undefined => {
+    if (!keptTable) return undefined;
+    const row = ctx.q
+      .get<[string, string], { n: number; upto: number }>(
+        `SELECT n, upto FROM search_word_counts WHERE idx = ? AND term = ?`,
+      )
+      .get(type, term);
+    return row && { n: row.n, upto: row.upto, epoch: currentEpoch() };
+  };
+
+  /** The rows above `upto` holding the word, and the newest of them (upto when none). */
+  const tail = (term: string, upto: number): { n: number; top: number } => {
+    const newestFirst = ctx.q
+      .get<[string], number>(
+        `SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC`,
+      )
+      .pluck();
+    let n = 0;
+    let top = upto;
+    for (const rowid of newestFirst.iterate(quoteTerm(term)) as IterableIterator<number>) {
+      if (rowid <= upto) break; // the iterator is closed on leaving the loop
+      if (n === 0) top = rowid;
+      n++;
+    }
+    return { n, top };
+  };
+
+  const note = (term: string, count: Kept): void => {
+    const notes = ctx.wordCounts;
+    if (!notes || !keptTable || db.readonly) return;
+    const key = `${type}\0${term}`;
+    if (!notes.has(key) && notes.size >= MAX_NOTED_COUNTS) return;
+    notes.set(key, { ...count, type, term });
+  };
+
+  let rowCount: number | undefined;
+  return {
+    count(term) {
+      // Inside a transaction what is counted may yet be rolled back: use, but keep nothing.
+      const keep = !db.inTransaction;
+      const now = currentEpoch();
+      const map = inMemory();
+      let base = map.get(term);
+      if (base && base.epoch !== now) base = undefined;
+      base ??= stored(term);
+      if (base) {
+        const more = tail(term, base.upto);
+        const count = { n: base.n + more.n, upto: more.top, epoch: base.epoch };
+        if (keep) {
+          map.delete(term); // last used last
+          map.set(term, count);
+          if (more.n >= REKEEP_AFTER_ROWS) note(term, count);
+        }
+        return count.n;
+      }
+      const full = fullStmt.get(quoteTerm(term))!;
+      if (keep) {
+        const count = { n: full.n, upto: full.top, epoch: now };
+        map.set(term, count);
+        if (full.n >= KEEP_FROM_ROWS) note(term, count);
+      }
+      if (map.size > COUNTS_KEPT) map.delete(map.keys().next().value!);
+      return full.n;
+    },
+    rows() {
+      rowCount ??= leadingVarint(
+        ctx.q.get<[], { block: Buffer }>(`SELECT block FROM ${table}_data WHERE id = 1`).get()
+          ?.block,
+      );
+      return rowCount;
+    },
+  };
+}
+
+/**
+ * Write the noted counts in one transaction, without waiting: true when nothing remains noted,
+ * false when another writer holds the lock or the disk takes no writes (the notes are kept). A
+ * count whose index has moved to another epoch since is dropped; a kept count is only replaced
+ * by a newer one.
+ */
+export function flushWordCounts(
+  ctx: Pick<BrainContext, 'db' | 'q'> & { wordCounts: WordCountNotes },
+): boolean {
+  const notes = ctx.wordCounts;
+  if (notes.size === 0) return true;
+  if (ctx.db.readonly) {
+    notes.clear();
+    return true;
+  }
+  const pending = [...notes.values()];
+  const write = ctx.q.get<[{ idx: string; term: string; n: number; upto: number; epoch: number }]>(
+    `INSERT INTO search_word_counts (idx, term, n, upto)
+     SELECT @idx, @term, @n, @upto
+     WHERE (SELECT epoch FROM search_count_epochs WHERE idx = @idx) = @epoch
+     ON CONFLICT (idx, term) DO UPDATE SET n = excluded.n, upto = excluded.upto
+     WHERE excluded.upto > search_word_counts.upto`,
+  );
+  const written = writeWithoutWaiting(ctx.db, () =>
+    ctx.db
+      .transaction(() => {
+        for (const c of pending)
+          write.run({ idx: c.type, term: c.term, n: c.n, upto: c.upto, epoch: c.epoch });
+      })
+      .immediate(),
+  );
+  if (written) notes.clear(); // nothing can note meanwhile: the write is synchronous
+  return written;
+}
+
+/**
+ * The first varint of a record (SQLite's varint: big-endian 7-bit groups, the 9th byte whole):
+ * in FTS5's averages record (`<index>_data`, id 1) the index's row count, as xRowCount reads it.
+ */
+export function leadingVarint(block: Buffer | undefined): number {
+  if (!block) return 0;
+  let v = 0;
+  for (let i = 0; i < Math.min(9, block.length); i++) {
+    const b = block[i]!;
+    if (i === 8) return v * 256 + b;
+    v = v * 128 + (b & 0x7f);
+    if (!(b & 0x80)) return v;
+  }
+  return v;
+}

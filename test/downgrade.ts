@@ -1,0 +1,38 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const MIGRATIONS = join(import.meta.dirname, '..', 'migrations');
+
+/**
+ * Turn a brain file of today's schema into one of an older `version`, for the tests of
+ * migrations: drop what every later migration created (tables, views, triggers, indexes), newest
+ * first, and set the version. Only migrations that create things can be undone so; one that
+ * alters or drops refuses, naming itself.
+ */
+export function downgrade(path: string, version: number): void {
+  const later = readdirSync(MIGRATIONS)
+    .filter((f) => /^\d{4}_.*\.sql$/u.test(f) && Number(f.slice(0, 4)) > version)
+    .sort()
+    .reverse();
+  const db = new BetterSqlite3(path);
+  try {
+    db.transaction(() => {
+      for (const file of later) {
+        const sql = readFileSync(join(MIGRATIONS, file), 'utf8').replace(/--.*$/gmu, '');
+        if (/\b(ALTER|DROP)\s+(TABLE|INDEX|VIEW|TRIGGER)\b/iu.test(sql))
+          throw new Error(`downgrade: ${file} alters or drops; it cannot be undone by dropping`);
+        const created = [
+          ...sql.matchAll(
+            /\bCREATE\s+(?:VIRTUAL\s+)?(?:UNIQUE\s+)?(TABLE|VIEW|TRIGGER|INDEX)\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][\w]*)/giu,
+          ),
+        ].reverse();
+        for (const [, kind, name] of created)
+          db.exec(`DROP ${kind!.toUpperCase()} IF EXISTS ${name}`);
+      }
+      db.pragma(`user_version = ${version}`);
+    })();
+  } finally {
+    db.close();
+  }
+}
