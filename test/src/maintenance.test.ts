@@ -75,6 +75,12 @@ describe('brain doctor', () => {
           `INSERT INTO ${table}(${table}, rowid, ${columns.join(', ')}) VALUES ('delete', ?, ${marks})`,
         )
         .run(row.id, ...columns.map((c) => row[c]));
+      // A row count kept from the index while it was out of step (migration 0015).
+      connectionOf(t.brain)
+        .prepare(
+          `INSERT INTO search_word_counts (idx, term, n, upto) VALUES ('atom', 'kept', 3, 9)`,
+        )
+        .run();
       const found = await t.brain.doctor();
       expect(found.ok).toBe(false);
       expect(problemsOf(found, 'fts')).toEqual([`${table} does not match the rows it indexes`]);
@@ -86,6 +92,8 @@ describe('brain doctor', () => {
       expect(repaired.checks.find((c) => c.name === 'fts')!.repairs).toEqual([
         `rebuilt ${table} from its rows`,
       ]);
+      const kept = connectionOf(t.brain).prepare(`SELECT count(*) FROM search_word_counts`);
+      expect(kept.pluck().get()).toBe(0); // counted from a wrong index: dropped
       expect((await t.brain.doctor()).ok).toBe(true);
       // The backup holds the database as it was before the repair.
       const saved = openBrain({ dbPath: backup });
