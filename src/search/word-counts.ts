@@ -68,7 +68,19 @@ export interface WordCounter {
 
 type CounterContext = Pick<BrainContext, 'db' | 'q'> & { wordCounts?: WordCountNotes };
 
-export function createWordCounter(ctx: CounterContext, type: SearchType): WordCounter {
+/** When a count is worth keeping (tests lower them). */
+export interface KeepRule {
+  /** Keep the counts of words held by at least this many rows (KEEP_FROM_ROWS). */
+  keepFrom?: number;
+  /** Write a kept count again once this many newer rows hold the word (REKEEP_AFTER_ROWS). */
+  rekeepAfter?: number;
+}
+
+export function createWordCounter(
+  ctx: CounterContext,
+  type: SearchType,
+  { keepFrom = KEEP_FROM_ROWS, rekeepAfter = REKEEP_AFTER_ROWS }: KeepRule = {},
+): WordCounter {
   const table = TABLES[type];
   const db = ctx.db;
   let keptTable = hasTable.get(db);
@@ -153,7 +165,7 @@ export function createWordCounter(ctx: CounterContext, type: SearchType): WordCo
         if (keep) {
           map.delete(term); // last used last
           map.set(term, count);
-          if (more.n >= REKEEP_AFTER_ROWS) note(term, count);
+          if (more.n >= rekeepAfter) note(term, count);
         }
         return count.n;
       }
@@ -161,7 +173,7 @@ export function createWordCounter(ctx: CounterContext, type: SearchType): WordCo
       if (keep) {
         const count = { n: full.n, upto: full.top, epoch: now };
         map.set(term, count);
-        if (full.n >= KEEP_FROM_ROWS) note(term, count);
+        if (full.n >= keepFrom) note(term, count);
       }
       if (map.size > COUNTS_KEPT) map.delete(map.keys().next().value!);
       return full.n;
