@@ -44,8 +44,9 @@ export function estimateTokens(text: string): number {
 /**
  * The memories most relevant to `query`: one brain search over STM, atoms and past messages, best
  * first, each shown whole (cut to `maxChars`) on one line, until the token budget is spent.
- * Messages of `excludeThread` are dropped after the search, so the search is asked for more than
- * `limit` to leave enough once they are gone.
+ * The search leaves out the messages of `excludeThread` itself, so a long session's own messages
+ * cannot crowd out everything else; its compaction summaries are dropped after the search, so the
+ * search is asked for more than `limit` to leave enough once they are gone.
  */
 export async function relevantMemories(
   brain: Brain,
@@ -55,7 +56,11 @@ export async function relevantMemories(
   const q = query.slice(0, MAX_QUERY_CHARS);
   if (q.trim() === '' || options.maxTokens <= 0) return [];
   const result = await brain.searchHybrid(
-    { query: q, limit: Math.min(200, options.limit * 3 + 10) },
+    {
+      query: q,
+      limit: Math.min(200, options.limit * 3 + 10),
+      ...(options.excludeThread !== undefined && { exclude_thread: options.excludeThread }),
+    },
     { embedder: options.embedder },
   );
   const maxChars = options.maxChars ?? 600;

@@ -13,6 +13,8 @@ export interface SearchFilters {
   since_ms: number | null;
   until_ms: number | null;
   thread: number | null;
+  /** Messages of this thread are left out (knowledge derived from them is not). */
+  exclude_thread: number | null;
   agent: number | null;
   /** Now, in milliseconds: STM entries expire against it. */
   now_ms: number;
@@ -57,6 +59,7 @@ const SOURCES: Record<SearchType, FtsSource> = {
     where: `AND (@since_ms IS NULL OR x.created_at >= @since_ms)
       AND (@until_ms IS NULL OR x.created_at < @until_ms)
       AND (@thread IS NULL OR x.thread_id = @thread)
+      AND (@exclude_thread IS NULL OR x.thread_id != @exclude_thread)
       AND (@agent IS NULL OR x.from_agent = @agent)`,
   },
   stm: {
@@ -88,7 +91,9 @@ function narrowed(filters: SearchFilters): boolean {
  * Otherwise the index alone answers: every row of it is a row of its base table.
  */
 function needsBase(type: SearchType, filters: SearchFilters): boolean {
-  return type === 'stm' || narrowed(filters);
+  return (
+    type === 'stm' || narrowed(filters) || (type === 'message' && filters.exclude_thread !== null)
+  );
 }
 
 /** How a rank statement scores: FTS5's bm25(), or brain_bm25 given each word's row count. */

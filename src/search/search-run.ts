@@ -38,6 +38,7 @@ export interface SearchArgs {
   since?: string | undefined;
   until?: string | undefined;
   thread?: string | undefined;
+  exclude_thread?: string | undefined;
   agent?: string | undefined;
 }
 
@@ -86,6 +87,7 @@ function prepare(ctx: BrainContext, args: SearchArgs): PreparedSearch | SearchRe
     since_ms: args.since === undefined ? null : millisOf(args.since),
     until_ms: args.until === undefined ? null : millisOf(args.until),
     thread: null,
+    exclude_thread: null,
     agent: null,
     now_ms: ctx.clock().getTime(),
   };
@@ -95,6 +97,8 @@ function prepare(ctx: BrainContext, args: SearchArgs): PreparedSearch | SearchRe
       return { hits: [], notices: [`no thread ${args.thread}`], retrievers: [] };
     filters.thread = thread;
   }
+  // A thread that does not exist has no messages to leave out.
+  if (args.exclude_thread) filters.exclude_thread = threadRowId(ctx, args.exclude_thread) ?? null;
   if (args.agent) {
     const id = agentRowId(ctx, args.agent);
     if (id === undefined) return { hits: [], notices: [`no agent ${args.agent}`], retrievers: [] };

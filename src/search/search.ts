@@ -47,6 +47,8 @@ export const searchInput = z.strictObject({
   since: isoTime.optional(),
   until: untilTime.optional(),
   thread: threadId.optional(),
+  /** Leave out the messages of this thread (what a caller already holds, e.g. a session's context). */
+  exclude_thread: threadId.optional(),
   agent: agentName.optional(),
 });
 export type SearchInput = z.input<typeof searchInput>;

@@ -37,6 +37,8 @@ function coarseSql(type: SearchType, filters: SearchFilters): string {
   if (filters.since !== null) where.push(`created_ms >= @since_ms`);
   if (filters.until !== null) where.push(`created_ms < @until_ms`);
   if (filters.thread !== null) where.push(`thread_id = @thread`);
+  if (type === 'message' && filters.exclude_thread !== null)
+    where.push(`thread_id != @exclude_thread`);
   if (filters.agent !== null) where.push(`agent_id = @agent`);
   if (type === 'stm') where.push(`expires_ms > @now_ms`);
   return `SELECT rowid FROM vec_index WHERE ${where.join(' AND ')}`;
@@ -66,6 +68,7 @@ export function vectorRetrieve(
     since_ms: int(filters.since_ms),
     until_ms: int(filters.until_ms),
     thread: int(filters.thread),
+    exclude_thread: int(filters.exclude_thread),
     agent: int(filters.agent),
     now_ms: int(filters.now_ms),
   };

@@ -163,6 +163,32 @@ describe('relevantMemories', () => {
     expect(ids).not.toContain(summary.id);
   });
 
+  it('finds what was said elsewhere even when a long session says the same words on every line', async () => {
+    workspace({});
+    const brain = t!.brain;
+    const session = brain.session({ name: 'chat/default', agent: 'assistant', owner: 'ada' });
+    brain.batch(() => {
+      for (let i = 0; i < 200; i++)
+        brain.send({
+          from: 'ada',
+          to: 'assistant',
+          thread: session.thread_id,
+          body: `what did we decide about the boiler? (${i})`,
+        });
+    });
+    const elsewhere = brain.send({
+      from: 'ada',
+      to: 'plumber',
+      body: 'we decided the boiler gets replaced in March',
+    });
+    const found = await relevantMemories(brain, 'what did we decide about the boiler?', {
+      maxTokens: 1000,
+      limit: 5,
+      excludeThread: session.thread_id,
+    });
+    expect(found.map((m) => m.id)).toEqual([elsewhere.id]);
+  });
+
   it('stays within the token budget and the limit', async () => {
     workspace({});
     const brain = t!.brain;

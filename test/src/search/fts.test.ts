@@ -24,6 +24,7 @@ const NO_FILTERS = {
   since_ms: null,
   until_ms: null,
   thread: null,
+  exclude_thread: null,
   agent: null,
   now_ms: 0,
 };

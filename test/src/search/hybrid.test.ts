@@ -35,6 +35,8 @@ describe('vector search', () => {
     expect((await search({ thread: other.thread_id })).hits.map((h) => h.id)).toEqual([other.id]);
     expect((await search({ since: '2026-05-31' })).hits.map((h) => h.id)).toEqual([other.id]);
     expect((await search({ until: '2026-05-31', agent: 'quiet' })).hits).toEqual([]);
+    const without = await search({ exclude_thread: loud.thread_id });
+    expect(without.hits.map((h) => h.id)).toEqual([other.id]);
     const hit = (await search({ agent: 'quiet' })).hits[0]!;
     expect(hit.found_by.vector).toMatchObject({ rank: 1 });
     expect(hit.found_by.fts).toBeUndefined();
