@@ -1,4 +1,4 @@
-import { parseTokens } from '../../mcp/tokens.js';
+import { parseTokens } from '../../src/access/tokens.js';
 import type { Brain, WatchTimers } from '../../src/index.js';
 import { startUi, type RunningUi } from '../../ui/server.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
