@@ -5,6 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { latestVersion, openBrain, type Brain } from '../../../src/index.js';
 import { tempDir } from '../../helpers.js';
 
+/** What migration 0015 adds, taken away again to make an older brain. */
+const UNDO_0015 =
+  'DROP TRIGGER messages_count_sent; DROP TRIGGER messages_uncount_sent; DROP TRIGGER deliveries_count_received; DROP TRIGGER deliveries_uncount_received; DROP TRIGGER deliveries_log_read; DROP TRIGGER acks_log; DROP TABLE agent_counts; DROP TABLE receipt_log; DROP INDEX messages_by_sender;';
+
 let dir: { dir: string; cleanup: () => void } | undefined;
 let brain: Brain | undefined;
 afterEach(() => {
@@ -26,7 +30,8 @@ describe('migration 0010: the assistant’s tables', () => {
     old.exec(
       `DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs;
        DROP TABLE pairings; DROP TABLE owner_targets; DROP TABLE approvals; DROP TABLE approval_rules;
-       DROP TABLE model_usage; DROP TABLE leases; DROP TABLE session_threads; DROP TABLE sessions;`,
+       DROP TABLE model_usage; DROP TABLE leases; DROP TABLE session_threads; DROP TABLE sessions;
+       ${UNDO_0015}`,
     );
     old.pragma('user_version = 9');
     old.close();

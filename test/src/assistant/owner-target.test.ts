@@ -4,6 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openBrain, type Brain } from '../../../src/index.js';
 import { fixedClock, tempBrain, tempDir, type TempBrain } from '../../helpers.js';
 
+/** What migration 0015 adds, taken away again to make an older brain. */
+const UNDO_0015 =
+  'DROP TRIGGER messages_count_sent; DROP TRIGGER messages_uncount_sent; DROP TRIGGER deliveries_count_received; DROP TRIGGER deliveries_uncount_received; DROP TRIGGER deliveries_log_read; DROP TRIGGER acks_log; DROP TABLE agent_counts; DROP TABLE receipt_log; DROP INDEX messages_by_sender;';
+
 let t: TempBrain | undefined;
 let other: { dir: string; brain?: Brain; cleanup: () => void } | undefined;
 afterEach(() => {
@@ -50,7 +54,8 @@ describe('the owner target (migration 0012)', () => {
     openBrain({ dbPath: path }).close();
     const old = new BetterSqlite3(path);
     old.exec(
-      'DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs; DROP TABLE pairings; DROP TABLE owner_targets',
+      'DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs; DROP TABLE pairings; DROP TABLE owner_targets; ' +
+        UNDO_0015,
     );
     old.pragma('user_version = 11');
     old.close();

@@ -2,6 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PAIRING_ALPHABET, PAIRING_TTL_MS } from '../../../src/index.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
+/** What migration 0015 adds, taken away again to make an older brain. */
+const UNDO_0015 =
+  'DROP TRIGGER messages_count_sent; DROP TRIGGER messages_uncount_sent; DROP TRIGGER deliveries_count_received; DROP TRIGGER deliveries_uncount_received; DROP TRIGGER deliveries_log_read; DROP TRIGGER acks_log; DROP TABLE agent_counts; DROP TABLE receipt_log; DROP INDEX messages_by_sender;';
+
 let t: TempBrain | undefined;
 afterEach(() => t?.cleanup());
 
@@ -70,7 +74,8 @@ describe('migration 0013', () => {
     t.brain.close();
     const old = new BetterSqlite3(path);
     old.exec(
-      'DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs; DROP TABLE pairings',
+      'DROP TABLE scheduler_state; DROP TABLE tasks; DROP TABLE reminders; DROP TABLE cron_runs; DROP TABLE pairings; ' +
+        UNDO_0015,
     );
     old.pragma('user_version = 12');
     old.close();
