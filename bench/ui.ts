@@ -1,13 +1,15 @@
 /**
  * Server render time of `brain ui` pages on a big brain: each page's function (the library reads
- * and the HTML) timed in-process, without the socket. Build the brain once with
- * `nice node dist/cli/main.js bench --messages 1000000 --dir DIR --keep`, then:
+ * and the HTML) timed in-process, without the socket; then the change watcher's check after another
+ * connection commits (what every poll of the live pages costs when something was written). Build
+ * the brain once with `nice node dist/cli/main.js bench --messages 1000000 --dir DIR --keep`, then:
  *   npx tsx bench/ui.ts DIR/bench.db [runs]
+ * The watcher part writes (an agent's last-seen time) and so migrates the file: run it on a copy.
  * Goal: ≤ 100 ms per page at 1,000,000 messages.
  */
 import Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
-import { openBrain } from '../src/index.js';
+import { openBrain, watchBrain, type WatchTimers } from '../src/index.js';
 import type { PageContext } from '../ui/layout.js';
 import { agentsPage } from '../ui/pages/agents.js';
 import { inboxPage } from '../ui/pages/inbox.js';
@@ -79,7 +81,7 @@ const pages: Array<[string, () => unknown]> = [
   ['provenance of an atom (chain graph)', () => provenancePage(brain, ctx, linkedAtom.uid)],
   ['provenance of a memory', () => provenancePage(brain, ctx, sourcedStm.uid)],
   ['provenance of a message', () => provenancePage(brain, ctx, `syn_${hex(message.uid)}`)],
-  ['agents (counts over the newest 10,000 messages)', () => agentsPage(brain, ctx)],
+  ['agents (exact counts, latest 3 each)', () => agentsPage(brain, ctx)],
 ];
 
 console.log(
@@ -112,4 +114,30 @@ for (const [name, render] of pages) {
       at(cpu, 0.5).padStart(10),
   );
 }
+
+// The watcher: a commit by another connection (an agent's last-seen time: nothing the watcher
+// reports), then one check, which reads data_version and every high-water mark's range.
+const writer = openBrain({ dbPath: db });
+let tick: (() => void) | undefined;
+const timers: WatchTimers = {
+  setInterval: (fn) => (tick = fn),
+  clearInterval: () => (tick = undefined),
+};
+const watcher = watchBrain(brain, { timers });
+const stop = watcher.onChanges(() => {});
+const checks: number[] = [];
+for (let i = 0; i < runs * 10; i++) {
+  writer.touchAgent('bench-watcher');
+  const t0 = performance.now();
+  tick?.();
+  checks.push(performance.now() - t0);
+}
+stop();
+writer.close();
+checks.sort((a, b) => a - b);
+console.log(
+  'watcher check after a commit elsewhere'.padEnd(50) +
+    checks[Math.floor(checks.length / 2)]!.toFixed(3).padStart(10) +
+    checks[Math.floor(checks.length * 0.9)]!.toFixed(3).padStart(10),
+);
 brain.close();

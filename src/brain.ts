@@ -34,7 +34,7 @@ import {
   type MarkReadInput,
   type InboxInput,
 } from './messaging/inbox.js';
-import { getMessage, sendMessage, type SendInput } from './messaging/messages.js';
+import { getMessage, getThreadMessage, sendMessage, type SendInput } from './messaging/messages.js';
 import { poll, touchAgent } from './messaging/poll.js';
 import {
   getThread,
@@ -163,6 +163,8 @@ export interface Brain {
 
   send: (input: SendInput) => ReturnType<typeof sendMessage>;
   getMessage: (id: string) => ReturnType<typeof getMessage>;
+  /** A message with its receipts and acks, as a thread's history shows it. */
+  getThreadMessage: (id: string) => ReturnType<typeof getThreadMessage>;
   poll: (agent: string) => ReturnType<typeof poll>;
   peek: (input: InboxInput) => ReturnType<typeof peekInbox>;
   read: (input: InboxInput) => ReturnType<typeof readInbox>;
@@ -336,6 +338,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
 
     send: (input) => sendMessage(ctx, input),
     getMessage: (id) => getMessage(ctx, id),
+    getThreadMessage: (id) => getThreadMessage(ctx, id),
     poll: (agent) => poll(ctx, agent),
     peek: (input) => peekInbox(ctx, input),
     read: (input) => readInbox(ctx, input),

@@ -47,6 +47,9 @@ export {
   watchBrain,
   type BrainWatcher,
   type ArrivedMessage,
+  type BrainChanges,
+  type NewMemory,
+  type NewReceipt,
   type WatchOptions,
   type WatchTimers,
 } from './messaging/watch.js';

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ArrivedMessage, BrainWatcher } from '../src/index.js';
+import type { BrainChanges, BrainWatcher } from '../src/index.js';
 
 export interface EventHub {
-  /** Answer with a server-sent event stream of new messages until the client goes. */
+  /** Answer with a server-sent event stream of changes until the client goes. */
   attach(req: IncomingMessage, res: ServerResponse): void;
   close(): void;
 }
@@ -11,22 +11,36 @@ const KEEPALIVE_MS = 25_000;
 
 /**
  * Server-sent events fed by the change watcher (the one the MCP server's notifications use):
- * each new message is one `message` event carrying its id, thread, sender and recipients — never
- * its body; the page fetches what it shows through the usual escaping.
+ * `message` (id, thread, sender, recipients), `memory` (a new STM entry or atom: its id, type,
+ * agent, source message and that message's thread) and `receipt` (a message read or acked: the
+ * message, its thread, the agent, read or ack). Never a body or a memory's text: the page fetches
+ * what it shows through the usual escaping.
  */
 export function openEvents(watcher: BrainWatcher): EventHub {
   const clients = new Set<ServerResponse>();
   let unsubscribe: (() => void) | undefined;
-  const broadcast = (messages: ArrivedMessage[]) => {
-    for (const m of messages) {
-      const data = JSON.stringify({
+  const send = (event: string, data: unknown) => {
+    const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const res of clients) res.write(text);
+  };
+  const broadcast = (changes: BrainChanges) => {
+    for (const m of changes.messages)
+      send('message', { id: m.id, thread_id: m.thread_id, from: m.from, recipients: m.recipients });
+    for (const m of changes.memories)
+      send('memory', {
+        type: m.type,
         id: m.id,
+        agent: m.agent,
+        source_message_id: m.source_message_id,
         thread_id: m.thread_id,
-        from: m.from,
-        recipients: m.recipients,
       });
-      for (const res of clients) res.write(`event: message\ndata: ${data}\n\n`);
-    }
+    for (const r of changes.receipts)
+      send('receipt', {
+        kind: r.kind,
+        message_id: r.message_id,
+        thread_id: r.thread_id,
+        agent: r.agent,
+      });
   };
   const keepalive = setInterval(() => {
     for (const res of clients) res.write(`: keepalive\n\n`);
@@ -41,7 +55,7 @@ export function openEvents(watcher: BrainWatcher): EventHub {
       });
       res.write(`retry: 2000\n: connected\n\n`);
       clients.add(res);
-      unsubscribe ??= watcher.onMessages(broadcast);
+      unsubscribe ??= watcher.onChanges(broadcast);
       req.on('close', () => {
         clients.delete(res);
         if (clients.size === 0) {

@@ -1,7 +1,14 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import { BrainError, formatZodError, loadConfig, openBrain } from '../src/index.js';
-import { readTokensFile } from '../mcp/tokens.js';
+import {
+  BrainError,
+  createEmbedder,
+  formatZodError,
+  loadConfig,
+  openBrain,
+  type Embedder,
+} from '../src/index.js';
+import { readTokensFile } from '../src/access/tokens.js';
 import { startUi } from './server.js';
 
 const uiOptions = z.object({
@@ -39,6 +46,26 @@ export async function runUi(
     reader.close();
     writer.close();
   };
+  // The query embedder as `brain search` makes it; made again while it is undefined (the brain
+  // has no vectors yet), kept once made.
+  let embedder: Promise<Embedder | undefined> | undefined;
+  const searchEmbedder = () => {
+    embedder ??= createEmbedder(config, {
+      brain: reader,
+      purpose: 'search',
+      notice: (line) => note(`brain ui: ${line}`),
+    }).then(
+      (made) => {
+        if (!made) embedder = undefined;
+        return made;
+      },
+      (err: unknown) => {
+        embedder = undefined; // try again at the next search
+        throw err;
+      },
+    );
+    return embedder;
+  };
   let running;
   try {
     running = await startUi({
@@ -46,6 +73,7 @@ export async function runUi(
       port: opts.port,
       reader,
       writer,
+      searchEmbedder,
       ...(tokens ? { tokens: tokens.table } : {}),
       onError: (err) => note(`brain ui: ${err instanceof Error ? err.message : String(err)}`),
     });

@@ -10,15 +10,15 @@ import {
   type Brain,
   type WatchTimers,
 } from '../src/index.js';
-import { allowedHost, isLoopback } from '../mcp/origin.js';
-import type { TokenTable } from '../mcp/tokens.js';
+import { allowedHost, isLoopback } from '../src/access/origin.js';
+import type { TokenTable } from '../src/access/tokens.js';
 import { html, type Html } from './html.js';
 import { page, type PageContext } from './layout.js';
 import { agentsPage } from './pages/agents.js';
 import { assistantHasData, assistantPage } from './pages/assistant.js';
 import { inboxPage } from './pages/inbox.js';
 import { provenancePage } from './pages/provenance.js';
-import { searchPage } from './pages/search.js';
+import { searchPage, type SearchEmbedder } from './pages/search.js';
 import { startPage } from './pages/start.js';
 import { messageArticle, threadPage, threadsPage } from './pages/threads.js';
 import { Query } from './query.js';
@@ -33,6 +33,11 @@ export interface UiOptions {
   reader: Brain;
   /** Approvals are settled through this one. */
   writer: Brain;
+  /**
+   * The query embedder for search (as `brain search` makes it); asked at each search, so it may
+   * appear once the brain has vectors. Without it search is by words.
+   */
+  searchEmbedder?: SearchEmbedder;
   /** Required beyond loopback: a login asks for one of these tokens once. */
   tokens?: TokenTable;
   /** Served over https by a proxy in front: cookies get Secure, Origins are https. */
@@ -165,7 +170,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     else if (parts[0] === 'threads' && parts.length === 2)
       body = threadPage(reader, ctx, parts[1]!, q);
     else if (parts[0] === 'inbox' && parts.length === 2) body = inboxPage(reader, ctx, parts[1]!);
-    else if (path === '/search') body = await searchPage(reader, ctx, q);
+    else if (path === '/search') body = await searchPage(reader, ctx, q, options.searchEmbedder);
     else if (parts[0] === 'provenance' && parts.length === 2)
       body = provenancePage(reader, ctx, parts[1]!);
     else if (path === '/assistant' && ctx.assistant)
@@ -178,14 +183,11 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     send(res, 200, body);
   };
 
-  /** One message as the thread page shows it, for the live script to insert. */
+  /** One message as the thread page shows it (receipts, acks, what was learned), for the live script. */
   const messageFragment = (id: string): Html | undefined => {
-    const message = reader.getMessage(id);
+    const message = reader.getThreadMessage(id);
     if (!message) return undefined;
-    return messageArticle(
-      { ...message, receipts: [], acks: [] },
-      reader.derivedFromMessages([id]).get(id),
-    );
+    return messageArticle(message, reader.derivedFromMessages([message.id]).get(message.id));
   };
 
   const login = async (req: IncomingMessage, res: ServerResponse, method: string) => {

@@ -63,7 +63,7 @@ export function registerMcp(program: Command, globals: Globals): void {
         ] = await Promise.all([
           import('../../mcp/http.js'),
           import('../../mcp/log.js'),
-          import('../../mcp/tokens.js'),
+          import('../../src/access/tokens.js'),
           import('../../mcp/embedding.js'),
           import('../../mcp/background.js'),
         ]);

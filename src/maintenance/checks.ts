@@ -1,6 +1,7 @@
 import { isoSql } from '../clock.js';
 import { hasRankFunction, rankExtensionPath } from '../db/rank-extension.js';
 import { messageIdSql, threadIdSql } from '../ids.js';
+import { agentCountsCheck } from './agent-counts-check.js';
 import { MAX_LISTED, listed, type DoctorCheck } from './check.js';
 import { ftsCheck } from './fts-check.js';
 import { vectorsCheck } from './vectors-check.js';
@@ -172,6 +173,7 @@ export const DOCTOR_CHECKS: readonly DoctorCheck[] = [
   integrityCheck,
   ftsCheck,
   threadCountersCheck,
+  agentCountsCheck,
   deliveriesCheck,
   vectorsCheck,
   rankingCheck,

@@ -13,6 +13,7 @@ import {
   threadId,
 } from '../validation.js';
 import { runSend, type SendArgs, type SendResult } from './send-run.js';
+import { threadMessageByKey, type ThreadMessage } from './thread-run.js';
 import {
   MESSAGE_SELECT,
   toMessageRecord,
@@ -33,6 +34,12 @@ export function getMessage(ctx: BrainContext, id: string): MessageRecord | undef
   if (key === undefined) return undefined;
   const row = ctx.q.get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.uid = ?`).get(key);
   return row && toMessageRecord(row);
+}
+
+/** A message with its receipts and acks (as in a thread's history), or undefined. */
+export function getThreadMessage(ctx: BrainContext, id: string): ThreadMessage | undefined {
+  const key = messageKey(lookupKey(id, 'id'));
+  return key === undefined ? undefined : threadMessageByKey(ctx, key);
 }
 
 /** The row id of a message, by its public id. */

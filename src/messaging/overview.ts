@@ -25,79 +25,63 @@ export interface AgentActivity {
   last_seen_at: string;
   /** All its unread messages (from the partial index of unread deliveries). */
   unread: number;
-  /** Messages it sent among the brain's newest `window` messages. */
+  /** Messages it sent, over all history. */
   sent: number;
-  /** Messages delivered to it among the brain's newest `window` messages. */
+  /** Messages delivered to it (a broadcast counts once per recipient), over all history. */
   received: number;
-  /** Its latest messages among the brain's newest `window` ones, newest first. */
+  /** Its latest messages, newest first. */
   latest: MessageRecord[];
 }
 
 const activityInput = z.strictObject({
-  /** How many of the brain's newest messages the sent, received and latest figures look at. */
-  window: z.coerce.number().int().min(1).max(100_000).default(10_000),
   latest: z.coerce.number().int().min(0).max(20).default(3),
 });
 export type AgentActivityInput = z.input<typeof activityInput>;
 
 /**
- * Every agent with its unread count and its recent activity: messages sent and received and its
- * latest messages among the newest `window` messages of the brain. Counting over all history
- * would read whole tables (seconds at 1M messages); the window costs the rows it holds.
+ * Every agent with its unread count, its messages sent and received over all history, and its
+ * latest messages. The counts are rows kept by triggers (migration 0015), the latest messages one
+ * seek each in the index by sender: the cost follows the number of agents, not of messages.
  */
 export function agentActivity(ctx: BrainContext, input: AgentActivityInput = {}): AgentActivity[] {
   const args = parseInput(activityInput, input);
   const agents = ctx.q
-    .get<[], { id: number; name: string; display_name: string | null; last_seen_at: string }>(
-      `SELECT id, name, display_name, ${isoSql('last_seen_at')} AS last_seen_at FROM agents ORDER BY name`,
+    .get<
+      [],
+      {
+        id: number;
+        name: string;
+        display_name: string | null;
+        last_seen_at: string;
+        sent: number | null;
+        received: number | null;
+      }
+    >(
+      `SELECT a.id, a.name, a.display_name, ${isoSql('a.last_seen_at')} AS last_seen_at, c.sent, c.received
+       FROM agents a LEFT JOIN agent_counts c ON c.agent_id = a.id ORDER BY a.name`,
     )
     .all();
-  const counts = (sql: string, ...params: number[]) =>
-    new Map(
-      ctx.q
-        .get<number[], { agent: number; n: number }>(sql)
-        .all(...params)
-        .map((r) => [r.agent, r.n]),
-    );
-  const unread = counts(
-    `SELECT agent_id AS agent, count(*) AS n FROM deliveries WHERE read_at IS NULL GROUP BY agent_id`,
-  );
-  const first =
+  const unread = new Map(
     ctx.q
-      .get<[number], { id: number | null }>(
-        `SELECT min(id) AS id FROM (SELECT id FROM messages ORDER BY id DESC LIMIT ?)`,
+      .get<[], { agent: number; n: number }>(
+        `SELECT agent_id AS agent, count(*) AS n FROM deliveries WHERE read_at IS NULL GROUP BY agent_id`,
       )
-      .get(args.window)?.id ?? 0;
-  const sent = counts(
-    `SELECT from_agent AS agent, count(*) AS n FROM messages WHERE id >= ? GROUP BY from_agent`,
-    first,
+      .all()
+      .map((r) => [r.agent, r.n]),
   );
-  const received = counts(
-    `SELECT agent_id AS agent, count(*) AS n FROM deliveries WHERE message_id >= ? GROUP BY agent_id`,
-    first,
+  const latestOf = ctx.q.get<[number, number], MessageRow>(
+    `${MESSAGE_SELECT} WHERE m.id IN
+       (SELECT id FROM messages WHERE from_agent = ? ORDER BY created_at DESC, id DESC LIMIT ?)
+     ORDER BY m.created_at DESC, m.id DESC`,
   );
-  const latest = new Map<string, MessageRecord[]>();
-  if (args.latest > 0) {
-    const rows = ctx.q
-      .get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.id >= ? ORDER BY m.id DESC`)
-      .iterate(first);
-    let full = 0;
-    for (const row of rows) {
-      const list = latest.get(row.from) ?? [];
-      if (list.length >= args.latest) continue;
-      list.push(toMessageRecord(row));
-      latest.set(row.from, list);
-      if (list.length === args.latest && ++full === agents.length) break; // everyone has theirs
-    }
-  }
   return agents.map((a) => ({
     name: a.name,
     display_name: a.display_name,
     last_seen_at: a.last_seen_at,
     unread: unread.get(a.id) ?? 0,
-    sent: sent.get(a.id) ?? 0,
-    received: received.get(a.id) ?? 0,
-    latest: latest.get(a.name) ?? [],
+    sent: a.sent ?? 0,
+    received: a.received ?? 0,
+    latest: args.latest > 0 ? latestOf.all(a.id, args.latest).map(toMessageRecord) : [],
   }));
 }
 

@@ -92,24 +92,34 @@ export function runThreadHistory(ctx: BrainContext, args: HistoryArgs): ThreadHi
     )
     .all(row.rowid, args.limit + 1, args.offset);
   const more = rows.length > args.limit;
-  const page = rows.slice(0, args.limit);
+  return {
+    thread: toThreadRecord(row),
+    messages: withReceipts(ctx, rows.slice(0, args.limit)),
+    next_offset: more ? args.offset + args.limit : null,
+  };
+}
+
+/** One message with its receipts and acks, by its row key (`uid`), as a thread page shows it. */
+export function threadMessageByKey(ctx: BrainContext, key: number): ThreadMessage | undefined {
+  const row = ctx.q.get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.uid = ?`).get(key);
+  return row && withReceipts(ctx, [row])[0];
+}
+
+/** Messages with each one's receipts (one per recipient, by name) and acks. */
+function withReceipts(ctx: BrainContext, rows: MessageRow[]): ThreadMessage[] {
   const acks = acksFor(
     ctx,
-    page.map((r) => r.rowid),
+    rows.map((r) => r.rowid),
   );
   const receipts = ctx.q.get<[number], { agent: string; read_at: number | null }>(
     `SELECT a.name AS agent, d.read_at FROM deliveries d JOIN agents a ON a.id = d.agent_id
      WHERE d.message_id = ? ORDER BY a.name`,
   );
-  return {
-    thread: toThreadRecord(row),
-    messages: page.map((r) => ({
-      ...toMessageRecord(r),
-      receipts: receipts
-        .all(r.rowid)
-        .map((d): Receipt => ({ agent: d.agent, read_at: isoOfMillis(d.read_at) })),
-      acks: acks.get(r.rowid) ?? [],
-    })),
-    next_offset: more ? args.offset + args.limit : null,
-  };
+  return rows.map((r) => ({
+    ...toMessageRecord(r),
+    receipts: receipts
+      .all(r.rowid)
+      .map((d): Receipt => ({ agent: d.agent, read_at: isoOfMillis(d.read_at) })),
+    acks: acks.get(r.rowid) ?? [],
+  }));
 }

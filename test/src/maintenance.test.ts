@@ -52,6 +52,7 @@ describe('brain doctor', () => {
       'integrity',
       'fts',
       'thread_counters',
+      'agent_counts',
       'deliveries',
       'vectors',
       'ranking',
@@ -124,6 +125,18 @@ describe('brain doctor', () => {
     ]);
     await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'c.db') });
     expect(t.brain.getThread(ids.thread)!.last_message_at).toBe('2026-01-01T00:00:00.000Z');
+  });
+
+  it('finds and recounts agents whose sent and received counts disagree with their rows', async () => {
+    connectionOf(t.brain).prepare(`UPDATE agent_counts SET sent = sent + 5, received = 0`).run();
+    const found = problemsOf(await t.brain.doctor(), 'agent_counts');
+    expect(found.some((p) => /is counted as sending \d+ messages but sent \d+/.test(p))).toBe(true);
+    expect(found.some((p) => /is counted as receiving 0 messages but received \d+/.test(p))).toBe(
+      true,
+    );
+    const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'd.db') });
+    expect(repaired.ok).toBe(true);
+    expect(problemsOf(await t.brain.doctor(), 'agent_counts')).toEqual([]);
   });
 
   it('finds deliveries that break the rules; repairs what it can and leaves the rest to a person', async () => {

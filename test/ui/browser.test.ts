@@ -165,6 +165,68 @@ if (missing) {
       await page.locator('#live').getByText('New message from nova').waitFor({ timeout: 10_000 });
     });
 
+    it('shows a read, an ack and a memory written by other processes without a reload', async () => {
+      const writer = openBrain({ dbPath });
+      const sent = writer.send({
+        from: 'atlas',
+        to: 'nova',
+        thread: seeded.thread,
+        body: 'please acknowledge this one',
+      });
+      writer.close();
+      await visit(`/threads/${seeded.thread}`, 'thread-before-receipts');
+      await page.evaluate('window.__sameDocument = true');
+      const item = page.locator(`[id="${sent.id}"]`);
+      await item.locator('.receipts').getByText('unread').waitFor({ timeout: 10_000 });
+      const cli = (...args: string[]) => runCli(['--db', dbPath, '--agent', 'nova', ...args]);
+      const acked = await cli('ack', sent.id, '--body', 'done by another process');
+      expect(acked.code, acked.stderr).toBe(0);
+      await item.locator('.acks').getByText('done by another process').waitFor({ timeout: 10_000 });
+      await expect(item.locator('.receipts').textContent()).resolves.toMatch(/nova:\s*read/);
+      const remembered = await cli('remember', 'learned live from the ack', '--source', sent.id);
+      expect(remembered.code, remembered.stderr).toBe(0);
+      await item.locator('.learned').getByText('learned live from the ack').waitFor({
+        timeout: 10_000,
+      });
+      await page.screenshot({ path: join(shots, 'thread-after-receipts.png'), fullPage: true });
+      expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    });
+
+    it('updates the counts on the agents and start pages without a reload', async () => {
+      const counts = () => page.locator('#agent-nova + p.meta').textContent();
+      await visit('/agents', 'agents-before-live');
+      await page.evaluate('window.__sameDocument = true');
+      const received = Number(/(\d+) received/.exec((await counts())!)![1]);
+      const sent = await runCli([
+        '--db',
+        dbPath,
+        '--agent',
+        'atlas',
+        'send',
+        '--to',
+        'nova',
+        '--body',
+        'count me',
+      ]);
+      expect(sent.code, sent.stderr).toBe(0);
+      await page
+        .locator('#agent-nova + p.meta')
+        .getByText(`${received + 1} received`)
+        .waitFor({ timeout: 10_000 });
+      await visit('/', 'start-before-read');
+      await page.evaluate('window.__sameDocument = true');
+      const unread = page.locator('#start-agents a[href="/inbox/nova"].badge');
+      const before = Number(/\d+/.exec((await unread.textContent())!)![0]);
+      expect(before).toBeGreaterThan(0);
+      const read = await runCli(['--db', dbPath, '--agent', 'nova', 'read', '--limit', '1']);
+      expect(read.code, read.stderr).toBe(0);
+      await page
+        .locator('#start-agents')
+        .getByText(`${before - 1} unread`)
+        .waitFor({ timeout: 10_000 });
+      expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    });
+
     it('is usable on a phone-sized screen and by keyboard', async () => {
       await page.setViewportSize({ width: 375, height: 700 });
       await visit(`/threads/${seeded.thread}`, 'thread-phone');

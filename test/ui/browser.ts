@@ -38,10 +38,14 @@ export interface UiProcess {
 }
 
 /** `brain ui --port 0` as a real process on the given database; resolves with its URL. */
-export function spawnUi(dbPath: string, extra: string[] = []): Promise<UiProcess> {
+export function spawnUi(
+  dbPath: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<UiProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, '--db', dbPath, 'ui', '--port', '0', ...extra], {
-      env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1' },
+      env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -1,5 +1,6 @@
-import { parseTokens } from '../../mcp/tokens.js';
+import { parseTokens } from '../../src/access/tokens.js';
 import type { Brain, WatchTimers } from '../../src/index.js';
+import type { SearchEmbedder } from '../../ui/pages/search.js';
 import { startUi, type RunningUi } from '../../ui/server.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
 import { seedBrain, type Seeded } from './seed.js';
@@ -34,7 +35,7 @@ export interface UiFixture {
 
 /** A seeded brain in a temp folder served by `brain ui` on 127.0.0.1:0. */
 export async function startFixture(
-  options: { tokens?: boolean; seed?: boolean } = {},
+  options: { tokens?: boolean; seed?: boolean; searchEmbedder?: SearchEmbedder } = {},
 ): Promise<UiFixture> {
   const temp = tempBrain();
   const seeded = options.seed === false ? (undefined as unknown as Seeded) : seedBrain(temp.brain);
@@ -47,6 +48,7 @@ export async function startFixture(
     reader,
     writer,
     timers,
+    ...(options.searchEmbedder ? { searchEmbedder: options.searchEmbedder } : {}),
     ...(options.tokens ? { tokens: parseTokens(`${TOKEN} owner\n`) } : {}),
   });
   const base = ui.url.replace(/\/$/, '');

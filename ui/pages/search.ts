@@ -1,4 +1,10 @@
-import { SEARCH_TYPES, type Brain, type SearchHit, type SearchType } from '../../src/index.js';
+import {
+  SEARCH_TYPES,
+  type Brain,
+  type Embedder,
+  type SearchHit,
+  type SearchType,
+} from '../../src/index.js';
 import { html, href, seg, type Html } from '../html.js';
 import { agentLink, empty, page, time, type PageContext } from '../layout.js';
 import type { Query } from '../query.js';
@@ -9,8 +15,20 @@ const TYPE_LABELS: Record<SearchType, string> = {
   atom: 'atoms',
 };
 
-/** One box over messages, memories and atoms, with the CLI's filters; each hit says who found it. */
-export async function searchPage(brain: Brain, ctx: PageContext, q: Query): Promise<Html> {
+/** The query embedder, found when a search needs it (undefined: words only). */
+export type SearchEmbedder = () => Promise<Embedder | undefined>;
+
+/**
+ * One box over messages, memories and atoms, with the CLI's filters and its search: words and, when
+ * the brain has vectors and an embedder answers, meaning (hybrid); words alone with the library's
+ * notice when the embedder does not answer. Each hit says which retrievers found it.
+ */
+export async function searchPage(
+  brain: Brain,
+  ctx: PageContext,
+  q: Query,
+  embedder: SearchEmbedder = () => Promise.resolve(undefined),
+): Promise<Html> {
   const query = q.text('q', 1000);
   const chosen = q
     .all('types')
@@ -49,16 +67,28 @@ export async function searchPage(brain: Brain, ctx: PageContext, q: Query): Prom
     </p>
   </form>`;
   if (!query) return page('Search', ctx, form);
-  const result = await brain.searchHybrid({
-    query,
-    types,
-    limit: 50,
-    ...(since ? { since } : {}),
-    ...(until ? { until } : {}),
-    ...(thread ? { thread } : {}),
-    ...(from ? { agent: from } : {}),
-  });
-  const notices = result.notices.map((n) => html`<p class="notice">${n}</p>`);
+  let made: Embedder | undefined;
+  let failed: string | undefined;
+  try {
+    made = await embedder();
+  } catch (err) {
+    failed = `no query embedder (${err instanceof Error ? err.message : String(err)}): searched by words only`;
+  }
+  const result = await brain.searchHybrid(
+    {
+      query,
+      types,
+      limit: 50,
+      ...(since ? { since } : {}),
+      ...(until ? { until } : {}),
+      ...(thread ? { thread } : {}),
+      ...(from ? { agent: from } : {}),
+    },
+    { embedder: made },
+  );
+  const notices = [...(failed ? [failed] : []), ...result.notices].map(
+    (n) => html`<p class="notice">${n}</p>`,
+  );
   const hits =
     result.hits.length === 0
       ? empty('Nothing found.')

@@ -40,16 +40,17 @@ export function startPage(brain: Brain, ctx: PageContext): Html {
     'What is going on',
     ctx,
     html`<div class="columns">
-      <section aria-labelledby="h-threads">
+      <section aria-labelledby="h-threads" id="start-threads" data-refresh>
         <h2 id="h-threads">Latest threads</h2>
         ${threadList}
         <p><a href="/threads">All threads</a></p>
       </section>
-      <section aria-labelledby="h-agents">
+      <section aria-labelledby="h-agents" id="start-agents" data-refresh>
         <h2 id="h-agents">Agents</h2>
         ${agentList}
         <p><a href="/agents">What each agent is doing</a></p>
       </section>
     </div>`,
+    'refresh',
   );
 }

@@ -1,11 +1,16 @@
-// brain ui: live updates. New messages arrive as server-sent events (id, thread, sender — never
-// a body); a thread page showing its latest messages fetches each new one as server-rendered,
-// escaped HTML; other pages announce it in the live region with a link. No inline script anywhere.
+// brain ui: live updates. Changes arrive as server-sent events carrying ids only (never a body):
+// `message` (a new message), `memory` (a new STM entry or atom, with its source message) and
+// `receipt` (a message read or acked). What the page shows is fetched again as server-rendered,
+// escaped HTML: a thread page replaces or appends one message at a time; pages marked
+// data-live="refresh" (start, agents) reload their [data-refresh] parts; other pages announce new
+// messages in the live region with a link. No inline script anywhere.
 (function () {
   'use strict';
   if (!('EventSource' in window)) return;
   var live = document.getElementById('live');
   var list = document.getElementById('messages');
+  var mode = document.body.getAttribute('data-live');
+  var thread = list ? list.getAttribute('data-thread') : null;
 
   function announce(m) {
     if (!live) return;
@@ -19,34 +24,98 @@
     while (live.childNodes.length > 5) live.removeChild(live.lastChild);
   }
 
-  function append(m) {
-    if (document.getElementById(m.id)) return;
-    fetch('/fragments/message/' + encodeURIComponent(m.id), { credentials: 'same-origin' })
-      .then(function (r) {
-        return r.ok ? r.text() : '';
-      })
-      .then(function (text) {
-        if (!text || document.getElementById(m.id)) return;
-        list.insertAdjacentHTML('beforeend', text);
-        var item = document.getElementById(m.id);
-        if (item) item.classList.add('new');
-      });
+  function fragment(id) {
+    return fetch('/fragments/message/' + encodeURIComponent(id), {
+      credentials: 'same-origin',
+    }).then(function (r) {
+      return r.ok ? r.text() : '';
+    });
+  }
+
+  function append(id) {
+    if (document.getElementById(id)) return;
+    fragment(id).then(function (text) {
+      if (!text || document.getElementById(id)) return;
+      list.insertAdjacentHTML('beforeend', text);
+      var item = document.getElementById(id);
+      if (item) item.classList.add('new');
+    });
+  }
+
+  // A message already on the page got a receipt, an ack or a memory: draw it again.
+  var pending = {};
+  function redraw(id) {
+    if (!document.getElementById(id) || pending[id]) return;
+    pending[id] = true;
+    fragment(id).then(function (text) {
+      delete pending[id];
+      var old = document.getElementById(id);
+      if (!text || !old) return;
+      old.insertAdjacentHTML('afterend', text);
+      old.parentNode.removeChild(old);
+      var item = document.getElementById(id);
+      if (item) item.classList.add('changed');
+    });
+  }
+
+  // Start and agents pages: fetch the page again (at most every half second) and swap the parts
+  // marked data-refresh, found by id.
+  var refreshTimer = null;
+  function refresh() {
+    if (refreshTimer !== null) return;
+    refreshTimer = window.setTimeout(function () {
+      fetch(window.location.href, { credentials: 'same-origin' })
+        .then(function (r) {
+          return r.ok ? r.text() : '';
+        })
+        .then(
+          function (text) {
+            refreshTimer = null;
+            if (!text) return;
+            var doc = new window.DOMParser().parseFromString(text, 'text/html');
+            var parts = document.querySelectorAll('[data-refresh][id]');
+            for (var i = 0; i < parts.length; i++) {
+              var fresh = doc.getElementById(parts[i].id);
+              if (fresh) parts[i].replaceWith(document.importNode(fresh, true));
+            }
+          },
+          function () {
+            refreshTimer = null;
+          },
+        );
+    }, 500);
+  }
+
+  function parse(event) {
+    try {
+      return JSON.parse(event.data);
+    } catch {
+      return null; // not ours: ignore it
+    }
   }
 
   var source = new EventSource('/events');
   source.addEventListener('message', function (event) {
-    var m;
-    try {
-      m = JSON.parse(event.data);
-    } catch {
-      return; // not ours: ignore it
-    }
-    if (list && list.getAttribute('data-thread') === m.thread_id) {
-      if (list.getAttribute('data-append') === 'yes') append(m);
+    var m = parse(event);
+    if (!m) return;
+    if (mode === 'refresh') refresh();
+    if (list && thread === m.thread_id) {
+      if (list.getAttribute('data-append') === 'yes') append(m.id);
       else announce(m);
     } else {
       announce(m);
     }
+  });
+  source.addEventListener('receipt', function (event) {
+    var r = parse(event);
+    if (!r) return;
+    if (mode === 'refresh') refresh();
+    if (list && thread === r.thread_id) redraw(r.message_id);
+  });
+  source.addEventListener('memory', function (event) {
+    var m = parse(event);
+    if (!m) return;
+    if (list && m.thread_id && thread === m.thread_id) redraw(m.source_message_id);
   });
   window.addEventListener('pagehide', function () {
     source.close();

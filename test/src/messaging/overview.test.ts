@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectionOf } from '../../../src/brain.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
@@ -16,9 +17,31 @@ describe('agentActivity', () => {
     expect(byName.nova).toMatchObject({ sent: 2, received: 1, unread: 1 });
     expect(byName.helios).toMatchObject({ sent: 1, received: 2, unread: 1 });
     expect(byName.nova!.latest.map((m) => m.body)).toEqual(['two']);
-    const recent = Object.fromEntries(b.agentActivity({ window: 1 }).map((x) => [x.name, x]));
-    expect(recent.nova).toMatchObject({ sent: 0, received: 1, unread: 1, latest: [] });
-    expect(recent.helios).toMatchObject({ sent: 1, received: 0 });
+  });
+
+  it('counts over all history and finds an agent’s latest messages however long ago it wrote', () => {
+    t = tempBrain();
+    const b = t.brain;
+    const first = b.send({ from: 'quiet', to: 'helios', body: 'long ago' });
+    for (let i = 0; i < 30; i++)
+      b.send({ from: 'nova', to: 'helios', thread: first.thread_id, body: `chatter ${i}` });
+    b.send({ from: 'quiet', body: 'to everyone' }); // delivered to nova and helios
+    const byName = Object.fromEntries(b.agentActivity({ latest: 2 }).map((x) => [x.name, x]));
+    expect(byName.quiet).toMatchObject({ sent: 2, received: 0 });
+    expect(byName.quiet!.latest.map((m) => m.body)).toEqual(['to everyone', 'long ago']);
+    expect(byName.nova).toMatchObject({ sent: 30, received: 1 });
+    expect(byName.helios).toMatchObject({ sent: 0, received: 32, latest: [] });
+  });
+
+  it('keeps the counts in step when a repair removes a delivery', () => {
+    t = tempBrain();
+    const b = t.brain;
+    b.send({ from: 'nova', to: 'helios', body: 'one' });
+    // What `brain doctor --repair` does to a delivery of a vanished agent: a delete in SQL.
+    connectionOf(b).prepare(`DELETE FROM deliveries`).run();
+    const byName = Object.fromEntries(b.agentActivity().map((x) => [x.name, x]));
+    expect(byName.helios).toMatchObject({ received: 0, unread: 0 });
+    expect(byName.nova).toMatchObject({ sent: 1 });
   });
 });
 

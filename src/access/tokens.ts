@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { BrainError, agentName } from '../src/index.js';
+import { BrainError } from '../errors.js';
+import { agentName } from '../validation.js';
 
 /** Bearer tokens of `brain serve`, each naming the agent its holder acts as. */
 export interface TokenTable {
