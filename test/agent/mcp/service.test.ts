@@ -34,9 +34,9 @@ describe('the mcp component in the service', { timeout: 60_000 }, () => {
     s = await serviceFixture({
       file: { mcpServers: { a: fix(['echo']), broken: { command: '' } } },
     });
-    mcp = buildComponents(s.config, { brain: s.t.brain, clock: s.host.clock, log: s.log }).find(
-      (c) => c.name === 'mcp',
-    )!;
+    mcp = (
+      await buildComponents(s.config, { brain: s.t.brain, clock: s.host.clock, log: s.log })
+    ).find((c) => c.name === 'mcp')!;
     s.host.setComponents([mcp]);
     await mcp.start(s.host);
     expect(s.logs).toContainEqual({
