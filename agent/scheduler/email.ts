@@ -140,7 +140,8 @@ export function createEmailWatcher(): EmailComponent {
       untrusted(`email:${job.name}`, block),
     ].join('\n');
     const result = await inflight.turn(
-      scheduledTurn(h, { session: `email/${job.name}`, text, source: 'email' }),
+      // Other people's mail is the text: the turn is not the owner's to drive.
+      scheduledTurn(h, { session: `email/${job.name}`, text, source: 'email', foreignText: true }),
     ).done;
     const reply = result.reply.trim();
     if (result.cancelled)
