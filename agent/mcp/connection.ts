@@ -14,7 +14,8 @@ import type { McpServerConfig } from './config.js';
 
 /**
  * The MCP SDK, loaded when the first server connects rather than with `brain agent`: a service
- * with no MCP servers configured never loads it.
+ * with no MCP servers configured never loads it. Node keeps what it imported: a later connection
+ * gets the same modules at once.
  */
 type Sdk = Awaited<ReturnType<typeof importSdk>>;
 async function importSdk() {
@@ -31,12 +32,6 @@ async function importSdk() {
     McpError: types.McpError,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
   };
-}
-let sdkLoad: Promise<Sdk> | undefined;
-function loadSdk(): Promise<Sdk> {
-  sdkLoad ??= importSdk();
-  sdkLoad.catch(() => (sdkLoad = undefined));
-  return sdkLoad;
 }
 
 /** The timer the backoff waits on; tests hand in one they fire by hand. */
@@ -175,7 +170,7 @@ export class ServerConnection {
     this.state = 'connecting';
     let sdk: Sdk;
     try {
-      sdk = await loadSdk();
+      sdk = await importSdk();
     } catch (err) {
       if (this.state === 'connecting') this.failed(this.describe(err));
       return;

@@ -38,9 +38,11 @@ function lazyClient(
     provider: endpoint.provider,
     model: endpoint.model,
     async complete(request) {
-      loading ??= load();
-      // A failed load is not kept: the next request tries again.
-      loading.catch(() => (loading = undefined));
+      if (!loading) {
+        loading = load();
+        // A failed load is not kept: the next request tries again.
+        loading.catch(() => (loading = undefined));
+      }
       return (await loading).complete(request);
     },
   };
