@@ -31,6 +31,10 @@ export interface Assistant {
       unattended?: boolean;
       /** Who said it (default the owner); another agent's words are untrusted data. */
       from?: string;
+      /** The text is this message, already in the session's thread (agent/loop.ts `input`). */
+      messageId?: string;
+      /** Tools for this turn beside the built-in ones, asked for before each model call. */
+      tools?: () => readonly Tool[];
     },
   ): Promise<TurnResult>;
 }
@@ -78,11 +82,22 @@ export function createAssistant(options: {
           compactionPool: models.compaction,
           tools,
           // Asked for again before each model call: find_tools can load MCP tools mid-turn.
-          ...(options.moreTools ? { liveTools: () => options.moreTools!(session) } : {}),
+          ...(options.moreTools || turnOptions.tools
+            ? {
+                liveTools: () => [
+                  ...(options.moreTools?.(session) ?? []),
+                  ...(turnOptions.tools?.() ?? []),
+                ],
+              }
+            : {}),
           config,
           clock,
           session,
-          input: turnOptions.from === undefined ? { text } : { text, from: turnOptions.from },
+          input: {
+            text,
+            ...(turnOptions.from === undefined ? {} : { from: turnOptions.from }),
+            ...(turnOptions.messageId === undefined ? {} : { messageId: turnOptions.messageId }),
+          },
           io,
           signal: turnOptions.signal,
           source: turnOptions.source ?? 'chat',

@@ -1,4 +1,4 @@
-import type { Brain, Clock, Embedder } from '../src/index.js';
+import { BrainError, type Brain, type Clock, type Embedder } from '../src/index.js';
 import { loadContext, type CompactionSettings, type SessionCache } from './compaction.js';
 import type { Round } from './history.js';
 import { acquireTurnLease } from './lease.js';
@@ -22,6 +22,7 @@ import {
 } from './permissions/approvals.js';
 import type { Policy } from './permissions/policy.js';
 import { runToolCall, toolSchemas } from './tools/registry.js';
+import { untrusted } from './untrusted.js';
 import type { Tool, ToolContext } from './tools/types.js';
 
 /** How a turn talks to whoever asked: streamed text, tool calls as they start, and (issue 14) approvals. */
@@ -64,8 +65,13 @@ export interface RunTurnOptions {
   clock: Clock;
   /** The session's name, e.g. `chat/default`. */
   session: string;
-  /** What was said, and by whom (default the owner; another agent's words are untrusted data). */
-  input: { text: string; from?: string };
+  /**
+   * What was said, and by whom (default the owner; another agent's words are untrusted data).
+   * With `messageId` it is already stored, in the session's thread (another agent's message that
+   * the inbox answers where it was written): the turn answers that message instead of storing
+   * the text again.
+   */
+  input: { text: string; from?: string; messageId?: string };
   io: TurnIo;
   signal?: AbortSignal;
   /** Usage rows' source: `chat`, `channel`, `heartbeat`, `cron`, … */
@@ -129,12 +135,14 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     log,
   });
   try {
-    const user = brain.send({
-      from,
-      to: config.agent,
-      thread: session.thread_id,
-      body: options.input.text,
-    });
+    const user = options.input.messageId
+      ? storedInput(brain, options.input.messageId, session.thread_id)
+      : brain.send({
+          from,
+          to: config.agent,
+          thread: session.thread_id,
+          body: options.input.text,
+        });
     log('info', 'turn.start', {
       session: options.session,
       message: user.id,
@@ -194,7 +202,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       log,
       onUsage: (r: ModelResponse) => recordUsage(r, 'compaction'),
     };
-    let history = await loadContext({ ...contextOptions, force: false });
+    let history = questionLast(await loadContext({ ...contextOptions, force: false }), options);
 
     const rounds: Round[] = [];
     const turn: ChatMessage[] = [];
@@ -233,7 +241,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         if (err instanceof ModelError && err.kind === 'context_too_long' && !retriedTooLong) {
           retriedTooLong = true;
           log('warn', 'turn.context_too_long', { session: options.session });
-          history = await loadContext({ ...contextOptions, force: true });
+          history = questionLast(await loadContext({ ...contextOptions, force: true }), options);
           continue;
         }
         failure = err;
@@ -352,6 +360,28 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   } finally {
     lease.release();
   }
+}
+
+/**
+ * A stored input can have replies after it (two messages from another agent in one thread, the
+ * first turn answering both): the context then ends with the assistant, so the question this turn
+ * answers is said again at the end, as what it is (not stored again).
+ */
+function questionLast(history: ChatMessage[], options: RunTurnOptions): ChatMessage[] {
+  if (!options.input.messageId || history.at(-1)?.role !== 'assistant') return history;
+  const { text, from } = options.input;
+  const said =
+    from === undefined || from === options.config.owner ? text : untrusted(`agent:${from}`, text);
+  return [...history, { role: 'user', content: [{ type: 'text', text: said }] }];
+}
+
+/** The turn's input when it is a message already in the session's thread. */
+function storedInput(brain: Brain, id: string, threadId: string): { id: string } {
+  const message = brain.getMessage(id);
+  if (!message) throw new BrainError('NOT_FOUND', `input.messageId: no message ${id}`);
+  if (message.thread_id !== threadId)
+    throw new BrainError('INVALID_INPUT', `input.messageId: ${id} is not in ${threadId}`);
+  return message;
 }
 
 /**

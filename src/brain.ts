@@ -68,8 +68,10 @@ import {
   listSessions,
   newSession,
   sessionMessages,
+  sessionInThread,
   sessionOfThread,
   type SessionInput,
+  type ThreadSessionInput,
   type SessionMessagesInput,
 } from './assistant/sessions.js';
 import {
@@ -226,6 +228,8 @@ export interface Brain {
   /** Point the session `name` at a fresh thread; the old one stays, searchable. */
   newSession: (input: SessionInput) => ReturnType<typeof newSession>;
   sessions: () => ReturnType<typeof listSessions>;
+  /** The session `name` conducted in an existing thread (created or moved there). */
+  sessionInThread: (input: ThreadSessionInput) => ReturnType<typeof sessionInThread>;
   /** The session a thread is or was the conversation of. */
   sessionOfThread: (threadId: string) => ReturnType<typeof sessionOfThread>;
   /** A thread's messages in order, after a given one when asked; costs the rows returned. */
@@ -375,6 +379,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
     session: (input) => findOrCreateSession(ctx, input),
     newSession: (input) => newSession(ctx, input),
     sessions: () => listSessions(ctx),
+    sessionInThread: (input) => sessionInThread(ctx, input),
     sessionOfThread: (threadId) => sessionOfThread(ctx, threadId),
     sessionMessages: (input) => sessionMessages(ctx, input),
     latestSummary: (threadId) => latestSummary(ctx, threadId),

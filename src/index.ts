@@ -129,6 +129,7 @@ export {
   type SessionRecord,
   type SessionInput,
   type SessionMessagesInput,
+  type ThreadSessionInput,
 } from './assistant/sessions.js';
 export {
   leaseHolder,

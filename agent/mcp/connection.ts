@@ -1,13 +1,6 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  McpError,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../../src/index.js';
 import type { Log } from '../log.js';
 import type { McpServerConfig } from './config.js';
@@ -18,6 +11,28 @@ import type { McpServerConfig } from './config.js';
  * server says they changed, and when the server dies takes its tools away and tries again after
  * 1 s, 2 s, 4 s … up to 60 s (the backoff starts over once a connection has lived a minute).
  */
+
+/**
+ * The MCP SDK, loaded when the first server connects rather than with `brain agent`: a service
+ * with no MCP servers configured never loads it. Node keeps what it imported: a later connection
+ * gets the same modules at once.
+ */
+type Sdk = Awaited<ReturnType<typeof importSdk>>;
+async function importSdk() {
+  const [client, stdio, http, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    McpError: types.McpError,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  };
+}
 
 /** The timer the backoff waits on; tests hand in one they fire by hand. */
 export interface McpTimers {
@@ -63,6 +78,8 @@ export interface ConnectionDeps {
 
 export class ServerConnection {
   private client: Client | undefined;
+  /** The SDK, once the first connection loaded it. */
+  private sdk: Sdk | undefined;
   private state: ServerState = 'idle';
   private listed: McpTool[] = [];
   private lastError: string | undefined;
@@ -129,7 +146,11 @@ export class ServerConnection {
     } catch (err) {
       // Over HTTP there is no process to watch: a failure that is not the server's own answer
       // may mean it went away (or forgot our session), so ask whether it is still there.
-      if (this.config.type === 'http' && !(err instanceof McpError) && !signal.aborted)
+      if (
+        this.config.type === 'http' &&
+        !(this.sdk && err instanceof this.sdk.McpError) &&
+        !signal.aborted
+      )
         void this.probe(client);
       throw err;
     }
@@ -147,6 +168,17 @@ export class ServerConnection {
 
   private async connect(): Promise<void> {
     this.state = 'connecting';
+    let sdk: Sdk;
+    try {
+      sdk = await importSdk();
+    } catch (err) {
+      if (this.state === 'connecting') this.failed(this.describe(err));
+      return;
+    }
+    // Stopped while the SDK loaded.
+    if (this.state !== 'connecting') return;
+    this.sdk = sdk;
+    const { Client, ToolListChangedNotificationSchema } = sdk;
     const client = new Client(this.deps.clientInfo, { capabilities: {} });
     this.client = client;
     client.onclose = () => this.died(client, 'connection closed');
@@ -154,7 +186,7 @@ export class ServerConnection {
       void this.refresh(client);
     });
     try {
-      await client.connect(this.transport(), { timeout: START_TIMEOUT_MS });
+      await client.connect(this.transport(sdk), { timeout: START_TIMEOUT_MS });
       const tools = await this.listAll(client);
       if (this.client !== client || this.state !== 'connecting') {
         await closeQuietly(client);
@@ -175,7 +207,7 @@ export class ServerConnection {
     }
   }
 
-  private transport(): Transport {
+  private transport({ StdioClientTransport, StreamableHTTPClientTransport }: Sdk): Transport {
     const c = this.config;
     if (c.type === 'http')
       return new StreamableHTTPClientTransport(new URL(c.url), {

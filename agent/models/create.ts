@@ -1,7 +1,5 @@
 import { BrainError, type Clock } from '../../src/index.js';
-import { createAnthropicClient } from './anthropic.js';
 import type { EndpointConfig, ModelsConfig } from './config.js';
-import { createOllamaClient } from './ollama.js';
 import { createModelPool, type ModelLog, type PoolEndpoint, type PoolOptions } from './pool.js';
 import type { ModelClient, ModelPool } from './types.js';
 
@@ -25,6 +23,31 @@ export interface CreateModelsOptions {
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 
+/**
+ * A client whose provider module (and its SDK) is loaded on its first request, not when the
+ * assistant is built: `brain agent` is ready sooner, and the first turn pays the load once.
+ */
+function lazyClient(
+  id: string,
+  endpoint: EndpointConfig,
+  load: () => Promise<ModelClient>,
+): ModelClient {
+  let loading: Promise<ModelClient> | undefined;
+  return {
+    id,
+    provider: endpoint.provider,
+    model: endpoint.model,
+    async complete(request) {
+      if (!loading) {
+        loading = load();
+        // A failed load is not kept: the next request tries again.
+        loading.catch(() => (loading = undefined));
+      }
+      return (await loading).complete(request);
+    },
+  };
+}
+
 function clientOf(
   endpoint: EndpointConfig,
   id: string,
@@ -33,26 +56,34 @@ function clientOf(
   clock: Clock,
 ): ModelClient {
   if (endpoint.provider === 'ollama') {
-    return createOllamaClient({
-      id,
-      model: endpoint.model,
-      host: endpoint.baseUrl ?? secrets.ollamaHost ?? DEFAULT_OLLAMA_HOST,
-      maxTokens: endpoint.maxTokens,
+    return lazyClient(id, endpoint, async () => {
+      const { createOllamaClient } = await import('./ollama.js');
+      return createOllamaClient({
+        id,
+        model: endpoint.model,
+        host: endpoint.baseUrl ?? secrets.ollamaHost ?? DEFAULT_OLLAMA_HOST,
+        maxTokens: endpoint.maxTokens,
+      });
     });
   }
-  if (!secrets.anthropicApiKey) {
+  // Checked now, not on the first request: a missing key is a config error at start.
+  const apiKey = secrets.anthropicApiKey;
+  if (!apiKey) {
     throw new BrainError(
       'INVALID_INPUT',
       `${path}.provider: anthropic needs ANTHROPIC_API_KEY in the environment`,
     );
   }
-  return createAnthropicClient({
-    id,
-    model: endpoint.model,
-    apiKey: secrets.anthropicApiKey,
-    baseUrl: endpoint.baseUrl ?? secrets.anthropicBaseUrl,
-    maxTokens: endpoint.maxTokens,
-    clock,
+  return lazyClient(id, endpoint, async () => {
+    const { createAnthropicClient } = await import('./anthropic.js');
+    return createAnthropicClient({
+      id,
+      model: endpoint.model,
+      apiKey,
+      baseUrl: endpoint.baseUrl ?? secrets.anthropicBaseUrl,
+      maxTokens: endpoint.maxTokens,
+      clock,
+    });
   });
 }
 

@@ -1,5 +1,4 @@
 import { Cron } from 'croner';
-import { ImapFlow } from 'imapflow';
 import type { AssistantConfig } from '../config.js';
 import type { ServiceComponent, ServiceHost } from '../service/types.js';
 import { untrusted } from '../untrusted.js';
@@ -60,6 +59,8 @@ export function createEmailWatcher(): EmailComponent {
       };
     }
     const seen = h.brain.schedulerState(stateKey(job.name)) as Seen | undefined;
+    // Loaded on the first check, not with `brain agent`: most services watch no mailbox.
+    const { ImapFlow } = await import('imapflow');
     const client = new ImapFlow({
       host: job.host,
       port: job.port,
@@ -139,7 +140,8 @@ export function createEmailWatcher(): EmailComponent {
       untrusted(`email:${job.name}`, block),
     ].join('\n');
     const result = await inflight.turn(
-      scheduledTurn(h, { session: `email/${job.name}`, text, source: 'email' }),
+      // Other people's mail is the text: the turn is not the owner's to drive.
+      scheduledTurn(h, { session: `email/${job.name}`, text, source: 'email', foreignText: true }),
     ).done;
     const reply = result.reply.trim();
     if (result.cancelled)

@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import type { ReminderRecord } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
-import type { ServiceComponent, ServiceHost } from '../service/types.js';
+import type { ServiceComponent, ServiceHost, TurnOrigin } from '../service/types.js';
 import type { Tool } from '../tools/types.js';
 import { parseTarget } from './config.js';
 import { schedulerTools } from './tools.js';
@@ -125,18 +125,13 @@ export function createReminders(initial: AssistantConfig): RemindersComponent {
       if (host && !stopped) arm(host);
     },
     /**
-     * The owner's reminders and tasks are the owner's: offered in the owner's session and the
-     * scheduler's own, never where someone else talks (other agents' inbox turns, another
-     * person's Telegram or Discord chat, a mail watcher reading untrusted mail).
+     * The owner's reminders and tasks are the owner's: offered when the owner drives the turn
+     * (their words, or the scheduler's own work), never when someone else does (another agent's
+     * message, another person's chat, a mail watcher reading untrusted mail). The host says which.
      */
-    tools(session: string): readonly Tool[] {
-      return forSomeoneElse(session) ? [] : tools;
+    tools(_session: string, origin: TurnOrigin): readonly Tool[] {
+      return origin.owner ? tools : [];
     },
     fireDue,
   };
-}
-
-/** Sessions in which someone other than the owner, or untrusted text, drives the turn. */
-export function forSomeoneElse(session: string): boolean {
-  return /^(inbox|telegram|discord|email)\//.test(session);
 }

@@ -3,12 +3,13 @@ import type { QueuedTurn, ServiceHost } from '../service/types.js';
 /** A scheduled turn: queued behind the owner's and other agents' work, nobody there to ask. */
 export function scheduledTurn(
   host: ServiceHost,
-  request: { session: string; text: string; source: string },
+  request: { session: string; text: string; source: string; foreignText?: boolean },
 ): QueuedTurn {
   return host.enqueue({
     session: request.session,
     text: request.text,
     source: request.source,
+    ...(request.foreignText ? { foreignText: true } : {}),
     priority: 'scheduled',
     unattended: true,
     // The reply is delivered whole once the turn ends; nothing streams to anyone meanwhile.

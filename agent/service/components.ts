@@ -1,8 +1,6 @@
 import type { Brain, Clock } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
-import { createTelegramChannel } from '../channels/telegram/bot.js';
-import { createDiscordChannel } from '../channels/discord/channel.js';
 import { schedulerComponents } from '../scheduler/index.js';
 import { createMcpManager } from '../mcp/manager.js';
 import type { ServiceComponent } from './types.js';
@@ -18,12 +16,23 @@ export interface ComponentDeps {
  * The components `brain agent` runs, in start order, built in this one place: the channels, the
  * scheduler and the MCP client each add their line here (a component its config leaves out is
  * not built). The inbox watcher is the service's own and is added by `startService`.
+ *
+ * A channel's module, and its library (grammY, discord.js), is imported only when the config
+ * has that channel: a service without Discord never loads discord.js.
  */
-export function buildComponents(config: AssistantConfig, deps: ComponentDeps): ServiceComponent[] {
+export async function buildComponents(
+  config: AssistantConfig,
+  deps: ComponentDeps,
+): Promise<ServiceComponent[]> {
   const components: ServiceComponent[] = [];
-  if (config.telegram) components.push(createTelegramChannel(config.telegram));
-  if (config.discord)
+  if (config.telegram) {
+    const { createTelegramChannel } = await import('../channels/telegram/bot.js');
+    components.push(createTelegramChannel(config.telegram));
+  }
+  if (config.discord) {
+    const { createDiscordChannel } = await import('../channels/discord/channel.js');
     components.push(createDiscordChannel({ config: config.discord, log: deps.log }));
+  }
   components.push(...schedulerComponents(config));
   // The MCP client (agent/mcp/): always built, so servers added to mcpServers later start live.
   components.push(createMcpManager({ config: config.mcp, log: deps.log, clock: deps.clock }));

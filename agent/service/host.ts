@@ -11,6 +11,7 @@ import type {
   QueuedTurn,
   ServiceComponent,
   ServiceHost,
+  TurnOrigin,
   TurnRequest,
 } from './types.js';
 
@@ -33,8 +34,9 @@ import type {
  *   const result = await turn.done;                           // the real loop against the fake model
  *   await host.close();                                       // cancels what is left; brain stays open
  *
- * By default the host makes the real assistant (`createAssistant`) from the config, with the
- * components' `tools(session)` as `moreTools`; a test may pass `assistant` to make its own.
+ * By default the host makes the real assistant (`createAssistant`) from the config; each turn
+ * gets the components' `tools(session, origin)` (origin from the request: `turnOrigin`); a test
+ * may pass `assistant` to make its own.
  */
 
 /** What the host needs of the assistant: a turn of a session (agent/chat.ts `Assistant`). */
@@ -47,10 +49,7 @@ export interface ServiceHostOptions {
   log: Log;
   embedder?: Embedder;
   /** Makes the assistant for a config; called again on each reconfiguration. Default: `createAssistant`. */
-  assistant?: (
-    config: AssistantConfig,
-    moreTools: (session: string) => readonly Tool[],
-  ) => AssistantLike;
+  assistant?: (config: AssistantConfig) => AssistantLike;
   components?: readonly ServiceComponent[];
 }
 
@@ -61,8 +60,8 @@ export interface RunningServiceHost extends ServiceHost {
   components(): readonly ServiceComponent[];
   /** Replace the running config (live reload): the lane's limit and the assistant follow it. */
   setConfig(config: AssistantConfig): void;
-  /** Every component's tools for a session. */
-  componentTools(session: string): readonly Tool[];
+  /** Every component's tools for a turn of a session. */
+  componentTools(session: string, origin: TurnOrigin): readonly Tool[];
   /** Cancel queued turns, cancel running ones after `graceMs`, and wait until none runs. */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -71,22 +70,33 @@ const isChannel = (c: ServiceComponent): c is Channel =>
   typeof (c as Partial<Channel>).notify === 'function' &&
   typeof (c as Partial<Channel>).channel === 'string';
 
+/** Who drives a turn: the owner unless someone else's words are its text (`from`, `foreignText`). */
+export function turnOrigin(request: TurnRequest): TurnOrigin {
+  return {
+    owner: request.from === undefined && request.foreignText !== true,
+    priority: request.priority,
+    source: request.source,
+    unattended: request.unattended,
+  };
+}
+
 export function createServiceHost(options: ServiceHostOptions): RunningServiceHost {
   const { brain, clock, log } = options;
   let config = options.config;
   let components: readonly ServiceComponent[] = options.components ?? [];
   let closed = false;
 
-  const componentTools = (session: string): readonly Tool[] =>
-    components.flatMap((c) => (c.tools ? [...c.tools(session)] : []));
+  const componentTools = (session: string, origin: TurnOrigin): readonly Tool[] =>
+    components.flatMap((c) => (c.tools ? [...c.tools(session, origin)] : []));
   const makeAssistant =
     options.assistant ??
-    ((cfg: AssistantConfig, moreTools: (session: string) => readonly Tool[]) =>
-      createAssistant({ brain, config: cfg, clock, log, embedder: options.embedder, moreTools }));
-  let assistant = makeAssistant(config, componentTools);
+    ((cfg: AssistantConfig) =>
+      createAssistant({ brain, config: cfg, clock, log, embedder: options.embedder }));
+  let assistant = makeAssistant(config);
 
   const run = async (request: TurnRequest, signal: AbortSignal): Promise<TurnResult> => {
     const started = clock().getTime();
+    const origin = turnOrigin(request);
     log('info', 'lane.start', {
       session: request.session,
       source: request.source,
@@ -98,6 +108,8 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
         source: request.source,
         unattended: request.unattended,
         ...(request.from === undefined ? {} : { from: request.from }),
+        ...(request.messageId === undefined ? {} : { messageId: request.messageId }),
+        tools: () => componentTools(request.session, origin),
       });
       log('info', 'lane.done', {
         session: request.session,
@@ -190,7 +202,7 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
     setConfig(next) {
       config = next;
       lane.setMaxConcurrent(next.lane.maxConcurrent);
-      assistant = makeAssistant(next, componentTools);
+      assistant = makeAssistant(next);
     },
     componentTools,
     async close(closeOptions = {}) {

@@ -9,13 +9,15 @@ import type { ServiceComponent, ServiceHost } from './types.js';
 /**
  * The inbox watcher: a brain message addressed to the assistant's agent name by another agent
  * (over MCP or the CLI) starts an unattended turn with priority `agent` in the session
- * `inbox/<thread_id>`; the reply is sent back into the message's thread (`reply_to` it) and the
- * message is acknowledged (which marks it read). With `relayToOwner`, the exchange is also
- * delivered to the owner. Messages unread when the service starts are answered too.
+ * `inbox/<thread_id>`, conducted in the message's own thread: the message is the turn's input as
+ * it is (not copied), and the reply is stored once, there, `reply_to` it; then the message is
+ * acknowledged. The session's context is that thread (the sender's words untrusted data, `from`).
+ * With `relayToOwner`, the exchange is also delivered to the owner. Messages unread when the
+ * service starts are answered too; a turn that fails before its reply is stored leaves the
+ * message unread, for the next start.
  *
- * Not answered: the assistant's own messages, broadcasts, and anything in a session's thread (the
- * turns' own messages are addressed to the assistant). The turn keeps its context in its own
- * session thread; the sender's words are untrusted data there (`from`).
+ * Not answered: the assistant's own messages, broadcasts, and anything in the thread of another
+ * session (the owner's chat, a Telegram chat: those messages are that session's turns).
  */
 
 /** The session an inbox thread's turns run in. */
@@ -42,15 +44,32 @@ export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent
     const config = h.config();
     const message = brain.getMessage(id);
     if (!message || message.to !== config.agent || message.from === config.agent) return;
-    if (brain.sessionOfThread(message.thread_id)) return;
-    taken.add(id);
     const session = inboxSession(message.thread_id);
+    const current = brain.sessionOfThread(message.thread_id);
+    if (current && current.name !== session) return;
+    taken.add(id);
+    try {
+      brain.sessionInThread({
+        name: session,
+        agent: config.agent,
+        owner: config.owner,
+        thread_id: message.thread_id,
+      });
+    } catch (err) {
+      log('warn', 'inbox.failed', {
+        id,
+        code: (err as { code?: string }).code ?? 'ERROR',
+        error: (err as Error).message,
+      });
+      return;
+    }
     const text = message.subject ? `Subject: ${message.subject}\n\n${message.body}` : message.body;
     log('info', 'inbox.message', { id, from: message.from, thread: message.thread_id });
     const turn = h.enqueue({
       session,
       text,
       from: message.from,
+      messageId: message.id,
       source: 'inbox',
       priority: 'agent',
       unattended: true,
@@ -58,19 +77,15 @@ export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent
     });
     const work = turn.done
       .then(async (result) => {
-        if (result.cancelled || result.reply.trim() === '') {
-          log('info', 'inbox.no_reply', { id, stop: result.stopReason });
-          return;
-        }
-        const sent = brain.send({
-          from: config.agent,
-          to: message.from,
-          thread: message.thread_id,
-          reply_to: message.id,
-          body: result.reply,
-        });
+        // The turn stored its reply in the thread (even a cancelled one says so there).
         brain.ack({ message_id: message.id, agent: config.agent });
-        log('info', 'inbox.replied', { id, reply: sent.id, thread: message.thread_id });
+        log('info', 'inbox.replied', {
+          id,
+          reply: result.messageIds.reply,
+          thread: message.thread_id,
+          stop: result.stopReason,
+        });
+        if (result.cancelled || result.reply.trim() === '') return;
         if (h.config().relayToOwner) {
           await h.deliver(
             `${message.from} wrote to ${config.agent}:\n${text}\n\n${config.agent} answered:\n${result.reply}`,

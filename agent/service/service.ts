@@ -56,7 +56,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     ...(options.assistant ? { assistant: options.assistant } : {}),
   });
   const components: ServiceComponent[] = [
-    ...(options.components ?? buildComponents(options.config, { brain, clock, log })),
+    ...(options.components ?? (await buildComponents(options.config, { brain, clock, log }))),
     ...(options.inbox === false ? [] : [createInboxWatcher(options.inbox ?? {})]),
   ];
   host.setComponents(components);

@@ -26,12 +26,38 @@ export interface TurnRequest {
   text: string;
   /** Who said it, as an agent name (default the owner); anyone else's words are untrusted data. */
   from?: string;
+  /**
+   * The text is this message, already stored in the session's thread: the turn answers it there
+   * (its reply `reply_to` it) instead of storing the text again. The inbox's turns use it.
+   */
+  messageId?: string;
   /** The usage rows' source: `channel`, `inbox`, `heartbeat`, `cron`, `reminder`, `email`. */
   source: string;
   priority: LanePriority;
   /** Nobody can answer an approval: every `ask` is denied. */
   unattended: boolean;
+  /**
+   * The text carries words of someone other than the owner although nobody else sent it (a mail
+   * watcher's new mail): the turn is not the owner's (see TurnOrigin).
+   */
+  foreignText?: boolean;
   io: TurnIo;
+}
+
+/**
+ * Who drives a turn, as the host reads it from the TurnRequest: what a component's `tools()`
+ * decides by, so that what someone else says cannot reach the owner's tools.
+ */
+export interface TurnOrigin {
+  /**
+   * The owner drives it: their own words (any channel, `brain chat`) or work the owner set up
+   * (heartbeat, cron, reminders). False for other agents, other people, and untrusted text.
+   */
+  owner: boolean;
+  priority: LanePriority;
+  /** The usage rows' source (`channel`, `inbox`, `heartbeat`, `cron`, `reminder`, `email`). */
+  source: string;
+  unattended: boolean;
 }
 
 export interface QueuedTurn {
@@ -78,8 +104,11 @@ export interface ServiceComponent {
   check?(host: ServiceHost): Promise<CheckItem[]>;
   /** A new config validated; the component applies what changed. */
   reconfigure?(config: AssistantConfig): Promise<void> | void;
-  /** Tools this component gives the model for a session (reminders, tasks, MCP tools). */
-  tools?(session: string): readonly Tool[];
+  /**
+   * Tools this component gives the model for a turn of a session (reminders, tasks, MCP tools),
+   * asked before each model call; `origin` says who drives the turn.
+   */
+  tools?(session: string, origin: TurnOrigin): readonly Tool[];
 }
 
 export interface Channel extends ServiceComponent {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { MessageRecord } from '../../src/index.js';
+import { inboxSession } from '../service/inbox.js';
 import type { Tool } from './types.js';
 
 const input = z.strictObject({
@@ -20,8 +21,12 @@ export const readInboxTool: Tool<z.output<typeof input>> = {
   run: async (args, ctx) => {
     const limit = args.limit ?? 20;
     // The owner's turns in the assistant's own sessions arrive as messages to it too; they are
-    // the conversation, not mail, so they are skipped (and, with mark_read, marked read).
-    const isMail = (m: MessageRecord) => !ctx.brain.sessionOfThread(m.thread_id);
+    // the conversation, not mail, so they are skipped (and, with mark_read, marked read). A
+    // thread the inbox watcher answers in is still another agent's mail.
+    const isMail = (m: MessageRecord) => {
+      const session = ctx.brain.sessionOfThread(m.thread_id);
+      return !session || session.name === inboxSession(m.thread_id);
+    };
     const unread = ctx.brain.peek({ agent: ctx.agent, limit: 1000 });
     const mail = unread.filter(isMail).slice(0, limit);
     let all = mail;

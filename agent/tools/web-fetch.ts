@@ -2,7 +2,6 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { convert } from 'html-to-text';
 import { z } from 'zod';
 import { isForbiddenAddress } from './address.js';
 import type { Tool } from './types.js';
@@ -116,12 +115,15 @@ async function fetchChecked(start: URL, web: WebConfig, signal: AbortSignal): Pr
   }
 }
 
-/** A page as text: HTML through html-to-text, other text as is, anything else described. */
-export function pageText(type: string, body: Buffer): string {
+/**
+ * A page as text: HTML through html-to-text (loaded on the first HTML page, not with the tool),
+ * other text as is, anything else described.
+ */
+export async function pageText(type: string, body: Buffer): Promise<string> {
   const mime = type.split(';')[0]!.trim().toLowerCase();
   const text = body.toString('utf8');
   if (mime === 'text/html' || mime === 'application/xhtml+xml' || (!mime && /^\s*</.test(text)))
-    return convert(text, {
+    return (await import('html-to-text')).convert(text, {
       wordwrap: false,
       selectors: [
         { selector: 'img', format: 'skip' },
@@ -156,7 +158,7 @@ export function createWebFetchTool(web: WebConfig): Tool<z.output<typeof input>>
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(web.timeoutSeconds * 1000)]);
       try {
         const page = await fetchChecked(url, web, signal);
-        let text = pageText(page.type, page.body);
+        let text = await pageText(page.type, page.body);
         const notes: string[] = [];
         if (page.cut) notes.push(`[cut at ${web.maxBytes} bytes]`);
         if (text.length > MAX_TEXT_CHARS) {

@@ -124,7 +124,7 @@ async function runCheck(globals: GlobalOptions, opts: AgentOptions): Promise<voi
         return;
       }
       const components = [
-        ...buildComponents(config, { brain, clock, log: silentLog }),
+        ...(await buildComponents(config, { brain, clock, log: silentLog })),
         createInboxWatcher(),
       ];
       host.setComponents(components);

@@ -117,6 +117,59 @@ function startThread(ctx: BrainContext, args: z.output<typeof sessionInput>): vo
     .run(session.id, threadRowId, now);
 }
 
+const threadSessionInput = sessionInput.extend({ thread_id: threadId });
+export type ThreadSessionInput = z.input<typeof threadSessionInput>;
+
+/**
+ * The session `name` conducted in an existing thread, `thread_id` (an inbox session answering
+ * another agent where it wrote): created so when there is none, moved there when it points at
+ * another thread (that one stays in the session's history). The messages already in the thread
+ * are the session's. Refused when the thread is another session's. Writes only when it changes.
+ */
+export function sessionInThread(ctx: BrainContext, input: ThreadSessionInput): SessionRecord {
+  const args = parseInput(threadSessionInput, input);
+  const found = sessionRow(ctx, args.name);
+  if (found && found.thread_id === args.thread_id) return toSessionRecord(found);
+  return ctx.db
+    .transaction(() => {
+      const thread = ctx.q
+        .get<[Buffer], { id: number }>(`SELECT id FROM threads WHERE uid = ?`)
+        .get(threadKey(args.thread_id)!);
+      if (!thread) throw new BrainError('NOT_FOUND', `thread_id: no thread ${args.thread_id}`);
+      const owner = ctx.q
+        .get<[number], { name: string }>(
+          `SELECT s.name FROM session_threads st JOIN sessions s ON s.id = st.session_id
+           WHERE st.thread_id = ?`,
+        )
+        .get(thread.id);
+      if (owner && owner.name !== args.name)
+        throw new BrainError(
+          'CONFLICT',
+          `thread_id: ${args.thread_id} is the thread of session ${owner.name}`,
+        );
+      const now = millisOf(isoNow(ctx.clock));
+      const agentId = ensureAgent(ctx, args.agent);
+      const ownerId = ensureAgent(ctx, args.owner);
+      ctx.q
+        .get(
+          `INSERT INTO sessions (name, agent_id, owner_id, thread_id, created_at)
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET thread_id = excluded.thread_id`,
+        )
+        .run(args.name, agentId, ownerId, thread.id, now);
+      const session = ctx.q
+        .get<[string], { id: number }>(`SELECT id FROM sessions WHERE name = ?`)
+        .get(args.name)!;
+      ctx.q
+        .get(
+          `INSERT INTO session_threads (session_id, thread_id, started_at) VALUES (?, ?, ?)
+           ON CONFLICT DO NOTHING`,
+        )
+        .run(session.id, thread.id, now);
+      return toSessionRecord(sessionRow(ctx, args.name)!);
+    })
+    .immediate();
+}
+
 /** Every session, by name. */
 export function listSessions(ctx: BrainContext): SessionRecord[] {
   return ctx.q.get<[], SessionRow>(`${SESSION_SELECT} ORDER BY s.name`).all().map(toSessionRecord);

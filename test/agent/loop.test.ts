@@ -273,3 +273,52 @@ async function waitUntil(check: () => boolean): Promise<void> {
   for (let i = 0; i < 4000 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
   if (!check()) throw new Error('condition never held');
 }
+
+describe('runTurn on a message already in the thread', () => {
+  it('answers it where it is, storing only the reply, and says it again when replies follow it', async () => {
+    f = await assistantFixture();
+    const brain = f.t.brain;
+    const first = brain.send({ from: 'bob', to: 'assistant', body: 'Is the heron back?' });
+    const second = brain.send({
+      from: 'bob',
+      to: 'assistant',
+      thread: first.thread_id,
+      body: 'And the otter?',
+    });
+    brain.sessionInThread({
+      name: 'inbox/x',
+      agent: 'assistant',
+      owner: 'ann',
+      thread_id: first.thread_id,
+    });
+    f.fake.script.push({ text: 'The heron is back.' }, { text: 'No otter yet.' });
+    const ask = (m: typeof first, text: string) =>
+      f.turn(text, { session: 'inbox/x', input: { text, from: 'bob', messageId: m.id } });
+
+    const a = await ask(first, 'Is the heron back?');
+    expect(a.messageIds.user).toBe(first.id);
+    const b = await ask(second, 'And the otter?');
+    expect(b.messageIds.user).toBe(second.id);
+    expect(brain.sessionMessages({ thread_id: first.thread_id }).map((m) => m.body)).toEqual([
+      'Is the heron back?',
+      'And the otter?',
+      'The heron is back.',
+      'No otter yet.',
+    ]);
+    expect(brain.getMessage(b.messageIds.reply)).toMatchObject({ to: 'bob', reply_to: second.id });
+    // The second turn's context ended with the first reply: its own question comes last again.
+    const last = requestMessages(1).at(-1)!;
+    expect(last.role).toBe('user');
+    expect(JSON.stringify(last.content)).toContain('And the otter?');
+    expect(JSON.stringify(last.content)).toContain('untrusted');
+  });
+
+  it('refuses a message of another thread, storing nothing', async () => {
+    f = await assistantFixture();
+    const elsewhere = f.t.brain.send({ from: 'bob', to: 'assistant', body: 'hi' });
+    await expect(
+      f.turn('hi', { input: { text: 'hi', from: 'bob', messageId: elsewhere.id } }),
+    ).rejects.toThrow(/input\.messageId: .* is not in/);
+    expect(f.fake.requests).toHaveLength(0);
+  });
+});

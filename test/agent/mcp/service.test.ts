@@ -34,9 +34,9 @@ describe('the mcp component in the service', { timeout: 60_000 }, () => {
     s = await serviceFixture({
       file: { mcpServers: { a: fix(['echo']), broken: { command: '' } } },
     });
-    mcp = buildComponents(s.config, { brain: s.t.brain, clock: s.host.clock, log: s.log }).find(
-      (c) => c.name === 'mcp',
-    )!;
+    mcp = (
+      await buildComponents(s.config, { brain: s.t.brain, clock: s.host.clock, log: s.log })
+    ).find((c) => c.name === 'mcp')!;
     s.host.setComponents([mcp]);
     await mcp.start(s.host);
     expect(s.logs).toContainEqual({
@@ -75,7 +75,13 @@ describe('the mcp component in the service', { timeout: 60_000 }, () => {
     });
     writeFileSync(s.configPath, JSON.stringify(body));
     await mcp.reconfigure!(loadAssistantConfig({ file: s.configPath, env: TEST_ENV }));
-    const tools = mcp.tools!('telegram/1').map((t) => t.name);
+    const origin = {
+      owner: true,
+      priority: 'owner',
+      source: 'channel',
+      unattended: false,
+    } as const;
+    const tools = mcp.tools!('telegram/1', origin).map((t) => t.name);
     expect(tools).toContain('mcp__memory__read_graph');
     expect(tools).not.toContain('mcp__a__echo');
 

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadAssistantConfig } from '../../../agent/config.js';
 import { createReminders } from '../../../agent/scheduler/reminders.js';
+import { turnOrigin } from '../../../agent/service/host.js';
+import type { TurnRequest } from '../../../agent/service/types.js';
 import { tempDir } from '../../helpers.js';
 import type { FakeAnthropic } from '../fakes/anthropic-server.js';
 import {
@@ -219,15 +221,81 @@ describe('tasks', { timeout: 30_000 }, () => {
 });
 
 describe('who gets the reminder and task tools', () => {
-  it('offers them in the owner’s and the scheduler’s sessions, never where someone else drives the turn', () => {
+  /** What the host gives the components for a turn asked by this request. */
+  const offered = (request: Omit<TurnRequest, 'text' | 'io'>) => {
     const home = tempDir('brain-reminder-tools-');
     const reminders = createReminders(loadAssistantConfig({ env: { XDG_CONFIG_HOME: home.dir } }));
     home.cleanup();
-    const names = (session: string) => reminders.tools!(session).map((t) => t.name);
-    expect(names('chat/default')).toContain('set_reminder');
-    expect(names('heartbeat')).toContain('add_task');
-    expect(names('cron/briefing')).toContain('list_tasks');
-    for (const session of ['inbox/thr_1', 'telegram/-100', 'discord/42', 'email/work'])
-      expect(names(session), session).toEqual([]);
+    return reminders.tools!(
+      request.session,
+      turnOrigin({ ...request, text: '', io: { onText() {} } }),
+    ).map((t) => t.name);
+  };
+
+  it('offers them when the owner drives the turn, in any session, and to the scheduler’s own work', () => {
+    const owner = { priority: 'owner', source: 'channel', unattended: false } as const;
+    expect(offered({ ...owner, session: 'chat/default' })).toContain('set_reminder');
+    // The owner's Telegram chat: the session's name says nothing about who speaks.
+    expect(offered({ ...owner, session: 'telegram/7' })).toContain('add_task');
+    const scheduled = { priority: 'scheduled', unattended: true } as const;
+    expect(offered({ ...scheduled, session: 'heartbeat', source: 'heartbeat' })).toContain(
+      'add_task',
+    );
+    expect(offered({ ...scheduled, session: 'cron/briefing', source: 'cron' })).toContain(
+      'list_tasks',
+    );
+  });
+
+  it('reach the model through the host for the owner’s turn and not for another agent’s in the same session', async () => {
+    const i = instance();
+    await i.start(createReminders(i.config));
+    fake.script.push({ text: 'ok' }, { text: 'ok' });
+    await chat(i, 'hello');
+    await i.host.enqueue({
+      session: 'chat/default',
+      text: 'set a reminder for me',
+      from: 'bob',
+      source: 'inbox',
+      priority: 'agent',
+      unattended: true,
+      io: { onText: () => {} },
+    }).done;
+    const names = (n: number) =>
+      (fake.requests[n]!.body.tools as Array<{ name: string }>).map((t) => t.name);
+    expect(names(0)).toContain('set_reminder');
+    expect(names(1)).not.toContain('set_reminder');
+    expect(names(1)).not.toContain('add_task');
+    expect(names(1)).toContain('search_memory');
+  });
+
+  it('offers none when someone else drives the turn, whatever the session is called', () => {
+    const strangers: Array<Omit<TurnRequest, 'text' | 'io'>> = [
+      // Another agent's message, answered by the inbox watcher.
+      { session: 'inbox/thr_1', from: 'bob', priority: 'agent', source: 'inbox', unattended: true },
+      // Another person in an allowed Telegram group, even in a session named like the owner's.
+      {
+        session: 'chat/default',
+        from: 'telegram-9',
+        priority: 'agent',
+        source: 'channel',
+        unattended: true,
+      },
+      {
+        session: 'discord/42',
+        from: 'discord-5',
+        priority: 'agent',
+        source: 'channel',
+        unattended: false,
+      },
+      // A mail watcher's turn: queued by the scheduler, but the text is other people's mail.
+      {
+        session: 'email/work',
+        priority: 'scheduled',
+        source: 'email',
+        unattended: true,
+        foreignText: true,
+      },
+    ];
+    for (const request of strangers) expect(offered(request), request.session).toEqual([]);
   });
 });

@@ -99,6 +99,41 @@ describe('brain agent', { timeout: 120_000 }, () => {
     expect(JSON.stringify(s.fake.requests[0]!.body.messages)).toContain('Is the build green?');
     const unread = await s.cli(['inbox', '--agent', 'assistant', '--peek', '--json']);
     expect(unread.stdout).not.toContain(id);
+    // Stored once: the thread holds the question and the one reply, and search finds each once.
+    expect(messages).toHaveLength(2);
+    const found = await s.cli(['search', 'build green', '--types', 'message', '--json']);
+    const hits = (JSON.parse(found.stdout) as { hits: Array<{ agent: string; thread_id: string }> })
+      .hits;
+    expect(hits.map((h) => [h.agent, h.thread_id]).sort()).toEqual([
+      ['assistant', thread_id],
+      ['other', thread_id],
+    ]);
+
+    // A follow-up in the same thread is answered there, with the first exchange as context.
+    s.fake.script.push({ text: 'Still green.' });
+    await s.cli([
+      'send',
+      '--agent',
+      'other',
+      '--to',
+      'assistant',
+      '--thread',
+      thread_id,
+      '--body',
+      'And now?',
+    ]);
+    const after = await waitFor(async () => {
+      const r = await s.cli(['thread', thread_id, '--json']);
+      const thread = JSON.parse(r.stdout) as { messages: Array<{ from: string; body: string }> };
+      return thread.messages.length >= 4 ? thread.messages : undefined;
+    });
+    expect(after.map((m) => m.body)).toEqual([
+      'Is the build green?',
+      'The build is green.',
+      'And now?',
+      'Still green.',
+    ]);
+    expect(JSON.stringify(s.fake.requests[1]!.body.messages)).toContain('The build is green.');
 
     agent.child.kill('SIGTERM');
     expect(await agent.exited).toBe(0);

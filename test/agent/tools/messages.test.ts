@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inboxSession } from '../../../agent/service/inbox.js';
 import { readInboxTool } from '../../../agent/tools/read-inbox.js';
 import { sendMessageTool } from '../../../agent/tools/send-message.js';
 import type { ToolContext } from '../../../agent/tools/types.js';
@@ -87,6 +88,19 @@ describe('read_inbox', () => {
     const left = await readInboxTool.run({}, ctx);
     expect(left.content).toMatch(/^1 unread:/);
     expect(left.content).toContain('two');
+  });
+
+  it('still shows another agent’s message in a thread the inbox watcher answers in', async () => {
+    const m = t.brain.send({ from: 'claude', to: 'assistant', body: 'second question' });
+    t.brain.sessionInThread({
+      name: inboxSession(m.thread_id),
+      agent: 'assistant',
+      owner: 'ann',
+      thread_id: m.thread_id,
+    });
+    const r = await readInboxTool.run({}, ctx);
+    expect(r.content).toMatch(/^1 unread:/);
+    expect(r.content).toContain('second question');
   });
 
   it('says so when nothing is unread', async () => {

@@ -204,3 +204,45 @@ describe('latestSummary', () => {
     expect(brain.latestSummary(b.thread_id)?.covers_through).toBe(inB);
   });
 });
+
+describe('a session conducted in an existing thread', () => {
+  it('takes the thread as it is, with the messages already in it, and keeps it', () => {
+    const brain = open();
+    const asked = brain.send({ from: 'bob', to: 'assistant', body: 'where is the heron?' });
+    const session = brain.sessionInThread({
+      name: `inbox/${asked.thread_id}`,
+      ...who,
+      thread_id: asked.thread_id,
+    });
+    expect(session).toMatchObject({ thread_id: asked.thread_id, threads: 1 });
+    expect(brain.sessionOfThread(asked.thread_id)?.name).toBe(`inbox/${asked.thread_id}`);
+    expect(brain.session({ name: session.name, ...who })).toEqual(session);
+    expect(brain.sessionMessages({ thread_id: asked.thread_id }).map((m) => m.id)).toEqual([
+      asked.id,
+    ]);
+    expect(
+      brain.sessionInThread({ name: session.name, ...who, thread_id: asked.thread_id }),
+    ).toEqual(session);
+  });
+
+  it('moves a session that had a thread of its own there, keeping the old thread in its list', () => {
+    const brain = open();
+    const old = brain.session({ name: 'inbox/x', ...who });
+    const asked = brain.send({ from: 'bob', to: 'assistant', body: 'hello' });
+    const moved = brain.sessionInThread({ name: 'inbox/x', ...who, thread_id: asked.thread_id });
+    expect(moved).toMatchObject({ thread_id: asked.thread_id, threads: 2 });
+    expect(brain.sessionOfThread(old.thread_id)?.name).toBe('inbox/x');
+  });
+
+  it('refuses another session’s thread and an unknown thread, changing nothing', () => {
+    const brain = open();
+    const chat = brain.session({ name: 'chat/default', ...who });
+    expect(() =>
+      brain.sessionInThread({ name: 'inbox/y', ...who, thread_id: chat.thread_id }),
+    ).toThrow(/thread_id: .* is the thread of session chat\/default/);
+    expect(() =>
+      brain.sessionInThread({ name: 'inbox/y', ...who, thread_id: 'thr_0000000000000000' }),
+    ).toThrow(BrainError);
+    expect(brain.sessions().map((s) => s.name)).toEqual(['chat/default']);
+  });
+});

@@ -43,13 +43,13 @@ describe('the discord config', () => {
 });
 
 describe('brain agent with a discord section', () => {
-  it('runs the Discord channel when the config has one, and not otherwise', () => {
+  it('runs the Discord channel when the config has one, and not otherwise', async () => {
     const t = tempBrain();
     cleanups.push(() => t.cleanup());
     const deps = { brain: t.brain, clock: systemClock, log: silentLog };
-    const names = (discord: unknown) =>
-      buildComponents(load(discord, { DISCORD_BOT_TOKEN: 'tok' }), deps).map((c) => c.name);
-    expect(names({ allowedUserIds: ['123'] })).toContain('discord');
-    expect(names(undefined)).not.toContain('discord');
+    const names = async (discord: unknown) =>
+      (await buildComponents(load(discord, { DISCORD_BOT_TOKEN: 'tok' }), deps)).map((c) => c.name);
+    expect(await names({ allowedUserIds: ['123'] })).toContain('discord');
+    expect(await names(undefined)).not.toContain('discord');
   });
 });
