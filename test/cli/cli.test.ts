@@ -241,8 +241,10 @@ describe('brain CLI, end to end', () => {
   it('stops quietly when the reader closes the pipe early', () => {
     const t = tempBrain();
     try {
-      for (let i = 0; i < 1500; i += 1)
-        t.brain.send({ from: 'a', to: 'b', body: `message ${i} ${'x'.repeat(100)}` });
+      t.brain.batch(() => {
+        for (let i = 0; i < 1500; i += 1)
+          t.brain.send({ from: 'a', to: 'b', body: `message ${i} ${'x'.repeat(100)}` });
+      });
       const r = spawnSync('bash', ['-c', `node "${CLI}" export | head -c 100 >/dev/null`], {
         env: { ...process.env, BRAIN_DB: t.path },
         encoding: 'utf8',
