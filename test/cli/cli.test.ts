@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess as runHere } from '../cli-in-process.js';
 import { CLI, ROOT, runCli, tempBrain, tempDir } from '../helpers.js';
 
 let dir: string;
@@ -14,7 +15,7 @@ beforeAll(() => {
 afterAll(() => cleanup());
 
 const json = async (args: string[], extra: Record<string, string> = {}) => {
-  const r = await runCli([...args, '--json'], { ...env, ...extra });
+  const r = await runHere([...args, '--json'], { ...env, ...extra });
   expect(r.stderr).not.toMatch(/\n\s+at /);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as any;
@@ -120,26 +121,26 @@ describe('brain CLI, end to end', () => {
       'nova',
     ]);
 
-    const exported = await runCli(['export'], env);
+    const exported = await runHere(['export'], env);
     const file = join(dir, 'export.json');
     writeFileSync(file, exported.stdout);
     const copy = { BRAIN_DB: join(dir, 'copy.db') };
     expect((await json(['import', file], copy)).imported.messages).toBe(2);
-    expect((await runCli(['export'], copy)).stdout).toBe(exported.stdout);
+    expect((await runHere(['export'], copy)).stdout).toBe(exported.stdout);
   });
 
   it('prints output for people without --json', async () => {
-    const sent = await runCli(
+    const sent = await runHere(
       ['send', '--agent', 'a', '--to', 'b', '--subject', 'hello there', '--body', 'how are you?'],
       env,
     );
     expect(sent.stdout).toMatch(/^sent syn_[0-9a-f]{12} in thread thr_/);
-    expect((await runCli(['poll', '--agent', 'b'], env)).stdout).toBe('b: 1 unread\n');
-    const inbox = await runCli(['inbox', '--agent', 'b'], env);
+    expect((await runHere(['poll', '--agent', 'b'], env)).stdout).toBe('b: 1 unread\n');
+    const inbox = await runHere(['inbox', '--agent', 'b'], env);
     expect(inbox.stdout).toContain('a → b');
     expect(inbox.stdout).toContain('how are you?');
-    expect((await runCli(['search', 'hello'], env)).stdout).toMatch(/message\s+syn_/);
-    expect((await runCli(['threads'], env)).stdout).toContain('hello there');
+    expect((await runHere(['search', 'hello'], env)).stdout).toMatch(/message\s+syn_/);
+    expect((await runHere(['threads'], env)).stdout).toContain('hello there');
     const piped = await runCli(
       ['send', '--agent', 'a', '--to', 'b', '--body', '-', '--json'],
       env,
@@ -147,7 +148,7 @@ describe('brain CLI, end to end', () => {
     );
     expect(piped.code, piped.stderr).toBe(0);
     const id = JSON.parse(piped.stdout).id as string;
-    expect(JSON.parse((await runCli(['provenance', id, '--json'], env)).stdout).message.body).toBe(
+    expect(JSON.parse((await runHere(['provenance', id, '--json'], env)).stdout).message.body).toBe(
       'from a pipe\nline two',
     );
   });
@@ -172,6 +173,14 @@ describe('brain CLI, end to end', () => {
       [['send', '--bogus'], /unknown option/],
     ];
     for (const [args, message] of cases) {
+      const r = await runHere(args, env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(r.stdout).toBe('');
+    }
+    // The same through a real process: the exit status and stderr of the built command.
+    for (const [args, message] of [cases[0]!, cases[8]!]) {
       const r = await runCli(args, env);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
@@ -186,10 +195,10 @@ describe('brain CLI, end to end', () => {
     expect(missing.stderr).toMatch(/NOT_FOUND: id: no STM entry/);
     const notBrain = join(dir, 'text.db');
     writeFileSync(notBrain, 'just text, definitely not sqlite, long enough to have a header');
-    const foreign = await runCli(['poll', '--agent', 'a', '--db', notBrain]);
+    const foreign = await runHere(['poll', '--agent', 'a', '--db', notBrain]);
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toMatch(/NOT_A_BRAIN: .*text.db is not a brain database/);
-    const badImport = await runCli(['import', join(dir, 'nope.json')], env);
+    const badImport = await runHere(['import', join(dir, 'nope.json')], env);
     expect(badImport.code).toBe(1);
     expect(badImport.stderr).toMatch(/cannot read .*nope.json: no such file/);
   });
@@ -204,7 +213,7 @@ describe('brain CLI, end to end', () => {
       '--cortex',
       join(fixtures, 'cortex'),
     ];
-    const first = await runCli(args, m);
+    const first = await runHere(args, m);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(
       /synapse: read 11 records .*: 5 messages imported, 0 already present, 6 skipped/,
@@ -216,7 +225,7 @@ describe('brain CLI, end to end', () => {
   });
 
   it('runs the demo on a scratch database and suggests next commands', async () => {
-    const r = await runCli(['demo'], {});
+    const r = await runHere(['demo'], {});
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('1. helios sends nova a finding');
     expect(r.stdout).toMatch(/message\s+syn_/);
@@ -232,8 +241,10 @@ describe('brain CLI, end to end', () => {
   it('stops quietly when the reader closes the pipe early', () => {
     const t = tempBrain();
     try {
-      for (let i = 0; i < 1500; i += 1)
-        t.brain.send({ from: 'a', to: 'b', body: `message ${i} ${'x'.repeat(100)}` });
+      t.brain.batch(() => {
+        for (let i = 0; i < 1500; i += 1)
+          t.brain.send({ from: 'a', to: 'b', body: `message ${i} ${'x'.repeat(100)}` });
+      });
       const r = spawnSync('bash', ['-c', `node "${CLI}" export | head -c 100 >/dev/null`], {
         env: { ...process.env, BRAIN_DB: t.path },
         encoding: 'utf8',

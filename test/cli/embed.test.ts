@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess as runHere } from '../cli-in-process.js';
 import { ROOT, runCli, tempDir } from '../helpers.js';
 import { startFakeOllama, type FakeOllama } from '../fake-ollama.js';
 
@@ -18,15 +19,15 @@ afterAll(async () => {
 describe('brain embed, search --explain, eval locomo', () => {
   it('drains the queue with a progress bar on stderr and shows the status', async () => {
     const env = { BRAIN_DB: join(dir.dir, 'a.db'), BRAIN_EMBEDDER: 'offline' };
-    await runCli(
+    await runHere(
       ['send', '--agent', 'helios', '--to', 'nova', '--body', 'the spread gate has no edge'],
       env,
     );
-    await runCli(
+    await runHere(
       ['send', '--agent', 'nova', '--to', 'helios', '--body', 'agreed, drop the gate'],
       env,
     );
-    const before = await runCli(['embed', '--status', '--json'], env);
+    const before = await runHere(['embed', '--status', '--json'], env);
     expect(JSON.parse(before.stdout)).toMatchObject({
       pending: 2,
       failed: 0,
@@ -34,34 +35,34 @@ describe('brain embed, search --explain, eval locomo', () => {
       model: null,
     });
 
-    const run = await runCli(['embed', '--json'], env);
+    const run = await runHere(['embed', '--json'], env);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ embedded: 2, failed: 0, pending: 0 });
     expect(run.stderr).toMatch(/embedding \[#+\] 2\/2/);
 
-    const status = await runCli(['embed', '--status'], env);
+    const status = await runHere(['embed', '--status'], env);
     expect(status.stdout).toMatch(/pending\s+0/);
     expect(status.stdout).toMatch(/embedded\s+2/);
     expect(status.stdout).toMatch(/model\s+brain-/);
 
-    const search = await runCli(['search', 'spread gate', '--explain'], env);
+    const search = await runHere(['search', 'spread gate', '--explain'], env);
     expect(search.code).toBe(0);
     expect(search.stderr).toMatch(/retrievers: fts \+ vector/);
     expect(search.stdout).toMatch(
       /score [\d.]+ = fts #1 \(bm25 [\d.]+\) [\d.]+ \+ vector #\d \(cosine [\d.-]+\) [\d.]+/,
     );
 
-    const json = JSON.parse((await runCli(['search', 'spread gate', '--json'], env)).stdout);
+    const json = JSON.parse((await runHere(['search', 'spread gate', '--json'], env)).stdout);
     expect(json.retrievers).toEqual(['fts', 'vector']);
     expect(json.hits[0].found_by.vector.rank).toBeGreaterThan(0);
   });
 
   it('says clearly when embeddings are off, and when Ollama fails (items stay queued)', async () => {
     const db = join(dir.dir, 'b.db');
-    await runCli(['send', '--agent', 'helios', '--to', 'nova', '--body', 'hello'], {
+    await runHere(['send', '--agent', 'helios', '--to', 'nova', '--body', 'hello'], {
       BRAIN_DB: db,
     });
-    const off = await runCli(['embed'], { BRAIN_DB: db, BRAIN_EMBEDDER: 'none' });
+    const off = await runHere(['embed'], { BRAIN_DB: db, BRAIN_EMBEDDER: 'none' });
     expect(off.code).toBe(2);
     expect(off.stderr).toMatch(/BRAIN_EMBEDDER: is none/);
 
@@ -73,16 +74,16 @@ describe('brain embed, search --explain, eval locomo', () => {
       /UPSTREAM_FAILED: 1 item\(s\) could not be embedded and stay queued: Ollama at .* HTTP 500/,
     );
     expect(failed.stderr).not.toMatch(/\n\s+at /);
-    const status = JSON.parse((await runCli(['embed', '--status', '--json'], env)).stdout);
+    const status = JSON.parse((await runHere(['embed', '--status', '--json'], env)).stdout);
     expect(status).toMatchObject({ pending: 0, failed: 1, embedded: 0 });
     expect(status.last_error).toMatch(/HTTP 500/);
-    const search = await runCli(['search', 'hello', '--json'], env);
+    const search = await runHere(['search', 'hello', '--json'], env);
     expect(JSON.parse(search.stdout).hits).toHaveLength(1);
     fake.mode = 'ok';
   });
 
   it('measures recall on a LoCoMo-format file and prints one JSON document', async () => {
-    const r = await runCli(['eval', 'locomo', FIXTURE, '--k', '1,5', '--json'], {
+    const r = await runHere(['eval', 'locomo', FIXTURE, '--k', '1,5', '--json'], {
       BRAIN_EMBEDDER: 'offline',
     });
     expect(r.code).toBe(0);
@@ -93,7 +94,7 @@ describe('brain embed, search --explain, eval locomo', () => {
     expect(Object.keys(report.by_category)).toEqual(['1', '2', '4']);
     expect(r.stderr).toMatch(/tiny-1: 8 turns, 5 questions/);
 
-    const human = await runCli(['eval', 'locomo', FIXTURE], { BRAIN_EMBEDDER: 'none' });
+    const human = await runHere(['eval', 'locomo', FIXTURE], { BRAIN_EMBEDDER: 'none' });
     expect(human.stdout).toMatch(/6 questions in 2 conversation\(s\); embedder: none/);
     expect(human.stdout).toMatch(/overall\s+[\d.]+\s+[\d.]+/);
   });
@@ -101,14 +102,14 @@ describe('brain embed, search --explain, eval locomo', () => {
   it('builds a haystack once, keeps it, and reports inside it beside alone', async () => {
     const file = join(dir.dir, 'hay.db');
     const args = ['eval', 'locomo', FIXTURE, '--haystack', '150', '--haystack-file', file];
-    const r = await runCli([...args, '--words-only', '--json']);
+    const r = await runHere([...args, '--words-only', '--json']);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(Object.keys(report.arms)).toEqual(['fts']);
     expect(report.haystack.n).toBeGreaterThanOrEqual(150);
     expect(Object.keys(report.haystack)).toEqual(['n', 'recall', 'by_category', 'arms', 'latency']);
     expect(Object.keys(report.haystack.latency.fts)).toEqual(['p50_ms', 'p99_ms']);
-    const again = await runCli([...args, '--words-only']);
+    const again = await runHere([...args, '--words-only']);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/haystack: reusing/);
     expect(again.stdout).toMatch(/alone\s+│\s*inside [\d,]+ messages/);
@@ -116,13 +117,13 @@ describe('brain embed, search --explain, eval locomo', () => {
   });
 
   it('rejects bad arguments with exit 2 and no stack trace', async () => {
-    const lonely = await runCli(['eval', 'locomo', FIXTURE, '--haystack-corpus', FIXTURE]);
+    const lonely = await runHere(['eval', 'locomo', FIXTURE, '--haystack-corpus', FIXTURE]);
     expect(lonely.code).toBe(2);
     expect(lonely.stderr).toMatch(/brain: INVALID_INPUT: --haystack-corpus: needs --haystack N/);
-    const small = await runCli(['eval', 'locomo', FIXTURE, '--haystack', '5']);
+    const small = await runHere(['eval', 'locomo', FIXTURE, '--haystack', '5']);
     expect(small.code).toBe(2);
     expect(small.stderr).toMatch(/--haystack: must be a whole number from 100/);
-    const self = await runCli([
+    const self = await runHere([
       'eval',
       'locomo',
       FIXTURE,
@@ -133,13 +134,13 @@ describe('brain embed, search --explain, eval locomo', () => {
     ]);
     expect(self.code).toBe(2);
     expect(self.stderr).toMatch(/--haystack-corpus: every conversation of .* is under test/);
-    const badK = await runCli(['eval', 'locomo', FIXTURE, '--k', 'five']);
+    const badK = await runHere(['eval', 'locomo', FIXTURE, '--k', 'five']);
     expect(badK.code).toBe(2);
     expect(badK.stderr).toMatch(/--k: must be whole numbers/);
-    const missing = await runCli(['eval', 'locomo', join(dir.dir, 'nope.json')]);
+    const missing = await runHere(['eval', 'locomo', join(dir.dir, 'nope.json')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/NOT_FOUND: FILE: cannot read/);
-    const batch = await runCli(['embed', '--batch', '0'], {
+    const batch = await runHere(['embed', '--batch', '0'], {
       BRAIN_DB: join(dir.dir, 'c.db'),
       BRAIN_EMBEDDER: 'offline',
     });

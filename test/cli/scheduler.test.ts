@@ -3,9 +3,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openBrain } from '../../src/index.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../agent/fakes/anthropic-server.js';
+import { runCliInProcess } from '../cli-in-process.js';
 import { runCli, tempDir } from '../helpers.js';
 
-/** The built CLI: `brain heartbeat`, `brain cron …`, `brain reminders`, `brain tasks`. */
+/**
+ * `brain heartbeat`, `brain cron …`, `brain reminders`, `brain tasks`: run in this process, and
+ * through the built CLI (`real`) where the exit status is the point.
+ */
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -38,7 +42,14 @@ async function setup(extra: Record<string, unknown> = {}) {
     XDG_CONFIG_HOME: join(dir, 'cfg'),
     ANTHROPIC_API_KEY: 'sk-test',
   };
-  return { dir, workspace, fake, db: env.BRAIN_DB, cli: (args: string[]) => runCli(args, env) };
+  return {
+    dir,
+    workspace,
+    fake,
+    db: env.BRAIN_DB,
+    cli: (args: string[]) => runCliInProcess(args, env),
+    real: (args: string[]) => runCli(args, env),
+  };
 }
 
 describe('brain heartbeat', { timeout: 90_000 }, () => {
@@ -101,11 +112,11 @@ describe('brain cron', { timeout: 90_000 }, () => {
 
   it('fails with NOT_FOUND for a job the config does not have, and exits 2 without a name', async () => {
     const s = await setup();
-    const r = await s.cli(['cron', 'run', 'nope']);
+    const r = await s.real(['cron', 'run', 'nope']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^brain: NOT_FOUND: no cron job named nope/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    expect((await s.cli(['cron', 'run'])).code).toBe(2);
+    expect((await s.real(['cron', 'run'])).code).toBe(2);
   });
 });
 

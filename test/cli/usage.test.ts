@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBrain } from '../../src/index.js';
+import { runCliInProcess as runHere } from '../cli-in-process.js';
 import { runCli, tempDir } from '../helpers.js';
 
 let dir: string;
@@ -55,7 +56,7 @@ describe('brain usage', () => {
   });
 
   it('prints a table for people, by day or source, since a date', async () => {
-    const byDay = await runCli(['usage', '--by', 'day', '--since', '2026-03-02'], env);
+    const byDay = await runHere(['usage', '--by', 'day', '--since', '2026-03-02'], env);
     expect(byDay.code).toBe(0);
     const lines = byDay.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^day\s+calls\s+input\s+output\s+cache read\s+cache write\s+cost$/);
@@ -63,21 +64,21 @@ describe('brain usage', () => {
     expect(lines[2]).toMatch(/^total\s+2\s+/);
     expect(lines).toHaveLength(3);
 
-    const bySource = await runCli(['usage', '--by', 'source'], env);
+    const bySource = await runHere(['usage', '--by', 'source'], env);
     expect(bySource.stdout).toMatch(/^chat\s+2\s/m);
     expect(bySource.stdout).toMatch(/^compaction\s+1\s.*\$5\.10$/m);
   });
 
   it('says so when nothing was recorded in the period', async () => {
-    const r = await runCli(['usage', '--since', '2027-01-01'], env);
+    const r = await runHere(['usage', '--since', '2027-01-01'], env);
     expect(r).toMatchObject({ code: 0, stdout: 'no model calls recorded since 2027-01-01\n' });
   });
 
   it('exits 2 naming the option on a bad grouping or date', async () => {
-    const by = await runCli(['usage', '--by', 'week'], env);
+    const by = await runHere(['usage', '--by', 'week'], env);
     expect(by).toMatchObject({ code: 2, stdout: '' });
     expect(by.stderr).toBe('brain: INVALID_INPUT: by: must be one of model, day, source\n');
-    const since = await runCli(['usage', '--since', 'yesterday'], env);
+    const since = await runHere(['usage', '--since', 'yesterday'], env);
     expect(since.code).toBe(2);
     expect(since.stderr).toMatch(/^brain: INVALID_INPUT: since: must be an ISO 8601 date/);
   });

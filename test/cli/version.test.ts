@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../cli-in-process.js';
 import { ROOT, runCli, tempBrain, type TempBrain } from '../helpers.js';
 import { connectStdio } from '../mcp/helpers.js';
 
@@ -32,11 +33,13 @@ describe('the installed command names itself', () => {
 
   it('suggests the installed brain after the demo unless npm started it', async () => {
     const db = join(t.dir, 'demo.db');
-    const plain = await runCli(['demo', '--db', db], { npm_command: undefined });
+    const plain = await runCliInProcess(['demo', '--db', db], { npm_command: undefined });
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toMatch(/^ {2}BRAIN_DB=\S+ brain search /m);
     expect(plain.stdout).not.toContain('npx');
-    const viaNpx = await runCli(['demo', '--db', join(t.dir, 'demo2.db')], { npm_command: 'exec' });
+    const viaNpx = await runCliInProcess(['demo', '--db', join(t.dir, 'demo2.db')], {
+      npm_command: 'exec',
+    });
     expect(viaNpx.stdout).toMatch(/^ {2}BRAIN_DB=\S+ npx brain search /m);
   });
 });

@@ -2,6 +2,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../cli-in-process.js';
 import { runCli, tempBrain, type TempBrain } from '../helpers.js';
 import { call, connectClient, spawnServe } from './helpers.js';
 
@@ -43,10 +44,12 @@ describe('brain serve (the built bin)', () => {
 
   it('rejects a bad tokens file or port, naming what is wrong (exit 2)', async () => {
     writeFileSync(tokens, 'tooshort alice\n');
-    const bad = await runCli(['serve', '--port', '0', '--tokens', tokens, '--db', t.path]);
+    const bad = await runCliInProcess(['serve', '--port', '0', '--tokens', tokens, '--db', t.path]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/line 1: the token is too short/);
-    const port = await runCli(['serve', '--port', 'http', '--db', t.path], { BRAIN_AGENT: 'x' });
+    const port = await runCliInProcess(['serve', '--port', 'http', '--db', t.path], {
+      BRAIN_AGENT: 'x',
+    });
     expect(port.code).toBe(2);
     expect(port.stderr).toMatch(/--port/);
   });

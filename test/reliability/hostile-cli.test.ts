@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBrain, type Brain } from '../../src/index.js';
 import { fingerprint } from './fingerprint.js';
+import { runCliInProcess } from '../cli-in-process.js';
 import { runCli, tempDir, type CliResult } from '../helpers.js';
 
 let dir: string;
@@ -27,8 +28,14 @@ afterAll(() => {
   cleanup();
 });
 
+/**
+ * Standard input needs a real process (and those cases are the built CLI's wiring: stdio, exit
+ * status); everything else runs the same program in this process, which costs no Node start-up.
+ */
 const cli = (args: string[], env: Record<string, string> = {}, input?: string) =>
-  runCli(args, { BRAIN_DB: db, ...env }, input);
+  input === undefined
+    ? runCliInProcess(args, { BRAIN_DB: db, ...env })
+    : runCli(args, { BRAIN_DB: db, ...env }, input);
 
 function clean(r: CliResult): void {
   expect(r.stderr).not.toMatch(/\n\s+at /);

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../cli-in-process.js';
 import { runCli, tempDir } from '../helpers.js';
 import { spawnUi } from './browser.js';
 
@@ -18,10 +19,10 @@ describe('brain ui (the command)', () => {
   });
 
   it('refuses a bad port and an unreadable tokens file with exit 2', async () => {
-    const port = await runCli(['--db', db, 'ui', '--port', 'http']);
+    const port = await runCliInProcess(['--db', db, 'ui', '--port', 'http']);
     expect(port.code).toBe(2);
     expect(port.stderr).toMatch(/--port/);
-    const tokens = await runCli([
+    const tokens = await runCliInProcess([
       '--db',
       db,
       'ui',

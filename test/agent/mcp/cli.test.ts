@@ -1,10 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../../cli-in-process.js';
 import { runCli, tempDir } from '../../helpers.js';
 import { FIXTURE, MEMORY_SERVER } from './helpers.js';
 
-/** `brain agent mcp` (the built CLI): each server, connected or not, its tools, its last error. */
+/**
+ * `brain agent mcp`: each server, connected or not, its tools, its last error. The first case runs
+ * the built CLI (exit 1 through process.exitCode); the others run the same program in-process.
+ */
 
 let dir: string;
 let cleanup: () => void;
@@ -66,14 +70,14 @@ describe('brain agent mcp', { timeout: 60_000 }, () => {
     expect(out.refused).toEqual([{ server: 'typo', error: 'mcpServers.typo.argz: unknown key' }]);
     expect(out.find_tools).toBe(true);
 
-    const human = await runCli(['agent', 'mcp', '--config', config], env());
+    const human = await runCliInProcess(['agent', 'mcp', '--config', config], env());
     expect(human.stdout).toMatch(/^memory +connected +stdio +9 tools$/m);
     expect(human.stdout).toMatch(/^typo +refused .*mcpServers\.typo\.argz: unknown key$/m);
     expect(human.stdout).toMatch(/^later +lazy +stdio +0 tools +starts on first use$/m);
   });
 
   it('exits 0 when every server is up, and says when there are none', async () => {
-    const ok = await runCli(
+    const ok = await runCliInProcess(
       [
         'agent',
         'mcp',
@@ -84,12 +88,12 @@ describe('brain agent mcp', { timeout: 60_000 }, () => {
     );
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^fix +connected +stdio +6 tools$/m);
-    const none = await runCli(['agent', 'mcp', '--config', configFile({})], env());
+    const none = await runCliInProcess(['agent', 'mcp', '--config', configFile({})], env());
     expect(none).toMatchObject({ code: 0, stdout: expect.stringMatching(/^no mcpServers in /) });
   });
 
   it('exits 1 with brain: NOT_FOUND for a config file that is not there', async () => {
-    const r = await runCli(['agent', 'mcp', '--config', join(dir, 'nope.json')], env());
+    const r = await runCliInProcess(['agent', 'mcp', '--config', join(dir, 'nope.json')], env());
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`brain: NOT_FOUND: no assistant config at ${join(dir, 'nope.json')}\n`);
   });
