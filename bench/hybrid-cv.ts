@@ -132,8 +132,8 @@ function topOf(
   }).map((h) => h.rowid);
 }
 
-function recall(q: CollectedQuestion, top: number[]): number {
-  const set = new Set(top.slice(0, K));
+function recall(q: CollectedQuestion, top: number[], k = K): number {
+  const set = new Set(top.slice(0, k));
   return q.wanted.filter((w) => set.has(w)).length / q.wanted.length;
 }
 
@@ -330,7 +330,19 @@ for (const conv of data.conversations)
     ).map((h) => h.rowid);
     if (mine.join() === q.hybrid.join()) same++;
   }
-if (asked > 0) console.log(`fusion check: ${same}/${asked} questions' top 10 equal search's own`);
+if (asked > 0) {
+  const own = data.conversations.map((c) => {
+    const sum = c.questions.reduce((a, q) => a + recall(q, q.hybrid ?? []), 0);
+    return `${c.id} ${f(sum / c.questions.length)}`;
+  });
+  const all = data.conversations.flatMap((c) => c.questions);
+  const sum = all.reduce((a, q) => a + recall(q, q.hybrid ?? []), 0);
+  console.log(`fusion check: ${same}/${asked} questions' top 10 equal search's own`);
+  const sum10 = all.reduce((a, q) => a + recall(q, q.hybrid ?? [], 10), 0);
+  console.log(
+    `search's own hybrid recall@5: ${own.join(', ')}; all ${f(sum / all.length)} (@10 ${f(sum10 / all.length)})`,
+  );
+}
 
 report(
   'words only: context weights and depth',
@@ -476,15 +488,19 @@ if (data.embedder) {
 }
 
 // The settings the grids above kept choosing, side by side, words only and hybrid (a table: dev
-// figures per conversation, for reading the grids, not a cross-validation of its own).
+// figures per conversation, for reading the grids, not a cross-validation of its own). The
+// constants before session 7 first.
+const before: Setting = { ...current, context: '0.7/0.4/3', ftsDepth: 50, vectorDepth: 50, k: 10 };
 const seen: Setting[] = [
+  before,
   current,
-  { ...current, context: '0.7/0.4/2', ftsDepth: 100 },
-  { ...current, ftsDepth: 100 },
-  { ...current, ftsDepth: 100, vectorWeight: 0.5 },
-  { ...current, context: '0.5/0.4/4', ftsDepth: 100, vectorWeight: 0.5 },
-  { ...current, context: '0.5/0.6/4', ftsDepth: 100, vectorWeight: 0.5, vectorDepth: 100 },
-  { ...current, context: '0.5/0.2/4', ftsDepth: 100, vectorWeight: 0.5 },
+  { ...before, context: '0.7/0.4/2' },
+  { ...before, ftsDepth: 100 },
+  { ...before, context: '0.7/0.4/2', ftsDepth: 100 },
+  { ...before, ftsDepth: 100, vectorWeight: 0.5 },
+  { ...before, context: '0.5/0.4/4', ftsDepth: 100, vectorWeight: 0.5 },
+  { ...before, context: '0.5/0.6/4', ftsDepth: 100, vectorWeight: 0.5, vectorDepth: 100 },
+  { ...before, context: '0.5/0.2/4', ftsDepth: 100, vectorWeight: 0.5 },
 ];
 const table = Object.fromEntries(seen.map((s) => [keyOf(s), s]));
 report('settings chosen above, words only', table, current, ['fts']);
