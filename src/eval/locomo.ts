@@ -9,7 +9,8 @@ import type { SearchMode } from '../search/search.js';
 import { readLocomo, type LocomoConversation } from './locomo-format.js';
 
 /** LoCoMo categories that have answers in the conversation (5 is adversarial, left out). */
-const CATEGORIES = [1, 2, 3, 4];
+export const LOCOMO_CATEGORIES = [1, 2, 3, 4];
+const CATEGORIES = LOCOMO_CATEGORIES;
 
 export interface LocomoEvalOptions {
   /** Cut-offs for recall@k; default 5 and 10. */
@@ -70,8 +71,11 @@ function agentNameOf(speaker: string): string {
   return (name || 'speaker').slice(0, 64);
 }
 
-/** Each turn a message from its speaker to the other; one thread per session, at the session's date. */
-function loadConversation(brain: Brain, conv: LocomoConversation): Map<string, string> {
+/**
+ * Each turn a message from its speaker to the other; one thread per session, at the session's
+ * date. Returns each turn's message id by its dia_id.
+ */
+export function loadConversation(brain: Brain, conv: LocomoConversation): Map<string, string> {
   const ids = new Map<string, string>();
   const [a, b] = conv.speakers;
   for (const session of conv.sessions) {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { BrainError } from '../../../src/index.js';
+import { BrainError, type Embedder } from '../../../src/index.js';
 import { wordEmbedder } from '../../embedders.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
@@ -189,5 +189,42 @@ describe('a slow in-process embedder', () => {
       'searched by words only: the query was not embedded within 0.1 s',
     ]);
     expect(result.hits.map((h) => h.id)).toEqual([id]);
+  });
+});
+
+describe('how deep each retriever proposes', () => {
+  it('fuses the words retriever’s best 100 matches: one ranked 70th by words still gets its words’ part', async () => {
+    // The query and the message holding "beacon" point one way, every other message another.
+    const marked: Embedder = {
+      provider: 'offline',
+      model: 'brain-test-beacon',
+      batchSize: 16,
+      embed: (texts, kind) =>
+        Promise.resolve(
+          texts.map((text) =>
+            kind === 'query' || text.includes('beacon')
+              ? Float32Array.of(1, 0)
+              : Float32Array.of(0, 1),
+          ),
+        ),
+    };
+    t = tempBrain({ clock: fixedClock() });
+    // 80 messages holding "gate" once, each longer than the one before: BM25 ranks them in order.
+    const ids: string[] = [];
+    for (let i = 0; i < 80; i++) {
+      const filler = Array.from({ length: i }, (_, j) => `w${j}`).join(' ');
+      const marker = i === 69 ? 'beacon' : 'plain';
+      ids.push(
+        t.brain.send({ from: 'a', to: 'b', subject: 'note', body: `gate ${marker} ${filler}` }).id,
+      );
+    }
+    await t.brain.embedQueued(marked);
+    const { hits } = await t.brain.searchHybrid(
+      { query: 'gate', types: ['message'], limit: 60 },
+      { embedder: marked },
+    );
+    const beacon = hits.find((h) => h.id === ids[69])!;
+    expect(beacon.found_by.vector).toMatchObject({ rank: 1 });
+    expect(beacon.found_by.fts).toMatchObject({ rank: 70 });
   });
 });
