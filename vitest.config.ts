@@ -9,7 +9,7 @@ const library = ['test/src/**/*.test.ts', 'test/search/**/*.test.ts'];
 
 /**
  * Files that put many processes on one SQLite file for seconds and assert on what they all saw:
- * they run after the rest, one at a time, so no other test file competes with them for the CPU.
+ * they run one at a time, beside at most one other test file.
  */
 const exclusive = [
   'test/reliability/concurrency.test.ts',
@@ -33,6 +33,7 @@ export default defineConfig({
           name: 'main',
           include: ['test/**/*.test.ts'],
           exclude: [...library, ...exclusive],
+          isolate: false,
         },
       },
       {
@@ -50,7 +51,6 @@ export default defineConfig({
           name: 'exclusive',
           include: exclusive,
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
         },
       },
     ],
