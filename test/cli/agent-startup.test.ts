@@ -24,9 +24,12 @@ async function modulesOfAgent(
   const hooks = join(dir, 'hooks.mjs');
   writeFileSync(
     hooks,
-    `export async function resolve(specifier, context, next) {
+    // Written synchronously: the hooks run on their own thread, whose buffered writes could
+    // arrive after the lines the test reads.
+    `import { writeSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
-  process.stderr.write('loaded ' + resolved.url + '\\n');
+  writeSync(2, 'loaded ' + resolved.url + '\\n');
   return resolved;
 }\n`,
   );

@@ -19,9 +19,12 @@ function modulesLoadedBy(args: string[]): {
   const hooks = join(dir, 'hooks.mjs');
   writeFileSync(
     hooks,
-    `export async function resolve(specifier, context, next) {
+    // Written synchronously: the hooks run on their own thread, whose buffered writes a
+    // process that exits soon after its last import could lose.
+    `import { writeSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
-  process.stderr.write('loaded ' + resolved.url + '\\n');
+  writeSync(2, 'loaded ' + resolved.url + '\\n');
   return resolved;
 }\n`,
   );
