@@ -227,6 +227,55 @@ if (missing) {
       expect(await page.evaluate('window.__sameDocument')).toBe(true);
     });
 
+    it("updates an inbox and a message's provenance without a reload", async () => {
+      await visit('/inbox/nova', 'inbox-before-live');
+      await page.evaluate('window.__sameDocument = true');
+      const heading = page.locator('#inbox-unread h2');
+      const unread = Number(/\((\d+)\)/.exec((await heading.textContent())!)![1]);
+      const sent = await runCli([
+        '--db',
+        dbPath,
+        '--agent',
+        'atlas',
+        'send',
+        '--to',
+        'nova',
+        '--body',
+        'inbox, live',
+        '--json',
+      ]);
+      expect(sent.code, sent.stderr).toBe(0);
+      await page
+        .locator('#inbox-unread')
+        .getByText(`Unread (${unread + 1})`)
+        .waitFor({ timeout: 10_000 });
+      await page
+        .locator('#inbox-unread')
+        .getByText('inbox, live')
+        .first()
+        .waitFor({ timeout: 10_000 });
+
+      const id = (JSON.parse(sent.stdout) as { id: string }).id;
+      await visit(`/provenance/${id}`, 'provenance-before-live');
+      await page.evaluate('window.__sameDocument = true');
+      const learned = await runCli([
+        '--db',
+        dbPath,
+        '--agent',
+        'nova',
+        'remember',
+        'learned while the page was open',
+        '--source',
+        id,
+      ]);
+      expect(learned.code, learned.stderr).toBe(0);
+      await page
+        .locator('#learned')
+        .getByText('learned while the page was open')
+        .waitFor({ timeout: 10_000 });
+      expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    });
+
     it('is usable on a phone-sized screen and by keyboard', async () => {
       await page.setViewportSize({ width: 375, height: 700 });
       await visit(`/threads/${seeded.thread}`, 'thread-phone');

@@ -18,14 +18,14 @@ export function inboxPage(brain: Brain, ctx: PageContext, agent: string): Html {
     `Inbox of ${agent}`,
     ctx,
     html`<p class="muted">Viewing this page marks nothing read.</p>
-      <section aria-labelledby="h-unread">
+      <section aria-labelledby="h-unread" id="inbox-unread" data-refresh>
         <h2 id="h-unread">Unread (${view.unread_count})</h2>
         ${list(view.unread, 'Nothing unread.')}
       </section>
-      <section aria-labelledby="h-read">
+      <section aria-labelledby="h-read" id="inbox-read" data-refresh>
         <h2 id="h-read">Read</h2>
         ${list(view.read, 'Nothing read yet.')}
       </section>`,
-    'inbox',
+    'refresh',
   );
 }

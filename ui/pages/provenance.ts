@@ -34,7 +34,7 @@ export function provenancePage(brain: Brain, ctx: PageContext, id: string): Html
     );
     const learned = [...p.derived.stm.map(stmCard), ...p.derived.atoms.map(atomCard)];
     parts.push(
-      html`<section aria-labelledby="h-learned">
+      html`<section aria-labelledby="h-learned" id="learned" data-refresh>
         <h2 id="h-learned">Learned from this message</h2>
         ${learned.length ? learned : empty('Nothing was learned from it.')}
       </section>`,
@@ -46,7 +46,8 @@ export function provenancePage(brain: Brain, ctx: PageContext, id: string): Html
       : p.type === 'stm'
         ? 'Provenance of a memory'
         : 'Provenance of an atom';
-  return page(title, ctx, parts);
+  // New memories and atoms of the message show as they are learned (the `learned` part).
+  return page(title, ctx, parts, p.message ? 'refresh' : 'all');
 }
 
 function contextItem(m: MessageRecord, focus: boolean): Html {

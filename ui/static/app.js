@@ -2,8 +2,9 @@
 // `message` (a new message), `memory` (a new STM entry or atom, with its source message) and
 // `receipt` (a message read or acked). What the page shows is fetched again as server-rendered,
 // escaped HTML: a thread page replaces or appends one message at a time; pages marked
-// data-live="refresh" (start, agents) reload their [data-refresh] parts; other pages announce new
-// messages in the live region with a link. No inline script anywhere.
+// data-live="refresh" (start, agents, an inbox, a message's provenance) reload their [data-refresh]
+// parts; other pages announce new messages in the live region with a link. No inline script
+// anywhere.
 (function () {
   'use strict';
   if (!('EventSource' in window)) return;
@@ -115,6 +116,7 @@
   source.addEventListener('memory', function (event) {
     var m = parse(event);
     if (!m) return;
+    if (mode === 'refresh') refresh();
     if (list && m.thread_id && thread === m.thread_id) redraw(m.source_message_id);
   });
   window.addEventListener('pagehide', function () {
