@@ -1,5 +1,5 @@
 /**
- * What migration 0015's triggers cost the writes they ride on: sends (direct and broadcast),
+ * What migration 0016's triggers cost the writes they ride on: sends (direct and broadcast),
  * reads and acks timed on a fresh brain with the triggers, and on one where they were dropped.
  * Rounds alternate between the two so that other work on the machine falls on both alike.
  *   npx tsx bench/write-triggers.ts [rounds]

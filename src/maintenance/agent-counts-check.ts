@@ -19,7 +19,7 @@ interface Counts {
   received: number;
 }
 
-/** The per-agent sent and received counts (migration 0015's triggers) against the rows. */
+/** The per-agent sent and received counts (migration 0016's triggers) against the rows. */
 export const agentCountsCheck: DoctorCheck = {
   name: 'agent_counts',
   description: "each agent's sent and received counts against its messages and deliveries",

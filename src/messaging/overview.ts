@@ -40,7 +40,7 @@ export type AgentActivityInput = z.input<typeof activityInput>;
 
 /**
  * Every agent with its unread count, its messages sent and received over all history, and its
- * latest messages. The counts are rows kept by triggers (migration 0015), the latest messages one
+ * latest messages. The counts are rows kept by triggers (migration 0016), the latest messages one
  * seek each in the index by sender: the cost follows the number of agents, not of messages.
  */
 export function agentActivity(ctx: BrainContext, input: AgentActivityInput = {}): AgentActivity[] {
