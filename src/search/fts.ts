@@ -147,6 +147,16 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
   const counter = createWordCounter(ctx, type);
   const run = (match: string, df: Buffer, k: number): Ranked[] => {
     const params = { ...filters, match, k, df };
+    if (type === 'message' && filters.exclude_thread !== null && !narrowed(filters)) {
+      // A thread left out rarely holds most of the best: rank without reading each match's
+      // message, then drop the thread's among the best, unless that leaves too few. The rows
+      // left are the filtered ranking's first k: dropping rows changes no other row's order.
+      const best = rankStmt('bare').all({ ...params, k: 2 * k });
+      const kept = outsideThread(ctx, best, filters.exclude_thread);
+      return kept.length >= k || best.length < 2 * k
+        ? kept.slice(0, k)
+        : rankStmt('filtered').all(params);
+    }
     if (type !== 'stm' || narrowed(filters)) {
       return rankStmt(needsBase(type, filters) ? 'filtered' : 'bare').all(params);
     }
@@ -168,6 +178,21 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     if (op === 'all') return run(terms.map(quoteTerm).join(' '), df, k);
     return pruneTopK(terms, dfs, counter.rows(), k, (match) => run(match, df, k)).ranked;
   };
+}
+
+/** The given messages that are not in the thread, in their order (plan tests). */
+export const OUTSIDE_THREAD_SQL = `SELECT x.id AS rowid FROM json_each(@ids) c JOIN messages x ON x.id = c.value
+  WHERE x.thread_id != @thread`;
+
+function outsideThread(ctx: BrainContext, ranked: Ranked[], thread: number): Ranked[] {
+  if (ranked.length === 0) return ranked;
+  const outside = new Set(
+    ctx.q
+      .get<[{ ids: string; thread: number }], { rowid: number }>(OUTSIDE_THREAD_SQL)
+      .all({ ids: JSON.stringify(ranked.map((r) => r.rowid)), thread })
+      .map((r) => r.rowid),
+  );
+  return ranked.filter((r) => outside.has(r.rowid));
 }
 
 /** The given STM entries that have not expired, in their order (plan tests). */

@@ -63,6 +63,39 @@ describe('full-text ranking', () => {
     expect(ids({ query: 'lantern', types: ['message'], thread: old.thread_id })[0]).toBe(old.id);
   });
 
+  it('leaves a thread out exactly, whether it holds few or most of the best matches', () => {
+    const here = t.brain.send({ from: 'ann', to: 'assistant', subject: 'here', body: 'kiln' });
+    const away = t.brain.send({ from: 'ann', to: 'bob', subject: 'away', body: 'kiln' });
+    t.brain.batch(() => {
+      // Short messages in the thread left out rank first, more of them than the words retriever
+      // ranks at once; longer ones in the only other thread follow.
+      for (let i = 0; i < 250; i++)
+        t.brain.send({ from: 'ann', to: 'assistant', thread: here.thread_id, body: `kiln ${i}` });
+      for (let i = 0; i < 60; i++)
+        t.brain.send({
+          from: 'ann',
+          to: 'bob',
+          thread: away.thread_id,
+          body: `the kiln and a longer line of other words ${i}`,
+        });
+    });
+    const ids = (input: Parameters<typeof t.brain.search>[0]) =>
+      t.brain.search({ types: ['message'], ...input }).hits.map((h) => h.id);
+    for (const [query, limit] of [
+      ['kiln', 5],
+      ['kiln', 40],
+      ['kiln longer', 10],
+      ['kiln 7', 3],
+    ] as const) {
+      // Leaving one thread out of two is keeping the other (the thread filter's statement).
+      const want = ids({ query, limit, thread: away.thread_id });
+      expect(want.length).toBeGreaterThan(0);
+      expect(ids({ query, limit, exclude_thread: here.thread_id }), `${query} ${limit}`).toEqual(
+        want,
+      );
+    }
+  });
+
   it('scores the matches in one walk of the index and sorts once', () => {
     for (const [scorer, variant] of [
       ['bm25', 'bare'],
