@@ -1,8 +1,13 @@
-/** Terminal settings: the CLI's only reading of the environment beyond loadConfig. */
+/** Terminal settings: with loadConfig and assistant-config.ts, the CLI's only reading of the environment. */
 export function colorEnabled(): boolean {
   return (
     Boolean(process.stdout.isTTY) && !('NO_COLOR' in process.env) && process.env.TERM !== 'dumb'
   );
+}
+
+/** Whether BRAIN_LOG_LEVEL was set, rather than its default taken. */
+export function logLevelGiven(): boolean {
+  return Boolean(process.env.BRAIN_LOG_LEVEL);
 }
 
 /** BRAIN_DEBUG=1 prints stack traces of unexpected failures (never shown otherwise). */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { bold, dim, printJson, println } from '../output.js';
 import type { GlobalOptions } from '../run.js';
+import { loadAssistantConfigFile } from '../assistant-config.js';
 
 interface AgentMcpOptions {
   config?: string;
@@ -29,10 +30,9 @@ export function registerAgentMcp(program: Command, globals: () => GlobalOptions)
       // `brain agent --config F mcp` and `brain agent mcp --config F`: the parent's option takes
       // the flag wherever it is written, so read it there too.
       const file = opts.config ?? (command.parent?.opts() as AgentMcpOptions | undefined)?.config;
-      const { loadAssistantConfig } = await import('../../agent/config.js');
       const { createMcpManager } = await import('../../agent/mcp/manager.js');
       const { streamLog } = await import('../../agent/log.js');
-      const config = loadAssistantConfig({ file, env: process.env });
+      const config = await loadAssistantConfigFile(file);
       const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), 'error');
       const manager = createMcpManager({ config: config.mcp, log });
       try {

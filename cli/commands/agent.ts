@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { println } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
+import { assistantEnv, loadAssistantConfigFile } from '../assistant-config.js';
+import { logLevelGiven } from '../config.js';
 
 interface AgentOptions {
   config?: string;
@@ -36,15 +38,14 @@ export function registerAgent(program: Command, globals: () => GlobalOptions): v
 }
 
 async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<void> {
-  const { loadAssistantConfig } = await import('../../agent/config.js');
   // A bad config is refused before the brain is opened: exit 2 with its key path.
-  const config = loadAssistantConfig({ file: opts.config, env: process.env });
+  const config = await loadAssistantConfigFile(opts.config);
   await withBrain(globals, async ({ brain, config: brainConfig }) => {
     const { streamLog } = await import('../../agent/log.js');
     const { startService } = await import('../../agent/service/service.js');
     const { createEmbedder } = await import('../../src/embed/create.js');
     // A service reports its events at info unless BRAIN_LOG_LEVEL says otherwise.
-    const minLevel = process.env.BRAIN_LOG_LEVEL ? brainConfig.logLevel : 'info';
+    const minLevel = logLevelGiven() ? brainConfig.logLevel : 'info';
     const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), minLevel);
     const embedder = await createEmbedder(brainConfig, { brain, purpose: 'search' });
 
@@ -58,7 +59,7 @@ async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<v
         config,
         clock: () => new Date(),
         log,
-        env: process.env,
+        env: assistantEnv(),
         ...(embedder ? { embedder } : {}),
       });
       // Every timer of the service is unref'd: this one keeps the process up until a signal.
@@ -85,7 +86,6 @@ async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<v
 }
 
 async function runCheck(globals: GlobalOptions, opts: AgentOptions): Promise<void> {
-  const { loadAssistantConfig } = await import('../../agent/config.js');
   const { formatCheckItem, checkEndpoints, checkComponents } =
     await import('../../agent/service/check.js');
   const items: Array<{ name: string; ok: boolean; detail: string }> = [];
@@ -96,7 +96,7 @@ async function runCheck(globals: GlobalOptions, opts: AgentOptions): Promise<voi
 
   let config;
   try {
-    config = loadAssistantConfig({ file: opts.config, env: process.env });
+    config = await loadAssistantConfigFile(opts.config);
     items.push({
       name: 'config',
       ok: true,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { printJson, println, dim, note } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
+import { loadAssistantConfigFile } from '../assistant-config.js';
 
 interface ChatOptions {
   session: string;
@@ -24,8 +25,7 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
     .option('-m, --message <text>', 'say this, print the reply, and exit')
     .action((opts: ChatOptions) =>
       withBrain(globals(), async ({ brain, config: brainConfig, json }) => {
-        const { loadAssistantConfig } = await import('../../agent/config.js');
-        const config = loadAssistantConfig({ file: opts.config, env: process.env });
+        const config = await loadAssistantConfigFile(opts.config);
         const { createAssistant, chatSession, runRepl } = await import('../../agent/chat.js');
         const { streamLog } = await import('../../agent/log.js');
         const { createEmbedder } = await import('../../src/embed/create.js');

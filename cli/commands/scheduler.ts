@@ -4,6 +4,7 @@ import type { ServiceHost } from '../../agent/service/types.js';
 import { BrainError } from '../../src/errors.js';
 import { bold, dim, printJson, println, shortTime } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
+import { loadAssistantConfigFile } from '../assistant-config.js';
 
 interface ConfigOption {
   config?: string;
@@ -135,10 +136,7 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
     );
 }
 
-async function loadConfig(file: string | undefined) {
-  const { loadAssistantConfig } = await import('../../agent/config.js');
-  return loadAssistantConfig({ file, env: process.env });
-}
+const loadConfig = loadAssistantConfigFile;
 
 /**
  * The service host in this process: the real assistant on the lane, no channel components. What

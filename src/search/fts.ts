@@ -134,6 +134,9 @@ function mapSources(sql: (source: FtsSource, filtered: boolean) => string): SqlB
 
 type Params = SearchFilters & { match: string };
 
+/** Which of the ranked rows to keep, in their order. */
+type Keep = (ranked: Ranked[]) => Ranked[];
+
 /**
  * The exact best k by BM25 of every match. Rows holding all the words are few and all scored;
  * rows holding any of them are ranked with MaxScore pruning (src/search/bm25-top-k.ts): only the
@@ -145,28 +148,29 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
   const rankStmt = (variant: 'bare' | 'filtered') =>
     ctx.q.get<[Params & { k: number; df: Buffer }], Ranked>(RANK_SQL[scorer][type][variant]);
   const counter = createWordCounter(ctx, type);
+  /**
+   * Rank without reading each match's base row, then drop what `keep` refuses among the best 2k,
+   * unless that leaves too few: then the filtered statement. The rows left are the filtered
+   * ranking's first k, as dropping rows changes no other row's order.
+   */
+  const bareThenDrop = (params: Params & { k: number; df: Buffer }, keep: Keep): Ranked[] => {
+    const best = rankStmt('bare').all({ ...params, k: 2 * params.k });
+    const kept = keep(best);
+    return kept.length >= params.k || best.length < 2 * params.k
+      ? kept.slice(0, params.k)
+      : rankStmt('filtered').all(params);
+  };
   const run = (match: string, df: Buffer, k: number): Ranked[] => {
     const params = { ...filters, match, k, df };
-    if (type === 'message' && filters.exclude_thread !== null && !narrowed(filters)) {
-      // A thread left out rarely holds most of the best: rank without reading each match's
-      // message, then drop the thread's among the best, unless that leaves too few. The rows
-      // left are the filtered ranking's first k: dropping rows changes no other row's order.
-      const best = rankStmt('bare').all({ ...params, k: 2 * k });
-      const kept = outsideThread(ctx, best, filters.exclude_thread);
-      return kept.length >= k || best.length < 2 * k
-        ? kept.slice(0, k)
-        : rankStmt('filtered').all(params);
+    if (narrowed(filters)) return rankStmt('filtered').all(params);
+    // A thread left out rarely holds most of the best.
+    if (type === 'message' && filters.exclude_thread !== null) {
+      const thread = filters.exclude_thread;
+      return bareThenDrop(params, (best) => outsideThread(ctx, best, thread));
     }
-    if (type !== 'stm' || narrowed(filters)) {
-      return rankStmt(needsBase(type, filters) ? 'filtered' : 'bare').all(params);
-    }
-    // STM's expiry hides few entries: rank without reading each match's entry, then drop the
-    // expired among the best, unless that leaves too few.
-    const best = rankStmt('bare').all({ ...params, k: 2 * k });
-    const live = unexpired(ctx, best, filters.now_ms);
-    return live.length >= k || best.length < 2 * k
-      ? live.slice(0, k)
-      : rankStmt('filtered').all(params);
+    // STM's expiry hides few entries.
+    if (type === 'stm') return bareThenDrop(params, (best) => unexpired(ctx, best, filters.now_ms));
+    return rankStmt('bare').all(params);
   };
   /** The best k of the rows holding every term (`all`) or any of them (`any`). */
   return (terms: string[], op: 'all' | 'any', k: number): Ranked[] => {

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeTelegram } from '../agent/fakes/telegram-server.js';
 import { CLI, ROOT, tempDir } from '../helpers.js';
+import { loadedModules, moduleHookImport } from './module-hooks.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -21,43 +22,23 @@ async function modulesOfAgent(
   config: Record<string, unknown>,
   env: Record<string, string> = {},
 ): Promise<{ ready: boolean; urls: string[]; stderr: string }> {
-  const hooks = join(dir, 'hooks.mjs');
-  writeFileSync(
-    hooks,
-    // Written synchronously: the hooks run on their own thread, whose buffered writes could
-    // arrive after the lines the test reads.
-    `import { writeSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  writeSync(2, 'loaded ' + resolved.url + '\\n');
-  return resolved;
-}\n`,
-  );
-  const register = join(dir, 'register.mjs');
-  writeFileSync(
-    register,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
+  const hook = moduleHookImport(dir);
   const file = join(dir, `${name}.json`);
   writeFileSync(
     file,
     JSON.stringify({ agent: 'assistant', owner: 'ann', workspace: dir, ...config }),
   );
-  const child = spawn(
-    process.execPath,
-    ['--import', pathToFileURL(register).href, CLI, 'agent', '--config', file],
-    {
-      env: {
-        ...process.env,
-        BRAIN_DB: join(dir, `${name}.db`),
-        BRAIN_EMBEDDER: 'none',
-        XDG_CONFIG_HOME: dir,
-        NO_COLOR: '1',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+  const child = spawn(process.execPath, ['--import', hook, CLI, 'agent', '--config', file], {
+    env: {
+      ...process.env,
+      BRAIN_DB: join(dir, `${name}.db`),
+      BRAIN_EMBEDDER: 'none',
+      XDG_CONFIG_HOME: dir,
+      NO_COLOR: '1',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   let ready = false;
   child.stderr.on('data', (d: Buffer) => {
@@ -68,10 +49,7 @@ export async function resolve(specifier, context, next) {
     }
   });
   await new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const urls = stderr
-    .split('\n')
-    .filter((line) => line.startsWith('loaded '))
-    .map((line) => line.slice('loaded '.length));
+  const urls = loadedModules(stderr);
   return { ready, urls, stderr };
 }
 

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ROOT, tempDir } from '../helpers.js';
+import { loadedModules, moduleHookImport } from './module-hooks.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -16,40 +16,17 @@ function modulesLoadedBy(args: string[]): {
   stdout: string;
   urls: string[];
 } {
-  const hooks = join(dir, 'hooks.mjs');
-  writeFileSync(
-    hooks,
-    // Written synchronously: the hooks run on their own thread, whose buffered writes a
-    // process that exits soon after its last import could lose.
-    `import { writeSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  writeSync(2, 'loaded ' + resolved.url + '\\n');
-  return resolved;
-}\n`,
-  );
-  const register = join(dir, 'register.mjs');
-  writeFileSync(
-    register,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
-  const child = spawnSync(
-    process.execPath,
-    ['--import', pathToFileURL(register).href, CLI, ...args],
-    {
-      env: {
-        ...process.env,
-        BRAIN_DB: join(dir, 'brain.db'),
-        BRAIN_EMBEDDER: 'none',
-        NO_COLOR: '1',
-      },
-      encoding: 'utf8',
+  const hook = moduleHookImport(dir);
+  const child = spawnSync(process.execPath, ['--import', hook, CLI, ...args], {
+    env: {
+      ...process.env,
+      BRAIN_DB: join(dir, 'brain.db'),
+      BRAIN_EMBEDDER: 'none',
+      NO_COLOR: '1',
     },
-  );
-  const urls = child.stderr
-    .split('\n')
-    .filter((line) => line.startsWith('loaded '))
-    .map((line) => line.slice('loaded '.length));
+    encoding: 'utf8',
+  });
+  const urls = loadedModules(child.stderr);
   return { status: child.status, stdout: child.stdout, urls };
 }
 
