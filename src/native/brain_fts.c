@@ -18,11 +18,12 @@
  *   handle moved from row to row, where FTS5's xColumnSize runs a statement per row. When
  *   `sizes` is NULL, or the table cannot be read, xColumnSize gives the length.
  *
- * Row lengths in memory. Once a connection has looked up NORMS_AFTER lengths of one index, it
- * reads the whole docsize table into an array of one uint16 per rowid (2 MB for a million rows,
- * ~50 ms at that size), as Lucene keeps its norms, and from then on looks a length up there; each
- * statement first reads the rows added since. A one-off search never pays for the load; a server
- * pays once. brain itself never changes the text of an indexed row (a rebuilt index holds the same
+ * Row lengths in memory. Once a connection has looked up NORMS_AFTER lengths of one index, or is
+ * about to (the given row counts of a statement's words say how many rows it may score), it reads
+ * the whole docsize table into an array of one uint16 per rowid (2 MB for a million rows, ~50 ms
+ * at that size, what 50,000 lookups through the blob handle cost), as Lucene keeps its norms, and
+ * from then on looks a length up there; each statement first reads the rows added since. A
+ * one-off search of rarer words never pays for the load; a server pays once. brain itself never changes the text of an indexed row (a rebuilt index holds the same
  * tokens), so its lengths do not go stale; a row whose text another tool changes keeps its old
  * length on a connection that had loaded it, until that one is reopened. A rowid can come back,
  * though: messages have no AUTOINCREMENT, so a row written in a transaction that is rolled back
@@ -40,6 +41,7 @@
  * Lower is better, as with bm25().
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sqlite3ext.h"
@@ -47,7 +49,7 @@ SQLITE_EXTENSION_INIT1
 
 #define BRAIN_K1 1.2
 #define BRAIN_B 0.75
-#define NORMS_AFTER 100000
+#define NORMS_AFTER 50000
 #define NORM_UNKNOWN 0xFFFF
 /* Rowids from here up are looked up through the blob handle: the array stays under 64 MB. */
 #define NORMS_MAX_ROWID (1 << 25)
@@ -146,21 +148,40 @@ static int norms_load(sqlite3 *db, Norms *norms) {
   return SQLITE_OK;
 }
 
+/* Where a statement reads row lengths from: memory, the docsize table, or FTS5. */
+typedef struct Lengths {
+  sqlite3 *db;          /* the connection (xUserData is not there in xQueryPhrase's callbacks) */
+  sqlite3_blob *sizes;  /* on the docsize table's sz column, moved from row to row */
+  int sizesFailed;      /* the docsize table could not be read: use xColumnSize */
+  Norms *norms;         /* the index's row lengths in memory, when the connection keeps them */
+} Lengths;
+
 /* What one execution of a statement keeps between its rows. */
 typedef struct RankData {
   int nPhrase;
   double avgdl;
   double *aIdf;         /* nPhrase inverse document frequencies */
   double *aFreq;        /* nPhrase weighted hit counts, for the row being scored */
-  sqlite3_blob *sizes;  /* on the docsize table's sz column, moved from row to row */
-  int sizesFailed;      /* the docsize table could not be read: use xColumnSize */
-  Norms *norms;         /* the index's row lengths in memory, when the connection keeps them */
+  Lengths lengths;
 } RankData;
 
 static void rank_data_free(void *p) {
   RankData *data = (RankData *)p;
-  if (data->sizes) sqlite3_blob_close(data->sizes);
+  if (data->lengths.sizes) sqlite3_blob_close(data->lengths.sizes);
   sqlite3_free(data);
+}
+
+/* The connection's norms of the docsize table named by `sizes`, read up to date when `load` (or
+   already loaded, or looked up often enough) and the connection is not writing; 0 when the
+   lengths must come through the blob handle. */
+static Norms *lengths_norms(sqlite3 *db, sqlite3_value *sizes, int load) {
+  if (sqlite3_value_type(sizes) != SQLITE_TEXT) return 0;
+  Norms *norms = norms_of(db, (const char *)sqlite3_value_text(sizes));
+  if (!norms || norms->failed) return 0;
+  if ((load || norms->loaded || norms->lookups >= NORMS_AFTER) && !writing(db) &&
+      norms_load(db, norms) != SQLITE_OK)
+    return 0; /* read through the blob handle instead */
+  return norms;
 }
 
 /* xQueryPhrase's callback: one more row holds the phrase. */
@@ -210,13 +231,20 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
     double idf = log(((double)nRow - hits + 0.5) / (hits + 0.5));
     data->aIdf[i] = idf > 0.0 ? idf : 1e-6;
   }
-  if (rc == SQLITE_OK && sqlite3_value_type(sizes) == SQLITE_TEXT) {
+  if (rc == SQLITE_OK) {
+    /* Rows about to be scored, at most: with the lengths looked up so far, enough to load them. */
+    double rows = 0.0;
+    for (int i = 0; blob && i < nPhrase; i++) {
+      double hits;
+      memcpy(&hits, blob + i * sizeof(double), sizeof(double));
+      rows += hits;
+    }
     sqlite3 *db = (sqlite3 *)api->xUserData(fts);
-    data->norms = norms_of(db, (const char *)sqlite3_value_text(sizes));
-    if (data->norms && data->norms->failed) data->norms = 0;
-    if (data->norms && (data->norms->loaded || data->norms->lookups >= NORMS_AFTER) &&
-        !writing(db) && norms_load(db, data->norms) != SQLITE_OK)
-      data->norms = 0; /* read through the blob handle instead */
+    data->lengths.db = db;
+    Norms *norms = lengths_norms(db, sizes, 0);
+    if (norms && !norms->loaded && (double)norms->lookups + rows >= NORMS_AFTER)
+      norms = lengths_norms(db, sizes, 1);
+    data->lengths.norms = norms;
   }
   if (rc != SQLITE_OK) {
     sqlite3_free(data);
@@ -229,34 +257,50 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
 }
 
 /* The row's length in tokens, all columns: from memory, its docsize record, or FTS5. */
-static int row_length(RankData *data, const Fts5ExtensionApi *api, Fts5Context *fts,
+static int row_length(Lengths *lengths, const Fts5ExtensionApi *api, Fts5Context *fts,
                       sqlite3_value *sizes, int *length) {
   sqlite3_int64 rowid = api->xRowid(fts);
-  Norms *norms = data->norms;
+  Norms *norms = lengths->norms;
   if (norms && norms->loaded && rowid >= 0 && rowid <= norms->loadedMax && rowid < norms->cap &&
       norms->len[rowid] != NORM_UNKNOWN) {
     *length = norms->len[rowid];
     return SQLITE_OK;
   }
-  if (!data->sizesFailed && sqlite3_value_type(sizes) == SQLITE_TEXT) {
-    sqlite3 *db = (sqlite3 *)api->xUserData(fts);
-    int rc = data->sizes
-                 ? sqlite3_blob_reopen(data->sizes, rowid)
+  if (!lengths->sizesFailed && sqlite3_value_type(sizes) == SQLITE_TEXT) {
+    sqlite3 *db = lengths->db;
+    int rc = lengths->sizes
+                 ? sqlite3_blob_reopen(lengths->sizes, rowid)
                  : sqlite3_blob_open(db, "main", (const char *)sqlite3_value_text(sizes), "sz",
-                                     rowid, 0, &data->sizes);
+                                     rowid, 0, &lengths->sizes);
     unsigned char record[256];
-    int n = rc == SQLITE_OK ? sqlite3_blob_bytes(data->sizes) : 0;
+    int n = rc == SQLITE_OK ? sqlite3_blob_bytes(lengths->sizes) : 0;
     if (rc == SQLITE_OK && n > 0 && n <= (int)sizeof(record) &&
-        sqlite3_blob_read(data->sizes, record, n, 0) == SQLITE_OK) {
+        sqlite3_blob_read(lengths->sizes, record, n, 0) == SQLITE_OK) {
       *length = (int)record_length(record, n);
       if (norms) norms->lookups++;
       return SQLITE_OK;
     }
     /* A record past what a varint of this size allows, or a table that is not there: from now
        on, ask FTS5. A blob handle left on an error is closed with the statement's data. */
-    data->sizesFailed = 1;
+    lengths->sizesFailed = 1;
   }
   return api->xColumnSize(fts, -1, length);
+}
+
+/* The weighted hits of phrase `phrase` in the row: each hit counts its column's weight. */
+static int row_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int phrase, int nWeight,
+                    sqlite3_value **weights, double *hits) {
+  int nInst = 0;
+  int rc = api->xInstCount(fts, &nInst);
+  double f = 0.0;
+  for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
+    int p, column, offset;
+    rc = api->xInst(fts, i, &p, &column, &offset);
+    if (rc == SQLITE_OK && p == phrase)
+      f += column < nWeight ? sqlite3_value_double(weights[column]) : 1.0;
+  }
+  *hits = f;
+  return rc;
 }
 
 static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
@@ -284,7 +328,7 @@ static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
       data->aFreq[phrase] += column < nWeight ? sqlite3_value_double(weights[column]) : 1.0;
   }
   int length = 0;
-  if (rc == SQLITE_OK) rc = row_length(data, api, fts, apVal[1], &length);
+  if (rc == SQLITE_OK) rc = row_length(&data->lengths, api, fts, apVal[1], &length);
   if (rc != SQLITE_OK) {
     sqlite3_result_error_code(ctx, rc);
     return;
@@ -297,6 +341,259 @@ static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
     score += data->aIdf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm);
   }
   sqlite3_result_double(ctx, -score);
+}
+
+/*
+ * Impacts: what a word's rows can score, by class. A row's BM25 score for one word depends on
+ * the row only through f, the word's weighted hits in it, and D, its length: rows of one (f, D)
+ * class score alike, whatever the index's mean length. brain_impacts(fts, sizes, keep, load,
+ * w0, w1, ...) reads every row holding the MATCH expression's first phrase (through xQueryPhrase,
+ * on the first row the statement gives it; later rows get NULL, so the statement needs LIMIT 1)
+ * and returns, as a blob of native doubles:
+ *
+ *   nClasses, upto (the newest rowid read), total (the rows read),
+ *   then for each class, best first at today's mean length: f, D, count, kept,
+ *   then the kept rowids, class after class, each class's lowest first.
+ *
+ * A class keeps its lowest `keep` rowids (all of them when it has fewer) while the classes
+ * before it hold fewer than 4 * keep rows; the classes after keep none. The exact top k of the
+ * word (k <= keep) is then read from the classes (src/search/impacts.ts) while the best classes
+ * at a later mean length are still among those that kept their rows. `load` reads the norms
+ * into memory first (worth it for a word held by many rows).
+ */
+typedef struct ImpactClass {
+  double f;
+  int d;
+  double impact; /* at the mean length, for the order of the output */
+  sqlite3_int64 count;
+  int kept, cap;
+  sqlite3_int64 *rowids;
+} ImpactClass;
+
+typedef struct Impacts {
+  int keep;
+  int nWeight;
+  sqlite3_value **weights;
+  sqlite3_value *sizes;
+  Lengths lengths;
+  ImpactClass *classes;
+  int nClass, capClass;
+  int *slots; /* open addressing: class index + 1, 0 for empty */
+  int nSlot;
+  sqlite3_int64 upto, total;
+  double avgdl;
+} Impacts;
+
+static unsigned impact_hash(double f, int d) {
+  sqlite3_uint64 bits;
+  memcpy(&bits, &f, sizeof(bits));
+  bits ^= (sqlite3_uint64)(unsigned)d * 0x9E3779B97F4A7C15ull;
+  bits ^= bits >> 29;
+  bits *= 0xBF58476D1CE4E5B9ull;
+  return (unsigned)(bits ^ (bits >> 32));
+}
+
+static int impacts_grow_slots(Impacts *im) {
+  int nSlot = im->nSlot ? im->nSlot * 2 : 256;
+  int *slots = (int *)sqlite3_malloc64((sqlite3_uint64)nSlot * sizeof(int));
+  if (!slots) return SQLITE_NOMEM;
+  memset(slots, 0, (size_t)nSlot * sizeof(int));
+  for (int i = 0; i < im->nClass; i++) {
+    unsigned h = impact_hash(im->classes[i].f, im->classes[i].d) & (unsigned)(nSlot - 1);
+    while (slots[h]) h = (h + 1) & (unsigned)(nSlot - 1);
+    slots[h] = i + 1;
+  }
+  sqlite3_free(im->slots);
+  im->slots = slots;
+  im->nSlot = nSlot;
+  return SQLITE_OK;
+}
+
+/* The class of (f, d), made when first met; 0 when out of memory. */
+static ImpactClass *impact_class(Impacts *im, double f, int d) {
+  if (2 * (im->nClass + 1) > im->nSlot && impacts_grow_slots(im) != SQLITE_OK) return 0;
+  unsigned mask = (unsigned)(im->nSlot - 1);
+  unsigned h = impact_hash(f, d) & mask;
+  while (im->slots[h]) {
+    ImpactClass *c = &im->classes[im->slots[h] - 1];
+    if (c->f == f && c->d == d) return c;
+    h = (h + 1) & mask;
+  }
+  if (im->nClass == im->capClass) {
+    int cap = im->capClass ? im->capClass * 2 : 64;
+    ImpactClass *classes =
+        (ImpactClass *)sqlite3_realloc64(im->classes, (sqlite3_uint64)cap * sizeof(ImpactClass));
+    if (!classes) return 0;
+    im->classes = classes;
+    im->capClass = cap;
+  }
+  ImpactClass *c = &im->classes[im->nClass];
+  memset(c, 0, sizeof(*c));
+  c->f = f;
+  c->d = d;
+  im->slots[h] = ++im->nClass;
+  return c;
+}
+
+static void impacts_free(Impacts *im) {
+  for (int i = 0; i < im->nClass; i++) sqlite3_free(im->classes[i].rowids);
+  sqlite3_free(im->classes);
+  sqlite3_free(im->slots);
+  if (im->lengths.sizes) sqlite3_blob_close(im->lengths.sizes);
+}
+
+/* xQueryPhrase's callback: one more row holds the word. */
+static int impacts_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) {
+  Impacts *im = (Impacts *)user;
+  double f = 0.0;
+  int d = 0;
+  int rc = row_hits(api, fts, 0, im->nWeight, im->weights, &f);
+  if (rc == SQLITE_OK) rc = row_length(&im->lengths, api, fts, im->sizes, &d);
+  if (rc != SQLITE_OK) return rc;
+  ImpactClass *c = impact_class(im, f, d);
+  if (!c) return SQLITE_NOMEM;
+  sqlite3_int64 rowid = api->xRowid(fts);
+  c->count++;
+  if (c->kept < im->keep) {
+    if (c->kept == c->cap) {
+      int cap = c->cap ? c->cap * 4 : 4;
+      if (cap > im->keep) cap = im->keep;
+      sqlite3_int64 *rowids =
+          (sqlite3_int64 *)sqlite3_realloc64(c->rowids, (sqlite3_uint64)cap * sizeof(*rowids));
+      if (!rowids) return SQLITE_NOMEM;
+      c->rowids = rowids;
+      c->cap = cap;
+    }
+    c->rowids[c->kept++] = rowid;
+  }
+  if (rowid > im->upto) im->upto = rowid;
+  im->total++;
+  return SQLITE_OK;
+}
+
+/* What a row of the class scores for the word, idf aside, at the mean length. */
+static double impact_of(const ImpactClass *c, double avgdl) {
+  double norm = BRAIN_K1 * (1.0 - BRAIN_B + BRAIN_B * (double)c->d / avgdl);
+  return (c->f * (BRAIN_K1 + 1.0)) / (c->f + norm);
+}
+
+static int by_impact(const void *a, const void *b) {
+  double x = ((const ImpactClass *)a)->impact, y = ((const ImpactClass *)b)->impact;
+  return x > y ? -1 : x < y ? 1 : 0;
+}
+
+static void brain_impacts(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                          int nVal, sqlite3_value **apVal) {
+  if (nVal < 3) {
+    sqlite3_result_error(ctx, "brain_impacts: expects (fts, sizes, keep, load, weights...)", -1);
+    return;
+  }
+  if (api->xGetAuxdata(fts, 0)) {
+    sqlite3_result_null(ctx); /* read once per statement, on its first row */
+    return;
+  }
+  int rc = api->xSetAuxdata(fts, (void *)1, 0);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  Impacts im;
+  memset(&im, 0, sizeof(im));
+  im.keep = sqlite3_value_int(apVal[1]);
+  if (im.keep < 1) im.keep = 1;
+  im.sizes = apVal[0];
+  im.nWeight = nVal - 3;
+  im.weights = &apVal[3];
+  sqlite3 *db = (sqlite3 *)api->xUserData(fts);
+  im.lengths.db = db;
+  im.lengths.norms = lengths_norms(db, apVal[0], sqlite3_value_int(apVal[2]) != 0);
+
+  sqlite3_int64 nRow = 0, nToken = 0;
+  rc = api->xRowCount(fts, &nRow);
+  if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
+  im.avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1.0;
+  if (im.avgdl <= 0.0) im.avgdl = 1.0;
+  if (rc == SQLITE_OK) rc = api->xQueryPhrase(fts, 0, &im, impacts_row);
+  if (rc != SQLITE_OK) {
+    impacts_free(&im);
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  /* Best class first. The hash is no longer needed once the classes move. */
+  for (int i = 0; i < im.nClass; i++) im.classes[i].impact = impact_of(&im.classes[i], im.avgdl);
+  qsort(im.classes, (size_t)im.nClass, sizeof(ImpactClass), by_impact);
+  sqlite3_int64 before = 0, nKept = 0;
+  for (int i = 0; i < im.nClass; i++) {
+    if (before >= 4 * (sqlite3_int64)im.keep) im.classes[i].kept = 0;
+    before += im.classes[i].count;
+    nKept += im.classes[i].kept;
+  }
+  sqlite3_uint64 nDouble = 3 + 4 * (sqlite3_uint64)im.nClass + (sqlite3_uint64)nKept;
+  double *out = (double *)sqlite3_malloc64(nDouble * sizeof(double));
+  if (!out) {
+    impacts_free(&im);
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  double *p = out;
+  *p++ = (double)im.nClass;
+  *p++ = (double)im.upto;
+  *p++ = (double)im.total;
+  for (int i = 0; i < im.nClass; i++) {
+    *p++ = im.classes[i].f;
+    *p++ = (double)im.classes[i].d;
+    *p++ = (double)im.classes[i].count;
+    *p++ = (double)im.classes[i].kept;
+  }
+  for (int i = 0; i < im.nClass; i++)
+    for (int j = 0; j < im.classes[i].kept; j++) *p++ = (double)im.classes[i].rowids[j];
+  impacts_free(&im);
+  sqlite3_result_blob64(ctx, out, nDouble * sizeof(double), sqlite3_free);
+}
+
+/* brain_hits(fts, w0, w1, ...): the weighted hits of the MATCH expression's first phrase in the
+   row (f above). brain_length(fts, sizes): the row's length in tokens (D above). */
+static void brain_hits(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                       int nVal, sqlite3_value **apVal) {
+  double f = 0.0;
+  int rc = row_hits(api, fts, 0, nVal, apVal, &f);
+  if (rc != SQLITE_OK) sqlite3_result_error_code(ctx, rc);
+  else sqlite3_result_double(ctx, f);
+}
+
+static void lengths_free(void *p) {
+  Lengths *lengths = (Lengths *)p;
+  if (lengths->sizes) sqlite3_blob_close(lengths->sizes);
+  sqlite3_free(lengths);
+}
+
+static void brain_length(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                         int nVal, sqlite3_value **apVal) {
+  if (nVal < 1) {
+    sqlite3_result_error(ctx, "brain_length: expects (fts, sizes)", -1);
+    return;
+  }
+  Lengths *lengths = (Lengths *)api->xGetAuxdata(fts, 0);
+  int rc = SQLITE_OK;
+  if (!lengths) {
+    lengths = (Lengths *)sqlite3_malloc64(sizeof(Lengths));
+    if (!lengths) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+    memset(lengths, 0, sizeof(*lengths));
+    lengths->db = (sqlite3 *)api->xUserData(fts);
+    lengths->norms = lengths_norms(lengths->db, apVal[0], 0);
+    rc = api->xSetAuxdata(fts, lengths, lengths_free);
+    if (rc != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, rc); /* xSetAuxdata has freed it */
+      return;
+    }
+  }
+  int d = 0;
+  rc = row_length(lengths, api, fts, apVal[0], &d);
+  if (rc != SQLITE_OK) sqlite3_result_error_code(ctx, rc);
+  else sqlite3_result_int(ctx, d);
 }
 
 /* brain_fts_norms(sizes): read the docsize table's lengths into memory now; the last rowid read.
@@ -348,6 +645,11 @@ int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
     return SQLITE_ERROR;
   }
   int rc = fts5->xCreateFunction(fts5, "brain_bm25", (void *)db, brain_bm25, 0);
+  if (rc == SQLITE_OK)
+    rc = fts5->xCreateFunction(fts5, "brain_impacts", (void *)db, brain_impacts, 0);
+  if (rc == SQLITE_OK) rc = fts5->xCreateFunction(fts5, "brain_hits", (void *)db, brain_hits, 0);
+  if (rc == SQLITE_OK)
+    rc = fts5->xCreateFunction(fts5, "brain_length", (void *)db, brain_length, 0);
   if (rc == SQLITE_OK)
     rc = sqlite3_create_function_v2(db, "brain_fts_norms", 1, SQLITE_UTF8, 0, brain_fts_norms, 0,
                                     0, 0);

@@ -3,6 +3,7 @@ import type { SearchType } from '../validation.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import { pruneTopK, type Ranked } from './bm25-top-k.js';
 import { createWordCounter } from './word-counts.js';
+import { impactsTopK, indexTotals } from './impacts.js';
 import { queryWords, quoteTerm, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
@@ -149,28 +150,72 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     ctx.q.get<[Params & { k: number; df: Buffer }], Ranked>(RANK_SQL[scorer][type][variant]);
   const counter = createWordCounter(ctx, type);
   /**
-   * Rank without reading each match's base row, then drop what `keep` refuses among the best 2k,
-   * unless that leaves too few: then the filtered statement. The rows left are the filtered
-   * ranking's first k, as dropping rows changes no other row's order.
+   * The bare statement's rows, or for one common word the same rows from its classes
+   * (impacts.ts), without scoring each row.
    */
-  const bareThenDrop = (params: Params & { k: number; df: Buffer }, keep: Keep): Ranked[] => {
-    const best = rankStmt('bare').all({ ...params, k: 2 * params.k });
-    const kept = keep(best);
-    return kept.length >= params.k || best.length < 2 * params.k
-      ? kept.slice(0, params.k)
-      : rankStmt('filtered').all(params);
+  const bare = (
+    params: Params & { k: number; df: Buffer },
+    word?: { term: string; df: number },
+  ) => {
+    if (word) {
+      const top = impactsTopK(
+        ctx,
+        type,
+        SOURCES[type].weights,
+        word.term,
+        word.df,
+        stats(),
+        params.k,
+      );
+      if (top) return top;
+    }
+    return rankStmt('bare').all(params);
   };
-  const run = (match: string, df: Buffer, k: number): Ranked[] => {
+  let totals: { rows: number; tokens: number; epoch: number } | undefined;
+  const stats = () => (totals ??= { ...indexTotals(ctx, type), epoch: counter.epoch() });
+  /**
+   * Rank without reading each match's base row, then drop what `keep` refuses among the best 2k,
+   * unless that leaves too few: then among the best k + `most` (`most`: how many rows `keep` can
+   * refuse at most, when known and small), and only then the filtered statement, which reads the
+   * base row of every match. The rows left are the filtered ranking's first k, as dropping rows
+   * changes no other row's order.
+   */
+  const bareThenDrop = (
+    params: Params & { k: number; df: Buffer },
+    keep: Keep,
+    word?: { term: string; df: number },
+    most?: () => number,
+  ): Ranked[] => {
+    for (const k of [2 * params.k, ...(most ? [params.k + most()] : [])]) {
+      if (k > params.k + SPARE_ROWS) break;
+      const best = bare({ ...params, k }, word);
+      const kept = keep(best);
+      if (kept.length >= params.k || best.length < k) return kept.slice(0, params.k);
+    }
+    return rankStmt('filtered').all(params);
+  };
+  const run = (
+    match: string,
+    df: Buffer,
+    k: number,
+    word?: { term: string; df: number },
+  ): Ranked[] => {
     const params = { ...filters, match, k, df };
     if (narrowed(filters)) return rankStmt('filtered').all(params);
     // A thread left out rarely holds most of the best.
     if (type === 'message' && filters.exclude_thread !== null) {
       const thread = filters.exclude_thread;
-      return bareThenDrop(params, (best) => outsideThread(ctx, best, thread));
+      return bareThenDrop(
+        params,
+        (best) => outsideThread(ctx, best, thread),
+        word,
+        () => threadSize(ctx, thread),
+      );
     }
     // STM's expiry hides few entries.
-    if (type === 'stm') return bareThenDrop(params, (best) => unexpired(ctx, best, filters.now_ms));
-    return rankStmt('bare').all(params);
+    if (type === 'stm')
+      return bareThenDrop(params, (best) => unexpired(ctx, best, filters.now_ms), word);
+    return bare(params, word);
   };
   /** The best k of the rows holding every term (`all`) or any of them (`any`). */
   return (terms: string[], op: 'all' | 'any', k: number): Ranked[] => {
@@ -179,9 +224,27 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     }
     const dfs = terms.map((t) => counter.count(t));
     const df = Buffer.from(Float64Array.from(dfs).buffer);
+    if (terms.length === 1) {
+      return run(quoteTerm(terms[0]!), df, k, { term: terms[0]!, df: dfs[0]! });
+    }
     if (op === 'all') return run(terms.map(quoteTerm).join(' '), df, k);
     return pruneTopK(terms, dfs, counter.rows(), k, (match) => run(match, df, k)).ranked;
   };
+}
+
+/**
+ * How many more rows than k the bare statement may rank to leave a thread out without reading
+ * the base row of every match: a session of a few thousand messages is left out that way.
+ */
+export const SPARE_ROWS = 20_000;
+
+/** The messages of a thread, as its row counts them. */
+function threadSize(ctx: BrainContext, thread: number): number {
+  return (
+    ctx.q
+      .get<[number], { n: number }>(`SELECT message_count AS n FROM threads WHERE id = ?`)
+      .get(thread)?.n ?? 0
+  );
 }
 
 /** The given messages that are not in the thread, in their order (plan tests). */

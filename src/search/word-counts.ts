@@ -64,6 +64,8 @@ export interface WordCounter {
   count(term: string): number;
   /** Rows of the index. */
   rows(): number;
+  /** The index's epoch (migration 0015): what is kept of a word holds while it stays. -1 without it. */
+  epoch(): number;
 }
 
 type CounterContext = Pick<BrainContext, 'db' | 'q'> & { wordCounts?: WordCountNotes };
@@ -185,6 +187,7 @@ export function createWordCounter(
       );
       return rowCount;
     },
+    epoch: currentEpoch,
   };
 }
 

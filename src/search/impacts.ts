@@ -1,0 +1,260 @@
+import type { Database } from 'better-sqlite3';
+import type { BrainContext } from '../context.js';
+import type { SearchType } from '../validation.js';
+import { BM25_K1, idf, type Ranked } from './bm25-top-k.js';
+import { quoteTerm } from './fts-query.js';
+
+/*
+ * The exact top k of one common word without scoring each of its rows (Lucene keeps "impacts"
+ * in its postings for the same purpose).
+ *
+ * For one word, BM25 gives a row idf·f·(k1+1)/(f + k1·(1−b+b·D/avgdl)): the row enters only
+ * through f, the word's weighted hits in it, and D, its length. Rows of one (f, D) class score
+ * alike, and ties go to the lower rowid, so the top k is: every row of the classes that score
+ * above the k-th, then the lowest rowids of the class the k-th falls in. A word held by half a
+ * million rows has a few hundred classes. brain_impacts (src/native/brain_fts.c) reads the
+ * word's rows once and gives each class's count and, for the best classes, their lowest rowids;
+ * a connection keeps that per word. A search then orders the classes at today's idf and mean
+ * length (both move as rows are added; a class's order may move with them), takes the rows of
+ * the classes it needs, and scores the rows added since (above `upto`, read newest first) one
+ * by one. When a class it needs kept too few rowids, it reads the word again.
+ *
+ * What is kept is valid while the index's rows at or below `upto` are unchanged: the epochs of
+ * migration 0015 (word-counts.ts) move on a delete, an edit or an insert below the newest id, and
+ * a search reads the word again in a new epoch.
+ */
+
+/** A word held by fewer rows is scored row by row: that costs a few milliseconds at most. */
+export const IMPACTS_FROM = 10_000;
+
+/** The largest k answered from the classes: each class keeps at most this many rowids. */
+export const IMPACTS_KEEP = 256;
+
+/** Read the word again once this many rows holding it were added since. */
+export const IMPACTS_REREAD_AFTER = 2_000;
+
+/** Load every row's length into memory (brain_fts.c's norms) before reading a word this common. */
+const NORMS_FROM = 50_000;
+
+/** How many words' classes a connection keeps per index, the least recently used dropped first. */
+export const IMPACTS_WORDS = 256;
+
+const B = 0.75;
+
+interface ImpactClass {
+  f: number;
+  d: number;
+  count: number;
+  /** The class's lowest rowids, ascending: all of them, the first IMPACTS_KEEP, or none. */
+  kept: number[];
+}
+
+interface WordImpacts {
+  epoch: number;
+  upto: number;
+  total: number;
+  classes: ImpactClass[];
+}
+
+/** What an index's ranking needs to know of it, as brain_bm25 reads it. */
+export interface IndexStats {
+  /** Rows of the index. */
+  rows: number;
+  /** Tokens of every row, all columns. */
+  tokens: number;
+  /** The word counts' epoch (migration 0015), -1 without it. */
+  epoch: number;
+}
+
+const TABLES: Record<SearchType, string> = {
+  message: 'messages_fts',
+  stm: 'stm_fts',
+  atom: 'atoms_fts',
+};
+
+const kept = new WeakMap<Database, Map<SearchType, Map<string, WordImpacts>>>();
+
+function wordsOf(db: Database, type: SearchType): Map<string, WordImpacts> {
+  let byType = kept.get(db);
+  if (!byType) kept.set(db, (byType = new Map()));
+  let words = byType.get(type);
+  if (!words) byType.set(type, (words = new Map()));
+  return words;
+}
+
+/** Parse brain_impacts's blob (brain_fts.c): native doubles. */
+function parse(blob: Buffer, epoch: number): WordImpacts {
+  const a = new Float64Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+  const n = a[0]!;
+  const classes: ImpactClass[] = [];
+  let at = 3 + 4 * n;
+  for (let i = 0; i < n; i++) {
+    const o = 3 + 4 * i;
+    const keptN = a[o + 3]!;
+    classes.push({
+      f: a[o]!,
+      d: a[o + 1]!,
+      count: a[o + 2]!,
+      kept: Array.from(a.subarray(at, at + keptN)),
+    });
+    at += keptN;
+  }
+  return { epoch, upto: a[1]!, total: a[2]!, classes };
+}
+
+/** A row's score for the word, as brain_bm25 computes it (same operations, same order). */
+function scoreOf(wordIdf: number, f: number, d: number, avgdl: number): number {
+  const norm = BM25_K1 * (1.0 - B + (B * d) / avgdl);
+  return (wordIdf * (f * (BM25_K1 + 1.0))) / (f + norm);
+}
+
+/**
+ * The best k rows of the index holding `term` (held by `df` rows), best first, as the bare rank
+ * statement gives them; undefined when the classes cannot answer (k too large, inside a write
+ * transaction with nothing kept, counts that do not add up): rank row by row then.
+ */
+export function impactsTopK(
+  ctx: Pick<BrainContext, 'db' | 'q'>,
+  type: SearchType,
+  weights: string,
+  term: string,
+  df: number,
+  stats: IndexStats,
+  k: number,
+  { from = IMPACTS_FROM, keep = IMPACTS_KEEP }: { from?: number; keep?: number } = {},
+): Ranked[] | undefined {
+  if (k > keep || df < from || stats.epoch < 0) return undefined;
+  const table = TABLES[type];
+  const match = quoteTerm(term);
+  const words = wordsOf(ctx.db, type);
+  const read = (): WordImpacts | undefined => {
+    // What a write transaction sees may yet be rolled back: keep nothing read inside one.
+    if (ctx.db.inTransaction) return undefined;
+    const blob = ctx.q
+      .get<[number, number, string], Buffer | null>(
+        `SELECT brain_impacts(${table}, '${table}_docsize', ?, ?, ${weights})
+         FROM ${table} WHERE ${table} MATCH ? LIMIT 1`,
+      )
+      .pluck()
+      .get(keep, df >= NORMS_FROM ? 1 : 0, match);
+    if (!blob) return undefined;
+    const word = parse(blob, stats.epoch);
+    words.set(term, word);
+    if (words.size > IMPACTS_WORDS) words.delete(words.keys().next().value!);
+    return word;
+  };
+
+  let word = words.get(term);
+  if (word && word.epoch !== stats.epoch) word = undefined;
+  if (word) {
+    words.delete(term); // last used last
+    words.set(term, word);
+  }
+  for (let attempt = 0; attempt < 2; attempt++) {
+    word ??= read();
+    if (!word) return undefined;
+    const added = rowsAbove(ctx, table, weights, match, word.upto);
+    if (added === undefined) {
+      word = undefined; // too many since: read again
+      continue;
+    }
+    if (word.total + added.length !== df) return undefined; // another writer between statements
+    const top = fromClasses(word, added, idf(stats.rows, df), stats.tokens / stats.rows || 1, k);
+    if (top) return top;
+    word = undefined; // a class it needs kept too few rows at today's mean length: read again
+  }
+  return undefined;
+}
+
+interface Added {
+  rowid: number;
+  f: number;
+  d: number;
+}
+
+/** The rows above `upto` holding the word, newest first; undefined when there are too many. */
+function rowsAbove(
+  ctx: Pick<BrainContext, 'q'>,
+  table: string,
+  weights: string,
+  match: string,
+  upto: number,
+): Added[] | undefined {
+  const newestFirst = ctx.q.get<[string], Added>(
+    `SELECT rowid, brain_hits(${table}, ${weights}) AS f, brain_length(${table}, '${table}_docsize') AS d
+     FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC`,
+  );
+  const rows: Added[] = [];
+  for (const row of newestFirst.iterate(match) as IterableIterator<Added>) {
+    if (row.rowid <= upto) break; // the iterator is closed on leaving the loop
+    if (rows.length === IMPACTS_REREAD_AFTER) return undefined;
+    rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * The top k from the classes and the rows added since; undefined when a class that holds part of
+ * it did not keep enough rowids.
+ */
+function fromClasses(
+  word: WordImpacts,
+  added: Added[],
+  wordIdf: number,
+  avgdl: number,
+  k: number,
+): Ranked[] | undefined {
+  const scored = word.classes.map((c) => ({ c, score: scoreOf(wordIdf, c.f, c.d, avgdl) }));
+  scored.sort((a, b) => b.score - a.score);
+  // The k-th row's class: every class scoring at least as well may hold part of the top k.
+  let held = 0;
+  let cut = -Infinity;
+  for (const { c, score } of scored) {
+    held += c.count;
+    if (held >= k) {
+      cut = score;
+      break;
+    }
+  }
+  const rows: Ranked[] = [];
+  for (const { c, score } of scored) {
+    if (score < cut) break;
+    const need = Math.min(c.count, k);
+    if (c.kept.length < need) return undefined;
+    for (let i = 0; i < need; i++) rows.push({ rowid: c.kept[i]!, bm25: -score });
+  }
+  for (const r of added) rows.push({ rowid: r.rowid, bm25: -scoreOf(wordIdf, r.f, r.d, avgdl) });
+  rows.sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid);
+  return rows.slice(0, k);
+}
+
+/** The index's rows and tokens, from FTS5's averages record (`<index>_data`, id 1). */
+export function indexTotals(
+  ctx: Pick<BrainContext, 'q'>,
+  type: SearchType,
+): { rows: number; tokens: number } {
+  const block = ctx.q
+    .get<[], { block: Buffer }>(`SELECT block FROM ${TABLES[type]}_data WHERE id = 1`)
+    .get()?.block;
+  if (!block) return { rows: 0, tokens: 0 };
+  const values: number[] = [];
+  let at = 0;
+  while (at < block.length) {
+    const [v, next] = readVarint(block, at);
+    values.push(v);
+    at = next;
+  }
+  return { rows: values[0] ?? 0, tokens: values.slice(1).reduce((a, b) => a + b, 0) };
+}
+
+/** SQLite's varint at `at`: big-endian 7-bit groups, the 9th byte whole. */
+function readVarint(block: Buffer, at: number): [number, number] {
+  let v = 0;
+  for (let i = 0; i < 9 && at + i < block.length; i++) {
+    const b = block[at + i]!;
+    if (i === 8) return [v * 256 + b, at + 9];
+    v = v * 128 + (b & 0x7f);
+    if (!(b & 0x80)) return [v, at + i + 1];
+  }
+  return [v, block.length];
+}

@@ -1,0 +1,197 @@
+import type { Database } from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectionOf, type Brain } from '../../../src/brain.js';
+import { StatementCache } from '../../../src/db/open.js';
+import type { Ranked } from '../../../src/search/bm25-top-k.js';
+import { RANK_SQL } from '../../../src/search/fts.js';
+import { quoteTerm } from '../../../src/search/fts-query.js';
+import {
+  IMPACTS_FROM,
+  IMPACTS_REREAD_AFTER,
+  impactsTopK,
+  indexTotals,
+} from '../../../src/search/impacts.js';
+import { createWordCounter } from '../../../src/search/word-counts.js';
+import { tempBrain, type TempBrain } from '../../helpers.js';
+
+let t: TempBrain;
+beforeEach(() => {
+  t = tempBrain();
+});
+afterEach(() => t.cleanup());
+
+const WORD = 'harbour';
+const WEIGHTS = '2.0, 1.0, 1.0, 0.5';
+
+/**
+ * n messages holding WORD once, twice or three times (some in the subject, which weighs double),
+ * among 0 to 12 other words: a few dozen (f, D) classes, most of them shared by many rows, so the
+ * top k ends inside a class of ties.
+ */
+function fill(brain: Brain, n: number, from = 0): void {
+  brain.batch(() => {
+    for (let i = from; i < from + n; i++) {
+      const times = 1 + (i % 3 === 0 ? 1 : 0) + (i % 17 === 0 ? 1 : 0);
+      const body = `${Array(times).fill(WORD).join(' ')}${' rope'.repeat(i % 13)}`;
+      brain.send({ from: 'atlas', to: 'nova', body, ...(i % 29 === 0 && { subject: WORD }) });
+    }
+  });
+}
+
+interface On {
+  ctx: { db: Database; q: StatementCache };
+  /** What the bare rank statement gives: every row scored. */
+  exhaustive(k: number): Ranked[];
+  /** What the classes give, with the thresholds lowered to these few rows. */
+  fromClasses(k: number, keep?: number): Ranked[] | undefined;
+}
+
+function on(db: Database): On {
+  const ctx = { db, q: new StatementCache(db) };
+  const counter = () => createWordCounter(ctx, 'message');
+  return {
+    ctx,
+    exhaustive(k) {
+      const df = counter().count(WORD);
+      return db.prepare(RANK_SQL.brain_bm25.message.bare).all({
+        match: quoteTerm(WORD),
+        k,
+        df: Buffer.from(Float64Array.from([df]).buffer),
+      }) as Ranked[];
+    },
+    fromClasses(k, keep) {
+      const c = counter();
+      const df = c.count(WORD);
+      const stats = { ...indexTotals(ctx, 'message'), epoch: c.epoch() };
+      return impactsTopK(ctx, 'message', WEIGHTS, WORD, df, stats, k, {
+        from: 1,
+        ...(keep !== undefined && { keep }),
+      });
+    },
+  };
+}
+
+/** The same rows in the same order, scores equal to the last bits that matter. */
+function expectSame(got: Ranked[] | undefined, want: Ranked[]): void {
+  expect(got).toBeDefined();
+  expect(got!.map((r) => r.rowid)).toEqual(want.map((r) => r.rowid));
+  got!.forEach((r, i) => expect(r.bm25).toBeCloseTo(want[i]!.bm25, 12));
+}
+
+describe("a common word's top k from its classes", () => {
+  it('is the top k of scoring every row, ties to the older row, for every k up to what is kept', () => {
+    fill(t.brain, 900);
+    const o = on(connectionOf(t.brain));
+    for (const k of [1, 2, 10, 37, 100, 200, 256]) expectSame(o.fromClasses(k), o.exhaustive(k));
+    // Past what each class keeps, the rows are scored one by one.
+    expect(o.fromClasses(257)).toBeUndefined();
+  });
+
+  it('stays exact as rows are added, whatever they do to the mean length, and reads the word again when many were', () => {
+    fill(t.brain, 600);
+    const o = on(connectionOf(t.brain));
+    expectSame(o.fromClasses(50), o.exhaustive(50));
+    // Newer rows that score best (short), then long rows without the word: the mean length
+    // triples, which reorders classes of different lengths and hit counts.
+    t.brain.batch(() => {
+      for (let i = 0; i < 30; i++) t.brain.send({ from: 'atlas', to: 'nova', body: WORD });
+      for (let i = 0; i < 300; i++)
+        t.brain.send({ from: 'atlas', to: 'nova', body: 'rope '.repeat(40) + i });
+    });
+    expectSame(o.fromClasses(50), o.exhaustive(50));
+    expectSame(o.fromClasses(200), o.exhaustive(200));
+    // More new rows than are scored one by one: the word is read again.
+    fill(t.brain, IMPACTS_REREAD_AFTER + 10, 600);
+    expectSame(o.fromClasses(100), o.exhaustive(100));
+  });
+
+  it('reads the classes again when the ones it now needs kept too few rows', () => {
+    // 500 rows of the word alone, 30 holding it three times among 40 words: the first score
+    // best while the mean length is short, the second once long rows have made it long.
+    t.brain.batch(() => {
+      for (let i = 0; i < 500; i++) t.brain.send({ from: 'atlas', to: 'nova', body: WORD });
+      for (let i = 0; i < 30; i++)
+        t.brain.send({
+          from: 'atlas',
+          to: 'nova',
+          body: `${WORD} ${WORD} ${WORD}${' rope'.repeat(37)}`,
+        });
+    });
+    const o = on(connectionOf(t.brain));
+    // Each class keeps at most 20 rows, and only the best classes (4 × 20 rows) keep any: the
+    // 30 rows keep none.
+    const before = o.exhaustive(20);
+    expectSame(o.fromClasses(20, 20), before);
+    t.brain.batch(() => {
+      for (let i = 0; i < 300; i++)
+        t.brain.send({ from: 'atlas', to: 'nova', body: 'rope '.repeat(200) + i });
+    });
+    const after = o.exhaustive(20);
+    expect(after.map((r) => r.rowid)).not.toEqual(before.map((r) => r.rowid));
+    expectSame(o.fromClasses(20, 20), after);
+  });
+
+  it('never gives a row deleted or edited since, by this connection or another', () => {
+    fill(t.brain, 600);
+    const mine = on(connectionOf(t.brain));
+    const best = mine.exhaustive(5);
+    expectSame(mine.fromClasses(5), best);
+    const other = t.reopen();
+    const raw = connectionOf(other);
+    raw.pragma('foreign_keys = OFF');
+    raw.prepare('DELETE FROM messages WHERE id = ?').run(best[0]!.rowid);
+    raw.prepare(`UPDATE messages SET body = 'rope' WHERE id = ?`).run(best[1]!.rowid);
+    const now = mine.fromClasses(5);
+    expect(now!.map((r) => r.rowid)).not.toContain(best[0]!.rowid);
+    expect(now!.map((r) => r.rowid)).not.toContain(best[1]!.rowid);
+    expectSame(now, mine.exhaustive(5));
+  });
+
+  it('keeps nothing read inside a write transaction, whose rows may yet be rolled back', () => {
+    fill(t.brain, 300);
+    const db = connectionOf(t.brain);
+    const o = on(db);
+    db.transaction(() => {
+      fill(t.brain, 20, 300);
+      expect(o.fromClasses(10)).toBeUndefined();
+    })();
+    expectSame(o.fromClasses(10), o.exhaustive(10));
+  });
+});
+
+describe('search of a word held by more rows than IMPACTS_FROM', () => {
+  it('finds the hits bm25() finds, in its order, before and after more rows come', () => {
+    // One message through the library, the rest copied from it by SQL: filling 10,000 rows
+    // one send at a time would cost this test seconds.
+    t.brain.send({ from: 'atlas', to: 'nova', body: `${WORD} rope` });
+    const db = connectionOf(t.brain);
+    const copy = (n: number) =>
+      db
+        .prepare(
+          `WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < ?)
+           INSERT INTO messages (uid, thread_id, from_agent, to_agent, subject, body, created_at)
+           SELECT m.uid + (SELECT max(id) FROM messages) + i.n, m.thread_id, m.from_agent, m.to_agent,
+             CASE WHEN i.n % 31 = 0 THEN '${WORD}' END,
+             '${WORD}' || CASE WHEN i.n % 3 = 0 THEN ' ${WORD}' ELSE '' END ||
+               substr(' rope rope rope rope rope rope rope rope rope', 1, 5 * (i.n % 9)) || ' ' || i.n,
+             m.created_at + i.n
+           FROM i, messages m WHERE m.id = (SELECT min(id) FROM messages)`,
+        )
+        .run(n);
+    copy(IMPACTS_FROM + 200);
+    const other = t.reopen({ rankFunction: false });
+    const hits = (b: Brain) =>
+      b.search({ query: WORD, types: ['message'], limit: 50 }).hits.map((h) => [h.id, h.score]);
+    const compare = () => {
+      const mine = hits(t.brain);
+      const theirs = hits(other);
+      expect(mine.map((h) => h[0])).toEqual(theirs.map((h) => h[0]));
+      mine.forEach((h, i) => expect(h[1]).toBeCloseTo(theirs[i]![1] as number, 9));
+    };
+    compare();
+    t.brain.batch(() => {
+      for (let i = 0; i < 40; i++) t.brain.send({ from: 'atlas', to: 'nova', body: WORD });
+    });
+    compare();
+  });
+});
