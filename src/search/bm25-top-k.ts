@@ -20,6 +20,10 @@ import { quoteTerm } from './fts-query.js';
  * in the same order. FTS5 answers the AND by seeking the common words' posting lists to the rows
  * of the rare ones (doclist indexes), so their long lists are not read in full.
  *
+ * A tighter bound serves as well: the most the word adds to any row that holds it, when known
+ * (impacts.ts reads it from the word's classes for common words). Only the bounds of the words
+ * that may be dropped are asked for, and only once θ is known.
+ *
  * θ comes from a first statement over the rows of the rarest words (up to FIRST_PASS_ROWS rows in
  * all, at least one word; more words while those find fewer than k rows): its k-th score is a
  * lower bound of the true k-th. When the essential words it gives are among those rarest words,
@@ -53,12 +57,17 @@ export interface Counted {
  * left after dropping, cheapest first, those whose bounds sum below theta. Words come sorted by
  * row count, most first removed; the result keeps the input order of the rarest.
  */
-export function essentialTerms(sorted: Counted[], rows: number, theta: number): Counted[] {
+export function essentialTerms(
+  sorted: Counted[],
+  rows: number,
+  theta: number,
+  bound: (c: Counted) => number = (c) => upperBound(rows, c.df),
+): Counted[] {
   // Rounding: keep a margin so that float error can only make the pruning more cautious.
   let sum = 0;
   let cut = sorted.length; // sorted rarest first: drop from the end
   while (cut > 0) {
-    const next = sum + upperBound(rows, sorted[cut - 1]!.df);
+    const next = sum + bound(sorted[cut - 1]!);
     if (!(next * (1 + 1e-9) + 1e-9 < theta)) break;
     sum = next;
     cut--;
@@ -109,6 +118,7 @@ export function pruneTopK(
   k: number,
   run: (match: string) => Ranked[],
   firstPassRows = FIRST_PASS_ROWS,
+  bound?: (c: Counted) => number,
 ): { ranked: Ranked[]; statements: number; essential: number } {
   const sorted = byRarity(terms.map((term, i) => ({ term, df: dfs[i]! })));
   // θ needs k rows: while the rarest words hold fewer, take in more words (4 × the budget, and at
@@ -132,7 +142,7 @@ export function pruneTopK(
     budget = Math.max(budget * 4, held + sorted[first.length]!.df);
   }
   const theta = -ranked[k - 1]!.bm25;
-  const essential = essentialTerms(sorted, rows, theta);
+  const essential = essentialTerms(sorted, rows, theta, bound);
   if (essential.length <= first.length) {
     return { ranked, statements: 1, essential: essential.length };
   }

@@ -1,9 +1,9 @@
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { hasRankFunction } from '../db/rank-extension.js';
-import { pruneTopK, type Ranked } from './bm25-top-k.js';
+import { pruneTopK, upperBound, type Counted, type Ranked } from './bm25-top-k.js';
 import { createWordCounter } from './word-counts.js';
-import { impactsTopK, indexTotals } from './impacts.js';
+import { impactsBound, impactsTopK, indexTotals } from './impacts.js';
 import { queryWords, quoteTerm, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
@@ -228,7 +228,12 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
       return run(quoteTerm(terms[0]!), df, k, { term: terms[0]!, df: dfs[0]! });
     }
     if (op === 'all') return run(terms.map(quoteTerm).join(' '), df, k);
-    return pruneTopK(terms, dfs, counter.rows(), k, (match) => run(match, df, k)).ranked;
+    // Each word's bound from its classes when it has them (impacts.ts), else idf·(k1+1).
+    const bound = (c: Counted) =>
+      impactsBound(ctx, type, SOURCES[type].weights, c.term, c.df, stats()) ??
+      upperBound(counter.rows(), c.df);
+    return pruneTopK(terms, dfs, counter.rows(), k, (match) => run(match, df, k), undefined, bound)
+      .ranked;
   };
 }
 

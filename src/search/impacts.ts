@@ -108,6 +108,12 @@ function scoreOf(wordIdf: number, f: number, d: number, avgdl: number): number {
   return (wordIdf * (f * (BM25_K1 + 1.0))) / (f + norm);
 }
 
+/** When a word is common enough to be read by classes, and how much each class keeps (tests lower them). */
+export interface ImpactsRule {
+  from?: number;
+  keep?: number;
+}
+
 /**
  * The best k rows of the index holding `term` (held by `df` rows), best first, as the bare rank
  * statement gives them; undefined when the classes cannot answer (k too large, inside a write
@@ -121,9 +127,53 @@ export function impactsTopK(
   df: number,
   stats: IndexStats,
   k: number,
-  { from = IMPACTS_FROM, keep = IMPACTS_KEEP }: { from?: number; keep?: number } = {},
+  rule: ImpactsRule = {},
 ): Ranked[] | undefined {
-  if (k > keep || df < from || stats.epoch < 0) return undefined;
+  if (k > (rule.keep ?? IMPACTS_KEEP)) return undefined;
+  return withImpacts(ctx, type, weights, term, df, stats, rule, (word, added) =>
+    fromClasses(word, added, idf(stats.rows, df), stats.tokens / stats.rows || 1, k),
+  );
+}
+
+/**
+ * The most any row holding `term` scores for it, exactly as brain_bm25 would score the best of
+ * them (MaxScore's bound for the word, far below bm25-top-k.ts's idf·(k1+1) for most words);
+ * undefined when the classes cannot tell.
+ */
+export function impactsBound(
+  ctx: Pick<BrainContext, 'db' | 'q'>,
+  type: SearchType,
+  weights: string,
+  term: string,
+  df: number,
+  stats: IndexStats,
+  rule: ImpactsRule = {},
+): number | undefined {
+  return withImpacts(ctx, type, weights, term, df, stats, rule, (word, added) => {
+    const wordIdf = idf(stats.rows, df);
+    const avgdl = stats.tokens / stats.rows || 1;
+    let best = 0;
+    for (const c of word.classes) best = Math.max(best, scoreOf(wordIdf, c.f, c.d, avgdl));
+    for (const r of added) best = Math.max(best, scoreOf(wordIdf, r.f, r.d, avgdl));
+    return best;
+  });
+}
+
+/**
+ * `use` given the word's classes, read now or kept from before, and the rows added since; the
+ * word is read again (once) when what is kept is out of date or `use` finds it insufficient.
+ */
+function withImpacts<T>(
+  ctx: Pick<BrainContext, 'db' | 'q'>,
+  type: SearchType,
+  weights: string,
+  term: string,
+  df: number,
+  stats: IndexStats,
+  { from = IMPACTS_FROM, keep = IMPACTS_KEEP }: ImpactsRule,
+  use: (word: WordImpacts, added: Added[]) => T | undefined,
+): T | undefined {
+  if (df < from || stats.epoch < 0) return undefined;
   const table = TABLES[type];
   const match = quoteTerm(term);
   const words = wordsOf(ctx.db, type);
@@ -159,8 +209,8 @@ export function impactsTopK(
       continue;
     }
     if (word.total + added.length !== df) return undefined; // another writer between statements
-    const top = fromClasses(word, added, idf(stats.rows, df), stats.tokens / stats.rows || 1, k);
-    if (top) return top;
+    const result = use(word, added);
+    if (result !== undefined) return result;
     word = undefined; // a class it needs kept too few rows at today's mean length: read again
   }
   return undefined;

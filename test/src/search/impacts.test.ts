@@ -8,6 +8,7 @@ import { quoteTerm } from '../../../src/search/fts-query.js';
 import {
   IMPACTS_FROM,
   IMPACTS_REREAD_AFTER,
+  impactsBound,
   impactsTopK,
   indexTotals,
 } from '../../../src/search/impacts.js';
@@ -44,6 +45,8 @@ interface On {
   exhaustive(k: number): Ranked[];
   /** What the classes give, with the thresholds lowered to these few rows. */
   fromClasses(k: number, keep?: number): Ranked[] | undefined;
+  /** The word's bound from its classes. */
+  bound(): number | undefined;
 }
 
 function on(db: Database): On {
@@ -67,6 +70,12 @@ function on(db: Database): On {
         from: 1,
         ...(keep !== undefined && { keep }),
       });
+    },
+    bound() {
+      const c = counter();
+      const df = c.count(WORD);
+      const stats = { ...indexTotals(ctx, 'message'), epoch: c.epoch() };
+      return impactsBound(ctx, 'message', WEIGHTS, WORD, df, stats, { from: 1 });
     },
   };
 }
@@ -129,6 +138,20 @@ describe("a common word's top k from its classes", () => {
     const after = o.exhaustive(20);
     expect(after.map((r) => r.rowid)).not.toEqual(before.map((r) => r.rowid));
     expectSame(o.fromClasses(20, 20), after);
+  });
+
+  it("bounds the word's score by what its best row scores, rows added since included", () => {
+    fill(t.brain, 400);
+    t.brain.batch(() => {
+      for (let i = 0; i < 600; i++) t.brain.send({ from: 'atlas', to: 'nova', body: `rope ${i}` });
+    });
+    const o = on(connectionOf(t.brain));
+    const best = () => -o.exhaustive(1)[0]!.bm25;
+    expect(o.bound()).toBeCloseTo(best(), 12);
+    // A newer row scores above every class: the bound follows it.
+    t.brain.send({ from: 'atlas', to: 'nova', subject: WORD, body: `${WORD} `.repeat(5) });
+    expect(best()).toBeGreaterThan(-o.exhaustive(2)[1]!.bm25);
+    expect(o.bound()).toBeCloseTo(best(), 12);
   });
 
   it('never gives a row deleted or edited since, by this connection or another', () => {
