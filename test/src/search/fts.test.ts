@@ -6,6 +6,7 @@ import {
   NEIGHBOURS_SQL,
   RANK_SQL,
   STOP_WORDS_SQL,
+  THREAD_ROWS_SQL,
   UNEXPIRED_SQL,
 } from '../../../src/search/fts.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
@@ -29,7 +30,7 @@ const NO_FILTERS = {
   now_ms: 0,
 };
 
-function plan(sql: string, params: Record<string, unknown>): string[] {
+function plan(sql: string, params: Record<string, unknown> | number): string[] {
   return connectionOf(t.brain)
     .prepare(`EXPLAIN QUERY PLAN ${sql}`)
     .all(params)
@@ -123,6 +124,13 @@ describe('full-text ranking', () => {
     const steps = plan(UNEXPIRED_SQL, { ids: '[1, 2]', now_ms: 0 });
     expect(steps).toContain('SEARCH x USING INTEGER PRIMARY KEY (rowid=?)');
     expect(steps.some((s) => s.startsWith('SCAN x'))).toBe(false);
+  });
+
+  it("reads a thread's rows from the thread index alone", () => {
+    const steps = plan(THREAD_ROWS_SQL, 1);
+    expect(steps).toEqual([
+      'SEARCH messages USING COVERING INDEX messages_by_thread (thread_id=?)',
+    ]);
   });
 
   it('finds the neighbours of all hits in one statement, through the thread index', () => {
