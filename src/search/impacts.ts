@@ -54,6 +54,8 @@ interface WordImpacts {
   upto: number;
   total: number;
   classes: ImpactClass[];
+  /** The rows above upto when the index last had `rows` rows: while it still has, they are all. */
+  since?: { rows: number; added: Added[] };
 }
 
 /** What an index's ranking needs to know of it, as brain_bm25 reads it. */
@@ -203,11 +205,16 @@ function withImpacts<T>(
   for (let attempt = 0; attempt < 2; attempt++) {
     word ??= read();
     if (!word) return undefined;
-    const added = rowsAbove(ctx, table, weights, match, word.upto);
+    // stats.rows was read before: rows added since it was read only make the next search look.
+    const added =
+      word.since?.rows === stats.rows
+        ? word.since.added
+        : rowsAbove(ctx, table, weights, match, word.upto);
     if (added === undefined) {
       word = undefined; // too many since: read again
       continue;
     }
+    if (!ctx.db.inTransaction) word.since = { rows: stats.rows, added };
     if (word.total + added.length !== df) return undefined; // another writer between statements
     const result = use(word, added);
     if (result !== undefined) return result;

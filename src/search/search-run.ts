@@ -294,7 +294,12 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
     stm: ftsSnippets(ctx, 'stm', match, byType('stm')),
     atom: ftsSnippets(ctx, 'atom', match, byType('atom')),
   };
-  const messageStmt = ctx.q.get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.id = ?`);
+  const messageRows = new Map(
+    ctx.q
+      .get<[string], MessageRow>(`${MESSAGE_SELECT} WHERE m.id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(byType('message')))
+      .map((row) => [row.rowid, row]),
+  );
   const threadOfSource = ctx.q.get<[number], { uid: string }>(
     `SELECT ${threadIdSql('t.uid')} AS uid FROM messages m JOIN threads t ON t.id = m.thread_id WHERE m.uid = ?`,
   );
@@ -303,7 +308,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
     const found_by = c.found_by;
     const snippet = snippets[c.type].get(c.rowid);
     if (c.type === 'message') {
-      const row = messageStmt.get(c.rowid);
+      const row = messageRows.get(c.rowid);
       if (!row) continue;
       const m = toMessageRecord(row);
       hits.push({

@@ -44,6 +44,11 @@ interface Kept {
   n: number;
   upto: number;
   epoch: number;
+  /**
+   * The index's rows when the count was last brought up to date (in memory only): while they and
+   * the epoch stay the same, no row was added, and the rows above upto need not be read.
+   */
+  rows?: number;
 }
 
 /** Counts to write: `type\0term` → the count and the epoch it holds in. */
@@ -152,6 +157,10 @@ export function createWordCounter(
   };
 
   let rowCount: number | undefined;
+  const rows = (): number =>
+    (rowCount ??= leadingVarint(
+      ctx.q.get<[], { block: Buffer }>(`SELECT block FROM ${table}_data WHERE id = 1`).get()?.block,
+    ));
   return {
     count(term) {
       // Inside a transaction what is counted may yet be rolled back: use, but keep nothing.
@@ -162,8 +171,10 @@ export function createWordCounter(
       if (base && base.epoch !== now) base = undefined;
       base ??= stored(term);
       if (base) {
-        const more = tail(term, base.upto);
-        const count = { n: base.n + more.n, upto: more.top, epoch: base.epoch };
+        // Read before the tail: rows it sees that this did not make the next search look again.
+        const indexRows = rows();
+        const more = base.rows === indexRows ? { n: 0, top: base.upto } : tail(term, base.upto);
+        const count = { n: base.n + more.n, upto: more.top, epoch: base.epoch, rows: indexRows };
         if (keep) {
           map.delete(term); // last used last
           map.set(term, count);
@@ -171,22 +182,17 @@ export function createWordCounter(
         }
         return count.n;
       }
+      const before = rows();
       const full = fullStmt.get(quoteTerm(term))!;
       if (keep) {
-        const count = { n: full.n, upto: full.top, epoch: now };
+        const count = { n: full.n, upto: full.top, epoch: now, rows: before };
         map.set(term, count);
         if (full.n >= keepFrom) note(term, count);
       }
       if (map.size > COUNTS_KEPT) map.delete(map.keys().next().value!);
       return full.n;
     },
-    rows() {
-      rowCount ??= leadingVarint(
-        ctx.q.get<[], { block: Buffer }>(`SELECT block FROM ${table}_data WHERE id = 1`).get()
-          ?.block,
-      );
-      return rowCount;
-    },
+    rows,
     epoch: currentEpoch,
   };
 }
