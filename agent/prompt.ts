@@ -46,18 +46,30 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   return parts.join('\n\n');
 }
 
+/** One formatter per time zone: making one costs more than the rest of the prompt's text. */
+const formatters = new Map<string | undefined, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string | undefined): Intl.DateTimeFormat {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      weekday: 'long',
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, format);
+  }
+  return format;
+}
+
 /** "Current date and time: Wednesday 25 November 2026, 01:22 (Europe/Paris, UTC+01:00)." */
 export function describeNow(now: Date, timeZone?: string): string {
-  const format = new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    weekday: 'long',
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  });
+  const format = formatterFor(timeZone);
   // Put together from parts: the joined form ("Sunday, 1 March 2026 at 10:05") varies with ICU.
   const part = Object.fromEntries(format.formatToParts(now).map((p) => [p.type, p.value]));
   const zone = timeZone ?? format.resolvedOptions().timeZone;
