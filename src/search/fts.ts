@@ -3,7 +3,7 @@ import type { SearchType } from '../validation.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import { pruneTopK, upperBound, type Counted, type Ranked } from './bm25-top-k.js';
 import { createWordCounter } from './word-counts.js';
-import { impactsBound, impactsTopK, indexTotals } from './impacts.js';
+import { impactsBound, impactsTopK, indexTotals, type ImpactsIndex } from './impacts.js';
 import { queryWords, quoteTerm, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
@@ -158,21 +158,19 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     word?: { term: string; df: number },
   ) => {
     if (word) {
-      const top = impactsTopK(
-        ctx,
-        type,
-        SOURCES[type].weights,
-        word.term,
-        word.df,
-        stats(),
-        params.k,
-      );
+      const top = impactsTopK(impacts(), word.term, word.df, params.k);
       if (top) return top;
     }
     return rankStmt('bare').all(params);
   };
-  let totals: { rows: number; tokens: number; epoch: number } | undefined;
-  const stats = () => (totals ??= { ...indexTotals(ctx, type), epoch: counter.epoch() });
+  let index: ImpactsIndex | undefined;
+  const impacts = (): ImpactsIndex =>
+    (index ??= {
+      ctx,
+      type,
+      weights: SOURCES[type].weights,
+      stats: { ...indexTotals(ctx, type), epoch: counter.epoch() },
+    });
   /**
    * Rank without reading each match's base row, then drop what `keep` refuses among the best 2k,
    * unless that leaves too few: then among the best k + `most` (`most`: how many rows `keep` can
@@ -241,8 +239,7 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     if (op === 'all') return run(terms.map(quoteTerm).join(' '), df, k);
     // Each word's bound from its classes when it has them (impacts.ts), else idf·(k1+1).
     const bound = (c: Counted) =>
-      impactsBound(ctx, type, SOURCES[type].weights, c.term, c.df, stats()) ??
-      upperBound(counter.rows(), c.df);
+      impactsBound(impacts(), c.term, c.df) ?? upperBound(counter.rows(), c.df);
     return pruneTopK(terms, dfs, counter.rows(), k, (match) => run(match, df, k), undefined, bound)
       .ranked;
   };

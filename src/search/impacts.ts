@@ -116,24 +116,31 @@ export interface ImpactsRule {
   keep?: number;
 }
 
+/** An index as the classes are read and used: its words' weights and today's figures. */
+export interface ImpactsIndex {
+  ctx: Pick<BrainContext, 'db' | 'q'>;
+  type: SearchType;
+  /** bm25's column weights, as the rank statements give them. */
+  weights: string;
+  stats: IndexStats;
+}
+
 /**
  * The best k rows of the index holding `term` (held by `df` rows), best first, as the bare rank
  * statement gives them; undefined when the classes cannot answer (k too large, inside a write
  * transaction with nothing kept, counts that do not add up): rank row by row then.
  */
 export function impactsTopK(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
-  type: SearchType,
-  weights: string,
+  index: ImpactsIndex,
   term: string,
   df: number,
-  stats: IndexStats,
   k: number,
   rule: ImpactsRule = {},
 ): Ranked[] | undefined {
   if (k > (rule.keep ?? IMPACTS_KEEP)) return undefined;
-  return withImpacts(ctx, type, weights, term, df, stats, rule, (word, added) =>
-    fromClasses(word, added, idf(stats.rows, df), stats.tokens / stats.rows || 1, k),
+  const { rows, tokens } = index.stats;
+  return withImpacts(index, term, df, rule, (word, added) =>
+    fromClasses(word, added, idf(rows, df), tokens / rows || 1, k),
   );
 }
 
@@ -143,17 +150,15 @@ export function impactsTopK(
  * undefined when the classes cannot tell.
  */
 export function impactsBound(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
-  type: SearchType,
-  weights: string,
+  index: ImpactsIndex,
   term: string,
   df: number,
-  stats: IndexStats,
   rule: ImpactsRule = {},
 ): number | undefined {
-  return withImpacts(ctx, type, weights, term, df, stats, rule, (word, added) => {
-    const wordIdf = idf(stats.rows, df);
-    const avgdl = stats.tokens / stats.rows || 1;
+  const { rows, tokens } = index.stats;
+  return withImpacts(index, term, df, rule, (word, added) => {
+    const wordIdf = idf(rows, df);
+    const avgdl = tokens / rows || 1;
     let best = 0;
     for (const c of word.classes) best = Math.max(best, scoreOf(wordIdf, c.f, c.d, avgdl));
     for (const r of added) best = Math.max(best, scoreOf(wordIdf, r.f, r.d, avgdl));
@@ -166,12 +171,9 @@ export function impactsBound(
  * word is read again (once) when what is kept is out of date or `use` finds it insufficient.
  */
 function withImpacts<T>(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
-  type: SearchType,
-  weights: string,
+  { ctx, type, weights, stats }: ImpactsIndex,
   term: string,
   df: number,
-  stats: IndexStats,
   { from = IMPACTS_FROM, keep = IMPACTS_KEEP }: ImpactsRule,
   use: (word: WordImpacts, added: Added[]) => T | undefined,
 ): T | undefined {

@@ -52,6 +52,13 @@ interface On {
 function on(db: Database): On {
   const ctx = { db, q: new StatementCache(db) };
   const counter = () => createWordCounter(ctx, 'message');
+  /** The word's count and the index's figures, as a search reads them. */
+  const word = () => {
+    const c = counter();
+    const df = c.count(WORD);
+    const stats = { ...indexTotals(ctx, 'message'), epoch: c.epoch() };
+    return { df, index: { ctx, type: 'message' as const, weights: WEIGHTS, stats } };
+  };
   return {
     ctx,
     exhaustive(k) {
@@ -63,19 +70,12 @@ function on(db: Database): On {
       }) as Ranked[];
     },
     fromClasses(k, keep) {
-      const c = counter();
-      const df = c.count(WORD);
-      const stats = { ...indexTotals(ctx, 'message'), epoch: c.epoch() };
-      return impactsTopK(ctx, 'message', WEIGHTS, WORD, df, stats, k, {
-        from: 1,
-        ...(keep !== undefined && { keep }),
-      });
+      const { index, df } = word();
+      return impactsTopK(index, WORD, df, k, { from: 1, ...(keep !== undefined && { keep }) });
     },
     bound() {
-      const c = counter();
-      const df = c.count(WORD);
-      const stats = { ...indexTotals(ctx, 'message'), epoch: c.epoch() };
-      return impactsBound(ctx, 'message', WEIGHTS, WORD, df, stats, { from: 1 });
+      const { index, df } = word();
+      return impactsBound(index, WORD, df, { from: 1 });
     },
   };
 }
