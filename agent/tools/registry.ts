@@ -4,17 +4,29 @@ import type { ToolResultBlock, ToolSchema, ToolUseBlock } from '../models/types.
 import { untrusted } from '../untrusted.js';
 import type { Tool, ToolContext } from './types.js';
 
+/** Each tool's schema as the model sees it, made once: converting zod to JSON Schema every turn
+ * cost more than the rest of the prompt. */
+const schemaOf = new WeakMap<Tool, ToolSchema>();
+
 /** The tools as the model sees them: name, description, and the JSON Schema of their input. */
 export function toolSchemas(tools: readonly Tool[]): ToolSchema[] {
   return tools.map((t) => {
-    if (t.inputSchema)
-      return { name: t.name, description: t.description, input_schema: t.inputSchema };
-    const { $schema: _drop, ...schema } = z.toJSONSchema(t.schema, { io: 'input' }) as Record<
-      string,
-      unknown
-    >;
-    return { name: t.name, description: t.description, input_schema: schema };
+    let schema = schemaOf.get(t);
+    if (!schema) {
+      schema = { name: t.name, description: t.description, input_schema: inputSchemaOf(t) };
+      schemaOf.set(t, schema);
+    }
+    return schema;
   });
+}
+
+function inputSchemaOf(t: Tool): ToolSchema['input_schema'] {
+  if (t.inputSchema) return t.inputSchema;
+  const { $schema: _drop, ...schema } = z.toJSONSchema(t.schema, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
+  return schema;
 }
 
 /**
