@@ -303,21 +303,33 @@ static int row_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int phrase, i
   return rc;
 }
 
-static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
-                       int nVal, sqlite3_value **apVal) {
-  if (nVal < 2) {
-    sqlite3_result_error(ctx, "brain_bm25: expects (fts, df, sizes, weights...)", -1);
-    return;
+/* Whether `rowid` is in `sorted`, an ascending array of n rowids as native doubles. */
+static int among(const unsigned char *sorted, int n, sqlite3_int64 rowid) {
+  int lo = 0, hi = n;
+  double want = (double)rowid;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    double v;
+    memcpy(&v, sorted + (size_t)mid * sizeof(double), sizeof(double));
+    if (v < want) lo = mid + 1;
+    else hi = mid;
   }
+  if (lo >= n) return 0;
+  double v;
+  memcpy(&v, sorted + (size_t)lo * sizeof(double), sizeof(double));
+  return v == want;
+}
+
+/* The score of the row brain_bm25 gives; `apVal` starts at df, then sizes, then the weights. */
+static void bm25_of_row(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                        sqlite3_value *df, sqlite3_value *sizes, int nWeight,
+                        sqlite3_value **weights) {
   RankData *data = 0;
-  int rc = rank_data(api, fts, apVal[0], apVal[1], &data);
+  int rc = rank_data(api, fts, df, sizes, &data);
   if (rc != SQLITE_OK) {
     sqlite3_result_error_code(ctx, rc);
     return;
   }
-
-  int nWeight = nVal - 2;
-  sqlite3_value **weights = &apVal[2];
   memset(data->aFreq, 0, sizeof(double) * (size_t)data->nPhrase);
   int nInst = 0;
   rc = api->xInstCount(fts, &nInst);
@@ -328,7 +340,7 @@ static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
       data->aFreq[phrase] += column < nWeight ? sqlite3_value_double(weights[column]) : 1.0;
   }
   int length = 0;
-  if (rc == SQLITE_OK) rc = row_length(&data->lengths, api, fts, apVal[1], &length);
+  if (rc == SQLITE_OK) rc = row_length(&data->lengths, api, fts, sizes, &length);
   if (rc != SQLITE_OK) {
     sqlite3_result_error_code(ctx, rc);
     return;
@@ -341,6 +353,42 @@ static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
     score += data->aIdf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm);
   }
   sqlite3_result_double(ctx, -score);
+}
+
+static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                       int nVal, sqlite3_value **apVal) {
+  if (nVal < 2) {
+    sqlite3_result_error(ctx, "brain_bm25: expects (fts, df, sizes, weights...)", -1);
+    return;
+  }
+  bm25_of_row(api, fts, ctx, apVal[0], apVal[1], nVal - 2, &apVal[2]);
+}
+
+/*
+ * brain_bm25_outside(fts, df, sizes, excluded, w0, w1, ...): brain_bm25, except that a row whose
+ * rowid is in `excluded` (a blob of ascending rowids as native doubles) scores BRAIN_EXCLUDED, above
+ * any score, without being read: `ORDER BY score LIMIT k` then ranks the other rows first, and
+ * gives excluded rows only when fewer than k others hold the words. Leaving a session's own
+ * messages out of a search that way keeps the sort at k rows, where ranking k + the session's
+ * size and dropping them after cost three times as much.
+ */
+#define BRAIN_EXCLUDED 1e300
+static void brain_bm25_outside(const Fts5ExtensionApi *api, Fts5Context *fts,
+                               sqlite3_context *ctx, int nVal, sqlite3_value **apVal) {
+  if (nVal < 3) {
+    sqlite3_result_error(ctx, "brain_bm25_outside: expects (fts, df, sizes, excluded, weights...)",
+                         -1);
+    return;
+  }
+  sqlite3_value *excluded = apVal[2];
+  int n = sqlite3_value_type(excluded) == SQLITE_BLOB
+              ? sqlite3_value_bytes(excluded) / (int)sizeof(double)
+              : 0;
+  if (n > 0 && among((const unsigned char *)sqlite3_value_blob(excluded), n, api->xRowid(fts))) {
+    sqlite3_result_double(ctx, BRAIN_EXCLUDED);
+    return;
+  }
+  bm25_of_row(api, fts, ctx, apVal[0], apVal[1], nVal - 3, &apVal[3]);
 }
 
 /*
@@ -645,6 +693,8 @@ int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
     return SQLITE_ERROR;
   }
   int rc = fts5->xCreateFunction(fts5, "brain_bm25", (void *)db, brain_bm25, 0);
+  if (rc == SQLITE_OK)
+    rc = fts5->xCreateFunction(fts5, "brain_bm25_outside", (void *)db, brain_bm25_outside, 0);
   if (rc == SQLITE_OK)
     rc = fts5->xCreateFunction(fts5, "brain_impacts", (void *)db, brain_impacts, 0);
   if (rc == SQLITE_OK) rc = fts5->xCreateFunction(fts5, "brain_hits", (void *)db, brain_hits, 0);

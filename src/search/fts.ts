@@ -173,33 +173,51 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     });
   /**
    * Rank without reading each match's base row, then drop what `keep` refuses among the best 2k,
-   * unless that leaves too few: then among the best k + `most` (`most`: how many rows `keep` can
-   * refuse at most, when known and small), and only then the filtered statement, which reads the
-   * base row of every match. The rows left are the filtered ranking's first k, as dropping rows
-   * changes no other row's order.
+   * unless that leaves too few: then the filtered statement. The rows left are the filtered
+   * ranking's first k, as dropping rows changes no other row's order.
    */
   const bareThenDrop = (
     params: Params & { k: number; df: Buffer },
     keep: Keep,
     word?: { term: string; df: number },
-    most?: () => number,
   ): Ranked[] => {
-    // Ranking k + most rows costs about what ranking 2k does (the same rows are scored; only the
-    // sort keeps more): straight to it, unless one common word's classes answer 2k at once.
-    const spare = most?.();
-    const sizes =
-      spare === undefined
-        ? [2 * params.k]
-        : word
-          ? [2 * params.k, params.k + spare]
-          : [params.k + spare];
-    for (const k of sizes) {
-      if (k > params.k + SPARE_ROWS) break;
-      const best = bare({ ...params, k }, word);
-      const kept = keep(best);
-      if (kept.length >= params.k || best.length < k) return kept.slice(0, params.k);
+    const best = bare({ ...params, k: 2 * params.k }, word);
+    const kept = keep(best);
+    return kept.length >= params.k || best.length < 2 * params.k
+      ? kept.slice(0, params.k)
+      : rankStmt('filtered').all(params);
+  };
+  let thread: { sorted: Float64Array; rows: Set<number> } | undefined;
+  const threadOf = (id: number) => {
+    if (!thread) {
+      const rows = threadRows(ctx, id);
+      thread = { sorted: Float64Array.from(rows).sort(), rows: new Set(rows) };
     }
-    return rankStmt('filtered').all(params);
+    return thread;
+  };
+  /**
+   * The best k outside the thread left out. One common word's classes give the best 2k at once:
+   * enough when the thread holds few of them. Otherwise brain_bm25_outside ranks the thread's rows
+   * last without reading them (a session of thousands of messages), else (no compiled function,
+   * or a thread too long to list) the best 2k without the join, then the filtered statement.
+   */
+  const outsideThreadTop = (
+    params: Params & { k: number; df: Buffer },
+    id: number,
+    word?: { term: string; df: number },
+  ): Ranked[] => {
+    if (scorer !== 'brain_bm25' || threadSize(ctx, id) > OUTSIDE_ROWS)
+      return bareThenDrop(params, (best) => outsideThread(ctx, best, id), word);
+    const { sorted, rows } = threadOf(id);
+    const best = word && impactsTopK(impacts(), word.term, word.df, 2 * params.k);
+    if (best) {
+      const kept = best.filter((r) => !rows.has(r.rowid));
+      if (kept.length >= params.k || best.length < 2 * params.k) return kept.slice(0, params.k);
+    }
+    return ctx.q
+      .get<[Params & { k: number; df: Buffer; outside: Buffer }], Ranked>(OUTSIDE_RANK_SQL)
+      .all({ ...params, outside: Buffer.from(sorted.buffer) })
+      .filter((r) => r.bm25 < EXCLUDED_SCORE);
   };
   const run = (
     match: string,
@@ -209,18 +227,8 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
   ): Ranked[] => {
     const params = { ...filters, match, k, df };
     if (narrowed(filters)) return rankStmt('filtered').all(params);
-    // A thread left out rarely holds most of the best.
-    if (type === 'message' && filters.exclude_thread !== null) {
-      const thread = filters.exclude_thread;
-      // A long list is checked against the thread's own rows, read once in index order.
-      let inThread: Set<number> | undefined;
-      const outside = (best: Ranked[]) => {
-        if (best.length <= 2 * k) return outsideThread(ctx, best, thread);
-        inThread ??= new Set(threadRows(ctx, thread));
-        return best.filter((r) => !inThread!.has(r.rowid));
-      };
-      return bareThenDrop(params, outside, word, () => threadSize(ctx, thread));
-    }
+    if (type === 'message' && filters.exclude_thread !== null)
+      return outsideThreadTop(params, filters.exclude_thread, word);
     // STM's expiry hides few entries.
     if (type === 'stm')
       return bareThenDrop(params, (best) => unexpired(ctx, best, filters.now_ms), word);
@@ -245,11 +253,19 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
   };
 }
 
+/** A thread of more messages is left out by the filtered statement, not by listing its rows. */
+export const OUTSIDE_ROWS = 100_000;
+
+/** What brain_bm25_outside gives a row of the thread left out (src/native/brain_fts.c). */
+const EXCLUDED_SCORE = 1e299;
+
 /**
- * How many more rows than k the bare statement may rank to leave a thread out without reading
- * the base row of every match: a session of a few thousand messages is left out that way.
+ * The best k messages by brain_bm25, those listed in @outside (ascending rowids as native doubles)
+ * ranked last, whatever their score (plan tests).
  */
-export const SPARE_ROWS = 20_000;
+export const OUTSIDE_RANK_SQL = `SELECT rowid,
+    brain_bm25_outside(messages_fts, @df, 'messages_fts_docsize', @outside, ${SOURCES.message.weights}) AS bm25
+  FROM messages_fts WHERE messages_fts MATCH @match ORDER BY bm25, rowid LIMIT @k`;
 
 /** The messages of a thread, as its row counts them. */
 function threadSize(ctx: BrainContext, thread: number): number {

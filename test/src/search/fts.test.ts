@@ -6,6 +6,7 @@ import {
   NEIGHBOURS_SQL,
   RANK_SQL,
   STOP_WORDS_SQL,
+  OUTSIDE_RANK_SQL,
   THREAD_ROWS_SQL,
   UNEXPIRED_SQL,
 } from '../../../src/search/fts.js';
@@ -80,20 +81,24 @@ describe('full-text ranking', () => {
           body: `the kiln and a longer line of other words ${i}`,
         });
     });
-    const ids = (input: Parameters<typeof t.brain.search>[0]) =>
-      t.brain.search({ types: ['message'], ...input }).hits.map((h) => h.id);
-    for (const [query, limit] of [
-      ['kiln', 5],
-      ['kiln', 40],
-      ['kiln longer', 10],
-      ['kiln 7', 3],
-    ] as const) {
-      // Leaving one thread out of two is keeping the other (the thread filter's statement).
-      const want = ids({ query, limit, thread: away.thread_id });
-      expect(want.length).toBeGreaterThan(0);
-      expect(ids({ query, limit, exclude_thread: here.thread_id }), `${query} ${limit}`).toEqual(
-        want,
-      );
+    // With the compiled function (the thread's rows ranked last) and without (dropped after).
+    for (const brain of [t.brain, t.reopen({ rankFunction: false })]) {
+      const ids = (input: Parameters<typeof t.brain.search>[0]) =>
+        brain.search({ types: ['message'], ...input }).hits.map((h) => h.id);
+      for (const [query, limit] of [
+        ['kiln', 5],
+        ['kiln', 40],
+        ['kiln longer', 10],
+        ['kiln 7', 3],
+        ['kiln 249', 3],
+      ] as const) {
+        // Leaving one thread out of two is keeping the other (the thread filter's statement).
+        const want = ids({ query, limit, thread: away.thread_id });
+        expect(want.length).toBeGreaterThan(0);
+        expect(ids({ query, limit, exclude_thread: here.thread_id }), `${query} ${limit}`).toEqual(
+          want,
+        );
+      }
     }
   });
 
@@ -124,6 +129,20 @@ describe('full-text ranking', () => {
     const steps = plan(UNEXPIRED_SQL, { ids: '[1, 2]', now_ms: 0 });
     expect(steps).toContain('SEARCH x USING INTEGER PRIMARY KEY (rowid=?)');
     expect(steps.some((s) => s.startsWith('SCAN x'))).toBe(false);
+  });
+
+  it('ranks a left-out thread last in the same walk and sort as any other ranking', () => {
+    const steps = plan(OUTSIDE_RANK_SQL, {
+      ...NO_FILTERS,
+      match: '"x"',
+      k: 5,
+      df: Buffer.alloc(8),
+      outside: Buffer.alloc(8),
+    });
+    expect(steps).toEqual([
+      expect.stringMatching(/^SCAN messages_fts VIRTUAL TABLE/),
+      'USE TEMP B-TREE FOR ORDER BY',
+    ]);
   });
 
   it("reads a thread's rows from the thread index alone", () => {
