@@ -1,14 +1,15 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { registerIndexText } from '../src/db/index-text.js';
 
 const MIGRATIONS = join(import.meta.dirname, '..', 'migrations');
 
 /**
  * Turn a brain file of today's schema into one of an older `version`, for the tests of
- * migrations: drop what every later migration created (tables, views, triggers, indexes), newest
- * first, and set the version. Only migrations that create things can be undone so; one that
- * alters or drops refuses, naming itself.
+ * migrations: drop what every later migration created (tables, views, triggers, indexes, added
+ * columns), newest first, and set the version. Only migrations that create things can be undone
+ * so; one that alters otherwise or drops refuses, naming itself.
  */
 export function downgrade(path: string, version: number): void {
   const later = readdirSync(MIGRATIONS)
@@ -16,12 +17,21 @@ export function downgrade(path: string, version: number): void {
     .sort()
     .reverse();
   const db = new BetterSqlite3(path);
+  // Dropping a column checks every trigger again, and the index's triggers call this function.
+  registerIndexText(db);
   try {
     db.transaction(() => {
       for (const file of later) {
         const sql = readFileSync(join(MIGRATIONS, file), 'utf8').replace(/--.*$/gmu, '');
-        if (/\b(ALTER|DROP)\s+(TABLE|INDEX|VIEW|TRIGGER)\b/iu.test(sql))
+        // A column added is dropped again; any other change of what exists cannot be undone.
+        const added = [
+          ...sql.matchAll(/\bALTER\s+TABLE\s+([A-Za-z_]\w*)\s+ADD\s+COLUMN\s+([A-Za-z_]\w*)/giu),
+        ];
+        const rest = sql.replace(/\bALTER\s+TABLE\s+[A-Za-z_]\w*\s+ADD\s+COLUMN\b/giu, '');
+        if (/\b(ALTER|DROP)\s+(TABLE|INDEX|VIEW|TRIGGER)\b/iu.test(rest))
           throw new Error(`downgrade: ${file} alters or drops; it cannot be undone by dropping`);
+        for (const [, table, column] of added.reverse())
+          db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
         const created = [
           ...sql.matchAll(
             /\bCREATE\s+(?:VIRTUAL\s+)?(?:UNIQUE\s+)?(TABLE|VIEW|TRIGGER|INDEX)\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][\w]*)/giu,

@@ -3,6 +3,7 @@ import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { BM25_K1, idf, type Ranked } from './bm25-top-k.js';
 import { quoteTerm } from './fts-query.js';
+import { noteImpacts, storedImpacts, type WordCountNotes } from './word-counts.js';
 
 /*
  * The exact top k of one common word without scoring each of its rows (Lucene keeps "impacts"
@@ -118,7 +119,8 @@ export interface ImpactsRule {
 
 /** An index as the classes are read and used: its words' weights and today's figures. */
 export interface ImpactsIndex {
-  ctx: Pick<BrainContext, 'db' | 'q'>;
+  /** With the brain's notes, classes read are kept in the brain for the next process. */
+  ctx: Pick<BrainContext, 'db' | 'q'> & { wordCounts?: WordCountNotes };
   type: SearchType;
   /** bm25's column weights, as the rank statements give them. */
   weights: string;
@@ -181,9 +183,12 @@ function withImpacts<T>(
   const table = TABLES[type];
   const match = quoteTerm(term);
   const words = wordsOf(ctx.db, type);
-  const read = (): WordImpacts | undefined => {
+  /** The word's classes: as the brain keeps them, unless `fresh`, else read from its rows. */
+  const read = (fresh: boolean): WordImpacts | undefined => {
     // What a write transaction sees may yet be rolled back: keep nothing read inside one.
     if (ctx.db.inTransaction) return undefined;
+    const stored = fresh ? undefined : storedImpacts(ctx, type, term);
+    if (stored) return remember(parse(stored, stats.epoch));
     const blob = ctx.q
       .get<[number, number, string], Buffer | null>(
         `SELECT brain_impacts(${table}, '${table}_docsize', ?, ?, ${weights})
@@ -193,6 +198,15 @@ function withImpacts<T>(
       .get(keep, df >= NORMS_FROM ? 1 : 0, match);
     if (!blob) return undefined;
     const word = parse(blob, stats.epoch);
+    noteImpacts(ctx, type, term, {
+      n: word.total,
+      upto: word.upto,
+      epoch: stats.epoch,
+      impacts: blob,
+    });
+    return remember(word);
+  };
+  const remember = (word: WordImpacts): WordImpacts => {
     words.set(term, word);
     if (words.size > IMPACTS_WORDS) words.delete(words.keys().next().value!);
     return word;
@@ -205,7 +219,7 @@ function withImpacts<T>(
     words.set(term, word);
   }
   for (let attempt = 0; attempt < 2; attempt++) {
-    word ??= read();
+    word ??= read(attempt > 0);
     if (!word) return undefined;
     // stats.rows was read before: rows added since it was read only make the next search look.
     const added =

@@ -51,8 +51,14 @@ interface Kept {
   rows?: number;
 }
 
-/** Counts to write: `type\0term` → the count and the epoch it holds in. */
-export type WordCountNotes = Map<string, Kept & { type: SearchType; term: string }>;
+/**
+ * Counts to write: `type\0term` → the count and the epoch it holds in; `impacts\0type\0term` → a
+ * word's score classes (impacts.ts), with the count they hold (n rows up to upto).
+ */
+export type WordCountNotes = Map<
+  string,
+  Kept & { type: SearchType; term: string; impacts?: Buffer }
+>;
 
 export function createWordCountNotes(): WordCountNotes {
   return new Map();
@@ -197,6 +203,61 @@ export function createWordCounter(
   };
 }
 
+/** Whether the brain keeps score classes beside the counts (migration 0017). */
+const hasImpacts = new WeakMap<Database, boolean>();
+
+function impactsColumn(ctx: Pick<BrainContext, 'db' | 'q'>): boolean {
+  let has = hasImpacts.get(ctx.db);
+  if (has === undefined) {
+    has =
+      ctx.q
+        .get<[], { n: number }>(
+          `SELECT count(*) AS n FROM pragma_table_info('search_word_counts') WHERE name = 'impacts'`,
+        )
+        .get()!.n > 0;
+    hasImpacts.set(ctx.db, has);
+  }
+  return has;
+}
+
+/**
+ * A word's score classes as kept in the brain: valid in the index's current epoch, since the
+ * triggers that move it to another drop them (migration 0017).
+ */
+export function storedImpacts(
+  ctx: Pick<BrainContext, 'db' | 'q'>,
+  type: SearchType,
+  term: string,
+): Buffer | undefined {
+  if (!impactsColumn(ctx)) return undefined;
+  return (
+    ctx.q
+      .get<[string, string], Buffer | null>(
+        `SELECT impacts FROM search_word_counts WHERE idx = ? AND term = ? AND impacts IS NOT NULL`,
+      )
+      .pluck()
+      .get(type, term) ?? undefined
+  );
+}
+
+/**
+ * Note a word's score classes, read in `epoch`, to be kept for the next process: written with the
+ * counts, later and without waiting, and only if the epoch is still the index's. `n` rows up to
+ * `upto` hold the word (what the classes were read from).
+ */
+export function noteImpacts(
+  ctx: Pick<BrainContext, 'db' | 'q'> & { wordCounts?: WordCountNotes },
+  type: SearchType,
+  term: string,
+  kept: { n: number; upto: number; epoch: number; impacts: Buffer },
+): void {
+  const notes = ctx.wordCounts;
+  if (!notes || ctx.db.readonly || ctx.db.inTransaction || !impactsColumn(ctx)) return;
+  const key = `impacts\0${type}\0${term}`;
+  if (!notes.has(key) && notes.size >= MAX_NOTED_COUNTS) return;
+  notes.set(key, { ...kept, type, term });
+}
+
 /**
  * Write the noted counts in one transaction, without waiting: true when nothing remains noted,
  * false when another writer holds the lock or the disk takes no writes (the notes are kept). A
@@ -220,11 +281,24 @@ export function flushWordCounts(
      ON CONFLICT (idx, term) DO UPDATE SET n = excluded.n, upto = excluded.upto
      WHERE excluded.upto > search_word_counts.upto`,
   );
+  // Classes come with a count of their own: a row for the word that holds none is made with it.
+  const writeImpacts = () =>
+    ctx.q.get<
+      [{ idx: string; term: string; n: number; upto: number; epoch: number; impacts: Buffer }]
+    >(
+      `INSERT INTO search_word_counts (idx, term, n, upto, impacts)
+       SELECT @idx, @term, @n, @upto, @impacts
+       WHERE (SELECT epoch FROM search_count_epochs WHERE idx = @idx) = @epoch
+       ON CONFLICT (idx, term) DO UPDATE SET impacts = excluded.impacts`,
+    );
   const written = writeWithoutWaiting(ctx.db, () =>
     ctx.db
       .transaction(() => {
-        for (const c of pending)
-          write.run({ idx: c.type, term: c.term, n: c.n, upto: c.upto, epoch: c.epoch });
+        for (const c of pending) {
+          const row = { idx: c.type, term: c.term, n: c.n, upto: c.upto, epoch: c.epoch };
+          if (c.impacts) writeImpacts().run({ ...row, impacts: c.impacts });
+          else write.run(row);
+        }
       })
       .immediate(),
   );

@@ -12,7 +12,12 @@ import {
   impactsTopK,
   indexTotals,
 } from '../../../src/search/impacts.js';
-import { createWordCounter } from '../../../src/search/word-counts.js';
+import {
+  createWordCounter,
+  createWordCountNotes,
+  flushWordCounts,
+  type WordCountNotes,
+} from '../../../src/search/word-counts.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
@@ -40,7 +45,7 @@ function fill(brain: Brain, n: number, from = 0): void {
 }
 
 interface On {
-  ctx: { db: Database; q: StatementCache };
+  ctx: { db: Database; q: StatementCache; wordCounts: WordCountNotes };
   /** What the bare rank statement gives: every row scored. */
   exhaustive(k: number): Ranked[];
   /** What the classes give, with the thresholds lowered to these few rows. */
@@ -50,7 +55,7 @@ interface On {
 }
 
 function on(db: Database): On {
-  const ctx = { db, q: new StatementCache(db) };
+  const ctx = { db, q: new StatementCache(db), wordCounts: createWordCountNotes() };
   const counter = () => createWordCounter(ctx, 'message');
   /** The word's count and the index's figures, as a search reads them. */
   const word = () => {
@@ -178,6 +183,54 @@ describe("a common word's top k from its classes", () => {
       fill(t.brain, 20, 300);
       expect(o.fromClasses(10)).toBeUndefined();
     })();
+    expectSame(o.fromClasses(10), o.exhaustive(10));
+  });
+});
+
+describe("a common word's classes kept in the brain", () => {
+  const stored = (db: Database) =>
+    db
+      .prepare(`SELECT impacts FROM search_word_counts WHERE idx = 'message' AND term = ?`)
+      .pluck()
+      .get(WORD) as Buffer | null | undefined;
+
+  it('are written with the counts, and a new connection starts from them', () => {
+    fill(t.brain, 700);
+    const first = on(connectionOf(t.brain));
+    const want = first.exhaustive(30);
+    expectSame(first.fromClasses(30), want);
+    expect(stored(first.ctx.db) ?? null).toBeNull(); // noted, not yet written
+    expect(flushWordCounts(first.ctx)).toBe(true);
+    const blob = stored(first.ctx.db);
+    expect(blob).toBeInstanceOf(Buffer);
+
+    // Another process: the same top k, from what the brain keeps, rows added since included.
+    const other = on(connectionOf(t.reopen()));
+    t.brain.send({ from: 'atlas', to: 'nova', body: WORD });
+    expectSame(other.fromClasses(30), other.exhaustive(30));
+
+    // What it starts from is what the brain keeps: classes that say one row holds the word, and
+    // no row was added since, give that row alone.
+    const [only] = other.exhaustive(1);
+    const one = Float64Array.from([1, only!.rowid, 1, 1, 1, 1, 1, only!.rowid]);
+    const third = on(connectionOf(t.reopen()));
+    third.ctx.db
+      .prepare(`UPDATE search_word_counts SET impacts = ? WHERE idx = 'message' AND term = ?`)
+      .run(Buffer.from(one.buffer), WORD);
+    // Its count no longer adds up with the classes' (1 row, not 701): it reads the rows instead.
+    expect(third.fromClasses(30)).toBeUndefined();
+  });
+
+  it('go with the counts when the index changes below its newest row', () => {
+    fill(t.brain, 700);
+    const o = on(connectionOf(t.brain));
+    o.fromClasses(10);
+    flushWordCounts(o.ctx);
+    expect(stored(o.ctx.db)).toBeInstanceOf(Buffer);
+    const raw = connectionOf(t.reopen());
+    raw.pragma('foreign_keys = OFF');
+    raw.prepare('DELETE FROM messages WHERE id = ?').run(o.exhaustive(1)[0]!.rowid);
+    expect(stored(o.ctx.db)).toBeUndefined();
     expectSame(o.fromClasses(10), o.exhaustive(10));
   });
 });
