@@ -33,14 +33,15 @@ const latency = (op: string, stat: 'p50_ms' | 'p99_ms', max: number, label?: str
   max,
 });
 
-/** The goals of issues 5 and 12, for 1,000,000 messages on a 2-core machine. */
+/** The goals of issues 5, 12 and 18, for 1,000,000 messages on a 2-core machine. */
 export const GOALS: readonly Goal[] = [
   latency('poll', 'p99_ms', 0.05),
   latency('send', 'p50_ms', 0.2),
   latency('send', 'p99_ms', 2),
   latency('read_unread', 'p50_ms', 0.5),
-  latency('search_fts', 'p50_ms', 5),
-  latency('search_fts', 'p99_ms', 50),
+  // Issue 18: the exact top k over every match (issue 5's 5 / 50 ms were met by ranking a sample).
+  latency('search_fts', 'p50_ms', 10),
+  latency('search_fts', 'p99_ms', 60),
   latency('poll_process', 'p50_ms', 150, 'brain poll as a process ≤ 150 ms'),
   // Issue 12: every one-shot command that does not embed.
   ...['search', 'provenance', 'thread', 'send', 'read'].map((command) =>

@@ -1,6 +1,7 @@
 import { openBrain, type Brain, type Embedder } from '../../src/index.js';
 import { AGENTS, BACKLOG_AGENTS, type BuildStats } from './build.js';
-import { measure, type OpFigures } from './measure.js';
+import { performance } from 'node:perf_hooks';
+import { figuresOf, measure, type OpFigures } from './measure.js';
 import type { TextGenerator } from './text.js';
 
 export interface OpsInput {
@@ -65,6 +66,17 @@ export async function measureOps(input: OpsInput): Promise<Record<string, OpFigu
     brain.thread({ thread_id: thread.id, limit: 50, offset: lastPage }),
   );
 
+  // A new connection's first search of each query: its words counted and their classes read
+  // (what a new process pays before startup). Then the same queries on the warm connection, as
+  // a server that has answered them answers them again.
+  input.onOp?.('search_fts_first');
+  ops.search_fts_first = figuresOf(
+    input.queries.map((query) => {
+      const t0 = performance.now();
+      brain.search({ query });
+      return performance.now() - t0;
+    }),
+  );
   const nextQuery = cycle(input.queries);
   await run('search_fts', () => brain.search({ query: nextQuery() }), {
     minIterations: input.queries.length * 4,

@@ -37,6 +37,7 @@ const OPS = [
   'poll_backlog',
   'thread_history',
   'thread_history_last',
+  'search_fts_first',
   'search_fts',
   'find_provenance',
   'read_unread',
