@@ -18,12 +18,13 @@
  *   handle moved from row to row, where FTS5's xColumnSize runs a statement per row. When
  *   `sizes` is NULL, or the table cannot be read, xColumnSize gives the length.
  *
- * Row lengths in memory. Once a connection has looked up NORMS_AFTER lengths of one index, or is
- * about to (the given row counts of a statement's words say how many rows it may score), it reads
- * the whole docsize table into an array of one uint16 per rowid (2 MB for a million rows, ~50 ms
- * at that size, what 50,000 lookups through the blob handle cost), as Lucene keeps its norms, and
- * from then on looks a length up there; each statement first reads the rows added since. A
- * one-off search of rarer words never pays for the load; a server pays once. brain itself never changes the text of an indexed row (a rebuilt index holds the same
+ * Row lengths in memory. Once a connection has looked up a 16th of an index's row count of its
+ * lengths (at least 2,000), or is about to (the given row counts of a statement's words say how
+ * many rows it may score), it reads the whole docsize table into an array of one uint16 per rowid
+ * (2 MB for a million rows, ~50 ms at that size, about what 60,000 lookups through the blob handle
+ * cost), as Lucene keeps its norms, and from then on looks a length up there; each statement
+ * first reads the rows added since. A one-off search of rarer words never pays for the load; a
+ * server pays once per index. brain itself never changes the text of an indexed row (a rebuilt index holds the same
  * tokens), so its lengths do not go stale; a row whose text another tool changes keeps its old
  * length on a connection that had loaded it, until that one is reopened. A rowid can come back,
  * though: messages have no AUTOINCREMENT, so a row written in a transaction that is rolled back
@@ -49,7 +50,10 @@ SQLITE_EXTENSION_INIT1
 
 #define BRAIN_K1 1.2
 #define BRAIN_B 0.75
-#define NORMS_AFTER 50000
+/* Lengths are loaded into memory once the lookups through the blob handle reach a 16th of the
+   index's rows (loading costs about what that many lookups do), and never for fewer than this. */
+#define NORMS_SHARE 16
+#define NORMS_MIN 2000
 #define NORM_UNKNOWN 0xFFFF
 /* Rowids from here up are looked up through the blob handle: the array stays under 64 MB. */
 #define NORMS_MAX_ROWID (1 << 25)
@@ -171,14 +175,20 @@ static void rank_data_free(void *p) {
   sqlite3_free(data);
 }
 
-/* The connection's norms of the docsize table named by `sizes`, read up to date when `load` (or
-   already loaded, or looked up often enough) and the connection is not writing; 0 when the
-   lengths must come through the blob handle. */
+/* How many lookups through the blob handle make loading an index of nRow rows worth it. */
+static double norms_threshold(sqlite3_int64 nRow) {
+  double share = (double)nRow / NORMS_SHARE;
+  return share > NORMS_MIN ? share : NORMS_MIN;
+}
+
+/* The connection's norms of the docsize table named by `sizes`, read up to date when `load` or
+   already loaded, and the connection is not writing; 0 when the lengths must come through the
+   blob handle. */
 static Norms *lengths_norms(sqlite3 *db, sqlite3_value *sizes, int load) {
   if (sqlite3_value_type(sizes) != SQLITE_TEXT) return 0;
   Norms *norms = norms_of(db, (const char *)sqlite3_value_text(sizes));
   if (!norms || norms->failed) return 0;
-  if ((load || norms->loaded || norms->lookups >= NORMS_AFTER) && !writing(db) &&
+  if ((load || norms->loaded) && !writing(db) &&
       norms_load(db, norms) != SQLITE_OK)
     return 0; /* read through the blob handle instead */
   return norms;
@@ -242,7 +252,7 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
     sqlite3 *db = (sqlite3 *)api->xUserData(fts);
     data->lengths.db = db;
     Norms *norms = lengths_norms(db, sizes, 0);
-    if (norms && !norms->loaded && (double)norms->lookups + rows >= NORMS_AFTER)
+    if (norms && !norms->loaded && (double)norms->lookups + rows >= norms_threshold(nRow))
       norms = lengths_norms(db, sizes, 1);
     data->lengths.norms = norms;
   }
@@ -631,7 +641,11 @@ static void brain_length(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_
     }
     memset(lengths, 0, sizeof(*lengths));
     lengths->db = (sqlite3 *)api->xUserData(fts);
+    sqlite3_int64 nRow = 0;
     lengths->norms = lengths_norms(lengths->db, apVal[0], 0);
+    if (lengths->norms && !lengths->norms->loaded && api->xRowCount(fts, &nRow) == SQLITE_OK &&
+        (double)lengths->norms->lookups >= norms_threshold(nRow))
+      lengths->norms = lengths_norms(lengths->db, apVal[0], 1);
     rc = api->xSetAuxdata(fts, lengths, lengths_free);
     if (rc != SQLITE_OK) {
       sqlite3_result_error_code(ctx, rc); /* xSetAuxdata has freed it */
