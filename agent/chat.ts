@@ -175,6 +175,8 @@ export async function runRepl(options: {
   note(
     `brain chat: session ${session} (${current.thread_id}); /new starts afresh, /exit or Ctrl-C quits`,
   );
+  // What the first turn's memory search would otherwise load, before the user has typed.
+  brain.warmSearch();
   rl.setPrompt('you> ');
   rl.prompt();
   try {

@@ -100,6 +100,8 @@ brain.batch(() => {
   }
 });
 
+// As `brain chat` and `brain agent` do when they start, before the first turn.
+brain.warmSearch();
 const tools: Tool[] = [saveMemoryTool as Tool, createSearchMemoryTool() as Tool];
 // As `brain chat` runs: one cache for the process, so a turn reads only the messages new since the last.
 const cache = createSessionCache();

@@ -4,6 +4,7 @@ import { guardStorage } from './db/guard.js';
 import { writeWithoutWaiting } from './db/no-wait.js';
 import { flushAccesses } from './knowledge/access-counts.js';
 import { flushNoted } from './noted.js';
+import { warmSearch } from './search/warm.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
 import {
   atomChain,
@@ -222,6 +223,11 @@ export interface Brain {
    * seconds; `close` calls it once more.
    */
   flushNoted(): boolean;
+  /**
+   * Read what searches keep in memory (every index's row lengths) now, so the first searches of a
+   * long-running process cost what later ones do. `brain chat` and `brain agent` call it at start.
+   */
+  warmSearch(): void;
 
   /** The session `name` (`chat/default`): its current thread, made when there is none. */
   session: (input: SessionInput) => ReturnType<typeof findOrCreateSession>;
@@ -375,6 +381,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
     recent: (input) => recent(ctx, input),
     flushAccesses: () => flushAccesses(ctx),
     flushNoted: () => flushNoted(ctx),
+    warmSearch: () => warmSearch(ctx),
 
     session: (input) => findOrCreateSession(ctx, input),
     newSession: (input) => newSession(ctx, input),

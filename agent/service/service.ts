@@ -111,6 +111,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     components: components.map((c) => c.name),
     ms: clock().getTime() - started,
   });
+  // Ready first, then what the first turn's memory search would otherwise load.
+  brain.warmSearch();
 
   let stopping: Promise<void> | undefined;
   return {
