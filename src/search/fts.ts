@@ -497,8 +497,13 @@ function addWordCoverage(ctx: BrainContext, candidates: InContext[], terms: stri
   for (const row of ctx.q
     .get<[string], { rowid: number; text: string }>(WORDS_SQL)
     .all(JSON.stringify([...ids]))) {
-    const words = new Set(queryWords(row.text).map(roughStem));
-    holds.set(row.rowid, new Set(stems.flatMap((stem, i) => (words.has(stem) ? [i] : []))));
+    // A word whose rough stem is the query's holds that stem as a prefix: a text without it as
+    // a substring holds none of its words, and is not split into words at all.
+    const text = row.text.normalize('NFKC').toLowerCase();
+    const maybe = stems.flatMap((stem, i) => (text.includes(stem) ? [i] : []));
+    if (maybe.length === 0) continue;
+    const words = new Set(queryWords(text).map(roughStem));
+    holds.set(row.rowid, new Set(maybe.filter((i) => words.has(stems[i]!))));
   }
   for (const c of candidates) {
     const found = new Set<number>();
