@@ -42,6 +42,10 @@ export default defineConfig({
           name: 'exclusive',
           include: exclusive,
           fileParallelism: false,
+          // One worker takes all four files in turn, keeping its module cache (a fresh worker
+          // per file cost ~1 s each); vitest then needs the group's order given.
+          isolate: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
