@@ -3,8 +3,8 @@ import { LongestFirst } from './test/longest-first.js';
 
 /**
  * Files that put many processes on one SQLite file for seconds and assert on what they all saw.
- * vitest runs a project without file parallelism as a group of its own after the others: these
- * run last, one at a time, and each keeps both cores busy by itself (~1.7 cores on average).
+ * They run after all the others (groupOrder 1), one at a time, and each keeps both cores busy
+ * by itself (~1.7 cores on average): beside another file they would only trade time with it.
  */
 const exclusive = [
   'test/reliability/concurrency.test.ts',
