@@ -1,15 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/longest-first.js';
 
 /**
- * The library's tests: temp databases, no process-wide state they leave behind. They share their
- * workers' module cache (isolate: false): importing the library and its dependencies afresh for
- * each file cost more than the tests themselves.
- */
-const library = ['test/src/**/*.test.ts', 'test/search/**/*.test.ts'];
-
-/**
- * Files that put many processes on one SQLite file for seconds and assert on what they all saw:
- * they run one at a time, beside at most one other test file.
+ * Files that put many processes on one SQLite file for seconds and assert on what they all saw.
+ * They run after all the others (groupOrder 1), one at a time, and each keeps both cores busy
+ * by itself (~1.7 cores on average): beside another file they would only trade time with it.
  */
 const exclusive = [
   'test/reliability/concurrency.test.ts',
@@ -26,21 +21,17 @@ export default defineConfig({
     // vitest's default on 2 cores is 1 worker: most tests wait on child processes (the built
     // CLI, brain agent, MCP servers, chromium), so a second file runs meanwhile.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
         test: {
+          // Every other file, library and processes alike, in one project, longest first (the
+          // sequencer): the long files start at once instead of after the library's, and the
+          // two workers keep their module cache from file to file (isolate: false; importing
+          // afresh cost more than the tests).
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: [...library, ...exclusive],
-          isolate: false,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'library',
-          include: library,
           exclude: exclusive,
           isolate: false,
         },
@@ -51,6 +42,10 @@ export default defineConfig({
           name: 'exclusive',
           include: exclusive,
           fileParallelism: false,
+          // One worker takes all four files in turn, keeping its module cache (a fresh worker
+          // per file cost ~1 s each); vitest then needs the group's order given.
+          isolate: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

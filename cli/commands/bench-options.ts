@@ -22,8 +22,15 @@ const benchOptions = z.strictObject({
   vectors: z.boolean().default(false),
   time: whole(10, 600_000).default(2000),
   runs: whole(1, 1000).default(20),
+  baselineMessages: whole(100, 1_000_000).default(10_000),
 });
-const NAMES = Object.fromEntries(Object.keys(benchOptions.shape).map((k) => [k, `--${k}`]));
+/** Each option's flag as the user typed it (baselineMessages → --baseline-messages). */
+const NAMES = Object.fromEntries(
+  Object.keys(benchOptions.shape).map((k) => [
+    k,
+    `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+  ]),
+);
 
 /** The options of `brain bench`, checked; loaded only when it runs (zod is not cheap to load). */
 export function parseBenchOptions(raw: Record<string, unknown>): z.output<typeof benchOptions> {

@@ -28,6 +28,10 @@ export function registerBench(program: Command, globals: Globals): void {
     .option('--vectors', 'also give every item a vector and measure vector and hybrid search')
     .option('--time <ms>', 'time budget per operation in ms (default 2000)')
     .option('--runs <n>', 'runs of each command as a process (poll, search, …; default 20)')
+    .option(
+      '--baseline-messages <n>',
+      'messages in the JSON file of the design it replaces (default 10,000)',
+    )
     .action(async (opts: Record<string, unknown>) => {
       const { parseBenchOptions } = await import('./bench-options.js');
       const options = parseBenchOptions(opts);
@@ -53,7 +57,7 @@ export function registerBench(program: Command, globals: Globals): void {
             vectors: options.vectors,
             timeMs: options.time,
             runs: options.runs,
-            baselineMessages: 10_000,
+            baselineMessages: options.baselineMessages,
           },
           workspace,
           {

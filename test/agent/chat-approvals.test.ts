@@ -2,10 +2,14 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../agent/models/types.js';
+import { runCliInProcess } from '../cli-in-process.js';
 import { runCli, tempDir } from '../helpers.js';
 import { startFakeAnthropic, type FakeAnthropic } from './fakes/anthropic-server.js';
 
-/** The built CLI: `brain chat -m` (unattended) and `brain approvals` on a temp brain. */
+/**
+ * `brain chat -m` (unattended) and `brain approvals` on a temp brain: the first case through the
+ * built CLI (both commands' wiring), the rest in this process.
+ */
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -39,7 +43,12 @@ async function setup() {
     XDG_CONFIG_HOME: join(dir, 'cfg'),
     ANTHROPIC_API_KEY: 'sk-test',
   };
-  return { workspace, fake, cli: (args: string[]) => runCli(args, env) };
+  return {
+    workspace,
+    fake,
+    cli: (args: string[]) => runCliInProcess(args, env),
+    spawnCli: (args: string[]) => runCli(args, env),
+  };
 }
 
 const lastToolResult = (fake: FakeAnthropic, i: number) =>
@@ -55,14 +64,14 @@ describe('approvals through the CLI', { timeout: 90_000 }, () => {
       { toolUses: [{ name: 'run_command', input: { command: 'rm -rf build' } }] },
       { text: 'I was not allowed to delete it.' },
     );
-    const r = await s.cli(['chat', '-m', 'delete build/', '--json']);
+    const r = await s.spawnCli(['chat', '-m', 'delete build/', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).reply).toBe('I was not allowed to delete it.');
     expect(existsSync(join(s.workspace, 'build', 'out.js'))).toBe(true);
     expect(lastToolResult(s.fake, 1)).toMatchObject({ is_error: true });
     expect(lastToolResult(s.fake, 1).content).toMatch(/unattended/);
 
-    const listed = JSON.parse((await s.cli(['approvals', '--json'])).stdout);
+    const listed = JSON.parse((await s.spawnCli(['approvals', '--json'])).stdout);
     expect(listed.decisions[0]).toMatchObject({
       tool: 'run_command',
       summary: 'rm -rf build',

@@ -4,10 +4,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { unpairedToolUses } from '../../agent/history.js';
 import type { ChatMessage } from '../../agent/models/types.js';
+import { runCliInProcess } from '../cli-in-process.js';
 import { CLI, runCli, tempDir, type CliResult } from '../helpers.js';
 import { startFakeAnthropic, type FakeAnthropic } from './fakes/anthropic-server.js';
 
-/** The built CLI, `brain chat` against loopback fake Anthropic servers and a temp brain. */
+/**
+ * `brain chat` against loopback fake Anthropic servers and a temp brain. What crosses processes
+ * (a second process's turn, the lease, failover back, stdin and signals) runs the built CLI;
+ * what one turn stores and how a turn fails run in this process (`inProcess`), as do the reads
+ * that check the brain afterwards.
+ */
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -45,14 +51,16 @@ async function setup(endpoints = 1) {
     XDG_CONFIG_HOME: join(dir, 'cfg'),
     ANTHROPIC_API_KEY: 'sk-test',
   };
-  const cli = (args: string[]) => runCli(args, env);
-  const chat = async (text: string, options: { quiet?: boolean } = {}) => {
-    const r = await cli(['chat', '-m', text, '--json']);
+  const cli = (args: string[]) => runCliInProcess(args, env);
+  const spawnCli = (args: string[]) => runCli(args, env);
+  const chat = async (text: string, options: { quiet?: boolean; inProcess?: boolean } = {}) => {
+    const args = ['chat', '-m', text, '--json'];
+    const r = await (options.inProcess ? cli(args) : spawnCli(args));
     if (options.quiet !== false) expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     return JSON.parse(r.stdout);
   };
-  return { dir, env, fakes, fake: fakes[0]!, cli, chat, config };
+  return { dir, env, fakes, fake: fakes[0]!, cli, spawnCli, chat, config };
 }
 
 function start(args: string[], env: Record<string, string>) {
@@ -85,7 +93,7 @@ describe('brain chat -m', { timeout: 90_000 }, () => {
       { toolUses: [{ name: 'search_memory', input: { query: 'parking bay' } }] },
       { text: 'Noted: bay 42.', usage: { input_tokens: 120, output_tokens: 7 } },
     );
-    const out = await s.chat('I parked in bay 42 at Zurich HB');
+    const out = await s.chat('I parked in bay 42 at Zurich HB', { inProcess: true });
     expect(out).toMatchObject({ reply: 'Noted: bay 42.', session: 'chat/default' });
     expect(out.message_ids).toHaveLength(2);
     expect(out.usage.output).toBe(17);
@@ -104,7 +112,7 @@ describe('brain chat -m', { timeout: 90_000 }, () => {
       { toolUses: [{ name: 'save_memory', input: { content: 'Ann’s dentist is Dr Vogel' } }] },
       { text: 'Saved.' },
     );
-    const out = await s.chat('my dentist is Dr Vogel');
+    const out = await s.chat('my dentist is Dr Vogel', { inProcess: true });
     const stm = JSON.parse(
       (await s.cli(['search', 'dentist Vogel', '--types', 'stm', '--json'])).stdout,
     ).hits[0];

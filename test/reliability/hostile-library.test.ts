@@ -16,6 +16,12 @@ afterAll(() => t.cleanup());
 
 const cases = libraryCases(BODY_LIMIT);
 
+/**
+ * The database's fingerprint as the last refused case left it, proven unchanged; an accepted
+ * case forgets it. The next refused case starts from that state, so it need not hash it again.
+ */
+let current: string | undefined;
+
 describe('hostile input to the library', () => {
   it(`has a large corpus (${cases.length} cases)`, () => {
     expect(cases.length).toBeGreaterThanOrEqual(400);
@@ -25,11 +31,13 @@ describe('hostile input to the library', () => {
     it(`${c.category}: ${c.name}`, () => {
       const expectation = c.expect;
       if ('accept' in expectation) {
+        current = undefined;
         const result = c.run(t.brain, seed);
         expectation.accept(result, t.brain, seed);
         return;
       }
-      const before = fingerprint(connectionOf(t.brain));
+      const before = current ?? fingerprint(connectionOf(t.brain));
+      current = undefined;
       let caught: unknown;
       try {
         c.run(t.brain, seed);
@@ -43,7 +51,9 @@ describe('hostile input to the library', () => {
       );
       // Clear means short and about the input, not a dump of it.
       expect(err.message.length).toBeLessThan(600);
-      expect(fingerprint(connectionOf(t.brain))).toBe(before);
+      const after = fingerprint(connectionOf(t.brain));
+      expect(after).toBe(before);
+      current = after;
     });
   }
 });

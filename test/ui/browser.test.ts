@@ -45,13 +45,16 @@ if (missing) {
     afterAll(async () => {
       await browser?.close();
       await ui?.stop();
-      console.log(`brain ui browser test: screenshots in ${shots}`);
+      if (keepShots) console.log(`brain ui browser test: screenshots in ${shots}`);
     });
 
+    // Screenshots only for people who keep them: a full-page PNG per visit is most of this
+    // file's time, and without BRAIN_KEEP_SCREENSHOTS the folder is removed unread.
+    const keepShots = Boolean(process.env.BRAIN_KEEP_SCREENSHOTS);
     const visit = async (path: string, shot: string) => {
       const res = await page.goto(ui.url + path);
       expect(res?.status(), path).toBe(200);
-      await page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
+      if (keepShots) await page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
     };
     const pwned = () => page.evaluate('window.__pwned');
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMcpManager, type McpManager } from '../../../agent/mcp/manager.js';
 import type { McpConfig } from '../../../agent/mcp/config.js';
 import { toolSchemas } from '../../../agent/tools/registry.js';
@@ -25,26 +25,65 @@ const text = async (tool: Tool, input: unknown, signal?: AbortSignal) =>
 type Tool = ReturnType<McpManager['tools']>[number];
 
 describe('the MCP manager against a real stdio server', { timeout: 60_000 }, () => {
-  it('lists every page of tools and names them mcp__server__tool with the server schema', async () => {
-    const m = await started(config([stdio('fix', [FIXTURE])]));
-    const names = m.tools('s').map((t) => t.name);
-    // Six tools come in three pages of two: all of them are there.
-    expect(names).toEqual([
-      'mcp__fix__echo',
-      'mcp__fix__hang',
-      'mcp__fix__media',
-      'mcp__fix__fail',
-      'mcp__fix__grow',
-      'mcp__fix__pid',
-    ]);
-    const [schema] = toolSchemas([byName(m.tools('s'), 'mcp__fix__echo')]);
-    expect(schema!.input_schema).toEqual({
-      type: 'object',
-      properties: { id: { type: 'string' }, delayMs: { type: 'number' } },
-      required: ['id'],
+  // Reads that change nothing share one manager and one fixture process.
+  describe('one fixture server, shared', () => {
+    let m: McpManager;
+    beforeAll(async () => {
+      m = createMcpManager({
+        config: config([stdio('fix', [FIXTURE])]),
+        timers: manualTimers().timers,
+      });
+      await m.start();
     });
-    expect(byName(m.tools('s'), 'mcp__fix__echo').readOnly).toBe(true);
-    expect(byName(m.tools('s'), 'mcp__fix__grow').readOnly).toBe(false);
+    afterAll(() => m.stop());
+
+    it('lists every page of tools and names them mcp__server__tool with the server schema', async () => {
+      const names = m.tools('s').map((t) => t.name);
+      // Six tools come in three pages of two: all of them are there.
+      expect(names).toEqual([
+        'mcp__fix__echo',
+        'mcp__fix__hang',
+        'mcp__fix__media',
+        'mcp__fix__fail',
+        'mcp__fix__grow',
+        'mcp__fix__pid',
+      ]);
+      const [schema] = toolSchemas([byName(m.tools('s'), 'mcp__fix__echo')]);
+      expect(schema!.input_schema).toEqual({
+        type: 'object',
+        properties: { id: { type: 'string' }, delayMs: { type: 'number' } },
+        required: ['id'],
+      });
+      expect(byName(m.tools('s'), 'mcp__fix__echo').readOnly).toBe(true);
+      expect(byName(m.tools('s'), 'mcp__fix__grow').readOnly).toBe(false);
+    });
+
+    it('answers text as untrusted, describes images and resources, and keeps isError', async () => {
+      const media = await text(byName(m.tools('s'), 'mcp__fix__media'), {});
+      expect(media.untrusted).toBe(true);
+      expect(media.content).toBe(
+        [
+          'here they are',
+          '[image: image/png, 2.9 KiB]',
+          '[resource: file:///notes/a.txt, text/plain, 6 B]',
+          'note A',
+          '[resource link: file:///big.bin (big), application/octet-stream]',
+        ].join('\n'),
+      );
+      const failed = await text(byName(m.tools('s'), 'mcp__fix__fail'), {});
+      expect(failed).toEqual({ content: 'it broke', isError: true, untrusted: true });
+    });
+
+    it('gives each of 20 concurrent calls to one process its own answer', async () => {
+      const echo = byName(m.tools('s'), 'mcp__fix__echo');
+      // Later calls wait less, so the server answers them out of order.
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => text(echo, { id: `c${i}`, delayMs: (20 - i) * 5 })),
+      );
+      expect(answers.map((a) => a.content)).toEqual(
+        Array.from({ length: 20 }, (_, i) => `echo c${i}`),
+      );
+    });
   });
 
   it('keeps only enabledTools, and drops disabledTools', async () => {
@@ -60,35 +99,6 @@ describe('the MCP manager against a real stdio server', { timeout: 60_000 }, () 
       'mcp__b__echo',
       'mcp__b__pid',
     ]);
-  });
-
-  it('answers text as untrusted, describes images and resources, and keeps isError', async () => {
-    const m = await started(config([stdio('fix', [FIXTURE])]));
-    const media = await text(byName(m.tools('s'), 'mcp__fix__media'), {});
-    expect(media.untrusted).toBe(true);
-    expect(media.content).toBe(
-      [
-        'here they are',
-        '[image: image/png, 2.9 KiB]',
-        '[resource: file:///notes/a.txt, text/plain, 6 B]',
-        'note A',
-        '[resource link: file:///big.bin (big), application/octet-stream]',
-      ].join('\n'),
-    );
-    const failed = await text(byName(m.tools('s'), 'mcp__fix__fail'), {});
-    expect(failed).toEqual({ content: 'it broke', isError: true, untrusted: true });
-  });
-
-  it('gives each of 20 concurrent calls to one process its own answer', async () => {
-    const m = await started(config([stdio('fix', [FIXTURE])]));
-    const echo = byName(m.tools('s'), 'mcp__fix__echo');
-    // Later calls wait less, so the server answers them out of order.
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => text(echo, { id: `c${i}`, delayMs: (20 - i) * 5 })),
-    );
-    expect(answers.map((a) => a.content)).toEqual(
-      Array.from({ length: 20 }, (_, i) => `echo c${i}`),
-    );
   });
 
   it('refreshes a server tools when it sends tools/list_changed', async () => {

@@ -2,11 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../../cli-in-process.js';
 import { CLI, runCli, tempDir } from '../../helpers.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
 import { configFileBody } from './helpers.js';
 
-/** The built `brain agent` as a real process, with the fake Anthropic server as its model. */
+/**
+ * The built `brain agent` as a real process, with the fake Anthropic server as its model. The
+ * other agent's sends and the reads that check the thread run in this process (`cli`): they are
+ * another process to the agent all the same, and a spawned CLI per probe cost the agent its CPU.
+ */
 
 const SECRET = 'sk-test-do-not-log-me';
 const cleanups: Array<() => unknown> = [];
@@ -27,7 +32,14 @@ async function setup(file: Record<string, unknown> = {}) {
     XDG_CONFIG_HOME: join(dir, 'cfg'),
     ANTHROPIC_API_KEY: SECRET,
   };
-  return { dir, fake, config, env, cli: (args: string[]) => runCli(args, env) };
+  return {
+    dir,
+    fake,
+    config,
+    env,
+    cli: (args: string[]) => runCliInProcess(args, env),
+    spawnCli: (args: string[]) => runCli(args, env),
+  };
 }
 
 /** Start `brain agent`; resolves once it has logged `ready`. */
@@ -159,7 +171,8 @@ describe('brain agent', { timeout: 120_000 }, () => {
 
   it('--check prints one line per item and exits 0 when all are ok', async () => {
     const s = await setup();
-    const r = await s.cli(['agent', '--check']);
+    // A real process: the wiring of --check (its exit status and stdout).
+    const r = await s.spawnCli(['agent', '--check']);
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^ok {3}config: /);

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, runCli, tempDir } from '../../../helpers.js';
+import { runCliInProcess } from '../../../cli-in-process.js';
+import { CLI, tempDir } from '../../../helpers.js';
 import { startFakeAnthropic } from '../../fakes/anthropic-server.js';
 import { startFakeDiscord } from '../../fakes/discord-server.js';
 import { configFileBody } from '../../service/helpers.js';
@@ -45,11 +46,12 @@ async function setup() {
 describe('brain agent with Discord', { timeout: 120_000 }, () => {
   it('--check finds the bot and the gateway, and names a 4014 refusal', async () => {
     const s = await setup();
-    const ok = await runCli(['agent', '--check'], s.env);
+    // In this process: --check's wiring as a process is test/agent/service/agent-cli.test.ts's.
+    const ok = await runCliInProcess(['agent', '--check'], s.env);
     expect(ok.stdout).toMatch(/^ok {3}discord token: bot brainbot/m);
     expect(ok.stdout).toMatch(/^ok {3}discord gateway: connected/m);
     s.discord.refuseIntents = true;
-    const refused = await runCli(['agent', '--check'], s.env);
+    const refused = await runCliInProcess(['agent', '--check'], s.env);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/discord gateway: the gateway closed with 4014/);
     expect(refused.stdout + refused.stderr).not.toContain(s.discord.token);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTelegramChannel } from '../../../../agent/channels/telegram/bot.js';
 import { BOT_USER } from '../../fakes/telegram-server.js';
+import { runCliInProcess } from '../../../cli-in-process.js';
 import { runCli } from '../../../helpers.js';
 import { OWNER_ID, sentTexts, telegramFixture, type TelegramFixture } from './helpers.js';
 
@@ -35,13 +36,15 @@ describe('the Telegram channel', { timeout: 60_000 }, () => {
     await f.tg.waitFor('sendMessage', 1);
     const code = CODE.exec(sentTexts(f.tg, 555)[0]!)![1]!;
     const env = { BRAIN_DB: f.t.path };
-    const listed = await runCli(['pairing', 'list', '--json'], env);
+    // The approval is a real `brain pairing` process (another process to the bot); the list and
+    // the refusals around it run in this one.
+    const listed = await runCliInProcess(['pairing', 'list', '--json'], env);
     expect(JSON.parse(listed.stdout).pairings[0]).toMatchObject({ code, user_id: '555' });
     const approved = await runCli(['pairing', 'approve', code.toLowerCase()], env);
     expect(approved.code).toBe(0);
     expect(approved.stdout).toMatch(/approved telegram user 555/);
-    expect((await runCli(['pairing', 'deny', code], env)).code).toBe(1);
-    expect((await runCli(['pairing', 'deny', 'nope'], env)).stderr).toMatch(
+    expect((await runCliInProcess(['pairing', 'deny', code], env)).code).toBe(1);
+    expect((await runCliInProcess(['pairing', 'deny', 'nope'], env)).stderr).toMatch(
       /^brain: INVALID_INPUT: code: /,
     );
 
