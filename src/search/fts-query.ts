@@ -32,7 +32,20 @@ export interface FtsQueries {
 
 /** The words of a text as the index splits them, lower-cased, in order. */
 export function queryWords(input: string): string[] {
-  return input.normalize('NFKC').toLowerCase().match(WORD) ?? [];
+  return wordsOfNormalized(normalized(input));
+}
+
+/** The words of a text already normalized (`normalized`). */
+export function wordsOfNormalized(text: string): string[] {
+  return text.match(WORD) ?? [];
+}
+
+/** Text already ASCII needs no NFKC (it leaves ASCII as it is), which costs more than a scan. */
+const ASCII = /^[\x00-\x7f]*$/u;
+
+/** The text as words are matched in it: NFKC, lower-cased. */
+export function normalized(input: string): string {
+  return (ASCII.test(input) ? input : input.normalize('NFKC')).toLowerCase();
 }
 
 /** The searchable words of a text, lower-cased, in order, without repeats. */

@@ -4,7 +4,7 @@ import { hasRankFunction } from '../db/rank-extension.js';
 import { pruneTopK, upperBound, type Counted, type Ranked } from './bm25-top-k.js';
 import { createWordCounter } from './word-counts.js';
 import { impactsBound, impactsTopK, indexTotals, type ImpactsIndex } from './impacts.js';
-import { queryWords, quoteTerm, type FtsQueries } from './fts-query.js';
+import { normalized, quoteTerm, wordsOfNormalized, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
 export interface SearchFilters {
@@ -476,7 +476,12 @@ const WORDS_SQL = `
  * query words a message holds (FTS5's Porter stemmer ranks): near enough is good enough.
  */
 function roughStem(word: string): string {
-  return word.length <= 4 ? word : word.replace(/(?:ing|ed|es|s|ly|er)$/u, '');
+  // /(?:ing|ed|es|s|ly|er)$/ removed, without a regular expression: the leftmost ending wins.
+  if (word.length <= 4) return word;
+  if (word.endsWith('ing')) return word.slice(0, -3);
+  const two = word.slice(-2);
+  if (two === 'ed' || two === 'es' || two === 'ly' || two === 'er') return word.slice(0, -2);
+  return word.endsWith('s') ? word.slice(0, -1) : word;
 }
 
 /**
@@ -499,11 +504,16 @@ function addWordCoverage(ctx: BrainContext, candidates: InContext[], terms: stri
     .all(JSON.stringify([...ids]))) {
     // A word whose rough stem is the query's holds that stem as a prefix: a text without it as
     // a substring holds none of its words, and is not split into words at all.
-    const text = row.text.normalize('NFKC').toLowerCase();
+    const text = normalized(row.text);
     const maybe = stems.flatMap((stem, i) => (text.includes(stem) ? [i] : []));
     if (maybe.length === 0) continue;
-    const words = new Set(queryWords(text).map(roughStem));
-    holds.set(row.rowid, new Set(maybe.filter((i) => words.has(stems[i]!))));
+    const held = new Set<number>();
+    for (const word of wordsOfNormalized(text)) {
+      // Only a word that starts with a stem can have it as its own.
+      for (const i of maybe)
+        if (!held.has(i) && word.startsWith(stems[i]!) && roughStem(word) === stems[i]) held.add(i);
+    }
+    holds.set(row.rowid, held);
   }
   for (const c of candidates) {
     const found = new Set<number>();
