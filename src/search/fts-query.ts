@@ -40,8 +40,8 @@ export function wordsOfNormalized(text: string): string[] {
   return text.match(WORD) ?? [];
 }
 
-/** Text already ASCII needs no NFKC (it leaves ASCII as it is), which costs more than a scan. */
-const ASCII = /^[\x00-\x7f]*$/u;
+/** Printable ASCII needs no NFKC (it leaves ASCII as it is), which costs more than a scan. */
+const ASCII = /^[\t\n\r -~]*$/u;
 
 /** The text as words are matched in it: NFKC, lower-cased. */
 export function normalized(input: string): string {
