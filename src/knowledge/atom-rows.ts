@@ -31,10 +31,17 @@ export function toAtomRecord(row: AtomRow): AtomRecord {
 }
 
 export function getAtomsByRowIds(ctx: BrainContext, rowids: number[]): Map<number, AtomRecord> {
-  const stmt = ctx.q.get<[number], AtomRow>(`${ATOM_SELECT} WHERE t.id = ?`);
   const out = new Map<number, AtomRecord>();
+  if (rowids.length === 0) return out;
+  // One statement for all of them: a search hydrates up to a hundred at a time.
+  const rows = ctx.q
+    .get<[string], AtomRow & { rowid: number }>(
+      `${ATOM_SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(rowids));
+  const byRow = new Map(rows.map((row) => [row.rowid, row]));
   for (const id of rowids) {
-    const row = stmt.get(id);
+    const row = byRow.get(id);
     if (row) out.set(id, toAtomRecord(row));
   }
   return out;

@@ -35,10 +35,17 @@ export function toStmRecord(row: StmRow): StmRecord {
 }
 
 export function getStmByRowIds(ctx: BrainContext, rowids: number[]): Map<number, StmRecord> {
-  const stmt = ctx.q.get<[number], StmRow>(`${STM_SELECT} WHERE s.id = ?`);
   const out = new Map<number, StmRecord>();
+  if (rowids.length === 0) return out;
+  // One statement for all of them: a search hydrates up to a hundred at a time.
+  const rows = ctx.q
+    .get<[string], StmRow & { rowid: number }>(
+      `${STM_SELECT} WHERE s.id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(rowids));
+  const byRow = new Map(rows.map((row) => [row.rowid, row]));
   for (const id of rowids) {
-    const row = stmt.get(id);
+    const row = byRow.get(id);
     if (row) out.set(id, toStmRecord(row));
   }
   return out;

@@ -300,9 +300,24 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
       .all(JSON.stringify(byType('message')))
       .map((row) => [row.rowid, row]),
   );
-  const threadOfSource = ctx.q.get<[number], { uid: string }>(
-    `SELECT ${threadIdSql('t.uid')} AS uid FROM messages m JOIN threads t ON t.id = m.thread_id WHERE m.uid = ?`,
+  // The thread of each knowledge hit's source message, in one statement.
+  const sourceUids = [...stm.values(), ...atoms.values()].flatMap((k) =>
+    k.source_message_id ? [messageKey(k.source_message_id)!] : [],
   );
+  const threadBySource = new Map(
+    sourceUids.length === 0
+      ? []
+      : ctx.q
+          .get<[string], { source: number; uid: string }>(
+            `SELECT m.uid AS source, ${threadIdSql('t.uid')} AS uid
+             FROM messages m JOIN threads t ON t.id = m.thread_id
+             WHERE m.uid IN (SELECT value FROM json_each(?))`,
+          )
+          .all(JSON.stringify(sourceUids))
+          .map((r) => [r.source, r.uid]),
+  );
+  const threadOfSource = (id: string | null): string | null =>
+    id ? (threadBySource.get(messageKey(id)!) ?? null) : null;
   const hits: SearchHit[] = [];
   for (const c of candidates) {
     const found_by = c.found_by;
@@ -332,9 +347,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
         title: excerpt(s.content),
         snippet: snippet ?? excerpt(s.content, 160),
         time: s.created_at,
-        thread_id: s.source_message_id
-          ? (threadOfSource.get(messageKey(s.source_message_id)!)?.uid ?? null)
-          : null,
+        thread_id: threadOfSource(s.source_message_id),
         agent: s.agent,
         score: c.score,
         found_by,
@@ -349,9 +362,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
         title: a.subject,
         snippet: snippet ?? `${a.action} → ${a.outcome}`,
         time: a.created_at,
-        thread_id: a.source_message_id
-          ? (threadOfSource.get(messageKey(a.source_message_id)!)?.uid ?? null)
-          : null,
+        thread_id: threadOfSource(a.source_message_id),
         agent: a.agent,
         score: c.score,
         found_by,
