@@ -25,8 +25,18 @@ import { noteImpacts, storedImpacts, type WordCountNotes } from './word-counts.j
  * a search reads the word again in a new epoch.
  */
 
-/** A word held by fewer rows is scored row by row: that costs a few milliseconds at most. */
+/**
+ * A word held by fewer rows than a 20th of its index, or than 10,000, is scored row by row (a few
+ * milliseconds at most); by fewer than 2,000, always.
+ */
 export const IMPACTS_FROM = 10_000;
+export const IMPACTS_SHARE = 20;
+export const IMPACTS_MIN = 2_000;
+
+/** From how many rows a word of an index of `rows` rows is read by classes. */
+export function impactsFrom(rows: number): number {
+  return Math.max(IMPACTS_MIN, Math.min(IMPACTS_FROM, Math.floor(rows / IMPACTS_SHARE)));
+}
 
 /** The largest k answered from the classes: each class keeps at most this many rowids. */
 export const IMPACTS_KEEP = 256;
@@ -176,7 +186,7 @@ function withImpacts<T>(
   { ctx, type, weights, stats }: ImpactsIndex,
   term: string,
   df: number,
-  { from = IMPACTS_FROM, keep = IMPACTS_KEEP }: ImpactsRule,
+  { from = impactsFrom(stats.rows), keep = IMPACTS_KEEP }: ImpactsRule,
   use: (word: WordImpacts, added: Added[]) => T | undefined,
 ): T | undefined {
   if (df < from || stats.epoch < 0) return undefined;
