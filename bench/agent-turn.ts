@@ -132,7 +132,7 @@ console.log(
     `p50 ${at(0.5).toFixed(2)} ms, p90 ${at(0.9).toFixed(2)} ms, p99 ${at(0.99).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms over ${turns} turns`,
 );
 
-console.log(`idle brain chat: ${await idleRss(dbPath)} MB resident`);
+console.log(`idle brain chat: ${await idleRss(dbPath)} resident`);
 rmSync(scratch, { recursive: true, force: true });
 
 function brainCount(path: string): number | undefined {
@@ -162,9 +162,16 @@ function idleRss(db: string): Promise<string> {
       // Let start-up garbage settle before reading.
       setTimeout(() => {
         const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-        const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+        const mb = (field: string) =>
+          (Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024).toFixed(1);
         child.stdin.end('/exit\n');
-        child.once('close', () => done((kb / 1024).toFixed(1)));
+        // The brain's file is read through a memory map: its pages count in the resident set,
+        // shared with the OS page cache; the process's own memory is RssAnon.
+        child.once('close', () =>
+          done(
+            `${mb('VmRSS')} MB (${mb('RssAnon')} MB private, ${mb('RssFile')} MB of mapped files)`,
+          ),
+        );
       }, 1000);
     });
     child.once('error', fail);
