@@ -4,10 +4,31 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /**
  * Test files longest first, across projects: with two workers the suite ends when its longest
  * files do, so they start at once. Durations come from vitest's cache of earlier runs (under
- * whichever project a file ran last, so renaming a project keeps them); a file never run goes
- * first, then the rest by their last duration, unknown ones by size. Failed files still go first.
+ * whichever project a file ran last, so renaming a project keeps them), else USUALLY_LONG;
+ * files of unknown duration come after, largest first. Failed files go first.
  * (vitest's own order runs project after project, by name, and only then by duration.)
  */
+/**
+ * Where vitest has no duration yet (a fresh clone: its cache lives in node_modules), the files
+ * that took longest in a full run on the 2-core machine (ms, 2026-11-25): they still start first.
+ */
+const USUALLY_LONG: Record<string, number> = {
+  'test/ui/browser.test.ts': 20_000,
+  'test/agent/chat-cli.test.ts': 16_700,
+  'test/agent/service/agent-cli.test.ts': 10_500,
+  'test/cli/bench/bench-cli.test.ts': 9_600,
+  'test/src/search/bm25-top-k.test.ts': 7_600,
+  'test/cli/startup.test.ts': 7_300,
+  'test/cli/embed.test.ts': 7_000,
+  'test/agent/mcp/manager.test.ts': 6_800,
+  'test/reliability/secrets.test.ts': 5_800,
+  'test/mcp/stdio.test.ts': 5_400,
+  'test/agent/scheduler/email.test.ts': 5_200,
+  'test/src/search/rank-function.test.ts': 4_700,
+  'test/agent/channels/telegram/turns.test.ts': 4_600,
+  'test/agent/channels/telegram/agent-process.test.ts': 4_500,
+};
+
 export class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const cache = this.ctx.cache;
@@ -20,13 +41,13 @@ export class LongestFirst extends BaseSequencer {
         .map((name) => cache.getFileTestResults(`${name}:${path}`))
         .find((r) => r !== undefined);
       const size = cache.getFileStats(`${spec.project.name}:${path}`)?.size ?? 0;
-      known.set(spec, { failed: last?.failed ?? false, ms: last?.duration ?? -1, size });
+      const ms = last?.duration ?? USUALLY_LONG[path] ?? -1;
+      known.set(spec, { failed: last?.failed ?? false, ms, size });
     }
     return [...files].sort((a, b) => {
       const x = known.get(a)!;
       const y = known.get(b)!;
       if (x.failed !== y.failed) return x.failed ? -1 : 1;
-      if (x.ms < 0 !== y.ms < 0) return x.ms < 0 ? -1 : 1;
       return y.ms - x.ms || y.size - x.size;
     });
   }
