@@ -60,7 +60,7 @@ export function createAssistant(options: {
     saveMemoryTool as Tool,
     createSearchMemoryTool({ embedder: options.embedder }) as Tool,
     // Every tool goes through the permission policy before it runs (agent/permissions/).
-    ...fsWebTools(config.tools),
+    ...fsWebTools(config.tools, config.secrets),
     createRunCommandTool({ config: config.tools.runCommand }) as Tool,
   ];
   const cache = createSessionCache();

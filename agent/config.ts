@@ -135,6 +135,8 @@ export interface AssistantConfig {
     anthropicBaseUrl: string | undefined;
     /** `OLLAMA_HOST`. */
     ollamaHost: string | undefined;
+    /** `BRAVE_API_KEY`, for web_search with Brave. */
+    braveApiKey: string | undefined;
   };
 }
 
@@ -187,6 +189,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
     ollamaHost: env.OLLAMA_HOST || undefined,
+    braveApiKey: env.BRAVE_API_KEY || undefined,
   };
   return {
     file: path,

@@ -13,13 +13,19 @@ import { createWriteFileTool } from './write-file.js';
  * the web, the inbox); write_file and send_message act, and need the permission policy before a
  * channel offers them unasked.
  */
-export function fsWebTools(config: ToolsConfig, env: NodeJS.ProcessEnv = process.env): Tool[] {
+export function fsWebTools(
+  config: ToolsConfig,
+  secrets: { braveApiKey?: string | undefined } = {},
+): Tool[] {
   return [
     createReadFileTool({ roots: config.roots }),
     createListFilesTool({ roots: config.roots }),
     createWriteFileTool({ roots: config.roots }),
     createWebFetchTool(config.web),
-    createWebSearchTool(config.web.search, { env, timeoutSeconds: config.web.timeoutSeconds }),
+    createWebSearchTool(config.web.search, {
+      braveApiKey: secrets.braveApiKey,
+      timeoutSeconds: config.web.timeoutSeconds,
+    }),
     readInboxTool,
     sendMessageTool,
   ] as Tool[];

@@ -56,7 +56,7 @@ describe('web_search', () => {
     );
     const tool = createWebSearchTool(
       webSearchConfigSchema.parse({ provider: 'brave', baseUrl: brave.baseUrl }),
-      { env: { BRAVE_API_KEY: 'brave-key' } },
+      { braveApiKey: 'brave-key' },
     );
     const r = await tool.run({ query: 'boiler service', count: 2 }, ctx);
     expect(brave.seen).toEqual([
@@ -89,10 +89,7 @@ describe('web_search', () => {
     const none = await createWebSearchTool(undefined).run({ query: 'x' }, ctx);
     expect(none.isError).toBe(true);
     expect(none.content).toMatch(/not configured: set tools\.web\.search/);
-    const nokey = await createWebSearchTool({ provider: 'brave' }, { env: {} }).run(
-      { query: 'x' },
-      ctx,
-    );
+    const nokey = await createWebSearchTool({ provider: 'brave' }, {}).run({ query: 'x' }, ctx);
     expect(nokey).toEqual({ content: 'web search: BRAVE_API_KEY is not set', isError: true });
   });
 
