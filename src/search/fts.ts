@@ -3,7 +3,7 @@ import type { SearchType } from '../validation.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import { pruneTopK, upperBound, type Counted, type Ranked } from './bm25-top-k.js';
 import { createWordCounter } from './word-counts.js';
-import { impactsBound, impactsTopK, indexTotals, type ImpactsIndex } from './impacts.js';
+import { impactsBound, impactsTopK, type ImpactsIndex } from './impacts.js';
 import { normalized, quoteTerm, wordsOfNormalized, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
@@ -169,7 +169,7 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
       ctx,
       type,
       weights: SOURCES[type].weights,
-      stats: { ...indexTotals(ctx, type), epoch: counter.epoch() },
+      stats: { ...counter.totals(), epoch: counter.epoch() },
     });
   /**
    * Rank without reading each match's base row, then drop what `keep` refuses among the best 2k,

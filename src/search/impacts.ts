@@ -310,34 +310,3 @@ function fromClasses(
   rows.sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid);
   return rows.slice(0, k);
 }
-
-/** The index's rows and tokens, from FTS5's averages record (`<index>_data`, id 1). */
-export function indexTotals(
-  ctx: Pick<BrainContext, 'q'>,
-  type: SearchType,
-): { rows: number; tokens: number } {
-  const block = ctx.q
-    .get<[], { block: Buffer }>(`SELECT block FROM ${TABLES[type]}_data WHERE id = 1`)
-    .get()?.block;
-  if (!block) return { rows: 0, tokens: 0 };
-  const values: number[] = [];
-  let at = 0;
-  while (at < block.length) {
-    const [v, next] = readVarint(block, at);
-    values.push(v);
-    at = next;
-  }
-  return { rows: values[0] ?? 0, tokens: values.slice(1).reduce((a, b) => a + b, 0) };
-}
-
-/** SQLite's varint at `at`: big-endian 7-bit groups, the 9th byte whole. */
-function readVarint(block: Buffer, at: number): [number, number] {
-  let v = 0;
-  for (let i = 0; i < 9 && at + i < block.length; i++) {
-    const b = block[at + i]!;
-    if (i === 8) return [v * 256 + b, at + 9];
-    v = v * 128 + (b & 0x7f);
-    if (!(b & 0x80)) return [v, at + i + 1];
-  }
-  return [v, block.length];
-}

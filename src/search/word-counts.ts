@@ -75,6 +75,8 @@ export interface WordCounter {
   count(term: string): number;
   /** Rows of the index. */
   rows(): number;
+  /** Rows of the index and their tokens, all columns (what brain_bm25's mean length is of). */
+  totals(): { rows: number; tokens: number };
   /** The index's epoch (migration 0015): what is kept of a word holds while it stays. -1 without it. */
   epoch(): number;
 }
@@ -162,11 +164,12 @@ export function createWordCounter(
     notes.set(key, { ...count, type, term });
   };
 
-  let rowCount: number | undefined;
-  const rows = (): number =>
-    (rowCount ??= leadingVarint(
+  let figures: { rows: number; tokens: number } | undefined;
+  const totals = () =>
+    (figures ??= averages(
       ctx.q.get<[], { block: Buffer }>(`SELECT block FROM ${table}_data WHERE id = 1`).get()?.block,
     ));
+  const rows = (): number => totals().rows;
   return {
     count(term) {
       // Inside a transaction what is counted may yet be rolled back: use, but keep nothing.
@@ -199,6 +202,7 @@ export function createWordCounter(
       return full.n;
     },
     rows,
+    totals,
     epoch: currentEpoch,
   };
 }
@@ -311,13 +315,34 @@ export function flushWordCounts(
  * in FTS5's averages record (`<index>_data`, id 1) the index's row count, as xRowCount reads it.
  */
 export function leadingVarint(block: Buffer | undefined): number {
-  if (!block) return 0;
+  return block ? readVarint(block, 0)[0] : 0;
+}
+
+/** The varint at `at`, and where the next one starts. */
+function readVarint(block: Buffer, at: number): [number, number] {
   let v = 0;
-  for (let i = 0; i < Math.min(9, block.length); i++) {
-    const b = block[i]!;
-    if (i === 8) return v * 256 + b;
+  for (let i = 0; i < 9 && at + i < block.length; i++) {
+    const b = block[at + i]!;
+    if (i === 8) return [v * 256 + b, at + 9];
     v = v * 128 + (b & 0x7f);
-    if (!(b & 0x80)) return v;
+    if (!(b & 0x80)) return [v, at + i + 1];
   }
-  return v;
+  return [v, block.length];
+}
+
+/**
+ * An averages record's figures: the row count, then each column's total tokens (summed here, as
+ * xColumnTotalSize(-1) sums them).
+ */
+function averages(block: Buffer | undefined): { rows: number; tokens: number } {
+  if (!block) return { rows: 0, tokens: 0 };
+  const [rows, first] = readVarint(block, 0);
+  let at = first;
+  let tokens = 0;
+  while (at < block.length) {
+    const [v, next] = readVarint(block, at);
+    tokens += v;
+    at = next;
+  }
+  return { rows, tokens };
 }

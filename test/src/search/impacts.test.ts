@@ -10,7 +10,6 @@ import {
   IMPACTS_REREAD_AFTER,
   impactsBound,
   impactsTopK,
-  indexTotals,
 } from '../../../src/search/impacts.js';
 import {
   createWordCounter,
@@ -61,7 +60,7 @@ function on(db: Database): On {
   const word = () => {
     const c = counter();
     const df = c.count(WORD);
-    const stats = { ...indexTotals(ctx, 'message'), epoch: c.epoch() };
+    const stats = { ...c.totals(), epoch: c.epoch() };
     return { df, index: { ctx, type: 'message' as const, weights: WEIGHTS, stats } };
   };
   return {
