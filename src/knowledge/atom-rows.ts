@@ -2,6 +2,7 @@
 // schemas of atoms.ts.
 import { isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
+import { recordsByRowIds } from '../db/rows-by-id.js';
 import { messageIdSql } from '../ids.js';
 
 export interface AtomRecord {
@@ -31,18 +32,5 @@ export function toAtomRecord(row: AtomRow): AtomRecord {
 }
 
 export function getAtomsByRowIds(ctx: BrainContext, rowids: number[]): Map<number, AtomRecord> {
-  const out = new Map<number, AtomRecord>();
-  if (rowids.length === 0) return out;
-  // One statement for all of them: a search hydrates up to a hundred at a time.
-  const rows = ctx.q
-    .get<[string], AtomRow & { rowid: number }>(
-      `${ATOM_SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`,
-    )
-    .all(JSON.stringify(rowids));
-  const byRow = new Map(rows.map((row) => [row.rowid, row]));
-  for (const id of rowids) {
-    const row = byRow.get(id);
-    if (row) out.set(id, toAtomRecord(row));
-  }
-  return out;
+  return recordsByRowIds<AtomRow, AtomRecord>(ctx, ATOM_SELECT, 't', rowids, toAtomRecord);
 }

@@ -2,6 +2,7 @@
 // loading the schemas of stm.ts.
 import { isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
+import { recordsByRowIds } from '../db/rows-by-id.js';
 import { messageIdSql } from '../ids.js';
 
 export interface StmRecord {
@@ -35,18 +36,5 @@ export function toStmRecord(row: StmRow): StmRecord {
 }
 
 export function getStmByRowIds(ctx: BrainContext, rowids: number[]): Map<number, StmRecord> {
-  const out = new Map<number, StmRecord>();
-  if (rowids.length === 0) return out;
-  // One statement for all of them: a search hydrates up to a hundred at a time.
-  const rows = ctx.q
-    .get<[string], StmRow & { rowid: number }>(
-      `${STM_SELECT} WHERE s.id IN (SELECT value FROM json_each(?))`,
-    )
-    .all(JSON.stringify(rowids));
-  const byRow = new Map(rows.map((row) => [row.rowid, row]));
-  for (const id of rowids) {
-    const row = byRow.get(id);
-    if (row) out.set(id, toStmRecord(row));
-  }
-  return out;
+  return recordsByRowIds<StmRow, StmRecord>(ctx, STM_SELECT, 's', rowids, toStmRecord);
 }

@@ -125,13 +125,14 @@ export function watchBrain(brain: Brain, options: WatchOptions = {}): BrainWatch
         let memories: NewMemory[] = [];
         let receipts: NewReceipt[] = [];
         if (changeListeners.size > 0) {
-          memories = [...reads.stmAfter(marks.stm), ...reads.atomsAfter(marks.atom)].map(
-            ({ rowid, ...m }) => {
-              if (m.type === 'stm') marks.stm = Math.max(marks.stm, rowid);
-              else marks.atom = Math.max(marks.atom, rowid);
-              return m;
-            },
-          );
+          memories = [
+            ...reads.memoriesAfter('stm', marks.stm),
+            ...reads.memoriesAfter('atoms', marks.atom),
+          ].map(({ rowid, ...m }) => {
+            if (m.type === 'stm') marks.stm = Math.max(marks.stm, rowid);
+            else marks.atom = Math.max(marks.atom, rowid);
+            return m;
+          });
           receipts = reads.receiptsAfter(marks.receipt).map(({ seq, ...r }) => {
             marks.receipt = seq;
             return r;
@@ -219,20 +220,12 @@ function watchReads(db: Database) {
          WHERE m.id > ? ORDER BY m.id LIMIT ?`,
       ).all(rowid, BATCH);
     },
-    stmAfter(rowid: number): Array<NewMemory & { rowid: number }> {
+    /** STM entries or atoms past `rowid`: the two tables share the columns read here. */
+    memoriesAfter(table: 'stm' | 'atoms', rowid: number): Array<NewMemory & { rowid: number }> {
       return stmt<[number, number], NewMemory & { rowid: number }>(
-        `SELECT s.id AS rowid, 'stm' AS type, s.uid AS id, a.name AS agent,
+        `SELECT x.id AS rowid, '${table === 'stm' ? 'stm' : 'atom'}' AS type, x.uid AS id, a.name AS agent,
                 ${messageIdSql('m.uid')} AS source_message_id, ${threadIdSql('t.uid')} AS thread_id
-         FROM stm s JOIN agents a ON a.id = s.agent_id
-         LEFT JOIN messages m ON m.id = s.source_message_id LEFT JOIN threads t ON t.id = m.thread_id
-         WHERE s.id > ? ORDER BY s.id LIMIT ?`,
-      ).all(rowid, BATCH);
-    },
-    atomsAfter(rowid: number): Array<NewMemory & { rowid: number }> {
-      return stmt<[number, number], NewMemory & { rowid: number }>(
-        `SELECT x.id AS rowid, 'atom' AS type, x.uid AS id, a.name AS agent,
-                ${messageIdSql('m.uid')} AS source_message_id, ${threadIdSql('t.uid')} AS thread_id
-         FROM atoms x JOIN agents a ON a.id = x.agent_id
+         FROM ${table} x JOIN agents a ON a.id = x.agent_id
          LEFT JOIN messages m ON m.id = x.source_message_id LEFT JOIN threads t ON t.id = m.thread_id
          WHERE x.id > ? ORDER BY x.id LIMIT ?`,
       ).all(rowid, BATCH);

@@ -11,8 +11,10 @@ import {
   MESSAGE_SELECT,
   excerpt,
   toMessageRecord,
+  type MessageRecord,
   type MessageRow,
 } from '../messaging/message-rows.js';
+import { recordsByRowIds } from '../db/rows-by-id.js';
 import type { SearchType } from '../vocabulary.js';
 import type { Embedder } from '../embed/embedder.js';
 import { readSpace } from '../embed/store.js';
@@ -294,11 +296,12 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
     stm: ftsSnippets(ctx, 'stm', match, byType('stm')),
     atom: ftsSnippets(ctx, 'atom', match, byType('atom')),
   };
-  const messageRows = new Map(
-    ctx.q
-      .get<[string], MessageRow>(`${MESSAGE_SELECT} WHERE m.id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(byType('message')))
-      .map((row) => [row.rowid, row]),
+  const messages = recordsByRowIds<MessageRow, MessageRecord>(
+    ctx,
+    MESSAGE_SELECT,
+    'm',
+    byType('message'),
+    toMessageRecord,
   );
   // The thread of each knowledge hit's source message, in one statement.
   const sourceUids = [...stm.values(), ...atoms.values()].flatMap((k) =>
@@ -323,9 +326,8 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
     const found_by = c.found_by;
     const snippet = snippets[c.type].get(c.rowid);
     if (c.type === 'message') {
-      const row = messageRows.get(c.rowid);
-      if (!row) continue;
-      const m = toMessageRecord(row);
+      const m = messages.get(c.rowid);
+      if (!m) continue;
       hits.push({
         type: 'message',
         id: m.id,
