@@ -175,10 +175,17 @@ export async function runRepl(options: {
   note(
     `brain chat: session ${session} (${current.thread_id}); /new starts afresh, /exit or Ctrl-C quits`,
   );
-  // What the first turn's memory search would otherwise load, before the user has typed.
-  brain.warmSearch();
   rl.setPrompt('you> ');
   rl.prompt();
+  // While the user types: what the first turn's memory search would otherwise load. Optional,
+  // so a brain already closed (input that ended at once) is no reason to fail.
+  setImmediate(() => {
+    try {
+      brain.warmSearch();
+    } catch {
+      // closed: nothing to warm
+    }
+  });
   try {
     for await (const raw of rl) {
       const line = raw.trim();
