@@ -32,10 +32,21 @@ const round = z.object({
 export type Round = z.output<typeof round>;
 const assistantMeta = z.object({ rounds: z.array(round).default([]) });
 
+/**
+ * Each record's rounds, checked once: a long-running process rebuilds the context from the same
+ * records every turn (agent/compaction.ts SessionCache), and checking costs more than the rest.
+ */
+const checked = new WeakMap<MessageRecord, Round[]>();
+
 /** The tool-using rounds stored on one of the assistant's replies; [] when it has none or they are malformed. */
 export function roundsOf(message: MessageRecord): Round[] {
-  const parsed = assistantMeta.safeParse(message.metadata.assistant);
-  return parsed.success ? parsed.data.rounds : [];
+  let rounds = checked.get(message);
+  if (!rounds) {
+    const parsed = assistantMeta.safeParse(message.metadata.assistant);
+    rounds = parsed.success ? parsed.data.rounds : [];
+    checked.set(message, rounds);
+  }
+  return rounds;
 }
 
 export interface HistoryInput {

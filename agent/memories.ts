@@ -1,9 +1,12 @@
 import {
   MAX_QUERY_CHARS,
   SUMMARY_CATEGORY,
+  type AtomRecord,
   type Brain,
   type Embedder,
+  type MessageRecord,
   type SearchHit,
+  type StmRecord,
 } from '../src/index.js';
 
 /** One memory as the prompt shows it: what it is, when, its id, and its text on one line. */
@@ -58,17 +61,18 @@ export async function relevantMemories(
   const result = await brain.searchHybrid(
     {
       query: q,
-      limit: Math.min(200, options.limit * 3 + 10),
+      limit: Math.min(200, options.limit * 2 + 4),
       ...(options.excludeThread !== undefined && { exclude_thread: options.excludeThread }),
     },
-    { embedder: options.embedder },
+    // The prompt shows each memory's whole text: the hits bring their rows, not snippets.
+    { embedder: options.embedder, snippets: false, records: true },
   );
   const maxChars = options.maxChars ?? 600;
   const out: RelevantMemory[] = [];
   let tokens = 0;
   for (const hit of result.hits) {
     if (out.length >= options.limit) break;
-    const text = memoryText(brain, hit, options.excludeThread);
+    const text = memoryText(hit, options.excludeThread);
     if (text === undefined) continue;
     const memory: RelevantMemory = {
       type: hit.type,
@@ -87,20 +91,19 @@ export async function relevantMemories(
 }
 
 /** The full text of a hit, or undefined when it belongs to the excluded thread's context. */
-function memoryText(brain: Brain, hit: SearchHit, excludeThread?: string): string | undefined {
+function memoryText(hit: SearchHit, excludeThread?: string): string | undefined {
   const inCurrent = excludeThread !== undefined && hit.thread_id === excludeThread;
   if (hit.type === 'message') {
-    if (inCurrent) return undefined;
-    const m = brain.getMessage(hit.id);
-    return m && `${m.from} → ${m.to ?? 'everyone'}: ${m.body}`;
+    const m = hit.record as MessageRecord | undefined;
+    if (inCurrent || !m) return undefined;
+    return `${m.from} → ${m.to ?? 'everyone'}: ${m.body}`;
   }
   if (hit.type === 'stm') {
-    const s = brain.getStm(hit.id);
-    if (!s) return undefined;
-    if (inCurrent && s.categories.includes(SUMMARY_CATEGORY)) return undefined;
+    const s = hit.record as StmRecord | undefined;
+    if (!s || (inCurrent && s.categories.includes(SUMMARY_CATEGORY))) return undefined;
     return s.content;
   }
-  const a = brain.getAtom(hit.id);
+  const a = hit.record as AtomRecord | undefined;
   return (
     a && `${a.subject}: ${a.action} → ${a.outcome}${a.consequences ? ` (${a.consequences})` : ''}`
   );

@@ -67,8 +67,20 @@ function formatterFor(timeZone: string | undefined): Intl.DateTimeFormat {
   return format;
 }
 
+/** The last line made per time zone, with its minute: the text changes once a minute. */
+const described = new Map<string | undefined, { minute: number; text: string }>();
+
 /** "Current date and time: Wednesday 25 November 2026, 01:22 (Europe/Paris, UTC+01:00)." */
 export function describeNow(now: Date, timeZone?: string): string {
+  const minute = Math.floor(now.getTime() / 60_000);
+  const last = described.get(timeZone);
+  if (last?.minute === minute) return last.text;
+  const text = describe(now, timeZone);
+  described.set(timeZone, { minute, text });
+  return text;
+}
+
+function describe(now: Date, timeZone: string | undefined): string {
   const format = formatterFor(timeZone);
   // Put together from parts: the joined form ("Sunday, 1 March 2026 at 10:05") varies with ICU.
   const part = Object.fromEntries(format.formatToParts(now).map((p) => [p.type, p.value]));

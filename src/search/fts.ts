@@ -1,3 +1,4 @@
+import type { Database } from 'better-sqlite3';
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { hasRankFunction } from '../db/rank-extension.js';
@@ -187,14 +188,6 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
       ? kept.slice(0, params.k)
       : rankStmt('filtered').all(params);
   };
-  let thread: { sorted: Float64Array; rows: Set<number> } | undefined;
-  const threadOf = (id: number) => {
-    if (!thread) {
-      const rows = threadRows(ctx, id);
-      thread = { sorted: Float64Array.from(rows).sort(), rows: new Set(rows) };
-    }
-    return thread;
-  };
   /**
    * The best k outside the thread left out. One common word's classes give the best 2k at once:
    * enough when the thread holds few of them. Otherwise brain_bm25_outside ranks the thread's rows
@@ -206,9 +199,10 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     id: number,
     word?: { term: string; df: number },
   ): Ranked[] => {
-    if (scorer !== 'brain_bm25' || threadSize(ctx, id) > OUTSIDE_ROWS)
+    const size = threadSize(ctx, id);
+    if (scorer !== 'brain_bm25' || size > OUTSIDE_ROWS)
       return bareThenDrop(params, (best) => outsideThread(ctx, best, id), word);
-    const { sorted, rows } = threadOf(id);
+    const { sorted, rows } = threadRows(ctx, id, size);
     const best = word && impactsTopK(impacts(), word.term, word.df, 2 * params.k);
     if (best) {
       const kept = best.filter((r) => !rows.has(r.rowid));
@@ -276,11 +270,43 @@ function threadSize(ctx: BrainContext, thread: number): number {
   );
 }
 
-/** The rows of a thread's messages (plan tests). */
-export const THREAD_ROWS_SQL = `SELECT id FROM messages WHERE thread_id = ?`;
+/** The rows of a thread's messages after a given one (plan tests). */
+export const THREAD_ROWS_SQL = `SELECT id FROM messages WHERE thread_id = ? AND id > ?`;
 
-function threadRows(ctx: BrainContext, thread: number): number[] {
-  return ctx.q.get<[number], number>(THREAD_ROWS_SQL).pluck().all(thread);
+/** A thread's message rows, ascending, as native doubles for brain_bm25_outside and as a set. */
+interface ThreadRows {
+  ids: number[];
+  sorted: Float64Array;
+  rows: Set<number>;
+}
+
+/**
+ * The threads left out lately, per connection: a session's thread is left out of every turn's
+ * memory search and grows by a message or two a turn, so only the rows after the last one kept are
+ * read (from the thread's index). Should the rows kept and those read not add up to the thread's
+ * count (a message deleted by hand: the library never deletes one), the thread is read afresh.
+ */
+const keptThreads = new WeakMap<Database, Map<number, ThreadRows>>();
+const KEPT_THREADS = 16;
+
+function threadRows(ctx: BrainContext, thread: number, count: number): ThreadRows {
+  let byThread = keptThreads.get(ctx.db);
+  if (!byThread) keptThreads.set(ctx.db, (byThread = new Map()));
+  const read = (after: number) =>
+    ctx.q
+      .get<[number, number], number>(THREAD_ROWS_SQL)
+      .pluck()
+      .all(thread, after)
+      .sort((a, b) => a - b);
+  const kept = byThread.get(thread);
+  const added = kept ? read(kept.ids.at(-1) ?? 0) : [];
+  if (kept && added.length === 0 && kept.ids.length === count) return kept;
+  const ids = kept && kept.ids.length + added.length === count ? [...kept.ids, ...added] : read(0);
+  const rows: ThreadRows = { ids, sorted: Float64Array.from(ids), rows: new Set(ids) };
+  byThread.delete(thread);
+  byThread.set(thread, rows);
+  if (byThread.size > KEPT_THREADS) byThread.delete(byThread.keys().next().value!);
+  return rows;
 }
 
 /** The given messages that are not in the thread, in their order (plan tests). */

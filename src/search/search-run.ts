@@ -3,9 +3,9 @@
 import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { messageKey, threadIdSql } from '../ids.js';
-import { getAtomsByRowIds } from '../knowledge/atom-rows.js';
+import { getAtomsByRowIds, type AtomRecord } from '../knowledge/atom-rows.js';
 import { noteAccess } from '../knowledge/access-counts.js';
-import { getStmByRowIds } from '../knowledge/stm-rows.js';
+import { getStmByRowIds, type StmRecord } from '../knowledge/stm-rows.js';
 import { agentRowId, threadRowId } from '../messaging/row-ids.js';
 import {
   MESSAGE_SELECT,
@@ -59,6 +59,19 @@ export interface SearchHit {
   found_by: Partial<Record<Retriever, RetrieverEvidence>>;
   /** The factor its score was multiplied by because the query names its agent; absent when none. */
   boost?: number;
+  /** The whole row (its type's record), when the search was asked for records. */
+  record?: MessageRecord | StmRecord | AtomRecord;
+}
+
+/** What a search's hits carry besides their fields. */
+export interface HitOptions {
+  /**
+   * Each hit's snippet marks the query's words in its text (default); false: the text's start, for
+   * callers that show the whole text anyway, which spares a search its costliest step but one.
+   */
+  snippets?: boolean;
+  /** Each hit carries its whole row as `record` (default false). */
+  records?: boolean;
 }
 
 export interface SearchResult {
@@ -165,8 +178,9 @@ function finish(
   match: string,
   notices: string[],
   retrievers: Retriever[],
+  options: HitOptions = {},
 ): SearchResult {
-  const hits = hydrate(ctx, fused, match);
+  const hits = hydrate(ctx, fused, match, options);
   noteAccess(
     ctx,
     fused.filter((c) => c.type === 'stm').map((c) => c.rowid),
@@ -185,7 +199,7 @@ export function runSearch(ctx: BrainContext, args: SearchArgs): SearchResult {
 
 export type SearchMode = 'hybrid' | 'fts' | 'vector';
 
-export interface HybridOptions {
+export interface HybridOptions extends HitOptions {
   /** `hybrid` (default) fuses words and vectors; the others run one retriever (for evaluation). */
   mode?: SearchMode;
   /** How long to wait for the query's vector before answering from words alone. */
@@ -234,17 +248,21 @@ export async function runSearchHybrid(
 
   if (mode === 'vector') {
     const hits = rank(ctx, { vector: vector ?? [] }, prepared);
-    return finish(ctx, hits, queries.any, notices, vector ? ['vector'] : []);
+    return finish(ctx, hits, queries.any, notices, vector ? ['vector'] : [], options);
   }
   const fts = ftsRetrieve(ctx, queries, args.types, filters, depth);
   if (mode === 'fts' || !vector) {
-    return finish(ctx, rank(ctx, { fts }, prepared), queries.any, notices, ['fts']);
+    return finish(ctx, rank(ctx, { fts }, prepared), queries.any, notices, ['fts'], options);
   }
   const weights = { vector: embedder?.searchWeight ?? 1 };
-  return finish(ctx, rank(ctx, { fts, vector }, prepared, weights), queries.any, notices, [
-    'fts',
-    'vector',
-  ]);
+  return finish(
+    ctx,
+    rank(ctx, { fts, vector }, prepared, weights),
+    queries.any,
+    notices,
+    ['fts', 'vector'],
+    options,
+  );
 }
 
 type QueryVector = { vector: Float32Array } | { notice: string } | { none: true };
@@ -287,15 +305,19 @@ async function embedQuery(
   }
 }
 
-function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchHit[] {
+function hydrate(
+  ctx: BrainContext,
+  candidates: Fused[],
+  match: string,
+  options: HitOptions,
+): SearchHit[] {
   const byType = (t: SearchType) => candidates.filter((c) => c.type === t).map((c) => c.rowid);
   const stm = getStmByRowIds(ctx, byType('stm'));
   const atoms = getAtomsByRowIds(ctx, byType('atom'));
-  const snippets = {
-    message: ftsSnippets(ctx, 'message', match, byType('message')),
-    stm: ftsSnippets(ctx, 'stm', match, byType('stm')),
-    atom: ftsSnippets(ctx, 'atom', match, byType('atom')),
-  };
+  const marked = (t: SearchType) =>
+    options.snippets === false ? new Map<number, string>() : ftsSnippets(ctx, t, match, byType(t));
+  const snippets = { message: marked('message'), stm: marked('stm'), atom: marked('atom') };
+  const withRecord = <T>(record: T) => (options.records ? { record } : {});
   const messages = recordsByRowIds<MessageRow, MessageRecord>(
     ctx,
     MESSAGE_SELECT,
@@ -339,6 +361,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
         score: c.score,
         found_by,
         ...(c.boost === undefined ? {} : { boost: c.boost }),
+        ...withRecord(m),
       });
     } else if (c.type === 'stm') {
       const s = stm.get(c.rowid);
@@ -354,6 +377,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
         score: c.score,
         found_by,
         ...(c.boost === undefined ? {} : { boost: c.boost }),
+        ...withRecord(s),
       });
     } else {
       const a = atoms.get(c.rowid);
@@ -369,6 +393,7 @@ function hydrate(ctx: BrainContext, candidates: Fused[], match: string): SearchH
         score: c.score,
         found_by,
         ...(c.boost === undefined ? {} : { boost: c.boost }),
+        ...withRecord(a),
       });
     }
   }

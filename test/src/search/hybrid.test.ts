@@ -228,3 +228,34 @@ describe('how deep each retriever proposes', () => {
     expect(beacon.found_by.fts).toMatchObject({ rank: 70 });
   });
 });
+
+describe('what hits carry', () => {
+  it('brings each hit’s whole row instead of a marked snippet when asked', async () => {
+    const b = (t = tempBrain({ clock: fixedClock() })).brain;
+    const long = `${'filler words before '.repeat(20)}the kettle at the end`;
+    const message = b.send({ from: 'a', to: 'b', subject: 'kitchen', body: long });
+    const stm = b.remember({ agent: 'a', content: 'the kettle is descaled monthly' });
+    const atom = b.createAtom({
+      agent: 'a',
+      subject: 'kettle',
+      action: 'descaled',
+      outcome: 'quiet again',
+    });
+    const byId = (hits: Awaited<ReturnType<typeof b.searchHybrid>>['hits']) =>
+      new Map(hits.map((h) => [h.id, h]));
+
+    const marked = byId((await b.searchHybrid({ query: 'kettle' })).hits);
+    expect(marked.get(message.id)!.snippet).toContain('[kettle]');
+    expect(marked.get(message.id)!.record).toBeUndefined();
+
+    const whole = byId(
+      (await b.searchHybrid({ query: 'kettle' }, { snippets: false, records: true })).hits,
+    );
+    expect([...whole.keys()].sort()).toEqual([...marked.keys()].sort());
+    // The text's start, unmarked: the caller shows the record's whole text.
+    expect(whole.get(message.id)!.snippet).not.toContain('[');
+    expect(whole.get(message.id)!.record).toEqual(b.getMessage(message.id));
+    expect(whole.get(stm.id)!.record).toEqual(b.getStm(stm.id));
+    expect(whole.get(atom.id)!.record).toEqual(b.getAtom(atom.id));
+  });
+});
