@@ -684,6 +684,57 @@ static void brain_fts_norms(sqlite3_context *ctx, int nVal, sqlite3_value **apVa
   sqlite3_result_int64(ctx, norms->loadedMax);
 }
 
+/* brain_token(text): the tokens the indexes' tokenizer (porter over unicode61, diacritics removed:
+   schema.sql) makes of a query text, space-separated, as FTS5 would look them up. What a word's
+   row count is kept under when every word of an index is counted at once (word-counts.ts). */
+typedef struct Tokens {
+  sqlite3_str *out;
+  int n;
+} Tokens;
+
+static int token_out(void *p, int tflags, const char *token, int nToken, int start, int end) {
+  Tokens *tokens = (Tokens *)p;
+  if (tflags & FTS5_TOKEN_COLOCATED) return SQLITE_OK;
+  if (tokens->n++ > 0) sqlite3_str_appendchar(tokens->out, 1, ' ');
+  sqlite3_str_append(tokens->out, token, nToken);
+  return SQLITE_OK;
+}
+
+static void brain_token(sqlite3_context *ctx, int nVal, sqlite3_value **apVal) {
+  fts5_api *fts5 = (fts5_api *)sqlite3_user_data(ctx);
+  const char *text = (const char *)sqlite3_value_text(apVal[0]);
+  int n = sqlite3_value_bytes(apVal[0]);
+  if (!text) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  void *user = 0;
+  fts5_tokenizer tokenizer;
+  int rc = fts5->xFindTokenizer(fts5, "porter", &user, &tokenizer);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error(ctx, "brain_token: no porter tokenizer", -1);
+    return;
+  }
+  const char *args[] = {"unicode61", "remove_diacritics", "2"};
+  Fts5Tokenizer *tok = 0;
+  rc = tokenizer.xCreate(user, args, 3, &tok);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  Tokens tokens = {sqlite3_str_new(sqlite3_context_db_handle(ctx)), 0};
+  rc = tokenizer.xTokenize(tok, &tokens, FTS5_TOKENIZE_QUERY, text, n, token_out);
+  tokenizer.xDelete(tok);
+  char *joined = sqlite3_str_finish(tokens.out);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(joined);
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  if (!joined) sqlite3_result_text(ctx, "", 0, SQLITE_STATIC);
+  else sqlite3_result_text(ctx, joined, -1, sqlite3_free);
+}
+
 /* FTS5's API, asked of the connection as its documentation shows. */
 static fts5_api *fts5_of(sqlite3 *db) {
   fts5_api *api = 0;
@@ -720,5 +771,9 @@ int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
   if (rc == SQLITE_OK)
     rc = sqlite3_create_function_v2(db, "brain_fts_norms", 2, SQLITE_UTF8, 0, brain_fts_norms, 0,
                                     0, 0);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "brain_token", 1,
+                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                    (void *)fts5, brain_token, 0, 0, 0);
   return rc;
 }

@@ -134,6 +134,11 @@ function mapSources(sql: (source: FtsSource, filtered: boolean) => string): SqlB
   return { message: both(SOURCES.message), stm: both(SOURCES.stm), atom: both(SOURCES.atom) };
 }
 
+/** bm25's column weights of a type's index, as its rank statements give them. */
+export function indexWeights(type: SearchType): string {
+  return SOURCES[type].weights;
+}
+
 type Params = SearchFilters & { match: string };
 
 /** Which of the ranked rows to keep, in their order. */

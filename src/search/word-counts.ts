@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { BrainContext } from '../context.js';
 import { writeWithoutWaiting } from '../db/no-wait.js';
+import { hasRankFunction } from '../db/rank-extension.js';
 import type { SearchType } from '../validation.js';
 import { quoteTerm } from './fts-query.js';
 
@@ -70,6 +71,21 @@ const kept = new WeakMap<Database, Map<SearchType, Map<string, Kept>>>();
 /** Whether the brain has the table of counts (a read-only connection to an older file may not). */
 const hasTable = new WeakMap<Database, boolean>();
 
+/** Whether the brain has the table of counts (a read-only connection to an older file may not). */
+function keepsCounts(ctx: Pick<BrainContext, 'db' | 'q'>): boolean {
+  let has = hasTable.get(ctx.db);
+  if (has === undefined) {
+    has =
+      ctx.q
+        .get<[], { n: number }>(
+          `SELECT count(*) AS n FROM sqlite_schema WHERE name = 'search_count_epochs'`,
+        )
+        .get()!.n > 0;
+    hasTable.set(ctx.db, has);
+  }
+  return has;
+}
+
 export interface WordCounter {
   /** Rows of the index holding the word, exact. */
   count(term: string): number;
@@ -98,16 +114,7 @@ export function createWordCounter(
 ): WordCounter {
   const table = TABLES[type];
   const db = ctx.db;
-  let keptTable = hasTable.get(db);
-  if (keptTable === undefined) {
-    keptTable =
-      ctx.q
-        .get<[], { n: number }>(
-          `SELECT count(*) AS n FROM sqlite_schema WHERE name = 'search_count_epochs'`,
-        )
-        .get()!.n > 0;
-    hasTable.set(db, keptTable);
-  }
+  const keptTable = keepsCounts(ctx);
   const fullStmt = ctx.q.get<[string], { n: number; top: number }>(
     `SELECT count(*) AS n, coalesce(max(rowid), 0) AS top FROM ${table} WHERE ${table} MATCH ?`,
   );
@@ -129,14 +136,21 @@ export function createWordCounter(
     return memory;
   };
 
-  const stored = (term: string): Kept | undefined => {
-    if (!keptTable) return undefined;
+  const storedAs = (key: string): Kept | undefined => {
     const row = ctx.q
       .get<[string, string], { n: number; upto: number }>(
         `SELECT n, upto FROM search_word_counts WHERE idx = ? AND term = ?`,
       )
-      .get(type, term);
+      .get(type, key);
     return row && { n: row.n, upto: row.upto, epoch: currentEpoch() };
+  };
+  /** The word's count as kept in the brain: its own, else its token's from the census. */
+  const stored = (term: string): Kept | undefined => {
+    if (!keptTable) return undefined;
+    const own = storedAs(term);
+    if (own || !hasRankFunction(db) || !censusTaken(ctx, type, currentEpoch())) return own;
+    const token = tokenOf(ctx, term);
+    return token === undefined ? undefined : storedAs(`${CENSUS}${token}`);
   };
 
   /** The rows above `upto` holding the word, and the newest of them (upto when none). */
@@ -207,6 +221,96 @@ export function createWordCounter(
   };
 }
 
+/**
+ * The census: every word of an index counted at once, from FTS5's own vocabulary (fts5vocab walks
+ * each token's posting list once, in C: about a second at a million messages, where counting one
+ * common word the first time costs ~10 ms), for long-running processes to do once while idle
+ * (search/warm.ts). The counts of the tokens held by at least KEEP_FROM_ROWS rows are kept in the
+ * brain under `=<token>` (no word holds `=`), with `=` alone as the mark that the census of this
+ * epoch was taken: the triggers that move an index to another epoch delete them with the rest. A
+ * word met later is looked up by its token (brain_token, the indexes' own tokenizer) and counted
+ * from there as any kept count is: the rows above upto, read newest first.
+ */
+export const CENSUS = '=';
+
+/** Per connection and index: the epoch whose census is known to be taken. */
+const censusSeen = new WeakMap<Database, Map<SearchType, number>>();
+
+function censusTaken(ctx: Pick<BrainContext, 'db' | 'q'>, type: SearchType, epoch: number): boolean {
+  if (epoch < 0) return false;
+  let byType = censusSeen.get(ctx.db);
+  if (!byType) censusSeen.set(ctx.db, (byType = new Map()));
+  if (byType.get(type) === epoch) return true;
+  const taken =
+    ctx.q
+      .get<[string, string], { n: number }>(
+        `SELECT count(*) AS n FROM search_word_counts WHERE idx = ? AND term = ?`,
+      )
+      .get(type, CENSUS)!.n > 0;
+  if (taken) byType.set(type, epoch);
+  return taken;
+}
+
+/** The one token the indexes make of a word; undefined when it makes several or none. */
+function tokenOf(ctx: Pick<BrainContext, 'q'>, term: string): string | undefined {
+  const token = ctx.q.get<[string], string>(`SELECT brain_token(?)`).pluck().get(term);
+  return token && !token.includes(' ') ? token : undefined;
+}
+
+/**
+ * Take an index's census unless this epoch's is taken (needs the compiled ranking extension, a
+ * writable brain, no open transaction). Reads in one snapshot, then writes without waiting. The
+ * tokens kept with their counts when it was taken now; undefined when it was not (taken before,
+ * or another writer held the lock: then it is taken next time).
+ */
+export function takeCensus(
+  ctx: Pick<BrainContext, 'db' | 'q'>,
+  type: SearchType,
+): Array<{ term: string; n: number }> | undefined {
+  const db = ctx.db;
+  if (db.readonly || db.inTransaction || !keepsCounts(ctx)) return undefined;
+  const epochOf = () =>
+    ctx.q
+      .get<[string], { epoch: number }>(`SELECT epoch FROM search_count_epochs WHERE idx = ?`)
+      .get(type)!.epoch;
+  if (censusTaken(ctx, type, epochOf())) return undefined;
+  const table = TABLES[type];
+  db.exec(
+    `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_census USING fts5vocab(main, ${table}, row)`,
+  );
+  const census = db
+    .transaction(() => ({
+      epoch: epochOf(),
+      upto: ctx.q
+        .get<[], number | null>(`SELECT max(rowid) FROM ${table}`)
+        .pluck()
+        .get() ?? 0,
+      tokens: ctx.q
+        .get<[number], { term: string; doc: number }>(
+          `SELECT term, doc FROM temp.${table}_census WHERE doc >= ?`,
+        )
+        .all(KEEP_FROM_ROWS),
+    }))
+    .deferred();
+  const write = ctx.q.get<[{ idx: string; term: string; n: number; upto: number; epoch: number }]>(
+    `INSERT INTO search_word_counts (idx, term, n, upto)
+     SELECT @idx, @term, @n, @upto
+     WHERE (SELECT epoch FROM search_count_epochs WHERE idx = @idx) = @epoch
+     ON CONFLICT (idx, term) DO UPDATE SET n = excluded.n, upto = excluded.upto
+     WHERE excluded.upto > search_word_counts.upto`,
+  );
+  const row = { idx: type, upto: census.upto, epoch: census.epoch };
+  const written = writeWithoutWaiting(db, () =>
+    db
+      .transaction(() => {
+        for (const t of census.tokens) write.run({ ...row, term: `${CENSUS}${t.term}`, n: t.doc });
+        write.run({ ...row, term: CENSUS, n: census.tokens.length });
+      })
+      .immediate(),
+  );
+  return written ? census.tokens.map((t) => ({ term: t.term, n: t.doc })) : undefined;
+}
+
 /** Whether the brain keeps score classes beside the counts (migration 0017). */
 const hasImpacts = new WeakMap<Database, boolean>();
 
@@ -226,7 +330,8 @@ function impactsColumn(ctx: Pick<BrainContext, 'db' | 'q'>): boolean {
 
 /**
  * A word's score classes as kept in the brain: valid in the index's current epoch, since the
- * triggers that move it to another drop them (migration 0017).
+ * triggers that move it to another drop them (migration 0017). A word with none of its own has its
+ * token's, when the census was taken and the token is a word of its own (the same rows hold both).
  */
 export function storedImpacts(
   ctx: Pick<BrainContext, 'db' | 'q'>,
@@ -234,13 +339,54 @@ export function storedImpacts(
   term: string,
 ): Buffer | undefined {
   if (!impactsColumn(ctx)) return undefined;
-  return (
+  const of = (key: string) =>
     ctx.q
       .get<[string, string], Buffer | null>(
         `SELECT impacts FROM search_word_counts WHERE idx = ? AND term = ? AND impacts IS NOT NULL`,
       )
       .pluck()
-      .get(type, term) ?? undefined
+      .get(type, key) ?? undefined;
+  const own = of(term);
+  if (own || !hasRankFunction(ctx.db) || !keepsCounts(ctx)) return own;
+  const epoch = ctx.q
+    .get<[string], { epoch: number }>(`SELECT epoch FROM search_count_epochs WHERE idx = ?`)
+    .get(type)!.epoch;
+  if (!censusTaken(ctx, type, epoch)) return undefined;
+  const token = tokenOf(ctx, term);
+  return token !== undefined && token !== term && ownToken(ctx, token) ? of(token) : undefined;
+}
+
+/** Whether a token is its own only token (porter leaves most stems as they are, not all). */
+export function ownToken(ctx: Pick<BrainContext, 'q'>, token: string): boolean {
+  return tokenOf(ctx, token) === token;
+}
+
+/** SQL keeping a word's classes, with a count of its own for a word that has none kept. */
+const KEEP_IMPACTS_SQL = `INSERT INTO search_word_counts (idx, term, n, upto, impacts)
+  SELECT @idx, @term, @n, @upto, @impacts
+  WHERE (SELECT epoch FROM search_count_epochs WHERE idx = @idx) = @epoch
+  ON CONFLICT (idx, term) DO UPDATE SET impacts = excluded.impacts`;
+
+/**
+ * Keep words' classes read in `epoch` now, in one transaction, without waiting: false when
+ * another writer held the lock. Nothing is kept if the index has moved to another epoch since.
+ */
+export function keepImpacts(
+  ctx: Pick<BrainContext, 'db' | 'q'>,
+  type: SearchType,
+  epoch: number,
+  words: ReadonlyArray<{ term: string; n: number; upto: number; impacts: Buffer }>,
+): boolean {
+  if (words.length === 0 || !impactsColumn(ctx)) return true;
+  const write = ctx.q.get<
+    [{ idx: string; term: string; n: number; upto: number; epoch: number; impacts: Buffer }]
+  >(KEEP_IMPACTS_SQL);
+  return writeWithoutWaiting(ctx.db, () =>
+    ctx.db
+      .transaction(() => {
+        for (const w of words) write.run({ idx: type, epoch, ...w });
+      })
+      .immediate(),
   );
 }
 
@@ -289,12 +435,7 @@ export function flushWordCounts(
   const writeImpacts = () =>
     ctx.q.get<
       [{ idx: string; term: string; n: number; upto: number; epoch: number; impacts: Buffer }]
-    >(
-      `INSERT INTO search_word_counts (idx, term, n, upto, impacts)
-       SELECT @idx, @term, @n, @upto, @impacts
-       WHERE (SELECT epoch FROM search_count_epochs WHERE idx = @idx) = @epoch
-       ON CONFLICT (idx, term) DO UPDATE SET impacts = excluded.impacts`,
-    );
+    >(KEEP_IMPACTS_SQL);
   const written = writeWithoutWaiting(ctx.db, () =>
     ctx.db
       .transaction(() => {
