@@ -236,7 +236,11 @@ export const CENSUS = '=';
 /** Per connection and index: the epoch whose census is known to be taken. */
 const censusSeen = new WeakMap<Database, Map<SearchType, number>>();
 
-function censusTaken(ctx: Pick<BrainContext, 'db' | 'q'>, type: SearchType, epoch: number): boolean {
+function censusTaken(
+  ctx: Pick<BrainContext, 'db' | 'q'>,
+  type: SearchType,
+  epoch: number,
+): boolean {
   if (epoch < 0) return false;
   let byType = censusSeen.get(ctx.db);
   if (!byType) censusSeen.set(ctx.db, (byType = new Map()));
@@ -281,10 +285,7 @@ export function takeCensus(
   const census = db
     .transaction(() => ({
       epoch: epochOf(),
-      upto: ctx.q
-        .get<[], number | null>(`SELECT max(rowid) FROM ${table}`)
-        .pluck()
-        .get() ?? 0,
+      upto: ctx.q.get<[], number | null>(`SELECT max(rowid) FROM ${table}`).pluck().get() ?? 0,
       tokens: ctx.q
         .get<[number], { term: string; doc: number }>(
           `SELECT term, doc FROM temp.${table}_census WHERE doc >= ?`,
@@ -378,9 +379,10 @@ export function keepImpacts(
   words: ReadonlyArray<{ term: string; n: number; upto: number; impacts: Buffer }>,
 ): boolean {
   if (words.length === 0 || !impactsColumn(ctx)) return true;
-  const write = ctx.q.get<
-    [{ idx: string; term: string; n: number; upto: number; epoch: number; impacts: Buffer }]
-  >(KEEP_IMPACTS_SQL);
+  const write =
+    ctx.q.get<
+      [{ idx: string; term: string; n: number; upto: number; epoch: number; impacts: Buffer }]
+    >(KEEP_IMPACTS_SQL);
   return writeWithoutWaiting(ctx.db, () =>
     ctx.db
       .transaction(() => {
