@@ -63,13 +63,62 @@ const config: TurnConfig = {
 writeFileSync(join(scratch, 'SOUL.md'), 'You are a helpful assistant. Be brief.\n');
 
 const session = `chat/bench-${Date.now()}`;
+/**
+ * What the owner asks about: a different question every turn (each topic in five phrasings), as a
+ * person's turns are, so that each turn's memory search meets words the last ones did not.
+ */
 const topics = [
   'the garden',
   'my flight to Lisbon',
   'the tax return',
   'a birthday gift',
   'the boiler',
+  'the dentist appointment',
+  'the new laptop',
+  'our trip to Kyoto',
+  'the wedding playlist',
+  'the kitchen renovation',
+  'the quarterly report',
+  'the dog walker',
+  'my running plan',
+  'the book club',
+  'the car insurance',
+  'the school fees',
+  'the piano lessons',
+  'the server migration',
+  'the API rate limits',
+  'the holiday budget',
+  'the roof leak',
+  'the conference talk',
+  'the job offer',
+  'the camping gear',
+  'the garden fence',
+  'the invoice from Marta',
+  'the sdk release',
+  'the cdn outage',
+  'the hiking route',
+  'the wine tasting',
+  'the apartment lease',
+  'the yoga class',
+  'the passport renewal',
+  'the team offsite',
+  'the photo album',
+  'the broken bike',
+  'the podcast idea',
+  'the vegetable patch',
+  'the recipe for paella',
+  'the parking permit',
 ];
+const phrasings = [
+  (topic: string) => `What did we decide about ${topic}?`,
+  (topic: string) => `Remind me what I said about ${topic}.`,
+  (topic: string) => `Any news on ${topic} since last week?`,
+  (topic: string) => `Can you sum up where we are with ${topic}?`,
+  (topic: string) => `When did I last mention ${topic}, and what was the plan?`,
+];
+/** Turn i's question: every topic once, then every topic in the next phrasing, … */
+const question = (i: number) =>
+  phrasings[Math.floor(i / topics.length) % phrasings.length]!(topics[i % topics.length]!);
 const record = brain.session({ name: session, agent: config.agent, owner: config.owner });
 process.stderr.write(`filling ${session} with ${sessionMessages} messages …\n`);
 brain.batch(() => {
@@ -115,7 +164,7 @@ for (let i = 0; i < turns; i++) {
     config,
     clock: systemClock,
     session,
-    input: { text: `What did we decide about ${topics[i % topics.length]}?` },
+    input: { text: question(i) },
     io: { onText: () => {} },
     source: 'bench',
     cache,
@@ -128,7 +177,7 @@ const sorted = [...times].sort((a, b) => a - b);
 const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const count = (brainCount(dbPath) ?? 0).toLocaleString('en');
 console.log(
-  `agent turn (zero-latency model, ${count} messages in the brain, session of ${sessionMessages}+): ` +
+  `agent turn (zero-latency model, ${count} messages in the brain, session of ${sessionMessages}+, a new question each turn): ` +
     `p50 ${at(0.5).toFixed(2)} ms, p90 ${at(0.9).toFixed(2)} ms, p99 ${at(0.99).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms over ${turns} turns`,
 );
 
