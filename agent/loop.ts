@@ -172,12 +172,14 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           }),
         });
     const usage = zeroUsage();
-    const recordUsage = (r: ModelResponse, source: string) => {
+    /** The last call's usage row, written with the reply (one transaction fewer a turn). */
+    let lastUsage: Parameters<Brain['recordUsage']>[0] | undefined;
+    const recordUsage = (r: ModelResponse, source: string, withReply = false) => {
       usage.input += r.usage.input;
       usage.output += r.usage.output;
       usage.cacheRead += r.usage.cacheRead;
       usage.cacheWrite += r.usage.cacheWrite;
-      brain.recordUsage({
+      const row = {
         source,
         session: options.session,
         model: r.model,
@@ -187,7 +189,9 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         cache_read_tokens: r.usage.cacheRead,
         cache_write_tokens: r.usage.cacheWrite,
         message_id: user.id,
-      });
+      };
+      if (withReply) lastUsage = row;
+      else brain.recordUsage(row);
     };
     const contextOptions = {
       brain,
@@ -248,11 +252,11 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         break;
       }
       last = response;
-      recordUsage(response, options.source);
       const content = response.content.filter(
         (b) => b.type === 'tool_use' || (b.type === 'text' && b.text.length > 0),
       ) as Round['content'];
       const uses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+      recordUsage(response, options.source, uses.length === 0);
       if (uses.length === 0) {
         reply = textOf(content);
         stop = response.stopReason;
@@ -313,8 +317,10 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     const failedText =
       failure === undefined ? undefined : `(the turn failed: ${(failure as Error).message})`;
     const body = failedText ?? (reply.trim() || (cancelled ? '(cancelled)' : '(no reply)'));
-    // The reply, and the question it answers marked read in the assistant's inbox: one transaction.
+    // The reply, the question it answers marked read in the assistant's inbox and the last call's
+    // usage: one transaction.
     const sent = brain.batch(() => {
+      if (lastUsage) brain.recordUsage(lastUsage);
       brain.markRead({ message_id: user.id, agent: config.agent });
       return brain.send({
         from: config.agent,
