@@ -251,6 +251,36 @@ describe('the session cache', () => {
     expect(JSON.stringify(messages[0])).toContain('the summary');
   });
 
+  it('keeps what a turn adds to its context (tool rounds, a question said again) out of the next turn’s', async () => {
+    f = await assistantFixture();
+    const cache = createSessionCache();
+    f.fake.script.push(
+      { text: 'Saving.', toolUses: [{ name: 'save_memory', input: { content: 'Ann likes tea' } }] },
+      { text: 'Saved.' },
+    );
+    const first = await f.turn('remember that I like tea', { cache });
+    const send = (body: string) =>
+      f.t.brain.send({ from: 'helios', to: 'assistant', thread: first.threadId, body });
+    const h1 = send('first question from helios');
+    const h2 = send('second question from helios');
+    const asHelios = (m: { id: string }, text: string) =>
+      f.turn(text, { cache, input: { text, from: 'helios', messageId: m.id } });
+    await asHelios(h1, 'first question from helios');
+    // The context ends with the reply to h1, so this turn says h2 again at its end.
+    await asHelios(h2, 'second question from helios');
+    const said = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
+    expect(JSON.stringify(said.at(-1))).toContain('second question from helios');
+    await f.turn('and now?', { cache });
+    const cached = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
+    const full = buildHistory({
+      agent: 'assistant',
+      owner: 'ann',
+      messages: f.t.brain.sessionMessages({ thread_id: first.threadId }).slice(0, -1),
+    });
+    expect(cached).toEqual(full);
+    expect(JSON.stringify(cached).split('second question from helios')).toHaveLength(2);
+  });
+
   it('gives buildHistory’s output over the whole thread at every turn of random sessions, summaries included', () => {
     const t = tempBrain();
     try {
