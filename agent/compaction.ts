@@ -1,6 +1,7 @@
 import type { Brain, MessageRecord, SessionSummary } from '../src/index.js';
 import { buildHistory, estimateTokens, repairHistory, roundsOf } from './history.js';
 import type { Log } from './log.js';
+import { buildHistoryAfter, settledHistory, type SettledHistory } from './settled-history.js';
 import type { ChatMessage, ContentBlock, ModelPool, ModelResponse } from './models/types.js';
 import { runToolCall, toolSchemas } from './tools/registry.js';
 import type { Tool, ToolContext } from './tools/types.js';
@@ -117,32 +118,59 @@ function textOf(content: ContentBlock[]): string {
 }
 
 /**
- * The thread messages of sessions a long-running process has already read, so that a turn reads
- * only what is new since (a session of thousands of messages costs one short range a turn). A new
- * summary, or a thread not seen yet, reads afresh. Threads only grow: a session's messages are
- * never edited or inserted before the newest.
+ * The sessions a long-running process has already read: a turn reads only the thread messages new
+ * since the last (a session of thousands of messages costs one short range a turn), and builds the
+ * context from the part of it that can still change (agent/settled-history.ts). A new summary, a
+ * thread not seen yet, or `fresh` reads and builds afresh. Threads only grow: a session's messages
+ * are never edited or inserted before the newest.
  */
 export interface SessionCache {
-  records(brain: Brain, threadId: string, summary: SessionSummary | undefined): MessageRecord[];
+  load(
+    brain: Brain,
+    threadId: string,
+    summary: SessionSummary | undefined,
+    who: { agent: string; owner: string },
+    fresh?: boolean,
+  ): SessionContext;
+}
+
+export interface SessionContext {
+  /** The thread's messages after the summary: the caller's copy. */
+  records: MessageRecord[];
+  /** buildHistory's output for them: the caller's array, its older messages frozen. */
+  history: ChatMessage[];
+}
+
+interface CachedSession {
+  /** What the settled history was built with: any change reads afresh. */
+  key: string;
+  records: MessageRecord[];
+  settled: SettledHistory;
 }
 
 export function createSessionCache(): SessionCache {
-  const seen = new Map<string, { summaryId: string | undefined; records: MessageRecord[] }>();
+  const seen = new Map<string, CachedSession>();
   return {
-    records(brain, threadId, summary) {
-      const summaryId = summary?.stm.id;
-      const entry = seen.get(threadId);
-      if (entry && entry.summaryId === summaryId) {
+    load(brain, threadId, summary, who, fresh = false) {
+      const key = JSON.stringify([summary?.stm.id, summary?.stm.content, who.agent, who.owner]);
+      let entry = seen.get(threadId);
+      if (entry && entry.key === key && !fresh) {
         const after = entry.records[entry.records.length - 1]?.id ?? summary?.covers_through;
         entry.records.push(...brain.sessionMessages({ thread_id: threadId, after }));
-        return [...entry.records];
+      } else {
+        const records = brain.sessionMessages({
+          thread_id: threadId,
+          after: summary?.covers_through,
+        });
+        entry = { key, records, settled: settledHistory() };
+        seen.set(threadId, entry);
       }
-      const records = brain.sessionMessages({
-        thread_id: threadId,
-        after: summary?.covers_through,
+      const history = buildHistoryAfter(entry.settled, {
+        ...who,
+        summary: summary?.stm.content,
+        messages: entry.records,
       });
-      seen.set(threadId, { summaryId, records });
-      return [...records];
+      return { records: [...entry.records], history };
     },
   };
 }
@@ -173,10 +201,9 @@ export async function loadContext(o: LoadContextOptions): Promise<ChatMessage[]>
   const { agent, owner, threadId, brain } = { ...o.toolContext, brain: o.brain };
   const latest = brain.latestSummary(threadId);
   const summary = latest?.stm.content;
-  const records = o.cache
-    ? o.cache.records(brain, threadId, latest)
-    : brain.sessionMessages({ thread_id: threadId, after: latest?.covers_through });
-  const history = buildHistory({ agent, owner, summary, messages: records });
+  const { records, history } = o.cache
+    ? o.cache.load(brain, threadId, latest, { agent, owner }, o.force)
+    : readContext(o.brain, threadId, latest, { agent, owner });
   const size = estimateContext(records, history, o.system, agent);
   if (!o.force && size <= o.settings.thresholdTokens) return history;
 
@@ -217,6 +244,20 @@ export async function loadContext(o: LoadContextOptions): Promise<ChatMessage[]>
     o.log('warn', 'compaction.summary_failed', { thread: threadId, error: (err as Error).message });
     return buildHistory({ agent, owner, summary, note: TRUNCATED_NOTE, messages: kept });
   }
+}
+
+/** The session's records after the summary and the context built from them, read whole. */
+function readContext(
+  brain: Brain,
+  threadId: string,
+  summary: SessionSummary | undefined,
+  who: { agent: string; owner: string },
+): SessionContext {
+  const records = brain.sessionMessages({ thread_id: threadId, after: summary?.covers_through });
+  return {
+    records,
+    history: buildHistory({ ...who, summary: summary?.stm.content, messages: records }),
+  };
 }
 
 /** One silent model turn offering only save_memory, its calls run, its text never shown. */

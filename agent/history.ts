@@ -67,19 +67,38 @@ export function summaryText(summary: string): string {
 
 /** Thread messages → the model's alternating user/assistant messages, repaired. */
 export function buildHistory(input: HistoryInput): ChatMessage[] {
+  const out = headMessages(input);
+  recordMessages(input, input.messages, 0, input.messages.length, out);
+  return repairHistory(out);
+}
+
+/** What comes before the thread's messages: the summary, then the note, each as the user's. */
+export function headMessages(input: HistoryInput): ChatMessage[] {
   const out: ChatMessage[] = [];
   if (input.summary !== undefined)
     out.push({ role: 'user', content: [{ type: 'text', text: summaryText(input.summary) }] });
   if (input.note !== undefined)
     out.push({ role: 'user', content: [{ type: 'text', text: `(Note: ${input.note})` }] });
-  for (const m of input.messages) {
-    if (m.from === input.agent) {
+  return out;
+}
+
+/** The records from `from` up to `to` as unrepaired messages, pushed onto `out`. */
+export function recordMessages(
+  who: { agent: string; owner: string },
+  records: readonly MessageRecord[],
+  from: number,
+  to: number,
+  out: ChatMessage[] = [],
+): ChatMessage[] {
+  for (let i = from; i < to; i++) {
+    const m = records[i]!;
+    if (m.from === who.agent) {
       for (const r of roundsOf(m)) {
         out.push({ role: 'assistant', content: r.content });
         out.push({ role: 'user', content: r.results });
       }
       out.push({ role: 'assistant', content: [{ type: 'text', text: m.body }] });
-    } else if (m.from === input.owner) {
+    } else if (m.from === who.owner) {
       out.push({ role: 'user', content: [{ type: 'text', text: m.body }] });
     } else {
       out.push({
@@ -88,7 +107,12 @@ export function buildHistory(input: HistoryInput): ChatMessage[] {
       });
     }
   }
-  return repairHistory(out);
+  return out;
+}
+
+/** Whether repairHistory keeps a block: all but text that is empty or blank. */
+export function keptBlock(b: ContentBlock): boolean {
+  return b.type !== 'text' || b.text.trim().length > 0;
 }
 
 /**
@@ -101,7 +125,7 @@ export function buildHistory(input: HistoryInput): ChatMessage[] {
 export function repairHistory(messages: ChatMessage[]): ChatMessage[] {
   const merged: ChatMessage[] = [];
   for (const m of messages) {
-    const content = m.content.filter((b) => b.type !== 'text' || b.text.trim().length > 0);
+    const content = m.content.filter(keptBlock);
     if (content.length === 0) continue;
     const last = merged[merged.length - 1];
     if (last && last.role === m.role) last.content.push(...content);

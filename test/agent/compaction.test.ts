@@ -10,7 +10,9 @@ import {
 import { buildHistory, unpairedToolUses } from '../../agent/history.js';
 import type { ChatMessage } from '../../agent/models/types.js';
 import type { MessageRecord } from '../../src/index.js';
+import { tempBrain } from '../helpers.js';
 import { assistantFixture, type AssistantFixture } from './helpers.js';
+import { WHO, randomThread } from './random-thread.js';
 
 let n = 0;
 function rec(from: string, body: string, metadata: Record<string, unknown> = {}): MessageRecord {
@@ -247,5 +249,111 @@ describe('the session cache', () => {
     const messages = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
     expect(JSON.stringify(messages)).not.toContain('first turn');
     expect(JSON.stringify(messages[0])).toContain('the summary');
+  });
+
+  it('keeps what a turn adds to its context (tool rounds, a question said again) out of the next turn’s', async () => {
+    f = await assistantFixture();
+    const cache = createSessionCache();
+    f.fake.script.push(
+      { text: 'Saving.', toolUses: [{ name: 'save_memory', input: { content: 'Ann likes tea' } }] },
+      { text: 'Saved.' },
+    );
+    const first = await f.turn('remember that I like tea', { cache });
+    const send = (body: string) =>
+      f.t.brain.send({ from: 'helios', to: 'assistant', thread: first.threadId, body });
+    const h1 = send('first question from helios');
+    const h2 = send('second question from helios');
+    const asHelios = (m: { id: string }, text: string) =>
+      f.turn(text, { cache, input: { text, from: 'helios', messageId: m.id } });
+    await asHelios(h1, 'first question from helios');
+    // The context ends with the reply to h1, so this turn says h2 again at its end.
+    await asHelios(h2, 'second question from helios');
+    const said = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
+    expect(JSON.stringify(said.at(-1))).toContain('second question from helios');
+    await f.turn('and now?', { cache });
+    const cached = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
+    const full = buildHistory({
+      agent: 'assistant',
+      owner: 'ann',
+      messages: f.t.brain.sessionMessages({ thread_id: first.threadId }).slice(0, -1),
+    });
+    expect(cached).toEqual(full);
+    expect(JSON.stringify(cached).split('second question from helios')).toHaveLength(2);
+  });
+
+  it('gives buildHistory’s output over the whole thread at every turn of random sessions, summaries included', () => {
+    const t = tempBrain();
+    try {
+      const { brain } = t;
+      for (let seed = 1; seed <= 12; seed++) {
+        const thread = randomThread(seed, { blankBodies: false });
+        const threadId = brain.session({ name: `chat/random-${seed}`, ...WHO }).thread_id;
+        const cache = createSessionCache();
+        const ids: string[] = [];
+        for (let step = 0; step < 25; step++) {
+          const added = 1 + Math.floor(thread.rand() * 3);
+          for (let i = 0; i < added; i++) {
+            const m = thread.next();
+            ids.push(brain.send({ ...m, to: null, thread: threadId }).id);
+          }
+          const latest = brain.latestSummary(threadId);
+          const from = latest ? ids.indexOf(latest.covers_through) + 1 : 0;
+          if (thread.rand() < 0.1 && ids.length - from > 1) {
+            const through = ids[from + Math.floor(thread.rand() * (ids.length - from - 1))]!;
+            const content = `summary ${seed}/${step}`;
+            brain.remember({
+              agent: WHO.agent,
+              content,
+              categories: ['summary'],
+              source_message_id: through,
+            });
+          }
+          const summary = brain.latestSummary(threadId);
+          const fresh = brain.sessionMessages({
+            thread_id: threadId,
+            after: summary?.covers_through,
+          });
+          const expected = buildHistory({ ...WHO, summary: summary?.stm.content, messages: fresh });
+          const got = cache.load(brain, threadId, summary, WHO);
+          const where = `seed ${seed}, step ${step}`;
+          expect(got.records, where).toEqual(fresh);
+          expect(got.history, where).toEqual(expected);
+          expect(JSON.stringify(got.history), where).toBe(JSON.stringify(expected));
+        }
+      }
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('reuses the settled part of the context between turns, and builds it afresh when asked', () => {
+    const t = tempBrain();
+    try {
+      const { brain } = t;
+      const threadId = brain.session({ name: 'chat/default', ...WHO }).thread_id;
+      const say = (from: string, body: string) =>
+        brain.send({ from, to: null, thread: threadId, body });
+      say('ann', 'one');
+      say('assistant', 'first');
+      say('ann', 'two');
+      const cache = createSessionCache();
+      const first = cache.load(brain, threadId, undefined, WHO).history;
+      say('assistant', 'second');
+      say('ann', 'three');
+      const second = cache.load(brain, threadId, undefined, WHO).history;
+      expect(second[0]).toBe(first[0]);
+      const rebuilt = cache.load(brain, threadId, undefined, WHO, true).history;
+      expect(rebuilt[0]).not.toBe(first[0]);
+      expect(rebuilt).toEqual(second);
+      expect(rebuilt.map((m) => m.role)).toEqual([
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+        'user',
+      ]);
+    } finally {
+      t.cleanup();
+    }
   });
 });
