@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { BrainError, type Brain, type Clock, type Embedder } from '../src/index.js';
 import type { AssistantConfig } from './config.js';
-import { createSessionCache } from './compaction.js';
+import { createSessionCache, primeSession } from './compaction.js';
 import type { Log } from './log.js';
 import { runTurn, type TurnIo, type TurnResult } from './loop.js';
 import type { ApprovalAnswer, ApprovalRequest } from './permissions/approvals.js';
@@ -37,6 +37,11 @@ export interface Assistant {
       tools?: () => readonly Tool[];
     },
   ): Promise<TurnResult>;
+  /**
+   * Read now what the session's first turn would (the search's lengths and, once per brain, its
+   * census; the session's context), so that it costs what later turns do: for idle time.
+   */
+  warm(session: string): void;
 }
 
 export function createAssistant(options: {
@@ -74,6 +79,11 @@ export function createAssistant(options: {
   };
   return {
     config,
+    warm(session) {
+      brain.warmSearch();
+      const current = brain.session({ name: session, agent: config.agent, owner: config.owner });
+      primeSession(cache, brain, current.thread_id, config);
+    },
     async turn(session, text, io, turnOptions = {}) {
       try {
         return await runTurn({
@@ -177,11 +187,12 @@ export async function runRepl(options: {
   );
   rl.setPrompt('you> ');
   rl.prompt();
-  // While the user types: what the first turn's memory search would otherwise load. Optional,
-  // so a brain already closed (input that ended at once) is no reason to fail.
+  // While the user types: what the first turn's memory search would otherwise load, and the
+  // session's context. Optional, so a brain already closed (input that ended at once) is no
+  // reason to fail.
   setImmediate(() => {
     try {
-      brain.warmSearch();
+      assistant.warm(session);
     } catch {
       // closed: nothing to warm
     }

@@ -175,6 +175,19 @@ export function createSessionCache(): SessionCache {
   };
 }
 
+/**
+ * Read and build a session's context now, so that its first turn costs what the later ones do: a
+ * long-running process does it while idle (`brain chat`, while the user types its first line).
+ */
+export function primeSession(
+  cache: SessionCache,
+  brain: Brain,
+  threadId: string,
+  who: { agent: string; owner: string },
+): void {
+  cache.load(brain, threadId, brain.latestSummary(threadId), who);
+}
+
 export interface LoadContextOptions {
   /** Reads only new messages of sessions read before (long-running processes). */
   cache?: SessionCache;

@@ -5,6 +5,7 @@ import {
   chooseCut,
   createSessionCache,
   estimateContext,
+  primeSession,
   transcript,
 } from '../../agent/compaction.js';
 import { buildHistory, unpairedToolUses } from '../../agent/history.js';
@@ -222,6 +223,48 @@ describe('compaction in a turn', () => {
 });
 
 describe('the session cache', () => {
+  it('primed while idle, reads only what is new at the first turn', () => {
+    const t = tempBrain();
+    try {
+      const session = t.brain.session({ name: 'chat/x', agent: 'assistant', owner: 'ann' });
+      for (let i = 0; i < 6; i++)
+        t.brain.send({
+          from: 'ann',
+          to: 'assistant',
+          thread: session.thread_id,
+          body: `line ${i}`,
+        });
+      const reads: Array<string | undefined> = [];
+      const sessionMessages = t.brain.sessionMessages;
+      t.brain.sessionMessages = (input) => {
+        reads.push(input.after);
+        return sessionMessages(input);
+      };
+      const cache = createSessionCache();
+      primeSession(cache, t.brain, session.thread_id, WHO);
+      const last = t.brain.send({
+        from: 'ann',
+        to: 'assistant',
+        thread: session.thread_id,
+        body: 'new line',
+      });
+      const loaded = cache.load(t.brain, session.thread_id, undefined, WHO);
+      // The whole session once, while idle; then only after its newest message.
+      expect(reads).toHaveLength(2);
+      expect(reads[0]).toBeUndefined();
+      expect(reads[1]).toBe(loaded.records.at(-2)!.id);
+      expect(loaded.records.at(-1)!.id).toBe(last.id);
+      expect(loaded.history).toEqual(
+        buildHistory({
+          ...WHO,
+          messages: t.brain.sessionMessages({ thread_id: session.thread_id }),
+        }),
+      );
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('gives the same context as a full read, with what other processes added since', async () => {
     f = await assistantFixture();
     const cache = createSessionCache();
