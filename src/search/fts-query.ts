@@ -72,3 +72,47 @@ export function buildFtsQueries(input: string): FtsQueries | undefined {
 export function quoteTerm(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
 }
+
+/**
+ * A rough stem, so "paints", "painted" and "painting" count as one word. Only for counting which
+ * query words a message holds (FTS5's Porter stemmer ranks): near enough is good enough.
+ */
+export function roughStem(word: string): string {
+  // /(?:ing|ed|es|s|ly|er)$/ removed, without a regular expression: the leftmost ending wins.
+  if (word.length <= 4) return word;
+  if (word.endsWith('ing')) return word.slice(0, -3);
+  const two = word.slice(-2);
+  if (two === 'ed' || two === 'es' || two === 'ly' || two === 'er') return word.slice(0, -2);
+  return word.endsWith('s') ? word.slice(0, -1) : word;
+}
+
+/**
+ * Whether a normalized text holds a word whose rough stem is `stem` (a stem of a query word):
+ * such a word starts with the stem, so only where the stem occurs at the start of a word is the
+ * word read, instead of splitting the whole text into words (`wordsOfNormalized`, which gives the
+ * same words: runs of letters and digits).
+ */
+export function holdsStem(text: string, stem: string): boolean {
+  for (let at = text.indexOf(stem); at >= 0; at = text.indexOf(stem, at + 1)) {
+    if (at > 0 && isWordCharAt(text, at - 1)) continue;
+    let end = at + stem.length;
+    while (end < text.length && isWordCharAt(text, end)) end++;
+    if (roughStem(text.slice(at, end)) === stem) return true;
+  }
+  return false;
+}
+
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+
+/** Whether the UTF-16 unit at `i` is part of a letter or digit (both halves of a surrogate pair). */
+function isWordCharAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+  const low = c >= 0xdc00 && c <= 0xdfff;
+  const start = low && i > 0 && isHighSurrogate(text.charCodeAt(i - 1)) ? i - 1 : i;
+  return WORD_CHAR.test(String.fromCodePoint(text.codePointAt(start)!));
+}
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}

@@ -5,7 +5,7 @@ import { hasRankFunction } from '../db/rank-extension.js';
 import { pruneTopK, upperBound, type Counted, type Ranked } from './bm25-top-k.js';
 import { createWordCounter } from './word-counts.js';
 import { impactsBound, impactsTopK, type ImpactsIndex } from './impacts.js';
-import { normalized, quoteTerm, wordsOfNormalized, type FtsQueries } from './fts-query.js';
+import { holdsStem, normalized, quoteTerm, roughStem, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
 export interface SearchFilters {
@@ -503,19 +503,6 @@ const WORDS_SQL = `
   FROM json_each(?) c JOIN messages_search s ON s.id = c.value`;
 
 /**
- * A rough stem, so "paints", "painted" and "painting" count as one word. Only for counting which
- * query words a message holds (FTS5's Porter stemmer ranks): near enough is good enough.
- */
-function roughStem(word: string): string {
-  // /(?:ing|ed|es|s|ly|er)$/ removed, without a regular expression: the leftmost ending wins.
-  if (word.length <= 4) return word;
-  if (word.endsWith('ing')) return word.slice(0, -3);
-  const two = word.slice(-2);
-  if (two === 'ed' || two === 'es' || two === 'ly' || two === 'er') return word.slice(0, -2);
-  return word.endsWith('s') ? word.slice(0, -1) : word;
-}
-
-/**
  * BM25 sums over words, so a message and its neighbours holding the same word twice score like
  * one holding two different words of the query. Count instead how many of the query's words each
  * message has in itself or its neighbours, and add a bonus for each.
@@ -533,17 +520,11 @@ function addWordCoverage(ctx: BrainContext, candidates: InContext[], terms: stri
   for (const row of ctx.q
     .get<[string], { rowid: number; text: string }>(WORDS_SQL)
     .all(JSON.stringify([...ids]))) {
-    // A word whose rough stem is the query's holds that stem as a prefix: a text without it as
-    // a substring holds none of its words, and is not split into words at all.
     const text = normalized(row.text);
-    const maybe = stems.flatMap((stem, i) => (text.includes(stem) ? [i] : []));
-    if (maybe.length === 0) continue;
     const held = new Set<number>();
-    for (const word of wordsOfNormalized(text)) {
-      // Only a word that starts with a stem can have it as its own.
-      for (const i of maybe)
-        if (!held.has(i) && word.startsWith(stems[i]!) && roughStem(word) === stems[i]) held.add(i);
-    }
+    stems.forEach((stem, i) => {
+      if (holdsStem(text, stem)) held.add(i);
+    });
     holds.set(row.rowid, held);
   }
   for (const c of candidates) {
