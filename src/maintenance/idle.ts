@@ -113,8 +113,9 @@ export function createIdleMaintainer(ctx: BrainContext, path: string): IdleMaint
       const steps = options.steps ?? DEFAULT_MAINTAIN_STEPS;
       if (!Number.isInteger(steps) || steps < 0)
         throw new BrainError('INVALID_INPUT', `steps: must be a whole number ≥ 0, got ${steps}`);
-      // A read-only connection writes nothing, and has nothing to look at for it.
-      if (db.readonly || !db.open)
+      // A read-only connection writes nothing, and has nothing to look at for it; inside a
+      // transaction (a batch) a step would only add to that transaction.
+      if (db.readonly || !db.open || db.inTransaction)
         return { merged: 0, pending: false, checkpointed: false, busy: false };
       let merged = 0;
       let pending = false;

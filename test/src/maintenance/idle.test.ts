@@ -109,6 +109,20 @@ describe('idle merging of the full-text indexes', () => {
     expect(crowded(structure(reader))).toBe(true);
   });
 
+  it('adds nothing to a batch it is called inside: the batch commits or rolls back alone', () => {
+    unmergedIndex(5, 200);
+    const block = structureBlock();
+    expect(() =>
+      t.brain.batch(() => {
+        expect(t.brain.maintain({ steps: 100 })).toMatchObject({ merged: 0, pending: false });
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(structureBlock().equals(block)).toBe(true);
+    expect(t.brain.maintain({ steps: 100 })).toMatchObject({ pending: false });
+    expect(crowded(structure())).toBe(false);
+  });
+
   it('refuses a step budget that is not a whole number', () => {
     expect(() => t.brain.maintain({ steps: 1.5 })).toThrow(/steps: must be a whole number/);
   });
