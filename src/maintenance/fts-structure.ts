@@ -18,7 +18,7 @@ export interface FtsStructure {
 }
 
 /** The structure record's rowid in `<index>_data` (fts5_index.c's FTS5_STRUCTURE_ROWID). */
-const STRUCTURE_ROWID = 10;
+export const STRUCTURE_ROWID = 10;
 /** The marker after the cookie of a structure record that carries per-segment origins (V2). */
 const V2_MARKER = Buffer.from([0xff, 0x00, 0x00, 0x01]);
 

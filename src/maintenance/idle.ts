@@ -2,7 +2,14 @@ import { statSync } from 'node:fs';
 import type { BrainContext } from '../context.js';
 import { writeWithoutWaiting } from '../db/no-wait.js';
 import { BrainError } from '../errors.js';
-import { FTS_INDEXES, needsMerge, readFtsStructure, type FtsIndex } from './fts-structure.js';
+import {
+  FTS_INDEXES,
+  STRUCTURE_ROWID,
+  decodeStructure,
+  needsMerge,
+  type FtsIndex,
+  type FtsStructure,
+} from './fts-structure.js';
 
 /**
  * Work a long-running process does between requests so that writes do not do it at commit.
@@ -77,6 +84,13 @@ export function createIdleMaintainer(ctx: BrainContext, path: string): IdleMaint
     return { worked: done && worked, busy: !done };
   }
 
+  function structure(index: FtsIndex): FtsStructure {
+    const row = ctx.q
+      .get<[number], { block: Buffer }>(`SELECT block FROM ${index}_data WHERE id = ?`)
+      .get(STRUCTURE_ROWID);
+    return row ? decodeStructure(row.block) : { levels: [], segments: 0 };
+  }
+
   function minSegments(index: FtsIndex): number {
     const row = ctx.q
       .get<[], { v: unknown }>(`SELECT v FROM ${index}_config WHERE k = 'usermerge'`)
@@ -122,7 +136,7 @@ export function createIdleMaintainer(ctx: BrainContext, path: string): IdleMaint
       let busy = false;
       for (const index of FTS_INDEXES) {
         const min = minSegments(index);
-        while (needsMerge(readFtsStructure(db, index), min)) {
+        while (needsMerge(structure(index), min)) {
           if (merged >= steps || busy) {
             pending = true;
             break;
