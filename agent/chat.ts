@@ -1,5 +1,11 @@
 import { createInterface } from 'node:readline';
-import { BrainError, type Brain, type Clock, type Embedder } from '../src/index.js';
+import {
+  BrainError,
+  startIdleMaintenance,
+  type Brain,
+  type Clock,
+  type Embedder,
+} from '../src/index.js';
 import type { AssistantConfig } from './config.js';
 import { createSessionCache, primeSession } from './compaction.js';
 import type { Log } from './log.js';
@@ -197,6 +203,11 @@ export async function runRepl(options: {
       // closed: nothing to warm
     }
   });
+  // Between turns (the user typing, the model answering): merge the word index and empty the WAL,
+  // so a turn's own writes rarely have to (src/maintenance/idle.ts).
+  const upkeep = startIdleMaintenance(brain, {
+    onError: (err) => note(`brain: idle upkeep failed: ${err.message}`),
+  });
   try {
     for await (const raw of rl) {
       const line = raw.trim();
@@ -246,6 +257,7 @@ export async function runRepl(options: {
       rl.prompt();
     }
   } finally {
+    upkeep.stop();
     options.signals?.off('SIGINT', onInterrupt);
     rl.close();
   }

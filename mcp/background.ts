@@ -1,4 +1,4 @@
-import type { Brain } from '../src/index.js';
+import { MAINTAIN_INTERVAL_MS, startIdleMaintenance, type Brain } from '../src/index.js';
 import type { Logger } from './log.js';
 
 /**
@@ -45,5 +45,20 @@ export function accessFlushTask(intervalMs = ACCESS_FLUSH_MS): BackgroundTask {
         flush();
       },
     };
+  };
+}
+
+/**
+ * Idle upkeep of the brain's file every `intervalMs` (Brain.maintain): the word index merged in
+ * short steps and the WAL emptied while no request runs, so that the writes of requests rarely
+ * have to do either at commit. Never waits for the write lock; stops with the server.
+ */
+export function maintenanceTask(intervalMs = MAINTAIN_INTERVAL_MS): BackgroundTask {
+  return (brain, log) => {
+    const running = startIdleMaintenance(brain, {
+      intervalMs,
+      onError: (err) => log.warn(`idle upkeep of the brain failed: ${err.message}`),
+    });
+    return { stop: () => running.stop() };
   };
 }

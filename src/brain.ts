@@ -4,6 +4,11 @@ import { guardStorage } from './db/guard.js';
 import { writeWithoutWaiting } from './db/no-wait.js';
 import { flushAccesses } from './knowledge/access-counts.js';
 import { flushNoted } from './noted.js';
+import {
+  createIdleMaintainer,
+  type MaintainOptions,
+  type MaintainResult,
+} from './maintenance/idle.js';
 import { warmSearch } from './search/warm.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
 import {
@@ -224,6 +229,13 @@ export interface Brain {
    */
   flushNoted(): boolean;
   /**
+   * Idle-time upkeep, never waiting for the write lock: a few short steps of merging the
+   * full-text indexes (so commits need not merge them), then a checkpoint of the WAL once it holds
+   * 1 MiB (so writes rarely reach the keeper's limit). Long-running processes call it every few
+   * seconds (`startIdleMaintenance`); `pending` says more merging remains. Does nothing read-only.
+   */
+  maintain(options?: MaintainOptions): MaintainResult;
+  /**
    * Read what searches keep in memory (every index's row lengths) now, so the first searches of a
    * long-running process cost what later ones do. `brain chat` and `brain agent` call it at start.
    */
@@ -333,6 +345,7 @@ export function connectionOf(brain: Brain): Database {
 export function openBrain(options: OpenBrainOptions): Brain {
   const { ctx, wal } = openContext(options);
   const db = ctx.db;
+  const maintainer = createIdleMaintainer(ctx, options.dbPath);
   const brain: Brain = {
     path: options.dbPath,
     onIndexed: (indexer) => void ctx.indexers.push(indexer),
@@ -381,6 +394,7 @@ export function openBrain(options: OpenBrainOptions): Brain {
     recent: (input) => recent(ctx, input),
     flushAccesses: () => flushAccesses(ctx),
     flushNoted: () => flushNoted(ctx),
+    maintain: (input) => maintainer.maintain(input),
     warmSearch: () => warmSearch(ctx),
 
     session: (input) => findOrCreateSession(ctx, input),

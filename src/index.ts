@@ -121,6 +121,12 @@ export type { LegacyReport, SkippedRecord } from './legacy/fields.js';
 export { DURABILITIES, type Durability } from './db/open.js';
 export { storageFailureCode } from './db/storage-errors.js';
 export type { BackupResult } from './maintenance/backup.js';
+export {
+  MAINTAIN_INTERVAL_MS,
+  startIdleMaintenance,
+  type IdleMaintenanceOptions,
+} from './maintenance/idle-timer.js';
+export type { MaintainOptions, MaintainResult } from './maintenance/idle.js';
 export { measureStorage, type StorageStats } from './maintenance/storage-stats.js';
 export type { DoctorReport, CheckReport, DoctorInput } from './maintenance/doctor.js';
 export { DOCTOR_CHECKS, type DoctorCheck } from './maintenance/checks.js';

@@ -3,6 +3,7 @@ import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
 import { schedulerComponents } from '../scheduler/index.js';
 import { createMcpManager } from '../mcp/manager.js';
+import { createIdleMaintenance } from './maintenance.js';
 import type { ServiceComponent } from './types.js';
 
 /** What a component may need to be built; each branch adds what its components take. */
@@ -36,5 +37,7 @@ export async function buildComponents(
   components.push(...schedulerComponents(config));
   // The MCP client (agent/mcp/): always built, so servers added to mcpServers later start live.
   components.push(createMcpManager({ config: config.mcp, log: deps.log, clock: deps.clock }));
+  // Idle upkeep of the brain's file (src/maintenance/idle.ts): always, like the MCP client.
+  components.push(createIdleMaintenance());
   return components;
 }

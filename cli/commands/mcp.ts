@@ -26,13 +26,17 @@ export function registerMcp(program: Command, globals: Globals): void {
       loading.catch(() => {}); // awaited below; this only keeps an earlier failure from orphaning it
       return withBrain(globals(), async ({ brain, agent, config }) => {
         const name = agent(); // createMcpServer registers it as the session starts
-        const [{ serveStdio }, { createLogger }, { embedderSlot }, { accessFlushTask }] =
-          await loading;
+        const [
+          { serveStdio },
+          { createLogger },
+          { embedderSlot },
+          { accessFlushTask, maintenanceTask },
+        ] = await loading;
         const embedding = embedderSlot(config);
         const running = await serveStdio(brain, {
           agent: name,
           log: createLogger(config.logLevel),
-          background: [embedding.task, accessFlushTask()],
+          background: [embedding.task, accessFlushTask(), maintenanceTask()],
           embedder: embedding.get,
         });
         await untilStopped(running.closed, () => running.close());
@@ -59,7 +63,7 @@ export function registerMcp(program: Command, globals: Globals): void {
           { createLogger },
           { readTokensFile },
           { embedderSlot },
-          { accessFlushTask },
+          { accessFlushTask, maintenanceTask },
         ] = await Promise.all([
           import('../../mcp/http.js'),
           import('../../mcp/log.js'),
@@ -78,7 +82,7 @@ export function registerMcp(program: Command, globals: Globals): void {
           agent: config.agent,
           allowedOrigins: list(opts.allowOrigin),
           log,
-          background: [embedding.task, accessFlushTask()],
+          background: [embedding.task, accessFlushTask(), maintenanceTask()],
           embedder: embedding.get,
         });
         const who = tokens

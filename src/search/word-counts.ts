@@ -462,7 +462,7 @@ export function leadingVarint(block: Buffer | undefined): number {
 }
 
 /** The varint at `at`, and where the next one starts. */
-function readVarint(block: Buffer, at: number): [number, number] {
+export function readVarint(block: Buffer, at: number): [number, number] {
   let v = 0;
   for (let i = 0; i < 9 && at + i < block.length; i++) {
     const b = block[at + i]!;

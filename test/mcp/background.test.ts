@@ -1,6 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { accessFlushTask } from '../../mcp/background.js';
+import { statSync } from 'node:fs';
+import { accessFlushTask, maintenanceTask } from '../../mcp/background.js';
+import { IDLE_CHECKPOINT_BYTES } from '../../src/maintenance/idle.js';
 import { silentLogger } from '../../mcp/log.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
 
@@ -46,5 +48,23 @@ describe('the access-count flush of long-running servers', () => {
     t.brain.search({ query: 'spread gate' });
     await vi.advanceTimersByTimeAsync(5_000);
     expect(count()).toBe(3); // and stops the timer
+  });
+});
+
+describe('the idle upkeep of long-running servers', () => {
+  it('empties a grown WAL at the next interval, and stops with the server', async () => {
+    const wal = () => statSync(`${t.path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    const body = 'x'.repeat(100_000);
+    const task = maintenanceTask(1_000)(t.brain, silentLogger);
+    for (let i = 0; wal() < IDLE_CHECKPOINT_BYTES; i++)
+      t.brain.send({ from: 'helios', to: 'nova', body: `${i} ${body}` });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(wal()).toBe(0);
+
+    await task.stop();
+    for (let i = 0; wal() < IDLE_CHECKPOINT_BYTES; i++)
+      t.brain.send({ from: 'helios', to: 'nova', body: `${i} ${body}` });
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(wal()).toBeGreaterThanOrEqual(IDLE_CHECKPOINT_BYTES);
   });
 });
