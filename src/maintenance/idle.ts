@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import type { BrainContext } from '../context.js';
 import { writeWithoutWaiting } from '../db/no-wait.js';
 import { BrainError } from '../errors.js';
+import { flushNoted } from '../noted.js';
 import {
   FTS_INDEXES,
   STRUCTURE_ROWID,
@@ -25,6 +26,9 @@ import {
  * work first: a merge a commit starts is finished between requests, and a level that has filled up
  * is merged before a commit would. `usermerge` (which levels `merge` takes) is left at FTS5's
  * default, the same as automerge's, so no more is merged than FTS5 would merge anyway.
+ *
+ * And first, what reads noted to be written later (memories' accesses, words' row counts:
+ * `flushNoted`), which long-running processes would otherwise write only as they close.
  */
 
 /** Leaf pages (FTS5's pgsz, about 4 KB each) of merging in one step: a few ms. */
@@ -133,7 +137,8 @@ export function createIdleMaintainer(ctx: BrainContext, path: string): IdleMaint
         return { merged: 0, pending: false, checkpointed: false, busy: false };
       let merged = 0;
       let pending = false;
-      let busy = false;
+      // What reads noted for later (memories' accesses, words' counts) first: it never waits.
+      let busy = !flushNoted(ctx);
       for (const index of FTS_INDEXES) {
         const min = minSegments(index);
         while (needsMerge(structure(index), min)) {

@@ -5,6 +5,7 @@ import { connectionOf } from '../../../src/brain.js';
 import type { Brain } from '../../../src/index.js';
 import { readFtsStructure, type FtsStructure } from '../../../src/maintenance/fts-structure.js';
 import { IDLE_CHECKPOINT_BYTES } from '../../../src/maintenance/idle.js';
+import { KEEP_FROM_ROWS } from '../../../src/search/word-counts.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
@@ -161,5 +162,23 @@ describe('idle checkpoints of the WAL', () => {
     t.brain.send({ from: 'helios', to: 'nova', body: 'the WAL grows again' });
     expect(t.brain.maintain()).toMatchObject({ checkpointed: true, busy: false });
     expect(walBytes()).toBe(0);
+  });
+});
+
+describe('idle writes of what reads noted', () => {
+  it('writes the row counts a search noted, as a process would otherwise only on closing', () => {
+    t.brain.batch(() => {
+      for (let i = 0; i < KEEP_FROM_ROWS + 10; i++)
+        t.brain.send({ from: 'helios', to: 'nova', body: `lantern ${i}` });
+    });
+    const kept = () =>
+      connectionOf(t.brain)
+        .prepare(`SELECT n FROM search_word_counts WHERE idx = 'message' AND term = 'lantern'`)
+        .pluck()
+        .get();
+    t.brain.search({ query: 'lantern' });
+    expect(kept()).toBeUndefined(); // a search writes nothing itself
+    t.brain.maintain();
+    expect(kept()).toBe(KEEP_FROM_ROWS + 10);
   });
 });
