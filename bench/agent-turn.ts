@@ -159,7 +159,16 @@ brain.warmSearch();
 primeSession(cache, brain, record.thread_id, config);
 const warmMs = Number(process.hrtime.bigint() - warmed) / 1e6;
 const times: number[] = [];
+/**
+ * Between two turns a person reads and types, and within one the model takes seconds: in that idle
+ * time `brain chat` and `brain agent` do their upkeep (src/maintenance/idle.ts: merging the word
+ * index, emptying the WAL, writing noted counts). Here it runs between turns, timed apart.
+ */
+const upkeep: number[] = [];
 for (let i = 0; i < turns; i++) {
+  const idle = process.hrtime.bigint();
+  brain.maintain();
+  upkeep.push(Number(process.hrtime.bigint() - idle) / 1e6);
   const started = process.hrtime.bigint();
   await runTurn({
     brain,
@@ -185,6 +194,11 @@ console.log(
     `p50 ${at(0.5).toFixed(2)} ms, p90 ${at(0.9).toFixed(2)} ms, p99 ${at(0.99).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms over ${turns} turns`,
 );
 
+const upkeepSorted = [...upkeep].sort((a, b) => a - b);
+console.log(
+  `upkeep between turns (idle in brain chat): mean ${(upkeep.reduce((a, b) => a + b, 0) / turns).toFixed(2)} ms, ` +
+    `max ${upkeepSorted.at(-1)!.toFixed(1)} ms`,
+);
 console.log(`warm-up before the first turn (idle in brain chat): ${warmMs.toFixed(0)} ms`);
 console.log(`idle brain chat: ${await idleRss(dbPath)} resident`);
 rmSync(scratch, { recursive: true, force: true });

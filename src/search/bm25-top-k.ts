@@ -119,6 +119,7 @@ export function pruneTopK(
   run: (match: string) => Ranked[],
   firstPassRows = FIRST_PASS_ROWS,
   bound?: (c: Counted) => number,
+  single?: (term: Counted, k: number) => Ranked[],
 ): { ranked: Ranked[]; statements: number; essential: number } {
   const sorted = byRarity(terms.map((term, i) => ({ term, df: dfs[i]! })));
   // θ needs k rows: while the rarest words hold fewer, take in more words (4 × the budget, and at
@@ -138,6 +139,13 @@ export function pruneTopK(
     statements++;
     if (first.length === terms.length) return { ranked, statements, essential: terms.length };
     if (ranked.length >= k) break;
+    if (single && first.length === terms.length - 1) {
+      return {
+        ranked: withOnlyTheLast(ranked, sorted[first.length]!, k, single),
+        statements: statements + 1,
+        essential: terms.length,
+      };
+    }
     const held = first.reduce((sum, c) => sum + c.df, 0);
     budget = Math.max(budget * 4, held + sorted[first.length]!.df);
   }
@@ -153,4 +161,24 @@ export function pruneTopK(
     ),
   );
   return { ranked: again, statements: 2, essential: essential.length };
+}
+
+/**
+ * The top k when the rows holding any word but the commonest, `ranked`, are fewer than k, so all of
+ * them: the rest of the top k hold that word and none of the others, and score what that word
+ * alone gives them (the others add exactly 0). Its own best rows, as many more as `ranked` holds
+ * (`single`: from its score classes for a common word, impacts.ts), less those already ranked,
+ * are the best of them, without scoring every row that holds it.
+ */
+function withOnlyTheLast(
+  ranked: Ranked[],
+  last: Counted,
+  k: number,
+  single: (term: Counted, k: number) => Ranked[],
+): Ranked[] {
+  const held = new Set(ranked.map((r) => r.rowid));
+  const alone = single(last, k + ranked.length).filter((r) => !held.has(r.rowid));
+  return [...ranked, ...alone]
+    .sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid)
+    .slice(0, k);
 }

@@ -4,7 +4,7 @@ import type { SearchType } from '../validation.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import { pruneTopK, upperBound, type Counted, type Ranked } from './bm25-top-k.js';
 import { createWordCounter } from './word-counts.js';
-import { impactsBound, impactsTopK, type ImpactsIndex } from './impacts.js';
+import { IMPACTS_KEEP, impactsBound, impactsTopK, type ImpactsIndex } from './impacts.js';
 import { holdsStem, normalized, quoteTerm, roughStem, type FtsQueries } from './fts-query.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
@@ -187,9 +187,10 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     keep: Keep,
     word?: { term: string; df: number },
   ): Ranked[] => {
-    const best = bare({ ...params, k: 2 * params.k }, word);
+    const n = word ? margin(params.k) : 2 * params.k;
+    const best = bare({ ...params, k: n }, word);
     const kept = keep(best);
-    return kept.length >= params.k || best.length < 2 * params.k
+    return kept.length >= params.k || best.length < n
       ? kept.slice(0, params.k)
       : rankStmt('filtered').all(params);
   };
@@ -208,10 +209,11 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     if (scorer !== 'brain_bm25' || size > OUTSIDE_ROWS)
       return bareThenDrop(params, (best) => outsideThread(ctx, best, id), word);
     const { sorted, rows } = threadRows(ctx, id, size);
-    const best = word && impactsTopK(impacts(), word.term, word.df, 2 * params.k);
+    const n = margin(params.k);
+    const best = word && impactsTopK(impacts(), word.term, word.df, n);
     if (best) {
       const kept = best.filter((r) => !rows.has(r.rowid));
-      if (kept.length >= params.k || best.length < 2 * params.k) return kept.slice(0, params.k);
+      if (kept.length >= params.k || best.length < n) return kept.slice(0, params.k);
     }
     return ctx.q
       .get<[Params & { k: number; df: Buffer; outside: Buffer }], Ranked>(OUTSIDE_RANK_SQL)
@@ -247,9 +249,28 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     // Each word's bound from its classes when it has them (impacts.ts), else idf·(k1+1).
     const bound = (c: Counted) =>
       impactsBound(impacts(), c.term, c.df) ?? upperBound(counter.rows(), c.df);
-    return pruneTopK(terms, dfs, counter.rows(), k, (match) => run(match, df, k), undefined, bound)
-      .ranked;
+    // One word's best rows alone, from its classes when it has them (see withOnlyTheLast).
+    const single = (c: Counted, n: number) =>
+      run(quoteTerm(c.term), Buffer.from(Float64Array.of(c.df).buffer), n, c);
+    return pruneTopK(
+      terms,
+      dfs,
+      counter.rows(),
+      k,
+      (match) => run(match, df, k),
+      undefined,
+      bound,
+      single,
+    ).ranked;
   };
+}
+
+/**
+ * How many of one word's best rows to take so that k are left once some are dropped: 2k, but no
+ * more than its classes keep (impacts.ts), so they can answer (k at least).
+ */
+function margin(k: number): number {
+  return Math.max(k, Math.min(2 * k, IMPACTS_KEEP));
 }
 
 /** A thread of more messages is left out by the filtered statement, not by listing its rows. */

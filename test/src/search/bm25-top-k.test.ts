@@ -116,6 +116,41 @@ describe('the exact top k by BM25 with pruning', () => {
     expect(twoStatements).toBeGreaterThan(50);
   }, 120_000); // 2,160 rankings: seconds when idle, more on a loaded machine
 
+  it('takes the commonest word’s best rows alone when the others hold fewer than k rows, and stays exact', () => {
+    fillGenerated(3000, 13);
+    const { counter, run } = ranker('message');
+    let alone = 0;
+    let compared = 0;
+    for (const query of queriesOf(200, 17)) {
+      const terms = buildFtsQueries(query)!.terms;
+      if (terms.length < 2) continue;
+      const dfs = terms.map((term) => counter.count(term));
+      const exhaustive = (k: number) => run(terms.map(quoteTerm).join(' OR '), dfs, k);
+      for (const k of [5, 50, 200]) {
+        let used = false;
+        const single = (c: { term: string; df: number }, n: number) => {
+          used = true;
+          return run(quoteTerm(c.term), [c.df], n);
+        };
+        const got = pruneTopK(
+          terms,
+          dfs,
+          counter.rows(),
+          k,
+          (m) => run(m, dfs, k),
+          60,
+          undefined,
+          single,
+        );
+        expect(got.ranked, `${query} k=${k}`).toEqual(exhaustive(k));
+        compared++;
+        if (used) alone++;
+      }
+    }
+    expect(compared).toBeGreaterThan(200);
+    expect(alone).toBeGreaterThan(30);
+  }, 120_000);
+
   it('ranks through search the same as an exhaustive search does', () => {
     fillGenerated(1500, 3);
     const fallback = t.reopen({ rankFunction: false }); // bm25(): every match scored, no pruning
