@@ -178,7 +178,5 @@ function withOnlyTheLast(
 ): Ranked[] {
   const held = new Set(ranked.map((r) => r.rowid));
   const alone = single(last, k + ranked.length).filter((r) => !held.has(r.rowid));
-  return [...ranked, ...alone]
-    .sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid)
-    .slice(0, k);
+  return [...ranked, ...alone].sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid).slice(0, k);
 }
