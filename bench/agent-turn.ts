@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
  * and its usage row. Then the resident memory of an idle `brain chat`.
  *
  * Usage: npm run build && npx tsx bench/agent-turn.ts [--db FILE] [--turns N] [--session-messages N]
+ *        [--questions N]
  * With --db, the brain is used as it is (e.g. one built by
  * `node dist/cli/main.js bench --messages 1000000 --keep --dir /tmp/al-1m`); a copy is not made,
  * the session `chat/bench-<time>` is added to it. Without --db, a fresh temp brain.
@@ -29,10 +30,14 @@ const { values } = parseArgs({
     db: { type: 'string' },
     turns: { type: 'string', default: '200' },
     'session-messages': { type: 'string', default: '2000' },
+    // How many different questions the turns cycle through (200: each turn a new one; 5: the
+    // same five over and over, as this bench did before session 9).
+    questions: { type: 'string', default: '200' },
   },
 });
 const turns = Number(values.turns);
 const sessionMessages = Number(values['session-messages']);
+const questions = Number(values.questions);
 
 const scratch = mkdtempSync(join(tmpdir(), 'brain-agent-bench-'));
 const dbPath = values.db ?? join(scratch, 'brain.db');
@@ -177,7 +182,7 @@ for (let i = 0; i < turns; i++) {
     config,
     clock: systemClock,
     session,
-    input: { text: question(i) },
+    input: { text: question(i % questions) },
     io: { onText: () => {} },
     source: 'bench',
     cache,
@@ -190,7 +195,7 @@ const sorted = [...times].sort((a, b) => a - b);
 const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const count = (brainCount(dbPath) ?? 0).toLocaleString('en');
 console.log(
-  `agent turn (zero-latency model, ${count} messages in the brain, session of ${sessionMessages}+, a new question each turn): ` +
+  `agent turn (zero-latency model, ${count} messages in the brain, session of ${sessionMessages}+, ${questions} questions in turn): ` +
     `p50 ${at(0.5).toFixed(2)} ms, p90 ${at(0.9).toFixed(2)} ms, p99 ${at(0.99).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms over ${turns} turns`,
 );
 
