@@ -121,7 +121,7 @@ describe('the exact top k by BM25 with pruning', () => {
     const { counter, run } = ranker('message');
     let alone = 0;
     let compared = 0;
-    for (const query of queriesOf(200, 17)) {
+    for (const query of queriesOf(100, 17)) {
       const terms = buildFtsQueries(query)!.terms;
       if (terms.length < 2) continue;
       const dfs = terms.map((term) => counter.count(term));
@@ -147,8 +147,8 @@ describe('the exact top k by BM25 with pruning', () => {
         if (used) alone++;
       }
     }
-    expect(compared).toBeGreaterThan(200);
-    expect(alone).toBeGreaterThan(30);
+    expect(compared).toBeGreaterThan(100);
+    expect(alone).toBeGreaterThan(15);
   }, 120_000);
 
   it('ranks through search the same as an exhaustive search does', () => {
