@@ -91,6 +91,63 @@ export function byRarity(counted: Counted[]): Counted[] {
   );
 }
 
+/** Essential words held by at most this many rows have all their rows scored. */
+export const WHOLE_ROWS = 20_000;
+
+/** The most words the combinations are looked for among, and the most combinations kept. */
+const MAX_COMBINED_WORDS = 8;
+const MAX_COMBINATIONS = 16;
+
+/**
+ * The rows the second statement must score, tighter than "any essential word" when essential
+ * words are common (a question with "since", "news", "last", "week"): a row holding none of the
+ * rarer essential words (those of WHOLE_ROWS rows or fewer) scores at most the sum of the bounds
+ * of the commoner words it holds, so it can reach θ only if it holds every word of some set of
+ * them whose bounds reach θ. The MATCH expression: the rarer essential words, OR each smallest
+ * such set as an AND. Undefined when no essential word is common, or the words or sets are too
+ * many: then every row of an essential word.
+ */
+export function essentialCombinations(
+  sorted: Counted[],
+  essential: number,
+  theta: number,
+  bound: (c: Counted) => number,
+  wholeRows = WHOLE_ROWS,
+): string | undefined {
+  const whole = sorted.slice(0, essential).filter((c) => c.df <= wholeRows);
+  const combined = sorted.filter((c, i) => i >= essential || c.df > wholeRows);
+  if (whole.length === essential || combined.length > MAX_COMBINED_WORDS) return undefined;
+  const bounds = combined.map(bound);
+  // Every set of the commoner words, fewest words first: a set counts unless it holds a smaller
+  // one that counts. Rounding: the same margin as essentialTerms, so only a set sure to stay
+  // below θ is left out.
+  const sets = Array.from({ length: (1 << combined.length) - 1 }, (_, i) => i + 1).sort(
+    (a, b) => popcount(a) - popcount(b) || a - b,
+  );
+  const smallest: number[] = [];
+  for (const set of sets) {
+    let sum = 0;
+    for (let i = 0; i < combined.length; i++) if (set & (1 << i)) sum += bounds[i]!;
+    if (sum * (1 + 1e-9) + 1e-9 < theta) continue;
+    if (smallest.some((s) => (s & set) === s)) continue;
+    smallest.push(set);
+    if (smallest.length > MAX_COMBINATIONS) return undefined;
+  }
+  const all = (set: number) =>
+    combined.flatMap((c, i) => (set & (1 << i) ? [quoteTerm(c.term)] : [])).join(' AND ');
+  const expression = [
+    ...whole.map((c) => quoteTerm(c.term)),
+    ...smallest.map((set) => (popcount(set) === 1 ? all(set) : `(${all(set)})`)),
+  ].join(' OR ');
+  return expression === '' ? undefined : expression;
+}
+
+function popcount(n: number): number {
+  let c = 0;
+  for (let v = n; v; v &= v - 1) c++;
+  return c;
+}
+
 /** The MATCH expression scoring every term but choosing the rows holding one of `among`. */
 export function prunedMatch(terms: string[], among: string[]): string {
   const all = terms.map(quoteTerm).join(' OR ');
@@ -106,6 +163,17 @@ export interface Ranked {
   bm25: number;
 }
 
+export interface PruneOptions {
+  /** How many posting rows the first statement may score to find θ (FIRST_PASS_ROWS). */
+  firstPassRows?: number;
+  /** A word's bound when tighter than idf·(k1+1) is known (impacts.ts). */
+  bound?: (c: Counted) => number;
+  /** One word's best rows alone, k of them (see withOnlyTheLast). */
+  single?: (term: Counted, k: number) => Ranked[];
+  /** Essential words held by more rows are scored only in combinations (WHOLE_ROWS). */
+  wholeRows?: number;
+}
+
 /**
  * The exact top k of the rows holding any of `terms`, given each term's row count and `run`,
  * which ranks the rows a MATCH expression chooses by brain_bm25 over `terms` (first n phrases).
@@ -117,9 +185,7 @@ export function pruneTopK(
   rows: number,
   k: number,
   run: (match: string) => Ranked[],
-  firstPassRows = FIRST_PASS_ROWS,
-  bound?: (c: Counted) => number,
-  single?: (term: Counted, k: number) => Ranked[],
+  { firstPassRows = FIRST_PASS_ROWS, bound, single, wholeRows = WHOLE_ROWS }: PruneOptions = {},
 ): { ranked: Ranked[]; statements: number; essential: number } {
   const sorted = byRarity(terms.map((term, i) => ({ term, df: dfs[i]! })));
   // θ needs k rows: while the rarest words hold fewer, take in more words (4 × the budget, and at
@@ -154,12 +220,11 @@ export function pruneTopK(
   if (essential.length <= first.length) {
     return { ranked, statements: 1, essential: essential.length };
   }
-  const again = run(
-    prunedMatch(
-      terms,
-      essential.map((c) => c.term),
-    ),
-  );
+  const boundOf = bound ?? ((c: Counted) => upperBound(rows, c.df));
+  const among =
+    essentialCombinations(sorted, essential.length, theta, boundOf, wholeRows) ??
+    essential.map((c) => quoteTerm(c.term)).join(' OR ');
+  const again = run(`(${terms.map(quoteTerm).join(' OR ')}) AND (${among})`);
   return { ranked: again, statements: 2, essential: essential.length };
 }
 

@@ -252,16 +252,10 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     // One word's best rows alone, from its classes when it has them (see withOnlyTheLast).
     const single = (c: Counted, n: number) =>
       run(quoteTerm(c.term), Buffer.from(Float64Array.of(c.df).buffer), n, c);
-    return pruneTopK(
-      terms,
-      dfs,
-      counter.rows(),
-      k,
-      (match) => run(match, df, k),
-      undefined,
+    return pruneTopK(terms, dfs, counter.rows(), k, (match) => run(match, df, k), {
       bound,
       single,
-    ).ranked;
+    }).ranked;
   };
 }
 

@@ -102,7 +102,9 @@ describe('the exact top k by BM25 with pruning', () => {
       const exhaustive = (k: number) => run(terms.map(quoteTerm).join(' OR '), dfs, k);
       for (const k of [1, 10, 50]) {
         for (const budget of [1, 60, 20_000]) {
-          const got = pruneTopK(terms, dfs, counter.rows(), k, (m) => run(m, dfs, k), budget);
+          const got = pruneTopK(terms, dfs, counter.rows(), k, (m) => run(m, dfs, k), {
+            firstPassRows: budget,
+          });
           expect(got.ranked, `${query} k=${k} budget=${budget}`).toEqual(exhaustive(k));
           compared++;
           if (got.essential < terms.length) pruned++;
@@ -132,16 +134,10 @@ describe('the exact top k by BM25 with pruning', () => {
           used = true;
           return run(quoteTerm(c.term), [c.df], n);
         };
-        const got = pruneTopK(
-          terms,
-          dfs,
-          counter.rows(),
-          k,
-          (m) => run(m, dfs, k),
-          60,
-          undefined,
+        const got = pruneTopK(terms, dfs, counter.rows(), k, (m) => run(m, dfs, k), {
+          firstPassRows: 60,
           single,
-        );
+        });
         expect(got.ranked, `${query} k=${k}`).toEqual(exhaustive(k));
         compared++;
         if (used) alone++;
@@ -149,6 +145,37 @@ describe('the exact top k by BM25 with pruning', () => {
     }
     expect(compared).toBeGreaterThan(100);
     expect(alone).toBeGreaterThan(15);
+  }, 120_000);
+
+  it('scores the rows of common essential words only where they hold a set of words that can reach θ, and stays exact', () => {
+    fillGenerated(3000, 19);
+    const { counter, run } = ranker('message');
+    let combined = 0;
+    let compared = 0;
+    for (const query of queriesOf(120, 23)) {
+      const terms = buildFtsQueries(query)!.terms;
+      const dfs = terms.map((term) => counter.count(term));
+      const exhaustive = (k: number) => run(terms.map(quoteTerm).join(' OR '), dfs, k);
+      for (const k of [10, 50]) {
+        const got = pruneTopK(
+          terms,
+          dfs,
+          counter.rows(),
+          k,
+          (m) => {
+            // A conjunction of words inside the rows chosen: the combinations were used.
+            if (/" AND "/.test(m)) combined++;
+            return run(m, dfs, k);
+          },
+          // Small enough that this brain's common words are scored only in combinations.
+          { firstPassRows: 60, wholeRows: 40 },
+        );
+        expect(got.ranked, `${query} k=${k}`).toEqual(exhaustive(k));
+        compared++;
+      }
+    }
+    expect(compared).toBe(240);
+    expect(combined).toBeGreaterThan(20);
   }, 120_000);
 
   it('ranks through search the same as an exhaustive search does', () => {
@@ -243,7 +270,9 @@ describe('ranking inside a write transaction', () => {
         const terms = buildFtsQueries(query)!.terms;
         const dfs = terms.map((term) => counter.count(term));
         const exhaustive = run(terms.map(quoteTerm).join(' OR '), dfs, 10);
-        const got = pruneTopK(terms, dfs, counter.rows(), 10, (m) => run(m, dfs, 10), 1);
+        const got = pruneTopK(terms, dfs, counter.rows(), 10, (m) => run(m, dfs, 10), {
+          firstPassRows: 1,
+        });
         expect(got.ranked, query).toEqual(exhaustive);
       }
     });
