@@ -13,20 +13,22 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * that took longest in a full run on the 2-core machine (ms, 2026-11-25): they still start first.
  */
 const USUALLY_LONG: Record<string, number> = {
-  'test/ui/browser.test.ts': 20_000,
-  'test/agent/chat-cli.test.ts': 16_700,
-  'test/agent/service/agent-cli.test.ts': 10_500,
-  'test/cli/bench/bench-cli.test.ts': 9_600,
+  'test/ui/browser.test.ts': 20_100,
+  'test/agent/chat-cli.test.ts': 17_600,
+  'test/cli/startup.test.ts': 11_000,
+  'test/cli/bench/bench-cli.test.ts': 10_400,
+  'test/agent/service/agent-cli.test.ts': 10_300,
+  'test/cli/embed.test.ts': 8_300,
+  'test/agent/mcp/manager.test.ts': 7_800,
   'test/src/search/bm25-top-k.test.ts': 7_600,
-  'test/cli/startup.test.ts': 7_300,
-  'test/cli/embed.test.ts': 7_000,
-  'test/agent/mcp/manager.test.ts': 6_800,
-  'test/reliability/secrets.test.ts': 5_800,
-  'test/mcp/stdio.test.ts': 5_400,
-  'test/agent/scheduler/email.test.ts': 5_200,
-  'test/src/search/rank-function.test.ts': 4_700,
-  'test/agent/channels/telegram/turns.test.ts': 4_600,
-  'test/agent/channels/telegram/agent-process.test.ts': 4_500,
+  'test/mcp/stdio.test.ts': 7_300,
+  'test/agent/scheduler/email.test.ts': 6_600,
+  'test/agent/chat-approvals.test.ts': 6_100,
+  'test/reliability/secrets.test.ts': 6_000,
+  'test/agent/mcp/assistant.test.ts': 5_800,
+  'test/cli/cli.test.ts': 5_600,
+  'test/agent/channels/telegram/turns.test.ts': 4_700,
+  'test/src/maintenance.test.ts': 4_300,
 };
 
 export class LongestFirst extends BaseSequencer {

@@ -123,7 +123,7 @@ describe('the exact top k by BM25 with pruning', () => {
     const { counter, run } = ranker('message');
     let alone = 0;
     let compared = 0;
-    for (const query of queriesOf(100, 17)) {
+    for (const query of queriesOf(70, 17)) {
       const terms = buildFtsQueries(query)!.terms;
       if (terms.length < 2) continue;
       const dfs = terms.map((term) => counter.count(term));
@@ -143,8 +143,8 @@ describe('the exact top k by BM25 with pruning', () => {
         if (used) alone++;
       }
     }
-    expect(compared).toBeGreaterThan(100);
-    expect(alone).toBeGreaterThan(15);
+    expect(compared).toBeGreaterThan(70);
+    expect(alone).toBeGreaterThan(10);
   }, 120_000);
 
   it('scores the rows of common essential words only where they hold a set of words that can reach θ, and stays exact', () => {
@@ -175,7 +175,7 @@ describe('the exact top k by BM25 with pruning', () => {
       }
     }
     expect(compared).toBe(240);
-    expect(combined).toBeGreaterThan(20);
+    expect(combined).toBeGreaterThan(10);
   }, 120_000);
 
   it('ranks through search the same as an exhaustive search does', () => {
