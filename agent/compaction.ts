@@ -148,7 +148,13 @@ interface CachedSession {
   settled: SettledHistory;
 }
 
-export function createSessionCache(): SessionCache {
+/**
+ * How many sessions a cache keeps, the least recently used dropped first: a long-running
+ * `brain agent` hears many chats, and a session not kept is read whole at its next turn.
+ */
+export const SESSIONS_KEPT = 32;
+
+export function createSessionCache({ sessions = SESSIONS_KEPT } = {}): SessionCache {
   const seen = new Map<string, CachedSession>();
   return {
     load(brain, threadId, summary, who, fresh = false) {
@@ -163,8 +169,10 @@ export function createSessionCache(): SessionCache {
           after: summary?.covers_through,
         });
         entry = { key, records, settled: settledHistory() };
-        seen.set(threadId, entry);
       }
+      seen.delete(threadId); // last used last
+      seen.set(threadId, entry);
+      if (seen.size > sessions) seen.delete(seen.keys().next().value!);
       const history = buildHistoryAfter(entry.settled, {
         ...who,
         summary: summary?.stm.content,

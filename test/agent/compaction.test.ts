@@ -223,6 +223,43 @@ describe('compaction in a turn', () => {
 });
 
 describe('the session cache', () => {
+  it('keeps the sessions used last, and reads a session it dropped whole again', () => {
+    const t = tempBrain();
+    try {
+      const threads = ['a', 'b', 'c'].map((name) => {
+        const s = t.brain.session({ name: `chat/${name}`, agent: 'assistant', owner: 'ann' });
+        t.brain.send({ from: 'ann', to: 'assistant', thread: s.thread_id, body: `hello ${name}` });
+        return s.thread_id;
+      });
+      const reads: Array<[string, string | undefined]> = [];
+      const sessionMessages = t.brain.sessionMessages;
+      t.brain.sessionMessages = (input) => {
+        reads.push([input.thread_id, input.after]);
+        return sessionMessages(input);
+      };
+      const cache = createSessionCache({ sessions: 2 });
+      const load = (i: number) => cache.load(t.brain, threads[i]!, undefined, WHO);
+      load(0);
+      load(1);
+      load(0); // a used again: b is now the least recently used
+      load(2); // c drops b
+      reads.length = 0;
+      load(0);
+      load(2);
+      load(1);
+      // a and c are kept (read after their last message), b was dropped (read whole).
+      expect(
+        reads.map(([thread, after]) => [threads.indexOf(thread), after !== undefined]),
+      ).toEqual([
+        [0, true],
+        [2, true],
+        [1, false],
+      ]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('primed while idle, reads only what is new at the first turn', () => {
     const t = tempBrain();
     try {
