@@ -401,6 +401,7 @@ function retrieveType(
   queries: FtsQueries,
   filters: SearchFilters,
   k: number,
+  wideK = k,
 ): Pooled[] {
   if (type === 'message' && queries.stopWordsOnly) return stopWordsOnly(ctx, queries, filters, k);
   const rank = createRanker(ctx, type, filters);
@@ -411,7 +412,7 @@ function retrieveType(
   }));
   if (strict.length >= k || queries.terms.length === 1) return strict;
   const seen = new Set(strict.map((c) => c.rowid));
-  const wide = rank(queries.terms, 'any', k)
+  const wide = rank(queries.terms, 'any', wideK)
     .filter((r) => !seen.has(r.rowid))
     .map((r) => ({ type, rowid: r.rowid, score: -r.bm25 }));
   return [...strict, ...wide];
@@ -570,10 +571,17 @@ export function ftsRetrieve(
   types: readonly SearchType[],
   filters: SearchFilters,
   k: number,
+  options: { shown?: number } = {},
 ): Candidate[] {
   let messages: InContext[] = [];
   let pool = types.flatMap((type): Pooled[] => {
-    const hits = retrieveType(ctx, type, queries, filters, k);
+    // STM entries and atoms when only the first `shown` of the list are shown, in its order (no
+    // vectors, no agent named to lift a hit): nothing re-scores them, so one below the best
+    // `shown` of its own type cannot be among those shown, nor rank above one of them. Rows
+    // holding every word are ranked `k` deep all the same: whether the list widens to rows
+    // holding any word is decided as it would be.
+    const wide = type === 'message' ? k : Math.min(k, options.shown ?? k);
+    const hits = retrieveType(ctx, type, queries, filters, k, wide);
     if (type !== 'message') return hits;
     messages = withContext(ctx, hits, filters);
     return messages;

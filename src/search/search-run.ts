@@ -154,6 +154,14 @@ const AGENT_OF: Record<SearchType, string> = {
   atom: `SELECT agent_id AS agent FROM atoms WHERE id = ?`,
 };
 
+/**
+ * When the words' list alone is shown, in its order (no agent named to lift a hit), only its first
+ * `limit` matter: STM entries and atoms, which nothing re-scores, need not be ranked deeper.
+ */
+function shownOnly(prepared: PreparedSearch): { shown?: number } {
+  return prepared.named.size === 0 ? { shown: prepared.args.limit } : {};
+}
+
 /** Fuse ranked lists, then lift what the agents named in the query said. */
 function rank(
   ctx: BrainContext,
@@ -193,7 +201,14 @@ export function runSearch(ctx: BrainContext, args: SearchArgs): SearchResult {
   const prepared = prepare(ctx, args);
   if (!('queries' in prepared)) return prepared;
   const { queries, filters } = prepared;
-  const fts = ftsRetrieve(ctx, queries, args.types, filters, Math.max(args.limit, FUSION_DEPTH));
+  const fts = ftsRetrieve(
+    ctx,
+    queries,
+    args.types,
+    filters,
+    Math.max(args.limit, FUSION_DEPTH),
+    shownOnly(prepared),
+  );
   return finish(ctx, rank(ctx, { fts }, prepared), queries.any, [], ['fts']);
 }
 
@@ -250,7 +265,14 @@ export async function runSearchHybrid(
     const hits = rank(ctx, { vector: vector ?? [] }, prepared);
     return finish(ctx, hits, queries.any, notices, vector ? ['vector'] : [], options);
   }
-  const fts = ftsRetrieve(ctx, queries, args.types, filters, depth);
+  const fts = ftsRetrieve(
+    ctx,
+    queries,
+    args.types,
+    filters,
+    depth,
+    vector ? {} : shownOnly(prepared),
+  );
   if (mode === 'fts' || !vector) {
     return finish(ctx, rank(ctx, { fts }, prepared), queries.any, notices, ['fts'], options);
   }

@@ -259,3 +259,45 @@ describe('what hits carry', () => {
     expect(whole.get(atom.id)!.record).toEqual(b.getAtom(atom.id));
   });
 });
+
+describe('how deep STM and atoms are ranked', () => {
+  it('shows the same first hits whether STM and atoms are ranked only as deep as the hits shown or 100 deep, ties included', async () => {
+    const b = (t = tempBrain({ clock: fixedClock() })).brain;
+    const words = ['kiln', 'glaze', 'clay', 'wheel', 'fire', 'ash'];
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const text = () =>
+      Array.from({ length: 1 + Math.floor(next() * 5) }, () => words[Math.floor(next() * 6)]).join(
+        ' ',
+      );
+    b.batch(() => {
+      for (let i = 0; i < 120; i++) {
+        b.send({ from: 'ann', to: 'bob', body: text() });
+        // Many entries with the very same text: ties at every cut.
+        b.remember({ agent: 'ann', content: i % 3 === 0 ? 'kiln glaze' : text() });
+        // Holding every word of "kiln zircon" but long, and its rare word twice but short: the
+        // second kind outranks the first, and is in the list only once it widens to any word.
+        if (i % 12 === 0) b.remember({ agent: 'ann', content: `kiln zircon ${'pot '.repeat(60)}` });
+        if (i % 40 === 5) b.remember({ agent: 'ann', content: 'zircon zircon' });
+        b.createAtom({ agent: 'ann', subject: text(), action: text(), outcome: 'ok' });
+      }
+    });
+    for (const query of [
+      'kiln',
+      'kiln glaze',
+      'kiln zircon',
+      'clay wheel fire',
+      'glaze ash kiln',
+    ]) {
+      for (const types of [undefined, ['stm' as const], ['atom' as const]]) {
+        const deep = (await b.searchHybrid({ query, types, limit: 100 })).hits;
+        for (const limit of [1, 5, 12, 40]) {
+          const where = `${query} ${types?.join() ?? 'all'} ${limit}`;
+          const shown = (await b.searchHybrid({ query, types, limit })).hits;
+          expect(shown, where).toEqual(deep.slice(0, limit));
+          expect(b.search({ query, types, limit }).hits, where).toEqual(deep.slice(0, limit));
+        }
+      }
+    }
+  });
+});
