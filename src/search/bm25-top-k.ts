@@ -160,9 +160,13 @@ function popcount(n: number): number {
 
 /** The MATCH expression scoring every term but choosing the rows holding one of `among`. */
 export function prunedMatch(terms: string[], among: string[]): string {
-  const all = terms.map(quoteTerm).join(' OR ');
-  if (among.length >= terms.length) return all;
-  return `(${all}) AND (${among.map(quoteTerm).join(' OR ')})`;
+  if (among.length >= terms.length) return terms.map(quoteTerm).join(' OR ');
+  return chosenBy(terms, among.map(quoteTerm).join(' OR '));
+}
+
+/** The MATCH expression scoring every term but choosing the rows `expression` matches. */
+function chosenBy(terms: string[], expression: string): string {
+  return `(${terms.map(quoteTerm).join(' OR ')}) AND (${expression})`;
 }
 
 /**
@@ -226,15 +230,20 @@ export function pruneTopK(
     budget = Math.max(budget * 4, held + sorted[first.length]!.df);
   }
   const theta = -ranked[k - 1]!.bm25;
-  const essential = essentialTerms(sorted, rows, theta, bound);
+  const boundOf = bound ?? ((c: Counted) => upperBound(rows, c.df));
+  const essential = essentialTerms(sorted, rows, theta, boundOf);
   if (essential.length <= first.length) {
     return { ranked, statements: 1, essential: essential.length };
   }
-  const boundOf = bound ?? ((c: Counted) => upperBound(rows, c.df));
-  const among =
-    essentialCombinations(sorted, essential.length, theta, boundOf, wholeRows) ??
-    essential.map((c) => quoteTerm(c.term)).join(' OR ');
-  const again = run(`(${terms.map(quoteTerm).join(' OR ')}) AND (${among})`);
+  const combinations = essentialCombinations(sorted, essential.length, theta, boundOf, wholeRows);
+  const again = run(
+    combinations === undefined
+      ? prunedMatch(
+          terms,
+          essential.map((c) => c.term),
+        )
+      : chosenBy(terms, combinations),
+  );
   return { ranked: again, statements: 2, essential: essential.length };
 }
 

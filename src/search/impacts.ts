@@ -203,7 +203,7 @@ function withImpacts<T>(
   const read = (fresh: boolean): WordImpacts | undefined => {
     // What a write transaction sees may yet be rolled back: keep nothing read inside one.
     if (ctx.db.inTransaction) return undefined;
-    const stored = fresh ? undefined : storedImpacts(ctx, type, term);
+    const stored = fresh ? undefined : storedImpacts(ctx, type, term, stats.epoch);
     if (stored) return remember(parse(stored, stats.epoch));
     const blob = readClasses(ctx, type, weights, term, df, keep);
     if (!blob) return undefined;
@@ -286,7 +286,8 @@ export function primeImpacts(
   const from = impactsFrom(stats.rows);
   const read: Array<{ term: string; n: number; upto: number; impacts: Buffer }> = [];
   for (const t of tokens) {
-    if (t.n < from || !ownToken(ctx, t.term) || storedImpacts(ctx, type, t.term)) continue;
+    if (t.n < from || !ownToken(ctx, t.term) || storedImpacts(ctx, type, t.term, stats.epoch))
+      continue;
     const blob = readClasses(ctx, type, weights, t.term, t.n, IMPACTS_KEEP);
     if (!blob) continue;
     const word = parse(blob, stats.epoch);

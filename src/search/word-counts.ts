@@ -68,23 +68,45 @@ export function createWordCountNotes(): WordCountNotes {
 /** Per connection and index: the counts kept in memory. */
 const kept = new WeakMap<Database, Map<SearchType, Map<string, Kept>>>();
 
-/** Whether the brain has the table of counts (a read-only connection to an older file may not). */
-const hasTable = new WeakMap<Database, boolean>();
-
-/** Whether the brain has the table of counts (a read-only connection to an older file may not). */
-function keepsCounts(ctx: Pick<BrainContext, 'db' | 'q'>): boolean {
-  let has = hasTable.get(ctx.db);
-  if (has === undefined) {
-    has =
-      ctx.q
-        .get<[], { n: number }>(
-          `SELECT count(*) AS n FROM sqlite_schema WHERE name = 'search_count_epochs'`,
-        )
-        .get()!.n > 0;
-    hasTable.set(ctx.db, has);
-  }
-  return has;
+/**
+ * What a connection's schema has, asked once per connection: `sql` counts the objects looked for
+ * (a read-only connection to an older file may lack them).
+ */
+function schemaHas(sql: string): (ctx: Pick<BrainContext, 'db' | 'q'>) => boolean {
+  const known = new WeakMap<Database, boolean>();
+  return (ctx) => {
+    let has = known.get(ctx.db);
+    if (has === undefined) {
+      has = ctx.q.get<[], { n: number }>(sql).get()!.n > 0;
+      known.set(ctx.db, has);
+    }
+    return has;
+  };
 }
+
+/** Whether the brain has the tables of counts (migration 0015). */
+const keepsCounts = schemaHas(
+  `SELECT count(*) AS n FROM sqlite_schema WHERE name = 'search_count_epochs'`,
+);
+
+/** Whether the brain keeps score classes beside the counts (migration 0017). */
+const impactsColumn = schemaHas(
+  `SELECT count(*) AS n FROM pragma_table_info('search_word_counts') WHERE name = 'impacts'`,
+);
+
+/** An index's epoch (migration 0015): what is kept of its words holds while it stays. */
+function indexEpoch(ctx: Pick<BrainContext, 'q'>, type: SearchType): number {
+  return ctx.q
+    .get<[string], { epoch: number }>(`SELECT epoch FROM search_count_epochs WHERE idx = ?`)
+    .get(type)!.epoch;
+}
+
+/** SQL keeping a word's count, unless its index has moved to another epoch or a newer one is kept. */
+const KEEP_COUNT_SQL = `INSERT INTO search_word_counts (idx, term, n, upto)
+  SELECT @idx, @term, @n, @upto
+  WHERE (SELECT epoch FROM search_count_epochs WHERE idx = @idx) = @epoch
+  ON CONFLICT (idx, term) DO UPDATE SET n = excluded.n, upto = excluded.upto
+  WHERE excluded.upto > search_word_counts.upto`;
 
 export interface WordCounter {
   /** Rows of the index holding the word, exact. */
@@ -119,12 +141,7 @@ export function createWordCounter(
     `SELECT count(*) AS n, coalesce(max(rowid), 0) AS top FROM ${table} WHERE ${table} MATCH ?`,
   );
   let epoch: number | undefined;
-  const currentEpoch = (): number =>
-    (epoch ??= keptTable
-      ? ctx.q
-          .get<[string], { epoch: number }>(`SELECT epoch FROM search_count_epochs WHERE idx = ?`)
-          .get(type)!.epoch
-      : -1);
+  const currentEpoch = (): number => (epoch ??= keptTable ? indexEpoch(ctx, type) : -1);
 
   let memory: Map<string, Kept> | undefined;
   const inMemory = (): Map<string, Kept> => {
@@ -273,18 +290,14 @@ export function takeCensus(
 ): Array<{ term: string; n: number }> | undefined {
   const db = ctx.db;
   if (db.readonly || db.inTransaction || !keepsCounts(ctx)) return undefined;
-  const epochOf = () =>
-    ctx.q
-      .get<[string], { epoch: number }>(`SELECT epoch FROM search_count_epochs WHERE idx = ?`)
-      .get(type)!.epoch;
-  if (censusTaken(ctx, type, epochOf())) return undefined;
+  if (censusTaken(ctx, type, indexEpoch(ctx, type))) return undefined;
   const table = TABLES[type];
   db.exec(
     `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_census USING fts5vocab(main, ${table}, row)`,
   );
   const census = db
     .transaction(() => ({
-      epoch: epochOf(),
+      epoch: indexEpoch(ctx, type),
       upto: ctx.q.get<[], number | null>(`SELECT max(rowid) FROM ${table}`).pluck().get() ?? 0,
       tokens: ctx.q
         .get<[number], { term: string; doc: number }>(
@@ -293,13 +306,10 @@ export function takeCensus(
         .all(KEEP_FROM_ROWS),
     }))
     .deferred();
-  const write = ctx.q.get<[{ idx: string; term: string; n: number; upto: number; epoch: number }]>(
-    `INSERT INTO search_word_counts (idx, term, n, upto)
-     SELECT @idx, @term, @n, @upto
-     WHERE (SELECT epoch FROM search_count_epochs WHERE idx = @idx) = @epoch
-     ON CONFLICT (idx, term) DO UPDATE SET n = excluded.n, upto = excluded.upto
-     WHERE excluded.upto > search_word_counts.upto`,
-  );
+  const write =
+    ctx.q.get<[{ idx: string; term: string; n: number; upto: number; epoch: number }]>(
+      KEEP_COUNT_SQL,
+    );
   const row = { idx: type, upto: census.upto, epoch: census.epoch };
   const written = writeWithoutWaiting(db, () =>
     db
@@ -312,32 +322,17 @@ export function takeCensus(
   return written ? census.tokens.map((t) => ({ term: t.term, n: t.doc })) : undefined;
 }
 
-/** Whether the brain keeps score classes beside the counts (migration 0017). */
-const hasImpacts = new WeakMap<Database, boolean>();
-
-function impactsColumn(ctx: Pick<BrainContext, 'db' | 'q'>): boolean {
-  let has = hasImpacts.get(ctx.db);
-  if (has === undefined) {
-    has =
-      ctx.q
-        .get<[], { n: number }>(
-          `SELECT count(*) AS n FROM pragma_table_info('search_word_counts') WHERE name = 'impacts'`,
-        )
-        .get()!.n > 0;
-    hasImpacts.set(ctx.db, has);
-  }
-  return has;
-}
-
 /**
- * A word's score classes as kept in the brain: valid in the index's current epoch, since the
- * triggers that move it to another drop them (migration 0017). A word with none of its own has its
- * token's, when the census was taken and the token is a word of its own (the same rows hold both).
+ * A word's score classes as kept in the brain: valid in the index's current epoch (`epoch`, as the
+ * caller read it), since the triggers that move it to another drop them (migration 0017). A word
+ * with none of its own has its token's, when the census was taken and the token is a word of its
+ * own (the same rows hold both).
  */
 export function storedImpacts(
   ctx: Pick<BrainContext, 'db' | 'q'>,
   type: SearchType,
   term: string,
+  epoch: number,
 ): Buffer | undefined {
   if (!impactsColumn(ctx)) return undefined;
   const of = (key: string) =>
@@ -348,11 +343,7 @@ export function storedImpacts(
       .pluck()
       .get(type, key) ?? undefined;
   const own = of(term);
-  if (own || !hasRankFunction(ctx.db) || !keepsCounts(ctx)) return own;
-  const epoch = ctx.q
-    .get<[string], { epoch: number }>(`SELECT epoch FROM search_count_epochs WHERE idx = ?`)
-    .get(type)!.epoch;
-  if (!censusTaken(ctx, type, epoch)) return undefined;
+  if (own || !hasRankFunction(ctx.db) || !censusTaken(ctx, type, epoch)) return own;
   const token = tokenOf(ctx, term);
   return token !== undefined && token !== term && ownToken(ctx, token) ? of(token) : undefined;
 }
@@ -426,13 +417,10 @@ export function flushWordCounts(
     return true;
   }
   const pending = [...notes.values()];
-  const write = ctx.q.get<[{ idx: string; term: string; n: number; upto: number; epoch: number }]>(
-    `INSERT INTO search_word_counts (idx, term, n, upto)
-     SELECT @idx, @term, @n, @upto
-     WHERE (SELECT epoch FROM search_count_epochs WHERE idx = @idx) = @epoch
-     ON CONFLICT (idx, term) DO UPDATE SET n = excluded.n, upto = excluded.upto
-     WHERE excluded.upto > search_word_counts.upto`,
-  );
+  const write =
+    ctx.q.get<[{ idx: string; term: string; n: number; upto: number; epoch: number }]>(
+      KEEP_COUNT_SQL,
+    );
   // Classes come with a count of their own: a row for the word that holds none is made with it.
   const writeImpacts = () =>
     ctx.q.get<

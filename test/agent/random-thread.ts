@@ -4,19 +4,9 @@
  * none at all), blank text, other agents' messages. Seeded, so a failure names its seed.
  */
 
-export const WHO = { agent: 'assistant', owner: 'ann' };
+import { mulberry32 } from '../../bench/crash.js';
 
-/** A small seeded generator (mulberry32): the same seed gives the same thread. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const WHO = { agent: 'assistant', owner: 'ann' };
 
 export interface RandomMessage {
   from: string;
@@ -31,7 +21,7 @@ export interface RandomThread {
 }
 
 export function randomThread(seed: number, options: { blankBodies: boolean }): RandomThread {
-  const rand = seeded(seed);
+  const rand = mulberry32(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
   const chance = (p: number) => rand() < p;
   let ids = 0;

@@ -21,6 +21,15 @@ function record(m: RandomMessage): MessageRecord {
   };
 }
 
+/** The owner's message, the assistant's reply, and the owner's next message. */
+function aTurnAndAQuestion(): MessageRecord[] {
+  return [
+    { from: 'ann', body: 'one', metadata: {} },
+    { from: 'assistant', body: 'first', metadata: {} },
+    { from: 'ann', body: 'two', metadata: {} },
+  ].map(record);
+}
+
 describe('buildHistoryAfter', () => {
   it('gives buildHistory’s output over all records at every turn of random threads, summaries and notes included', () => {
     let turns = 0;
@@ -58,11 +67,7 @@ describe('buildHistoryAfter', () => {
   });
 
   it('settles only up to the newest turn and builds the records after it each time', () => {
-    const records = [
-      { from: 'ann', body: 'one', metadata: {} },
-      { from: 'assistant', body: 'first', metadata: {} },
-      { from: 'ann', body: 'two', metadata: {} },
-    ].map(record);
+    const records = aTurnAndAQuestion();
     const settled = settledHistory();
     buildHistoryAfter(settled, { ...WHO, messages: records });
     expect(settled.count).toBe(2);
@@ -92,11 +97,7 @@ describe('buildHistoryAfter', () => {
   });
 
   it('freezes the messages it keeps for later turns, and gives each caller an array of its own', () => {
-    const records = [
-      { from: 'ann', body: 'one', metadata: {} },
-      { from: 'assistant', body: 'first', metadata: {} },
-      { from: 'ann', body: 'two', metadata: {} },
-    ].map(record);
+    const records = aTurnAndAQuestion();
     const settled = settledHistory();
     const first = buildHistoryAfter(settled, { ...WHO, messages: records });
     expect(() => first[0]!.content.push({ type: 'text', text: 'x' })).toThrow(TypeError);

@@ -12,6 +12,7 @@ import { createWordCounter, leadingVarint } from '../../../src/search/word-count
 import { buildFtsQueries, quoteTerm } from '../../../src/search/fts-query.js';
 import { RANK_SQL } from '../../../src/search/fts.js';
 import type { SearchType } from '../../../src/validation.js';
+import { mulberry32 } from '../../../bench/crash.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
@@ -20,16 +21,8 @@ beforeEach(() => {
 });
 afterEach(() => t.cleanup());
 
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded (mulberry32), so a failure can be replayed. */
+const random = mulberry32;
 
 // Zipf-like: word i is drawn with weight 1/(i+1), so the first words fill much of the index and
 // the last ones are rare, as in real text.

@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../../bench/crash.js';
 import { holdsStem, roughStem, wordsOfNormalized } from '../../../src/search/fts-query.js';
 
 /** The definition: some word of the text (a run of letters and digits) has the stem as its own. */
 const byWords = (text: string, stem: string) =>
   wordsOfNormalized(text).some((w) => w.startsWith(stem) && roughStem(w) === stem);
-
-/** A small deterministic generator, so a failure reproduces. */
-function random(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    return x / 2 ** 31;
-  };
-}
 
 describe('holdsStem', () => {
   it('finds a word by its rough stem exactly as splitting the text into words does', () => {
@@ -39,7 +31,7 @@ describe('holdsStem', () => {
       '🙂',
       '\ud835',
     ];
-    const next = random(7);
+    const next = mulberry32(7); // seeded, so a failure reproduces
     const pick = <T>(list: T[]) => list[Math.floor(next() * list.length)]!;
     let checked = 0;
     let held = 0;

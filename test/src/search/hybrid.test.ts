@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrainError, type Embedder } from '../../../src/index.js';
+import { mulberry32 } from '../../../bench/crash.js';
 import { wordEmbedder } from '../../embedders.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
@@ -264,8 +265,7 @@ describe('how deep STM and atoms are ranked', () => {
   it('shows the same first hits whether STM and atoms are ranked only as deep as the hits shown or 100 deep, ties included', async () => {
     const b = (t = tempBrain({ clock: fixedClock() })).brain;
     const words = ['kiln', 'glaze', 'clay', 'wheel', 'fire', 'ash'];
-    let seed = 11;
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const next = mulberry32(11);
     const text = () =>
       Array.from({ length: 1 + Math.floor(next() * 5) }, () => words[Math.floor(next() * 6)]).join(
         ' ',
