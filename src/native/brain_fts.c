@@ -47,27 +47,14 @@
 
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT1
+#include "brain_fts.h"
 
-#define BRAIN_K1 1.2
-#define BRAIN_B 0.75
 /* Lengths are loaded into memory once the lookups through the blob handle reach a 16th of the
    index's rows (loading costs about what that many lookups do), and never for fewer than this. */
 #define NORMS_SHARE 16
 #define NORMS_MIN 2000
-#define NORM_UNKNOWN 0xFFFF
 /* Rowids from here up are looked up through the blob handle: the array stays under 64 MB. */
 #define NORMS_MAX_ROWID (1 << 25)
-
-/* One index's row lengths, kept with the connection (sqlite3_set_clientdata). */
-typedef struct Norms {
-  char *table;             /* the docsize table */
-  int loaded;              /* the table has been read up to loadedMax */
-  sqlite3_int64 loadedMax; /* rows with rowid <= loadedMax are in `len` (or absent) */
-  sqlite3_int64 cap;       /* entries of `len` */
-  unsigned short *len;     /* by rowid; NORM_UNKNOWN when absent or too long */
-  sqlite3_int64 lookups;   /* lengths read through the blob handle */
-  int failed;              /* out of memory once: lengths come through the blob handle */
-} Norms;
 
 static void norms_free(void *p) {
   Norms *norms = (Norms *)p;
@@ -112,7 +99,7 @@ static sqlite3_int64 record_length(const unsigned char *record, int n) {
 }
 
 /* Whether the connection has a write transaction open: the rows it sees may yet be rolled back. */
-static int writing(sqlite3 *db) { return sqlite3_txn_state(db, 0) == SQLITE_TXN_WRITE; }
+int brain_writing(sqlite3 *db) { return sqlite3_txn_state(db, 0) == SQLITE_TXN_WRITE; }
 
 /* Read the rows of the docsize table added since the last read (all of them, the first time).
    Never inside a write transaction (the caller checks): they would outlive a rollback. */
@@ -152,13 +139,6 @@ static int norms_load(sqlite3 *db, Norms *norms) {
   return SQLITE_OK;
 }
 
-/* Where a statement reads row lengths from: memory, the docsize table, or FTS5. */
-typedef struct Lengths {
-  sqlite3 *db;          /* the connection (xUserData is not there in xQueryPhrase's callbacks) */
-  sqlite3_blob *sizes;  /* on the docsize table's sz column, moved from row to row */
-  int sizesFailed;      /* the docsize table could not be read: use xColumnSize */
-  Norms *norms;         /* the index's row lengths in memory, when the connection keeps them */
-} Lengths;
 
 /* What one execution of a statement keeps between its rows. */
 typedef struct RankData {
@@ -184,11 +164,11 @@ static double norms_threshold(sqlite3_int64 nRow) {
 /* The connection's norms of the docsize table named by `sizes`, read up to date when `load` or
    already loaded, and the connection is not writing; 0 when the lengths must come through the
    blob handle. */
-static Norms *lengths_norms(sqlite3 *db, sqlite3_value *sizes, int load) {
+Norms *brain_lengths_norms(sqlite3 *db, sqlite3_value *sizes, int load) {
   if (sqlite3_value_type(sizes) != SQLITE_TEXT) return 0;
   Norms *norms = norms_of(db, (const char *)sqlite3_value_text(sizes));
   if (!norms || norms->failed) return 0;
-  if ((load || norms->loaded) && !writing(db) &&
+  if ((load || norms->loaded) && !brain_writing(db) &&
       norms_load(db, norms) != SQLITE_OK)
     return 0; /* read through the blob handle instead */
   return norms;
@@ -251,9 +231,9 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
     }
     sqlite3 *db = (sqlite3 *)api->xUserData(fts);
     data->lengths.db = db;
-    Norms *norms = lengths_norms(db, sizes, 0);
+    Norms *norms = brain_lengths_norms(db, sizes, 0);
     if (norms && !norms->loaded && (double)norms->lookups + rows >= norms_threshold(nRow))
-      norms = lengths_norms(db, sizes, 1);
+      norms = brain_lengths_norms(db, sizes, 1);
     data->lengths.norms = norms;
   }
   if (rc != SQLITE_OK) {
@@ -266,22 +246,17 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
   return SQLITE_OK;
 }
 
-/* The row's length in tokens, all columns: from memory, its docsize record, or FTS5. */
-static int row_length(Lengths *lengths, const Fts5ExtensionApi *api, Fts5Context *fts,
-                      sqlite3_value *sizes, int *length) {
-  sqlite3_int64 rowid = api->xRowid(fts);
+int brain_length_at(Lengths *lengths, const char *sizes, sqlite3_int64 rowid, int *length) {
   Norms *norms = lengths->norms;
   if (norms && norms->loaded && rowid >= 0 && rowid <= norms->loadedMax && rowid < norms->cap &&
       norms->len[rowid] != NORM_UNKNOWN) {
     *length = norms->len[rowid];
     return SQLITE_OK;
   }
-  if (!lengths->sizesFailed && sqlite3_value_type(sizes) == SQLITE_TEXT) {
-    sqlite3 *db = lengths->db;
-    int rc = lengths->sizes
-                 ? sqlite3_blob_reopen(lengths->sizes, rowid)
-                 : sqlite3_blob_open(db, "main", (const char *)sqlite3_value_text(sizes), "sz",
-                                     rowid, 0, &lengths->sizes);
+  if (!lengths->sizesFailed && sizes) {
+    int rc = lengths->sizes ? sqlite3_blob_reopen(lengths->sizes, rowid)
+                            : sqlite3_blob_open(lengths->db, "main", sizes, "sz", rowid, 0,
+                                                &lengths->sizes);
     unsigned char record[256];
     int n = rc == SQLITE_OK ? sqlite3_blob_bytes(lengths->sizes) : 0;
     if (rc == SQLITE_OK && n > 0 && n <= (int)sizeof(record) &&
@@ -291,14 +266,23 @@ static int row_length(Lengths *lengths, const Fts5ExtensionApi *api, Fts5Context
       return SQLITE_OK;
     }
     /* A record past what a varint of this size allows, or a table that is not there: from now
-       on, ask FTS5. A blob handle left on an error is closed with the statement's data. */
+       on, the caller asks FTS5. A blob handle left on an error is closed with its owner. */
     lengths->sizesFailed = 1;
   }
+  return SQLITE_NOTFOUND;
+}
+
+/* The row's length in tokens, all columns: from memory, its docsize record, or FTS5. */
+static int row_length(Lengths *lengths, const Fts5ExtensionApi *api, Fts5Context *fts,
+                      sqlite3_value *sizes, int *length) {
+  const char *table =
+      sqlite3_value_type(sizes) == SQLITE_TEXT ? (const char *)sqlite3_value_text(sizes) : 0;
+  if (brain_length_at(lengths, table, api->xRowid(fts), length) == SQLITE_OK) return SQLITE_OK;
   return api->xColumnSize(fts, -1, length);
 }
 
 /* The weighted hits of phrase `phrase` in the row: each hit counts its column's weight. */
-static int row_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int phrase, int nWeight,
+int brain_row_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int phrase, int nWeight,
                     sqlite3_value **weights, double *hits) {
   int nInst = 0;
   int rc = api->xInstCount(fts, &nInst);
@@ -314,7 +298,7 @@ static int row_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int phrase, i
 }
 
 /* Whether `rowid` is in `sorted`, an ascending array of n rowids as native doubles. */
-static int among(const unsigned char *sorted, int n, sqlite3_int64 rowid) {
+int brain_among(const unsigned char *sorted, int n, sqlite3_int64 rowid) {
   int lo = 0, hi = n;
   double want = (double)rowid;
   while (lo < hi) {
@@ -394,7 +378,7 @@ static void brain_bm25_outside(const Fts5ExtensionApi *api, Fts5Context *fts,
   int n = sqlite3_value_type(excluded) == SQLITE_BLOB
               ? sqlite3_value_bytes(excluded) / (int)sizeof(double)
               : 0;
-  if (n > 0 && among((const unsigned char *)sqlite3_value_blob(excluded), n, api->xRowid(fts))) {
+  if (n > 0 && brain_among((const unsigned char *)sqlite3_value_blob(excluded), n, api->xRowid(fts))) {
     sqlite3_result_double(ctx, BRAIN_EXCLUDED);
     return;
   }
@@ -505,7 +489,7 @@ static int impacts_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *user
   Impacts *im = (Impacts *)user;
   double f = 0.0;
   int d = 0;
-  int rc = row_hits(api, fts, 0, im->nWeight, im->weights, &f);
+  int rc = brain_row_hits(api, fts, 0, im->nWeight, im->weights, &f);
   if (rc == SQLITE_OK) rc = row_length(&im->lengths, api, fts, im->sizes, &d);
   if (rc != SQLITE_OK) return rc;
   ImpactClass *c = impact_class(im, f, d);
@@ -564,7 +548,7 @@ static void brain_impacts(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3
   im.weights = &apVal[3];
   sqlite3 *db = (sqlite3 *)api->xUserData(fts);
   im.lengths.db = db;
-  im.lengths.norms = lengths_norms(db, apVal[0], sqlite3_value_int(apVal[2]) != 0);
+  im.lengths.norms = brain_lengths_norms(db, apVal[0], sqlite3_value_int(apVal[2]) != 0);
 
   sqlite3_int64 nRow = 0, nToken = 0;
   rc = api->xRowCount(fts, &nRow);
@@ -614,7 +598,7 @@ static void brain_impacts(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3
 static void brain_hits(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
                        int nVal, sqlite3_value **apVal) {
   double f = 0.0;
-  int rc = row_hits(api, fts, 0, nVal, apVal, &f);
+  int rc = brain_row_hits(api, fts, 0, nVal, apVal, &f);
   if (rc != SQLITE_OK) sqlite3_result_error_code(ctx, rc);
   else sqlite3_result_double(ctx, f);
 }
@@ -642,10 +626,10 @@ static void brain_length(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_
     memset(lengths, 0, sizeof(*lengths));
     lengths->db = (sqlite3 *)api->xUserData(fts);
     sqlite3_int64 nRow = 0;
-    lengths->norms = lengths_norms(lengths->db, apVal[0], 0);
+    lengths->norms = brain_lengths_norms(lengths->db, apVal[0], 0);
     if (lengths->norms && !lengths->norms->loaded && api->xRowCount(fts, &nRow) == SQLITE_OK &&
         (double)lengths->norms->lookups >= norms_threshold(nRow))
-      lengths->norms = lengths_norms(lengths->db, apVal[0], 1);
+      lengths->norms = brain_lengths_norms(lengths->db, apVal[0], 1);
     rc = api->xSetAuxdata(fts, lengths, lengths_free);
     if (rc != SQLITE_OK) {
       sqlite3_result_error_code(ctx, rc); /* xSetAuxdata has freed it */
@@ -672,7 +656,7 @@ static void brain_fts_norms(sqlite3_context *ctx, int nVal, sqlite3_value **apVa
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if ((nVal > 1 && sqlite3_value_int(apVal[1]) == 0) || writing(db)) {
+  if ((nVal > 1 && sqlite3_value_int(apVal[1]) == 0) || brain_writing(db)) {
     sqlite3_result_int64(ctx, norms->loaded ? norms->loadedMax : -1);
     return;
   }
@@ -762,6 +746,7 @@ int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
     rc = fts5->xCreateFunction(fts5, "brain_bm25_outside", (void *)db, brain_bm25_outside, 0);
   if (rc == SQLITE_OK)
     rc = fts5->xCreateFunction(fts5, "brain_impacts", (void *)db, brain_impacts, 0);
+  if (rc == SQLITE_OK) rc = fts5->xCreateFunction(fts5, "brain_topk", (void *)db, brain_topk, 0);
   if (rc == SQLITE_OK) rc = fts5->xCreateFunction(fts5, "brain_hits", (void *)db, brain_hits, 0);
   if (rc == SQLITE_OK)
     rc = fts5->xCreateFunction(fts5, "brain_length", (void *)db, brain_length, 0);

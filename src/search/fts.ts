@@ -6,6 +6,7 @@ import { pruneTopK, upperBound, type Counted, type Ranked } from './bm25-top-k.j
 import { createWordCounter } from './word-counts.js';
 import { IMPACTS_KEEP, impactsBound, impactsTopK, type ImpactsIndex } from './impacts.js';
 import { holdsStem, normalized, quoteTerm, roughStem, type FtsQueries } from './fts-query.js';
+import { postingsTopK } from './postings.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
 export interface SearchFilters {
@@ -235,6 +236,44 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
       return bareThenDrop(params, (best) => unexpired(ctx, best, filters.now_ms), word);
     return bare(params, word);
   };
+  /**
+   * The best k from the words' posting lists in memory (postings.ts), the filters applied as the
+   * statements apply them; undefined when they cannot answer (a person's filters, which need each
+   * row's base row: the statements; a write transaction; too few rows left once dropped).
+   */
+  const fromPostings = (
+    terms: string[],
+    dfs: number[],
+    op: 'all' | 'any',
+    k: number,
+  ): Ranked[] | undefined => {
+    if (narrowed(filters)) return undefined;
+    const top = (n: number, excluded?: Buffer) =>
+      postingsTopK(ctx, {
+        table: SOURCES[type].table,
+        weights: SOURCES[type].weights,
+        terms,
+        dfs,
+        k: n,
+        all: op === 'all',
+        excluded,
+        epoch: counter.epoch(),
+      });
+    const dropping = (keep: Keep): Ranked[] | undefined => {
+      const best = top(2 * k);
+      if (!best) return undefined;
+      const kept = keep(best);
+      return kept.length >= k || best.length < 2 * k ? kept.slice(0, k) : undefined;
+    };
+    if (type === 'message' && filters.exclude_thread !== null) {
+      const id = filters.exclude_thread;
+      const size = threadSize(ctx, id);
+      if (size > OUTSIDE_ROWS) return dropping((best) => outsideThread(ctx, best, id));
+      return top(k, Buffer.from(threadRows(ctx, id, size).sorted.buffer));
+    }
+    if (type === 'stm') return dropping((best) => unexpired(ctx, best, filters.now_ms));
+    return top(k);
+  };
   /** The best k of the rows holding every term (`all`) or any of them (`any`). */
   return (terms: string[], op: 'all' | 'any', k: number): Ranked[] => {
     if (scorer === 'bm25') {
@@ -245,6 +284,8 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     if (terms.length === 1) {
       return run(quoteTerm(terms[0]!), df, k, { term: terms[0]!, df: dfs[0]! });
     }
+    const inMemory = fromPostings(terms, dfs, op, k);
+    if (inMemory) return inMemory;
     if (op === 'all') return run(terms.map(quoteTerm).join(' '), df, k);
     // Each word's bound from its classes when it has them (impacts.ts), else idf·(k1+1).
     const bound = (c: Counted) =>

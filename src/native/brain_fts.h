@@ -1,0 +1,53 @@
+/* What brain_fts.c shares with brain_topk.c: row lengths in memory, and reading them. */
+#ifndef BRAIN_FTS_H
+#define BRAIN_FTS_H
+
+#include "sqlite3ext.h"
+
+#define BRAIN_K1 1.2
+#define BRAIN_B 0.75
+#define NORM_UNKNOWN 0xFFFF
+
+/* One index's row lengths, kept with the connection (sqlite3_set_clientdata). */
+typedef struct Norms {
+  char *table;             /* the docsize table */
+  int loaded;              /* the table has been read up to loadedMax */
+  sqlite3_int64 loadedMax; /* rows with rowid <= loadedMax are in `len` (or absent) */
+  sqlite3_int64 cap;       /* entries of `len` */
+  unsigned short *len;     /* by rowid; NORM_UNKNOWN when absent or too long */
+  sqlite3_int64 lookups;   /* lengths read through the blob handle */
+  int failed;              /* out of memory once: lengths come through the blob handle */
+} Norms;
+
+/* Where a statement reads row lengths from: memory, the docsize table, or FTS5. */
+typedef struct Lengths {
+  sqlite3 *db;          /* the connection (xUserData is not there in xQueryPhrase's callbacks) */
+  sqlite3_blob *sizes;  /* on the docsize table's sz column, moved from row to row */
+  int sizesFailed;      /* the docsize table could not be read: use xColumnSize */
+  Norms *norms;         /* the index's row lengths in memory, when the connection keeps them */
+} Lengths;
+
+/* Whether the connection has a write transaction open: the rows it sees may yet be rolled back. */
+int brain_writing(sqlite3 *db);
+
+/* The connection's norms of the docsize table named by `sizes`, read up to date when `load` or
+   already loaded, and the connection is not writing; 0 when the lengths must come through the
+   blob handle. */
+Norms *brain_lengths_norms(sqlite3 *db, sqlite3_value *sizes, int load);
+
+/* The length of row `rowid` from memory or its docsize record; SQLITE_NOTFOUND when neither has
+   it. */
+int brain_length_at(Lengths *lengths, const char *sizes, sqlite3_int64 rowid, int *length);
+
+/* The weighted hits of phrase `phrase` in the row: each hit counts its column's weight. */
+int brain_row_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int phrase, int nWeight,
+                   sqlite3_value **weights, double *hits);
+
+/* Whether `rowid` is in `sorted`, an ascending array of n rowids as native doubles. */
+int brain_among(const unsigned char *sorted, int n, sqlite3_int64 rowid);
+
+/* brain_topk (brain_topk.c). */
+void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
+                sqlite3_value **apVal);
+
+#endif

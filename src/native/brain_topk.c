@@ -1,0 +1,623 @@
+/*
+ * brain_topk(fts, terms, df, sizes, excluded, k, all, epoch, budget, w0, w1, ...): the best k rows
+ * of a query of n words by brain_bm25, exactly as
+ *
+ *   SELECT rowid, brain_bm25(fts, df, sizes, w0, ...) AS bm25 FROM fts
+ *   WHERE fts MATCH '"t1" OR ... OR "tn"' ORDER BY bm25, rowid LIMIT k
+ *
+ * ranks them (with `all` non-zero, among the rows holding every word), less the rows listed in
+ * `excluded` (ascending rowids as native doubles, or NULL), from each word's posting list: its rows'
+ * ids and weighted hits, read once through xQueryPhrase and kept with the connection.
+ *
+ * Why. A statement scores a row through FTS5's cursor, at ~0.7 µs a row; a question of common
+ * words ("any news on the boiler since last week?") holds half a million rows at a million
+ * messages, and the pruning of bm25-top-k.ts cannot skip most of them when the rare words hold
+ * fewer than k rows. Walking the same lists in memory costs a few nanoseconds a posting, and
+ * touches the rows in rowid order, so no bound is needed: every row holding a word is scored.
+ *
+ * Exactness. A row's score is computed as brain_bm25 computes it: the same idf from `df`, the same
+ * mean length from the index's totals, the same length (norms), the same weighted hits, summed
+ * phrase by phrase in the same order in the same expression (built with -ffp-contract=off), so the
+ * doubles are equal, and ties go to the lower rowid as `ORDER BY bm25, rowid` sends them.
+ *
+ * What is kept. Per connection and index (sqlite3_set_clientdata), the lists of the words asked
+ * for, least recently used dropped first once they take more than `budget` bytes (5 bytes a
+ * posting: a 32-bit rowid and a one-byte code of its weighted hits). They stay valid while the
+ * index's rows at or below the last rowid read are unchanged, which the word counts' epoch
+ * (migration 0015, word-counts.ts) tracks: it moves on a delete, an edit, or an insert below the
+ * newest row. A list kept from an older epoch is dropped; a list kept from this one reads the rows
+ * added since (a statement with `rowid > last`, which FTS5 answers by seeking) before each use.
+ * An epoch below 0 keeps nothing. Inside a write transaction nothing is read into memory (the rows
+ * may yet be rolled back): the function returns NULL, and the caller ranks with statements.
+ *
+ * The result: NULL when the caller must rank otherwise (a write transaction, a rowid past 32 bits,
+ * a word with more than 255 different weighted hit counts, lengths that cannot be read), else a
+ * blob of native doubles, rowid and bm25 (minus the score) for each row, best first. Read on the
+ * statement's first row only (LIMIT 1; later rows give NULL): the MATCH expression must be the
+ * words OR-ed in order, so that phrase i is word i.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+#include "brain_fts.h"
+
+#define BUCKETS 1024
+#define MAX_HITS 255
+#define MAX_ROWID 0xFFFFFFFFll
+
+typedef struct Postings {
+  char *term;
+  sqlite3_int64 last; /* the rowid of its last row, 0 when it has none */
+  int n, cap;
+  unsigned int *rowid; /* ascending */
+  unsigned char *code; /* each row's weighted hits, as an index into hits */
+  double hits[MAX_HITS];
+  int nHits;
+  sqlite3_uint64 used; /* the call that last used it */
+  struct Postings *next;
+} Postings;
+
+typedef struct Cache {
+  sqlite3_int64 epoch;
+  sqlite3_uint64 bytes, calls;
+  Postings *buckets[BUCKETS];
+} Cache;
+
+static sqlite3_uint64 postings_bytes(const Postings *p) {
+  return sizeof(Postings) + (sqlite3_uint64)p->cap * 5 + strlen(p->term);
+}
+
+static void postings_free(Postings *p) {
+  if (!p) return;
+  sqlite3_free(p->term);
+  sqlite3_free(p->rowid);
+  sqlite3_free(p->code);
+  sqlite3_free(p);
+}
+
+static Postings *postings_new(const char *term) {
+  Postings *p = (Postings *)sqlite3_malloc64(sizeof(Postings));
+  if (!p) return 0;
+  memset(p, 0, sizeof(*p));
+  p->term = sqlite3_mprintf("%s", term);
+  if (!p->term) {
+    sqlite3_free(p);
+    return 0;
+  }
+  return p;
+}
+
+/* One more row: SQLITE_RANGE when the list cannot hold it (the caller ranks otherwise). */
+static int postings_add(Postings *p, sqlite3_int64 rowid, double f) {
+  if (rowid <= p->last || rowid > MAX_ROWID) return SQLITE_RANGE;
+  int c = 0;
+  while (c < p->nHits && p->hits[c] != f) c++;
+  if (c == p->nHits) {
+    if (p->nHits == MAX_HITS) return SQLITE_RANGE;
+    p->hits[p->nHits++] = f;
+  }
+  if (p->n == p->cap) {
+    int cap = p->cap ? p->cap * 2 : 64;
+    unsigned int *rowids =
+        (unsigned int *)sqlite3_realloc64(p->rowid, (sqlite3_uint64)cap * sizeof(*rowids));
+    if (!rowids) return SQLITE_NOMEM;
+    p->rowid = rowids;
+    unsigned char *codes = (unsigned char *)sqlite3_realloc64(p->code, (sqlite3_uint64)cap);
+    if (!codes) return SQLITE_NOMEM;
+    p->code = codes;
+    p->cap = cap;
+  }
+  p->rowid[p->n] = (unsigned int)rowid;
+  p->code[p->n] = (unsigned char)c;
+  p->n++;
+  p->last = rowid;
+  return SQLITE_OK;
+}
+
+typedef struct Reading {
+  Postings *postings;
+  int nWeight;
+  sqlite3_value **weights;
+} Reading;
+
+/* xQueryPhrase's callback: one more row holds the word. */
+static int read_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) {
+  Reading *r = (Reading *)user;
+  double f = 0.0;
+  int rc = brain_row_hits(api, fts, 0, r->nWeight, r->weights, &f);
+  return rc == SQLITE_OK ? postings_add(r->postings, api->xRowid(fts), f) : rc;
+}
+
+static unsigned hash_of(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h % BUCKETS;
+}
+
+static void cache_clear(Cache *cache) {
+  for (int b = 0; b < BUCKETS; b++) {
+    Postings *p = cache->buckets[b];
+    while (p) {
+      Postings *next = p->next;
+      postings_free(p);
+      p = next;
+    }
+    cache->buckets[b] = 0;
+  }
+  cache->bytes = 0;
+}
+
+static void cache_free(void *p) {
+  cache_clear((Cache *)p);
+  sqlite3_free(p);
+}
+
+/* The connection's lists for the index whose docsize table is `sizes`; 0 when out of memory. */
+static Cache *cache_of(sqlite3 *db, const char *sizes) {
+  char *key = sqlite3_mprintf("brain_topk:%s", sizes);
+  if (!key) return 0;
+  Cache *cache = (Cache *)sqlite3_get_clientdata(db, key);
+  if (!cache) {
+    cache = (Cache *)sqlite3_malloc64(sizeof(Cache));
+    if (cache) {
+      memset(cache, 0, sizeof(*cache));
+      cache->epoch = -1;
+      /* On failure SQLite has already called cache_free on it. */
+      if (sqlite3_set_clientdata(db, key, cache, cache_free) != SQLITE_OK) cache = 0;
+    }
+  }
+  sqlite3_free(key);
+  return cache;
+}
+
+static Postings *cache_find(Cache *cache, const char *term) {
+  for (Postings *p = cache->buckets[hash_of(term)]; p; p = p->next)
+    if (strcmp(p->term, term) == 0) return p;
+  return 0;
+}
+
+static void cache_put(Cache *cache, Postings *p) {
+  unsigned b = hash_of(p->term);
+  p->next = cache->buckets[b];
+  cache->buckets[b] = p;
+  cache->bytes += postings_bytes(p);
+}
+
+/* Drop the least recently used lists, none used by this call, until the rest fit `budget`. */
+static void cache_trim(Cache *cache, sqlite3_uint64 budget) {
+  while (cache->bytes > budget) {
+    Postings **oldest = 0;
+    for (int b = 0; b < BUCKETS; b++)
+      for (Postings **at = &cache->buckets[b]; *at; at = &(*at)->next)
+        if ((*at)->used != cache->calls && (!oldest || (*at)->used < (*oldest)->used))
+          oldest = at;
+    if (!oldest) return;
+    Postings *p = *oldest;
+    *oldest = p->next;
+    cache->bytes -= postings_bytes(p);
+    postings_free(p);
+  }
+}
+
+/* The rows holding the word added since its list was read, through `tail` (rowid > ?2). */
+static int postings_extend(sqlite3_stmt *tail, Postings *p, Cache *cache) {
+  char *match = sqlite3_mprintf("\"%w\"", p->term);
+  if (!match) return SQLITE_NOMEM;
+  sqlite3_uint64 before = postings_bytes(p);
+  sqlite3_bind_text(tail, 1, match, -1, sqlite3_free);
+  sqlite3_bind_int64(tail, 2, p->last);
+  int rc;
+  while ((rc = sqlite3_step(tail)) == SQLITE_ROW) {
+    rc = postings_add(p, sqlite3_column_int64(tail, 0), sqlite3_column_double(tail, 1));
+    if (rc != SQLITE_OK) break;
+  }
+  sqlite3_reset(tail);
+  cache->bytes += postings_bytes(p) - before;
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* The statement reading a word's rows past a rowid, with their weighted hits. */
+static int tail_statement(sqlite3 *db, const char *sizes, int nWeight, sqlite3_value **weights,
+                          sqlite3_stmt **out) {
+  size_t n = strlen(sizes);
+  if (n <= 8 || strcmp(sizes + n - 8, "_docsize") != 0) return SQLITE_MISUSE;
+  char *table = sqlite3_mprintf("%.*s", (int)(n - 8), sizes);
+  if (!table) return SQLITE_NOMEM;
+  sqlite3_str *sql = sqlite3_str_new(db);
+  sqlite3_str_appendf(sql, "SELECT rowid, brain_hits(\"%w\"", table);
+  for (int i = 0; i < nWeight; i++) sqlite3_str_appendf(sql, ", ?%d", i + 3);
+  sqlite3_str_appendf(sql, ") FROM \"%w\" WHERE \"%w\" MATCH ?1 AND rowid > ?2 ORDER BY rowid",
+                      table, table);
+  sqlite3_free(table);
+  char *text = sqlite3_str_finish(sql);
+  if (!text) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(db, text, -1, out, 0);
+  sqlite3_free(text);
+  for (int i = 0; rc == SQLITE_OK && i < nWeight; i++) rc = sqlite3_bind_value(*out, i + 3, weights[i]);
+  return rc;
+}
+
+/* A row ranked: the heap's worst first (lowest score; of equal scores, the highest rowid). */
+typedef struct Hit {
+  double score;
+  sqlite3_int64 rowid;
+} Hit;
+
+static int worse(const Hit *a, const Hit *b) {
+  return a->score < b->score || (a->score == b->score && a->rowid > b->rowid);
+}
+
+static void sift_down(Hit *heap, int n, int i) {
+  for (;;) {
+    int l = 2 * i + 1, r = l + 1, w = i;
+    if (l < n && worse(&heap[l], &heap[w])) w = l;
+    if (r < n && worse(&heap[r], &heap[w])) w = r;
+    if (w == i) return;
+    Hit t = heap[i];
+    heap[i] = heap[w];
+    heap[w] = t;
+    i = w;
+  }
+}
+
+static void sift_up(Hit *heap, int i) {
+  while (i > 0) {
+    int parent = (i - 1) / 2;
+    if (!worse(&heap[i], &heap[parent])) return;
+    Hit t = heap[i];
+    heap[i] = heap[parent];
+    heap[parent] = t;
+    i = parent;
+  }
+}
+
+static int best_first(const void *a, const void *b) {
+  const Hit *x = (const Hit *)a, *y = (const Hit *)b;
+  return worse(y, x) ? -1 : worse(x, y) ? 1 : 0;
+}
+
+typedef struct Ranking {
+  Postings **lists;
+  double *idf;
+  int n;
+  double avgdl;
+  Lengths lengths;
+  const char *sizes;
+  const unsigned char *excluded;
+  int nExcluded;
+  Hit *heap;
+  int k, size;
+} Ranking;
+
+/* The length of a row, from the norms when they hold it. */
+static int length_of(Ranking *rk, sqlite3_int64 rowid, int *length) {
+  const Norms *norms = rk->lengths.norms;
+  if (norms && norms->loaded && rowid <= norms->loadedMax && rowid < norms->cap &&
+      norms->len[rowid] != NORM_UNKNOWN) {
+    *length = norms->len[rowid];
+    return SQLITE_OK;
+  }
+  return brain_length_at(&rk->lengths, rk->sizes, rowid, length);
+}
+
+/* What BM25 divides by for a row of this length (brain_fts.c's expression, for equal doubles). */
+static double norm_of(const Ranking *rk, int length) {
+  return BRAIN_K1 * (1.0 - BRAIN_B + BRAIN_B * (double)length / rk->avgdl);
+}
+
+/* Put a scored row among the best k, unless it is worse than all of them or left out. */
+static void offer(Ranking *rk, double score, sqlite3_int64 rowid) {
+  Hit hit = {score, rowid};
+  if (rk->size == rk->k && !worse(&rk->heap[0], &hit)) return;
+  if (rk->nExcluded > 0 && brain_among(rk->excluded, rk->nExcluded, rowid)) return;
+  if (rk->size < rk->k) {
+    rk->heap[rk->size] = hit;
+    sift_up(rk->heap, rk->size++);
+  } else {
+    rk->heap[0] = hit;
+    sift_down(rk->heap, rk->size, 0);
+  }
+}
+
+/* The score of a row held by the lists whose cursor `at` is on it. */
+static int score_at(Ranking *rk, const int *at, sqlite3_int64 rowid, double *score) {
+  int length = 0;
+  int rc = length_of(rk, rowid, &length);
+  if (rc != SQLITE_OK) return rc;
+  double norm = norm_of(rk, length);
+  double sum = 0.0;
+  for (int i = 0; i < rk->n; i++) {
+    const Postings *p = rk->lists[i];
+    if (at[i] >= p->n || p->rowid[at[i]] != rowid) continue;
+    double f = p->hits[p->code[at[i]]];
+    sum += rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm);
+  }
+  *score = sum;
+  return SQLITE_OK;
+}
+
+/* Rows are scored a window of rowids at a time: word by word into one array, then offered. */
+#define WINDOW 65536
+/* Lengths up to this are divided once per call (norm_of), not once per posting. */
+#define NORMS_TABLE 256
+
+/*
+ * Every row holding any word, word after word (term at a time) within each window of rowids, so
+ * each row's sum adds its words in phrase order, as brain_bm25 does; a row's first word finds its
+ * slot at 0.0 (every word adds more than 0: idf >= 1e-6, hits > 0).
+ */
+static int rank_any(Ranking *rk, int *at) {
+  int nTerms = 0;
+  for (int i = 0; i < rk->n; i++) nTerms += rk->lists[i]->nHits * NORMS_TABLE;
+  double *sum = (double *)sqlite3_malloc64(WINDOW * sizeof(double));
+  int *touched = (int *)sqlite3_malloc64(WINDOW * sizeof(int));
+  /* What each word adds to a row, by its weighted hits (code) and length: the same expression as
+     brain_bm25's, evaluated once per pair rather than once per posting. */
+  double *terms = (double *)sqlite3_malloc64((sqlite3_uint64)(nTerms + 1) * sizeof(double));
+  int rc = sum && touched && terms ? SQLITE_OK : SQLITE_NOMEM;
+  if (rc == SQLITE_OK) {
+    memset(sum, 0, WINDOW * sizeof(double));
+    double *t = terms;
+    for (int i = 0; i < rk->n; i++)
+      for (int c = 0; c < rk->lists[i]->nHits; c++) {
+        double f = rk->lists[i]->hits[c];
+        for (int d = 0; d < NORMS_TABLE; d++)
+          *t++ = rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, d));
+      }
+  }
+  const Norms *norms = rk->lengths.norms;
+  const unsigned short *len = norms && norms->loaded ? norms->len : 0;
+  sqlite3_int64 inMemory = len ? (norms->loadedMax < norms->cap ? norms->loadedMax : norms->cap - 1)
+                               : -1;
+  while (rc == SQLITE_OK) {
+    sqlite3_int64 first = -1;
+    for (int i = 0; i < rk->n; i++)
+      if (at[i] < rk->lists[i]->n && (first < 0 || rk->lists[i]->rowid[at[i]] < first))
+        first = rk->lists[i]->rowid[at[i]];
+    if (first < 0) break;
+    sqlite3_int64 base = first - first % WINDOW, end = base + WINDOW;
+    int nTouched = 0;
+    const double *table = terms;
+    for (int i = 0; rc == SQLITE_OK && i < rk->n; i++) {
+      const Postings *p = rk->lists[i];
+      int j = at[i];
+      for (; j < p->n && p->rowid[j] < end; j++) {
+        sqlite3_int64 rowid = p->rowid[j];
+        int length = rowid <= inMemory ? len[rowid] : NORM_UNKNOWN;
+        if (length == NORM_UNKNOWN) {
+          rc = length_of(rk, rowid, &length);
+          if (rc != SQLITE_OK) break;
+        }
+        double add;
+        if (length < NORMS_TABLE) {
+          add = table[p->code[j] * NORMS_TABLE + length];
+        } else {
+          double f = p->hits[p->code[j]];
+          add = rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, length));
+        }
+        int slot = (int)(rowid - base);
+        /* Without a branch: whether a row is new is as good as random. */
+        touched[nTouched] = slot;
+        nTouched += sum[slot] == 0.0;
+        sum[slot] += add;
+      }
+      at[i] = j;
+      table += p->nHits * NORMS_TABLE;
+    }
+    for (int t = 0; t < nTouched; t++) {
+      offer(rk, sum[touched[t]], base + touched[t]);
+      sum[touched[t]] = 0.0;
+    }
+  }
+  sqlite3_free(sum);
+  sqlite3_free(touched);
+  sqlite3_free(terms);
+  return rc;
+}
+
+/* The first place at or after `from` whose rowid is at least `rowid` (galloping, then halving). */
+static int seek(const Postings *p, int from, sqlite3_int64 rowid) {
+  int step = 1, lo = from, hi = from;
+  while (hi < p->n && p->rowid[hi] < rowid) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > p->n) hi = p->n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (p->rowid[mid] < rowid) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Every row holding all the words: the shortest list leads, the others seek. */
+static int rank_all(Ranking *rk, int *at) {
+  int lead = 0;
+  for (int i = 1; i < rk->n; i++)
+    if (rk->lists[i]->n < rk->lists[lead]->n) lead = i;
+  const Postings *l = rk->lists[lead];
+  for (; at[lead] < l->n; at[lead]++) {
+    sqlite3_int64 rowid = l->rowid[at[lead]];
+    int all = 1;
+    for (int i = 0; all && i < rk->n; i++) {
+      if (i == lead) continue;
+      at[i] = seek(rk->lists[i], at[i], rowid);
+      if (at[i] >= rk->lists[i]->n) return SQLITE_OK;
+      all = rk->lists[i]->rowid[at[i]] == rowid;
+    }
+    if (all) {
+      double score = 0.0;
+      int rc = score_at(rk, at, rowid, &score);
+      if (rc != SQLITE_OK) return rc;
+      offer(rk, score, rowid);
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* Split `terms` on the unit separator: n words, or 0 when they are not n (or out of memory). */
+static char **split_terms(const char *terms, int n) {
+  char **out = (char **)sqlite3_malloc64((sqlite3_uint64)n * sizeof(char *));
+  if (!out) return 0;
+  memset(out, 0, (size_t)n * sizeof(char *));
+  const char *at = terms;
+  for (int i = 0; i < n; i++) {
+    const char *end = strchr(at, '\x1f');
+    if ((end == 0) != (i == n - 1)) break;
+    size_t len = end ? (size_t)(end - at) : strlen(at);
+    out[i] = sqlite3_mprintf("%.*s", (int)len, at);
+    if (!out[i]) break;
+    at = end ? end + 1 : at + len;
+  }
+  if (n > 0 && !out[n - 1]) {
+    for (int i = 0; i < n; i++) sqlite3_free(out[i]);
+    sqlite3_free(out);
+    return 0;
+  }
+  return out;
+}
+
+void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
+                sqlite3_value **apVal) {
+  if (nVal < 8) {
+    sqlite3_result_error(
+        ctx, "brain_topk: expects (fts, terms, df, sizes, excluded, k, all, epoch, budget, weights...)",
+        -1);
+    return;
+  }
+  if (api->xGetAuxdata(fts, 0)) {
+    sqlite3_result_null(ctx); /* ranked once per statement, on its first row */
+    return;
+  }
+  int rc = api->xSetAuxdata(fts, (void *)1, 0);
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  sqlite3 *db = (sqlite3 *)api->xUserData(fts);
+  int n = api->xPhraseCount(fts);
+  const char *terms = (const char *)sqlite3_value_text(apVal[0]);
+  const char *sizes = (const char *)sqlite3_value_text(apVal[2]);
+  int dfBytes = sqlite3_value_bytes(apVal[1]);
+  int k = sqlite3_value_int(apVal[4]);
+  int all = sqlite3_value_int(apVal[5]);
+  sqlite3_int64 epoch = sqlite3_value_int64(apVal[6]);
+  sqlite3_int64 budget = sqlite3_value_int64(apVal[7]);
+  int nWeight = nVal - 8;
+  sqlite3_value **weights = &apVal[8];
+  if (n < 1 || !terms || !sizes || sqlite3_value_type(apVal[1]) != SQLITE_BLOB ||
+      dfBytes != n * (int)sizeof(double) || k < 1) {
+    sqlite3_result_error(ctx, "brain_topk: one word and one count per phrase, k at least 1", -1);
+    return;
+  }
+  if (brain_writing(db)) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  char **words = split_terms(terms, n);
+  if (!words) {
+    sqlite3_result_error(ctx, "brain_topk: `terms` must name one word per phrase", -1);
+    return;
+  }
+  Cache *cache = epoch >= 0 ? cache_of(db, sizes) : 0;
+  Ranking rk;
+  memset(&rk, 0, sizeof(rk));
+  rk.n = n;
+  rk.k = k;
+  rk.sizes = sizes;
+  rk.lists = (Postings **)sqlite3_malloc64((sqlite3_uint64)n * sizeof(Postings *));
+  rk.idf = (double *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(double));
+  int *at = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int));
+  int *own = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int)); /* freed after: not kept */
+  rk.heap = (Hit *)sqlite3_malloc64((sqlite3_uint64)k * sizeof(Hit));
+  sqlite3_stmt *tail = 0;
+  rc = rk.lists && rk.idf && at && own && rk.heap && (epoch < 0 || cache) ? SQLITE_OK
+                                                                                   : SQLITE_NOMEM;
+  if (rc == SQLITE_OK) {
+    memset(rk.lists, 0, (size_t)n * sizeof(Postings *));
+    memset(at, 0, (size_t)n * sizeof(int));
+    memset(own, 0, (size_t)n * sizeof(int));
+    if (cache && cache->epoch != epoch) {
+      cache_clear(cache);
+      cache->epoch = epoch;
+    }
+    if (cache) cache->calls++;
+    sqlite3_int64 nRow = 0, nToken = 0;
+    rc = api->xRowCount(fts, &nRow);
+    if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
+    rk.avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1.0;
+    if (rk.avgdl <= 0.0) rk.avgdl = 1.0;
+    const unsigned char *df = (const unsigned char *)sqlite3_value_blob(apVal[1]);
+    for (int i = 0; i < n; i++) {
+      double hits;
+      memcpy(&hits, df + (size_t)i * sizeof(double), sizeof(double));
+      double idf = log(((double)nRow - hits + 0.5) / (hits + 0.5));
+      rk.idf[i] = idf > 0.0 ? idf : 1e-6;
+    }
+  }
+  for (int i = 0; rc == SQLITE_OK && i < n; i++) {
+    Postings *p = cache ? cache_find(cache, words[i]) : 0;
+    if (p) {
+      if (!tail) rc = tail_statement(db, sizes, nWeight, weights, &tail);
+      if (rc == SQLITE_OK) rc = postings_extend(tail, p, cache);
+    } else {
+      p = postings_new(words[i]);
+      if (!p) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      Reading reading = {p, nWeight, weights};
+      rc = api->xQueryPhrase(fts, i, &reading, read_row);
+      if (rc == SQLITE_OK && cache && budget > 0 && postings_bytes(p) <= (sqlite3_uint64)budget)
+        cache_put(cache, p);
+      else own[i] = 1;
+    }
+    p->used = cache ? cache->calls : 0;
+    rk.lists[i] = p;
+  }
+  if (tail) sqlite3_finalize(tail);
+  if (rc == SQLITE_OK) {
+    rk.lengths.db = db;
+    rk.lengths.norms = brain_lengths_norms(db, apVal[2], 1);
+    rk.excluded = sqlite3_value_type(apVal[3]) == SQLITE_BLOB
+                      ? (const unsigned char *)sqlite3_value_blob(apVal[3])
+                      : 0;
+    rk.nExcluded = rk.excluded ? sqlite3_value_bytes(apVal[3]) / (int)sizeof(double) : 0;
+    rc = all ? rank_all(&rk, at) : rank_any(&rk, at);
+  }
+  if (rk.lengths.sizes) sqlite3_blob_close(rk.lengths.sizes);
+  if (cache && budget >= 0) cache_trim(cache, (sqlite3_uint64)budget);
+  if (rc == SQLITE_OK) {
+    qsort(rk.heap, (size_t)rk.size, sizeof(Hit), best_first);
+    double *out = (double *)sqlite3_malloc64((sqlite3_uint64)(2 * rk.size + 1) * sizeof(double));
+    if (!out) {
+      sqlite3_result_error_nomem(ctx);
+    } else {
+      for (int i = 0; i < rk.size; i++) {
+        out[2 * i] = (double)rk.heap[i].rowid;
+        out[2 * i + 1] = -rk.heap[i].score;
+      }
+      sqlite3_result_blob64(ctx, out, (sqlite3_uint64)(2 * rk.size) * sizeof(double),
+                            sqlite3_free);
+    }
+  } else if (rc == SQLITE_RANGE || rc == SQLITE_NOTFOUND) {
+    sqlite3_result_null(ctx); /* a list or a length this cannot hold: the caller ranks otherwise */
+  } else {
+    sqlite3_result_error_code(ctx, rc);
+  }
+  for (int i = 0; i < n; i++)
+    if (own && own[i] && rk.lists) postings_free(rk.lists[i]);
+  if (words)
+    for (int i = 0; i < n; i++) sqlite3_free(words[i]);
+  sqlite3_free(words);
+  sqlite3_free(rk.lists);
+  sqlite3_free(rk.idf);
+  sqlite3_free(at);
+  sqlite3_free(own);
+  sqlite3_free(rk.heap);
+}

@@ -1,0 +1,179 @@
+import type { Database } from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectionOf, type Brain } from '../../../src/brain.js';
+import { StatementCache } from '../../../src/db/open.js';
+import type { Ranked } from '../../../src/search/bm25-top-k.js';
+import { indexWeights, RANK_SQL } from '../../../src/search/fts.js';
+import { quoteTerm } from '../../../src/search/fts-query.js';
+import { postingsTopK } from '../../../src/search/postings.js';
+import { createWordCountNotes, createWordCounter } from '../../../src/search/word-counts.js';
+import { mulberry32 } from '../../../bench/crash.js';
+import { tempBrain, type TempBrain } from '../../helpers.js';
+
+let t: TempBrain;
+beforeEach(() => {
+  t = tempBrain();
+});
+afterEach(() => t.cleanup());
+
+// Word i is drawn about 1/(i+1) as often as the first: a few common words, many rare ones.
+const VOCAB =
+  'harbour rope lantern tide gull anchor keel mast sail deck hull oar cove pier buoy reef'.split(
+    ' ',
+  );
+
+function fill(brain: Brain, n: number, seed: number, longer = 0): void {
+  const random = mulberry32(seed);
+  const word = () => VOCAB[Math.floor(VOCAB.length * random() ** 2.5)]!;
+  brain.batch(() => {
+    for (let i = 0; i < n; i++) {
+      const length = 1 + Math.floor(random() * (12 + longer));
+      const body = Array.from({ length }, word).join(' ');
+      brain.send({ from: 'atlas', to: 'nova', body, ...(random() < 0.1 && { subject: word() }) });
+    }
+  });
+}
+
+interface On {
+  /** Every row holding the words scored by the rank statement, best first. */
+  exhaustive(terms: string[], all: boolean, k: number): Ranked[];
+  fromPostings(
+    terms: string[],
+    all: boolean,
+    k: number,
+    options?: { excluded?: number[]; budget?: number },
+  ): Ranked[] | undefined;
+}
+
+function on(db: Database): On {
+  const ctx = { db, q: new StatementCache(db), wordCounts: createWordCountNotes() };
+  const counts = (terms: string[]) => {
+    const counter = createWordCounter(ctx, 'message');
+    return { dfs: terms.map((w) => counter.count(w)), epoch: counter.epoch() };
+  };
+  return {
+    exhaustive(terms, all, k) {
+      const { dfs } = counts(terms);
+      return db.prepare(RANK_SQL.brain_bm25.message.bare).all({
+        match: terms.map(quoteTerm).join(all ? ' ' : ' OR '),
+        k,
+        df: Buffer.from(Float64Array.from(dfs).buffer),
+      }) as Ranked[];
+    },
+    fromPostings(terms, all, k, { excluded, budget } = {}) {
+      const { dfs, epoch } = counts(terms);
+      return postingsTopK(ctx, {
+        table: 'messages_fts',
+        weights: indexWeights('message'),
+        terms,
+        dfs,
+        k,
+        all,
+        epoch,
+        ...(excluded && { excluded: Buffer.from(Float64Array.from(excluded).buffer) }),
+        ...(budget !== undefined && { budget }),
+      });
+    },
+  };
+}
+
+/** The same rows in the same order with the very same scores: the sums are computed alike. */
+function expectSame(got: Ranked[] | undefined, want: Ranked[]): void {
+  expect(got).toBeDefined();
+  expect(got!.map((r) => r.rowid)).toEqual(want.map((r) => r.rowid));
+  expect(got!.map((r) => r.bm25)).toEqual(want.map((r) => r.bm25));
+}
+
+function queries(seed: number, n: number): string[][] {
+  const random = mulberry32(seed);
+  return Array.from({ length: n }, () => {
+    const size = 2 + Math.floor(random() * 4);
+    return [...new Set(Array.from({ length: size }, () => VOCAB[Math.floor(random() * 16)]!))];
+  });
+}
+
+describe('the top k from posting lists in memory', () => {
+  it('is the rank statement’s top k, rows holding any word or every word, scores equal to the bit', () => {
+    fill(t.brain, 1500, 1);
+    const o = on(connectionOf(t.brain));
+    for (const terms of queries(2, 40)) {
+      for (const k of [1, 7, 60, 2000]) {
+        expectSame(o.fromPostings(terms, false, k), o.exhaustive(terms, false, k));
+        expectSame(o.fromPostings(terms, true, k), o.exhaustive(terms, true, k));
+      }
+    }
+  });
+
+  it('leaves out the rows it is told to, and ranks the next ones in their place', () => {
+    fill(t.brain, 800, 3);
+    const o = on(connectionOf(t.brain));
+    const terms = ['harbour', 'lantern', 'gull'];
+    const all = o.exhaustive(terms, false, 10_000);
+    const excluded = all
+      .filter((_, i) => i % 3 === 0)
+      .map((r) => r.rowid)
+      .sort((a, b) => a - b);
+    const left = all.filter((r) => !excluded.includes(r.rowid));
+    expectSame(o.fromPostings(terms, false, 25, { excluded }), left.slice(0, 25));
+  });
+
+  it('stays exact as rows are added after its lists were read, the mean length moving with them', () => {
+    fill(t.brain, 700, 4);
+    const o = on(connectionOf(t.brain));
+    const terms = ['harbour', 'rope', 'tide', 'reef'];
+    expectSame(o.fromPostings(terms, false, 40), o.exhaustive(terms, false, 40));
+    fill(t.brain, 300, 5, 40);
+    expectSame(o.fromPostings(terms, false, 40), o.exhaustive(terms, false, 40));
+    expectSame(o.fromPostings(terms, true, 40), o.exhaustive(terms, true, 40));
+    // Another connection adds more.
+    fill(t.reopen(), 200, 6);
+    expectSame(o.fromPostings(terms, false, 40), o.exhaustive(terms, false, 40));
+  });
+
+  it('never gives a row deleted or edited since, by this connection or another', () => {
+    fill(t.brain, 600, 7);
+    const db = connectionOf(t.brain);
+    const o = on(db);
+    const terms = ['harbour', 'rope', 'lantern'];
+    const best = o.exhaustive(terms, false, 5);
+    expectSame(o.fromPostings(terms, false, 5), best);
+    const raw = connectionOf(t.reopen());
+    raw.pragma('foreign_keys = OFF');
+    raw.prepare('DELETE FROM messages WHERE id = ?').run(best[0]!.rowid);
+    raw.prepare(`UPDATE messages SET body = 'keel' WHERE id = ?`).run(best[1]!.rowid);
+    const now = o.fromPostings(terms, false, 5);
+    expect(now!.map((r) => r.rowid)).not.toContain(best[0]!.rowid);
+    expect(now!.map((r) => r.rowid)).not.toContain(best[1]!.rowid);
+    expectSame(now, o.exhaustive(terms, false, 5));
+  });
+
+  it('answers the same whatever it may keep: nothing, or less than one query needs', () => {
+    fill(t.brain, 900, 8);
+    const o = on(connectionOf(t.brain));
+    for (const budget of [0, 2_000, 50_000]) {
+      for (const terms of queries(9, 12)) {
+        expectSame(o.fromPostings(terms, false, 30, { budget }), o.exhaustive(terms, false, 30));
+        fill(t.brain, 5, budget + terms.length);
+      }
+    }
+  });
+
+  it('reads nothing into memory inside a write transaction, whose rows may yet be rolled back', () => {
+    fill(t.brain, 300, 10);
+    const db = connectionOf(t.brain);
+    const o = on(db);
+    const terms = ['harbour', 'rope'];
+    db.transaction(() => {
+      fill(t.brain, 20, 11);
+      expect(o.fromPostings(terms, false, 10)).toBeUndefined();
+    })();
+    expectSame(o.fromPostings(terms, false, 10), o.exhaustive(terms, false, 10));
+  });
+
+  it('gives nothing when no row holds any of the words', () => {
+    fill(t.brain, 50, 12);
+    const o = on(connectionOf(t.brain));
+    expect(o.fromPostings(['zeppelin', 'quasar'], false, 10)).toEqual([]);
+    expect(o.fromPostings(['harbour', 'quasar'], true, 10)).toEqual([]);
+  });
+});
