@@ -1,6 +1,6 @@
 /*
- * brain_topk(fts, terms, df, sizes, excluded, k, all, epoch, budget, w0, w1, ...): the best k rows
- * of a query of n words by brain_bm25, exactly as
+ * brain_topk(fts, keys, words, df, sizes, excluded, k, all, epoch, budget, reads, w0, w1, ...): the
+ * best k rows of a query of n words by brain_bm25, exactly as
  *
  *   SELECT rowid, brain_bm25(fts, df, sizes, w0, ...) AS bm25 FROM fts
  *   WHERE fts MATCH '"t1" OR ... OR "tn"' ORDER BY bm25, rowid LIMIT k
@@ -21,8 +21,12 @@
  * doubles are equal, and ties go to the lower rowid as `ORDER BY bm25, rowid` sends them.
  *
  * What is kept. Per connection and index (sqlite3_set_clientdata), the lists of the words asked
- * for, least recently used dropped first once they take more than `budget` bytes (5 bytes a
- * posting: a 32-bit rowid and a one-byte code of its weighted hits). They stay valid while the
+ * for, under `keys` (each word's token, so that "gardens" finds the list of "garden"; `keys` and
+ * `words` are the n keys and the n words, each joined by the unit separator, 0x1F), least recently
+ * used dropped first once they take more than `budget` bytes (5 bytes a posting: a 32-bit rowid
+ * and a one-byte code of its weighted hits). When the words not kept hold more than `reads` rows
+ * in all (negative: no limit), nothing is read and the result is NULL: a process that searches
+ * once ranks faster with statements than by reading whole lists it will not use again. They stay valid while the
  * index's rows at or below the last rowid read are unchanged, which the word counts' epoch
  * (migration 0015, word-counts.ts) tracks: it moves on a delete, an edit, or an insert below the
  * newest row. A list kept from an older epoch is dropped; a list kept from this one reads the rows
@@ -30,7 +34,8 @@
  * An epoch below 0 keeps nothing. Inside a write transaction nothing is read into memory (the rows
  * may yet be rolled back): the function returns NULL, and the caller ranks with statements.
  *
- * The result: NULL when the caller must rank otherwise (a write transaction, a rowid past 32 bits,
+ * The result: NULL when the caller must rank otherwise (a write transaction, too many rows to read,
+ * a rowid past 32 bits,
  * a word with more than 255 different weighted hit counts, lengths that cannot be read), else a
  * blob of native doubles, rowid and bm25 (minus the score) for each row, best first. Read on the
  * statement's first row only (LIMIT 1; later rows give NULL): the MATCH expression must be the
@@ -49,7 +54,7 @@ SQLITE_EXTENSION_INIT3
 #define MAX_ROWID 0xFFFFFFFFll
 
 typedef struct Postings {
-  char *term;
+  char *term; /* its key */
   sqlite3_int64 last; /* the rowid of its last row, 0 when it has none */
   int n, cap;
   unsigned int *rowid; /* ascending */
@@ -202,9 +207,9 @@ static void cache_trim(Cache *cache, sqlite3_uint64 budget) {
   }
 }
 
-/* The rows holding the word added since its list was read, through `tail` (rowid > ?2). */
-static int postings_extend(sqlite3_stmt *tail, Postings *p, Cache *cache) {
-  char *match = sqlite3_mprintf("\"%w\"", p->term);
+/* The rows holding `word` added since its list was read, through `tail` (rowid > ?2). */
+static int postings_extend(sqlite3_stmt *tail, Postings *p, const char *word, Cache *cache) {
+  char *match = sqlite3_mprintf("\"%w\"", word);
   if (!match) return SQLITE_NOMEM;
   sqlite3_uint64 before = postings_bytes(p);
   sqlite3_bind_text(tail, 1, match, -1, sqlite3_free);
@@ -460,6 +465,12 @@ static int rank_all(Ranking *rk, int *at) {
   return SQLITE_OK;
 }
 
+static void free_terms(char **terms, int n) {
+  if (!terms) return;
+  for (int i = 0; i < n; i++) sqlite3_free(terms[i]);
+  sqlite3_free(terms);
+}
+
 /* Split `terms` on the unit separator: n words, or 0 when they are not n (or out of memory). */
 static char **split_terms(const char *terms, int n) {
   char **out = (char **)sqlite3_malloc64((sqlite3_uint64)n * sizeof(char *));
@@ -474,9 +485,8 @@ static char **split_terms(const char *terms, int n) {
     if (!out[i]) break;
     at = end ? end + 1 : at + len;
   }
-  if (n > 0 && !out[n - 1]) {
-    for (int i = 0; i < n; i++) sqlite3_free(out[i]);
-    sqlite3_free(out);
+  if (!out[n - 1]) {
+    free_terms(out, n);
     return 0;
   }
   return out;
@@ -484,10 +494,11 @@ static char **split_terms(const char *terms, int n) {
 
 void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
                 sqlite3_value **apVal) {
-  if (nVal < 8) {
-    sqlite3_result_error(
-        ctx, "brain_topk: expects (fts, terms, df, sizes, excluded, k, all, epoch, budget, weights...)",
-        -1);
+  if (nVal < 10) {
+    sqlite3_result_error(ctx,
+                         "brain_topk: expects (fts, keys, words, df, sizes, excluded, k, all, "
+                         "epoch, budget, reads, weights...)",
+                         -1);
     return;
   }
   if (api->xGetAuxdata(fts, 0)) {
@@ -501,27 +512,34 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   }
   sqlite3 *db = (sqlite3 *)api->xUserData(fts);
   int n = api->xPhraseCount(fts);
-  const char *terms = (const char *)sqlite3_value_text(apVal[0]);
-  const char *sizes = (const char *)sqlite3_value_text(apVal[2]);
-  int dfBytes = sqlite3_value_bytes(apVal[1]);
-  int k = sqlite3_value_int(apVal[4]);
-  int all = sqlite3_value_int(apVal[5]);
-  sqlite3_int64 epoch = sqlite3_value_int64(apVal[6]);
-  sqlite3_int64 budget = sqlite3_value_int64(apVal[7]);
-  int nWeight = nVal - 8;
-  sqlite3_value **weights = &apVal[8];
-  if (n < 1 || !terms || !sizes || sqlite3_value_type(apVal[1]) != SQLITE_BLOB ||
+  const char *keyText = (const char *)sqlite3_value_text(apVal[0]);
+  const char *wordText = (const char *)sqlite3_value_text(apVal[1]);
+  sqlite3_value *dfValue = apVal[2];
+  const char *sizes = (const char *)sqlite3_value_text(apVal[3]);
+  sqlite3_value *excludedValue = apVal[4];
+  int k = sqlite3_value_int(apVal[5]);
+  int all = sqlite3_value_int(apVal[6]);
+  sqlite3_int64 epoch = sqlite3_value_int64(apVal[7]);
+  sqlite3_int64 budget = sqlite3_value_int64(apVal[8]);
+  sqlite3_int64 reads = sqlite3_value_int64(apVal[9]);
+  int nWeight = nVal - 10;
+  sqlite3_value **weights = &apVal[10];
+  int dfBytes = sqlite3_value_bytes(dfValue);
+  if (n < 1 || !keyText || !wordText || !sizes || sqlite3_value_type(dfValue) != SQLITE_BLOB ||
       dfBytes != n * (int)sizeof(double) || k < 1) {
-    sqlite3_result_error(ctx, "brain_topk: one word and one count per phrase, k at least 1", -1);
+    sqlite3_result_error(ctx, "brain_topk: one key, word and count per phrase, k at least 1", -1);
     return;
   }
   if (brain_writing(db)) {
     sqlite3_result_null(ctx);
     return;
   }
-  char **words = split_terms(terms, n);
-  if (!words) {
-    sqlite3_result_error(ctx, "brain_topk: `terms` must name one word per phrase", -1);
+  char **keys = split_terms(keyText, n);
+  char **words = split_terms(wordText, n);
+  if (!keys || !words) {
+    free_terms(keys, n);
+    free_terms(words, n);
+    sqlite3_result_error(ctx, "brain_topk: `keys` and `words` must name one word per phrase", -1);
     return;
   }
   Cache *cache = epoch >= 0 ? cache_of(db, sizes) : 0;
@@ -552,7 +570,7 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
     rk.avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1.0;
     if (rk.avgdl <= 0.0) rk.avgdl = 1.0;
-    const unsigned char *df = (const unsigned char *)sqlite3_value_blob(apVal[1]);
+    const unsigned char *df = (const unsigned char *)sqlite3_value_blob(dfValue);
     for (int i = 0; i < n; i++) {
       double hits;
       memcpy(&hits, df + (size_t)i * sizeof(double), sizeof(double));
@@ -560,13 +578,24 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
       rk.idf[i] = idf > 0.0 ? idf : 1e-6;
     }
   }
+  if (rc == SQLITE_OK && reads >= 0) {
+    /* The rows to read: those of the words not kept. */
+    double toRead = 0.0;
+    const unsigned char *df = (const unsigned char *)sqlite3_value_blob(dfValue);
+    for (int i = 0; i < n; i++) {
+      double hits;
+      memcpy(&hits, df + (size_t)i * sizeof(double), sizeof(double));
+      if (!cache || !cache_find(cache, keys[i])) toRead += hits;
+    }
+    if (toRead > (double)reads) rc = SQLITE_RANGE;
+  }
   for (int i = 0; rc == SQLITE_OK && i < n; i++) {
-    Postings *p = cache ? cache_find(cache, words[i]) : 0;
+    Postings *p = cache ? cache_find(cache, keys[i]) : 0;
     if (p) {
       if (!tail) rc = tail_statement(db, sizes, nWeight, weights, &tail);
-      if (rc == SQLITE_OK) rc = postings_extend(tail, p, cache);
+      if (rc == SQLITE_OK) rc = postings_extend(tail, p, words[i], cache);
     } else {
-      p = postings_new(words[i]);
+      p = postings_new(keys[i]);
       if (!p) {
         rc = SQLITE_NOMEM;
         break;
@@ -583,11 +612,11 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   if (tail) sqlite3_finalize(tail);
   if (rc == SQLITE_OK) {
     rk.lengths.db = db;
-    rk.lengths.norms = brain_lengths_norms(db, apVal[2], 1);
-    rk.excluded = sqlite3_value_type(apVal[3]) == SQLITE_BLOB
-                      ? (const unsigned char *)sqlite3_value_blob(apVal[3])
+    rk.lengths.norms = brain_lengths_norms(db, apVal[3], 1);
+    rk.excluded = sqlite3_value_type(excludedValue) == SQLITE_BLOB
+                      ? (const unsigned char *)sqlite3_value_blob(excludedValue)
                       : 0;
-    rk.nExcluded = rk.excluded ? sqlite3_value_bytes(apVal[3]) / (int)sizeof(double) : 0;
+    rk.nExcluded = rk.excluded ? sqlite3_value_bytes(excludedValue) / (int)sizeof(double) : 0;
     rc = all ? rank_all(&rk, at) : rank_any(&rk, at);
   }
   if (rk.lengths.sizes) sqlite3_blob_close(rk.lengths.sizes);
@@ -612,9 +641,8 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   }
   for (int i = 0; i < n; i++)
     if (own && own[i] && rk.lists) postings_free(rk.lists[i]);
-  if (words)
-    for (int i = 0; i < n; i++) sqlite3_free(words[i]);
-  sqlite3_free(words);
+  free_terms(keys, n);
+  free_terms(words, n);
   sqlite3_free(rk.lists);
   sqlite3_free(rk.idf);
   sqlite3_free(at);

@@ -1,17 +1,38 @@
+import type { Database } from 'better-sqlite3';
 import type { BrainContext } from '../context.js';
+import type { SearchType } from '../validation.js';
 import type { Ranked } from './bm25-top-k.js';
 import { quoteTerm } from './fts-query.js';
+import { ownToken, tokenOf } from './word-counts.js';
 
 /*
  * The exact best k of a query's rows by brain_bm25, from the words' posting lists kept in memory
  * (brain_topk, src/native/brain_topk.c): every row holding a word scored, a few nanoseconds a
- * posting, where a rank statement spends ~0.7 µs a row through FTS5's cursor. The first search of
- * a word reads its list (~0.1 µs a row); later ones read only the rows added since. Its scores and
- * order are those of the rank statements (test/src/search/postings.test.ts compares them).
+ * posting, where a rank statement spends ~0.7 µs a row through FTS5's cursor. A word's first
+ * search reads its list (~0.1 µs a row); later ones read only the rows added since. Scores and
+ * order are the rank statements' (test/src/search/postings.test.ts compares them).
+ *
+ * Worth it for a process that searches again and again (brain chat, brain agent, the MCP server:
+ * they warm their search, warm.ts): there the commonest words' lists are read while idle and kept.
+ * A process that searches once (brain search) reads no long list for one query: its words are
+ * ranked from memory only when those not kept hold few rows, else by statements (fts.ts).
  */
 
-/** How many bytes of posting lists a connection keeps per index (5 a posting), the least used dropped first. */
-export const POSTINGS_BUDGET = 96 * 2 ** 20;
+/** How many bytes of posting lists a connection keeps per index (5 a posting), least used dropped first. */
+export const POSTINGS_BUDGET = 128 * 2 ** 20;
+
+/** The most rows a process that has not warmed its search reads to rank one query from memory. */
+export const COLD_READS = 20_000;
+
+/** Words held by at least this share of an index's rows have their lists read while warming. */
+export const PRIME_SHARE = 20;
+
+const warmed = new WeakSet<Database>();
+
+/** The connection searches again and again: its lists are worth reading whole (warm.ts). */
+export function keepPostings(db: Database): void {
+  warmed.add(db);
+}
 
 export interface PostingsQuery {
   /** The index, as 'messages_fts'. */
@@ -29,33 +50,39 @@ export interface PostingsQuery {
   /** The word counts' epoch (word-counts.ts): -1 keeps nothing in memory. */
   epoch: number;
   budget?: number;
+  /** The most rows read to answer (default: none past COLD_READS unless the search is warm). */
+  reads?: number;
 }
 
 /**
- * The best k, best first, or undefined when the function cannot rank here (a write transaction,
- * a list it cannot hold): the caller then ranks with statements.
+ * The best k, best first, or undefined when they cannot be ranked from memory here (a write
+ * transaction, too many rows to read for a process that has not warmed, a list the function
+ * cannot hold): the caller then ranks with statements.
  */
 export function postingsTopK(
-  ctx: Pick<BrainContext, 'q'>,
+  ctx: Pick<BrainContext, 'db' | 'q'>,
   query: PostingsQuery,
 ): Ranked[] | undefined {
-  const { table, weights } = query;
+  const { table, weights, terms } = query;
   const blob = ctx.q
     .get<[Record<string, unknown>], Buffer | null>(
-      `SELECT brain_topk(${table}, @terms, @df, '${table}_docsize', @excluded, @k, @all, @epoch,
-         @budget, ${weights})
+      `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @k, @all,
+         @epoch, @budget, @reads, ${weights})
        FROM ${table} WHERE ${table} MATCH @match LIMIT 1`,
     )
     .pluck()
     .get({
-      terms: query.terms.join('\x1f'),
+      // Lists are kept by token, so that "gardens" and "garden" share one.
+      keys: terms.map((t) => tokenOf(ctx, t) ?? t).join('\x1f'),
+      words: terms.join('\x1f'),
       df: Buffer.from(Float64Array.from(query.dfs).buffer),
       excluded: query.excluded ?? null,
       k: query.k,
       all: query.all ? 1 : 0,
       epoch: query.epoch,
       budget: query.budget ?? POSTINGS_BUDGET,
-      match: query.terms.map(quoteTerm).join(' OR '),
+      reads: query.reads ?? (warmed.has(ctx.db) ? -1 : COLD_READS),
+      match: terms.map(quoteTerm).join(' OR '),
     });
   // No row holds any of the words: the statement gives none.
   if (blob === undefined) return [];
@@ -64,4 +91,40 @@ export function postingsTopK(
   const ranked: Ranked[] = [];
   for (let i = 0; i + 1 < a.length; i += 2) ranked.push({ rowid: a[i]!, bm25: a[i + 1]! });
   return ranked;
+}
+
+/**
+ * Read now the lists of an index's commonest tokens (from its census, word-counts.ts), those
+ * held by a PRIME_SHARE-th of its rows or more, commonest first, while they fit the budget: the
+ * words a question most often holds, and the longest to read in the middle of a search. About
+ * 1.5 s and 70 MB for the 120 such tokens of a million messages.
+ */
+export function primePostings(
+  ctx: Pick<BrainContext, 'db' | 'q'>,
+  index: { type: SearchType; table: string; weights: string; rows: number; epoch: number },
+  tokens: ReadonlyArray<{ term: string; n: number }>,
+  budget = POSTINGS_BUDGET,
+): number {
+  if (index.epoch < 0 || ctx.db.inTransaction) return 0;
+  const from = Math.max(1, Math.floor(index.rows / PRIME_SHARE));
+  let bytes = 0;
+  let read = 0;
+  for (const t of [...tokens].sort((a, b) => b.n - a.n)) {
+    if (t.n < from || bytes + 5 * t.n > budget) break;
+    // A token that is not a word of its own cannot be asked for by a quoted phrase.
+    if (!ownToken(ctx, t.term)) continue;
+    postingsTopK(ctx, {
+      table: index.table,
+      weights: index.weights,
+      terms: [t.term],
+      dfs: [t.n],
+      k: 1,
+      all: false,
+      epoch: index.epoch,
+      budget,
+    });
+    bytes += 5 * t.n;
+    read++;
+  }
+  return read;
 }

@@ -273,7 +273,7 @@ function censusTaken(
 }
 
 /** The one token the indexes make of a word; undefined when it makes several or none. */
-function tokenOf(ctx: Pick<BrainContext, 'q'>, term: string): string | undefined {
+export function tokenOf(ctx: Pick<BrainContext, 'q'>, term: string): string | undefined {
   const token = ctx.q.get<[string], string>(`SELECT brain_token(?)`).pluck().get(term);
   return token && !token.includes(' ') ? token : undefined;
 }
@@ -346,6 +346,21 @@ export function storedImpacts(
   if (own || !hasRankFunction(ctx.db) || !censusTaken(ctx, type, epoch)) return own;
   const token = tokenOf(ctx, term);
   return token !== undefined && token !== term && ownToken(ctx, token) ? of(token) : undefined;
+}
+
+/** The tokens the census of the index's current epoch kept, held by `from` rows or more then. */
+export function censusTokens(
+  ctx: Pick<BrainContext, 'db' | 'q'>,
+  type: SearchType,
+  from: number,
+): Array<{ term: string; n: number }> {
+  if (!keepsCounts(ctx) || !censusTaken(ctx, type, indexEpoch(ctx, type))) return [];
+  return ctx.q
+    .get<[string, number], { term: string; n: number }>(
+      `SELECT substr(term, 2) AS term, n FROM search_word_counts
+       WHERE idx = ? AND term > '=' AND term < '>' AND n >= ? ORDER BY n DESC`,
+    )
+    .all(type, from);
 }
 
 /** Whether a token is its own only token (porter leaves most stems as they are, not all). */

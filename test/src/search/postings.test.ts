@@ -41,7 +41,7 @@ interface On {
     terms: string[],
     all: boolean,
     k: number,
-    options?: { excluded?: number[]; budget?: number },
+    options?: { excluded?: number[]; budget?: number; reads?: number },
   ): Ranked[] | undefined;
 }
 
@@ -60,7 +60,7 @@ function on(db: Database): On {
         df: Buffer.from(Float64Array.from(dfs).buffer),
       }) as Ranked[];
     },
-    fromPostings(terms, all, k, { excluded, budget } = {}) {
+    fromPostings(terms, all, k, { excluded, budget, reads } = {}) {
       const { dfs, epoch } = counts(terms);
       return postingsTopK(ctx, {
         table: 'messages_fts',
@@ -72,6 +72,7 @@ function on(db: Database): On {
         epoch,
         ...(excluded && { excluded: Buffer.from(Float64Array.from(excluded).buffer) }),
         ...(budget !== undefined && { budget }),
+        ...(reads !== undefined && { reads }),
       });
     },
   };
@@ -168,6 +169,18 @@ describe('the top k from posting lists in memory', () => {
       expect(o.fromPostings(terms, false, 10)).toBeUndefined();
     })();
     expectSame(o.fromPostings(terms, false, 10), o.exhaustive(terms, false, 10));
+  });
+
+  it('reads no more rows than it may, and once read, ranks from memory what it could not before', () => {
+    fill(t.brain, 600, 13);
+    const o = on(connectionOf(t.brain));
+    const terms = ['harbour', 'rope', 'keel'];
+    // harbour and rope hold hundreds of rows each: too many to read for a process searching once.
+    expect(o.fromPostings(terms, false, 20, { reads: 100 })).toBeUndefined();
+    expectSame(o.fromPostings(terms, false, 20), o.exhaustive(terms, false, 20));
+    // Kept now, they need no reading; only what was added since is read.
+    fill(t.brain, 10, 14);
+    expectSame(o.fromPostings(terms, false, 20, { reads: 0 }), o.exhaustive(terms, false, 20));
   });
 
   it('gives nothing when no row holds any of the words', () => {
