@@ -174,6 +174,13 @@ Norms *brain_lengths_norms(sqlite3 *db, sqlite3_value *sizes, int load) {
   return norms;
 }
 
+Norms *brain_norms_for(sqlite3 *db, sqlite3_value *sizes, sqlite3_int64 nRow, double rows) {
+  Norms *norms = brain_lengths_norms(db, sizes, 0);
+  if (norms && !norms->loaded && (double)norms->lookups + rows >= norms_threshold(nRow))
+    norms = brain_lengths_norms(db, sizes, 1);
+  return norms;
+}
+
 /* xQueryPhrase's callback: one more row holds the phrase. */
 static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) {
   (*(sqlite3_int64 *)user)++;
@@ -231,10 +238,7 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_valu
     }
     sqlite3 *db = (sqlite3 *)api->xUserData(fts);
     data->lengths.db = db;
-    Norms *norms = brain_lengths_norms(db, sizes, 0);
-    if (norms && !norms->loaded && (double)norms->lookups + rows >= norms_threshold(nRow))
-      norms = brain_lengths_norms(db, sizes, 1);
-    data->lengths.norms = norms;
+    data->lengths.norms = brain_norms_for(db, sizes, nRow, rows);
   }
   if (rc != SQLITE_OK) {
     sqlite3_free(data);

@@ -35,6 +35,10 @@ int brain_writing(sqlite3 *db);
    blob handle. */
 Norms *brain_lengths_norms(sqlite3 *db, sqlite3_value *sizes, int load);
 
+/* The norms for a statement about to look up the lengths of `rows` of an index of nRow rows:
+   loaded first when that many lookups would cost about what loading does. */
+Norms *brain_norms_for(sqlite3 *db, sqlite3_value *sizes, sqlite3_int64 nRow, double rows);
+
 /* The length of row `rowid` from memory or its docsize record; SQLITE_NOTFOUND when neither has
    it. */
 int brain_length_at(Lengths *lengths, const char *sizes, sqlite3_int64 rowid, int *length);

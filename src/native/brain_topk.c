@@ -55,7 +55,8 @@ SQLITE_EXTENSION_INIT3
 
 typedef struct Postings {
   char *term; /* its key */
-  sqlite3_int64 last; /* the rowid of its last row, 0 when it has none */
+  sqlite3_int64 last;    /* the rowid of its last row, 0 when it has none */
+  sqlite3_int64 checked; /* the index's newest rowid when its rows were last read, -1 unknown */
   int n, cap;
   unsigned int *rowid; /* ascending */
   unsigned char *code; /* each row's weighted hits, as an index into hits */
@@ -284,6 +285,12 @@ static int best_first(const void *a, const void *b) {
   return worse(y, x) ? -1 : worse(x, y) ? 1 : 0;
 }
 
+/* The best `k` so far, the worst at the root. */
+typedef struct Heap {
+  Hit *hits;
+  int k, size;
+} Heap;
+
 typedef struct Ranking {
   Postings **lists;
   double *idf;
@@ -293,8 +300,8 @@ typedef struct Ranking {
   const char *sizes;
   const unsigned char *excluded;
   int nExcluded;
-  Hit *heap;
-  int k, size;
+  Heap every; /* rows holding every word */
+  Heap any;   /* rows holding any */
 } Ranking;
 
 /* The length of a row, from the norms when they hold it. */
@@ -314,16 +321,16 @@ static double norm_of(const Ranking *rk, int length) {
 }
 
 /* Put a scored row among the best k, unless it is worse than all of them or left out. */
-static void offer(Ranking *rk, double score, sqlite3_int64 rowid) {
+static void offer(Ranking *rk, Heap *heap, double score, sqlite3_int64 rowid) {
   Hit hit = {score, rowid};
-  if (rk->size == rk->k && !worse(&rk->heap[0], &hit)) return;
+  if (heap->size == heap->k && !worse(&heap->hits[0], &hit)) return;
   if (rk->nExcluded > 0 && brain_among(rk->excluded, rk->nExcluded, rowid)) return;
-  if (rk->size < rk->k) {
-    rk->heap[rk->size] = hit;
-    sift_up(rk->heap, rk->size++);
+  if (heap->size < heap->k) {
+    heap->hits[heap->size] = hit;
+    sift_up(heap->hits, heap->size++);
   } else {
-    rk->heap[0] = hit;
-    sift_down(rk->heap, rk->size, 0);
+    heap->hits[0] = hit;
+    sift_down(heap->hits, heap->size, 0);
   }
 }
 
@@ -413,7 +420,7 @@ static int rank_any(Ranking *rk, int *at) {
       table += p->nHits * NORMS_TABLE;
     }
     for (int t = 0; t < nTouched; t++) {
-      offer(rk, sum[touched[t]], base + touched[t]);
+      offer(rk, &rk->any, sum[touched[t]], base + touched[t]);
       sum[touched[t]] = 0.0;
     }
   }
@@ -459,7 +466,7 @@ static int rank_all(Ranking *rk, int *at) {
       double score = 0.0;
       int rc = score_at(rk, at, rowid, &score);
       if (rc != SQLITE_OK) return rc;
-      offer(rk, score, rowid);
+      offer(rk, &rk->every, score, rowid);
     }
   }
   return SQLITE_OK;
@@ -492,11 +499,21 @@ static char **split_terms(const char *terms, int n) {
   return out;
 }
 
+/* The best of a heap, best first, as rowid and bm25 (minus the score) pairs from `out`. */
+static double *write_hits(double *out, Heap *heap) {
+  qsort(heap->hits, (size_t)heap->size, sizeof(Hit), best_first);
+  for (int i = 0; i < heap->size; i++) {
+    *out++ = (double)heap->hits[i].rowid;
+    *out++ = -heap->hits[i].score;
+  }
+  return out;
+}
+
 void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
                 sqlite3_value **apVal) {
   if (nVal < 10) {
     sqlite3_result_error(ctx,
-                         "brain_topk: expects (fts, keys, words, df, sizes, excluded, k, all, "
+                         "brain_topk: expects (fts, keys, words, df, sizes, excluded, k, wide, "
                          "epoch, budget, reads, weights...)",
                          -1);
     return;
@@ -518,7 +535,7 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   const char *sizes = (const char *)sqlite3_value_text(apVal[3]);
   sqlite3_value *excludedValue = apVal[4];
   int k = sqlite3_value_int(apVal[5]);
-  int all = sqlite3_value_int(apVal[6]);
+  int wide = sqlite3_value_int(apVal[6]);
   sqlite3_int64 epoch = sqlite3_value_int64(apVal[7]);
   sqlite3_int64 budget = sqlite3_value_int64(apVal[8]);
   sqlite3_int64 reads = sqlite3_value_int64(apVal[9]);
@@ -526,8 +543,9 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   sqlite3_value **weights = &apVal[10];
   int dfBytes = sqlite3_value_bytes(dfValue);
   if (n < 1 || !keyText || !wordText || !sizes || sqlite3_value_type(dfValue) != SQLITE_BLOB ||
-      dfBytes != n * (int)sizeof(double) || k < 1) {
-    sqlite3_result_error(ctx, "brain_topk: one key, word and count per phrase, k at least 1", -1);
+      dfBytes != n * (int)sizeof(double) || k < 0 || wide < 0 || k + wide < 1) {
+    sqlite3_result_error(
+        ctx, "brain_topk: one key, word and count per phrase, k and wide not both 0", -1);
     return;
   }
   if (brain_writing(db)) {
@@ -546,19 +564,23 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   Ranking rk;
   memset(&rk, 0, sizeof(rk));
   rk.n = n;
-  rk.k = k;
   rk.sizes = sizes;
+  rk.every.k = k;
+  rk.any.k = wide;
   rk.lists = (Postings **)sqlite3_malloc64((sqlite3_uint64)n * sizeof(Postings *));
   rk.idf = (double *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(double));
   int *at = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int));
   int *own = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int)); /* freed after: not kept */
-  rk.heap = (Hit *)sqlite3_malloc64((sqlite3_uint64)k * sizeof(Hit));
+  rk.every.hits = (Hit *)sqlite3_malloc64((sqlite3_uint64)(k + 1) * sizeof(Hit));
+  rk.any.hits = (Hit *)sqlite3_malloc64((sqlite3_uint64)(wide + 1) * sizeof(Hit));
   sqlite3_stmt *tail = 0;
-  rc = rk.lists && rk.idf && at && own && rk.heap && (epoch < 0 || cache) ? SQLITE_OK
-                                                                                   : SQLITE_NOMEM;
+  rc = rk.lists && rk.idf && at && own && rk.every.hits && rk.any.hits && (epoch < 0 || cache)
+           ? SQLITE_OK
+           : SQLITE_NOMEM;
+  /* The index's newest row: a kept list checked up to it has no rows to add. */
+  sqlite3_int64 newest = -1;
   if (rc == SQLITE_OK) {
     memset(rk.lists, 0, (size_t)n * sizeof(Postings *));
-    memset(at, 0, (size_t)n * sizeof(int));
     memset(own, 0, (size_t)n * sizeof(int));
     if (cache && cache->epoch != epoch) {
       cache_clear(cache);
@@ -571,29 +593,28 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
     rk.avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1.0;
     if (rk.avgdl <= 0.0) rk.avgdl = 1.0;
     const unsigned char *df = (const unsigned char *)sqlite3_value_blob(dfValue);
+    double toRead = 0.0; /* the rows of the words not kept */
+    double rows = 0.0;   /* the rows that may be scored */
     for (int i = 0; i < n; i++) {
       double hits;
       memcpy(&hits, df + (size_t)i * sizeof(double), sizeof(double));
       double idf = log(((double)nRow - hits + 0.5) / (hits + 0.5));
       rk.idf[i] = idf > 0.0 ? idf : 1e-6;
-    }
-  }
-  if (rc == SQLITE_OK && reads >= 0) {
-    /* The rows to read: those of the words not kept. */
-    double toRead = 0.0;
-    const unsigned char *df = (const unsigned char *)sqlite3_value_blob(dfValue);
-    for (int i = 0; i < n; i++) {
-      double hits;
-      memcpy(&hits, df + (size_t)i * sizeof(double), sizeof(double));
       if (!cache || !cache_find(cache, keys[i])) toRead += hits;
+      rows += hits;
     }
-    if (toRead > (double)reads) rc = SQLITE_RANGE;
+    if (reads >= 0 && toRead > (double)reads) rc = SQLITE_RANGE;
+    rk.lengths.db = db;
+    rk.lengths.norms = brain_norms_for(db, apVal[3], nRow, rows);
+    if (rk.lengths.norms && rk.lengths.norms->loaded) newest = rk.lengths.norms->loadedMax;
   }
   for (int i = 0; rc == SQLITE_OK && i < n; i++) {
     Postings *p = cache ? cache_find(cache, keys[i]) : 0;
     if (p) {
-      if (!tail) rc = tail_statement(db, sizes, nWeight, weights, &tail);
-      if (rc == SQLITE_OK) rc = postings_extend(tail, p, words[i], cache);
+      if (newest < 0 || p->checked < newest) {
+        if (!tail) rc = tail_statement(db, sizes, nWeight, weights, &tail);
+        if (rc == SQLITE_OK) rc = postings_extend(tail, p, words[i], cache);
+      }
     } else {
       p = postings_new(keys[i]);
       if (!p) {
@@ -606,33 +627,36 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
         cache_put(cache, p);
       else own[i] = 1;
     }
+    if (rc == SQLITE_OK) p->checked = newest;
     p->used = cache ? cache->calls : 0;
     rk.lists[i] = p;
   }
   if (tail) sqlite3_finalize(tail);
   if (rc == SQLITE_OK) {
-    rk.lengths.db = db;
-    rk.lengths.norms = brain_lengths_norms(db, apVal[3], 1);
     rk.excluded = sqlite3_value_type(excludedValue) == SQLITE_BLOB
                       ? (const unsigned char *)sqlite3_value_blob(excludedValue)
                       : 0;
     rk.nExcluded = rk.excluded ? sqlite3_value_bytes(excludedValue) / (int)sizeof(double) : 0;
-    rc = all ? rank_all(&rk, at) : rank_any(&rk, at);
+    /* Rows holding every word first; those holding any only when the first are fewer than k. */
+    memset(at, 0, (size_t)n * sizeof(int));
+    if (k > 0) rc = rank_all(&rk, at);
+    if (rc == SQLITE_OK && wide > 0 && (k == 0 || rk.every.size < k)) {
+      memset(at, 0, (size_t)n * sizeof(int));
+      rc = rank_any(&rk, at);
+    }
   }
   if (rk.lengths.sizes) sqlite3_blob_close(rk.lengths.sizes);
   if (cache && budget >= 0) cache_trim(cache, (sqlite3_uint64)budget);
   if (rc == SQLITE_OK) {
-    qsort(rk.heap, (size_t)rk.size, sizeof(Hit), best_first);
-    double *out = (double *)sqlite3_malloc64((sqlite3_uint64)(2 * rk.size + 1) * sizeof(double));
+    /* Native doubles: how many rows hold every word, those rows, then the rows holding any. */
+    sqlite3_uint64 nOut = 1 + 2 * (sqlite3_uint64)(rk.every.size + rk.any.size);
+    double *out = (double *)sqlite3_malloc64(nOut * sizeof(double));
     if (!out) {
       sqlite3_result_error_nomem(ctx);
     } else {
-      for (int i = 0; i < rk.size; i++) {
-        out[2 * i] = (double)rk.heap[i].rowid;
-        out[2 * i + 1] = -rk.heap[i].score;
-      }
-      sqlite3_result_blob64(ctx, out, (sqlite3_uint64)(2 * rk.size) * sizeof(double),
-                            sqlite3_free);
+      out[0] = (double)rk.every.size;
+      write_hits(write_hits(out + 1, &rk.every), &rk.any);
+      sqlite3_result_blob64(ctx, out, nOut * sizeof(double), sqlite3_free);
     }
   } else if (rc == SQLITE_RANGE || rc == SQLITE_NOTFOUND) {
     sqlite3_result_null(ctx); /* a list or a length this cannot hold: the caller ranks otherwise */
@@ -647,5 +671,6 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   sqlite3_free(rk.idf);
   sqlite3_free(at);
   sqlite3_free(own);
-  sqlite3_free(rk.heap);
+  sqlite3_free(rk.every.hits);
+  sqlite3_free(rk.any.hits);
 }

@@ -6,7 +6,7 @@ import { pruneTopK, upperBound, type Counted, type Ranked } from './bm25-top-k.j
 import { createWordCounter } from './word-counts.js';
 import { IMPACTS_KEEP, impactsBound, impactsTopK, type ImpactsIndex } from './impacts.js';
 import { holdsStem, normalized, quoteTerm, roughStem, type FtsQueries } from './fts-query.js';
-import { postingsTopK } from './postings.js';
+import { postingsTopK, type PostingsRanked } from './postings.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
 export interface SearchFilters {
@@ -237,45 +237,49 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     return bare(params, word);
   };
   /**
-   * The best k from the words' posting lists in memory (postings.ts), the filters applied as the
-   * statements apply them; undefined when they cannot answer (a person's filters, which need each
-   * row's base row: the statements; a write transaction; too few rows left once dropped).
+   * The best k of the rows holding every word and, when fewer than k do, the best `wide` of those
+   * holding any, from the words' posting lists in memory (postings.ts), the filters applied as
+   * the statements apply them; undefined when those must answer (a person's filters, which need
+   * each row's base row; a write transaction; too few rows left once dropped).
    */
-  const fromPostings = (
-    terms: string[],
-    dfs: number[],
-    op: 'all' | 'any',
-    k: number,
-  ): Ranked[] | undefined => {
-    if (narrowed(filters)) return undefined;
-    const top = (n: number, excluded?: Buffer) =>
+  const fromPostings = (terms: string[], k: number, wide: number): PostingsRanked | undefined => {
+    if (scorer !== 'brain_bm25' || narrowed(filters)) return undefined;
+    const dfs = terms.map((t) => counter.count(t));
+    const top = (every: number, any: number, excluded?: Buffer) =>
       postingsTopK(ctx, {
         table: SOURCES[type].table,
         weights: SOURCES[type].weights,
         terms,
         dfs,
-        k: n,
-        all: op === 'all',
+        k: every,
+        wide: any,
         excluded,
         epoch: counter.epoch(),
       });
-    const dropping = (keep: Keep): Ranked[] | undefined => {
-      const best = top(2 * k);
+    // The best 2k and 2·wide, less what `keep` refuses: enough unless too few are left.
+    const dropping = (keep: Keep): PostingsRanked | undefined => {
+      const best = top(2 * k, 2 * wide);
       if (!best) return undefined;
-      const kept = keep(best);
-      return kept.length >= k || best.length < 2 * k ? kept.slice(0, k) : undefined;
+      const every = keep(best.every);
+      const enough = every.length >= k || best.every.length < 2 * k;
+      if (!enough) return undefined;
+      if (every.length >= k) return { every: every.slice(0, k), any: [] };
+      const any = keep(best.any);
+      return any.length >= wide || best.any.length < 2 * wide
+        ? { every, any: any.slice(0, wide) }
+        : undefined;
     };
     if (type === 'message' && filters.exclude_thread !== null) {
       const id = filters.exclude_thread;
       const size = threadSize(ctx, id);
       if (size > OUTSIDE_ROWS) return dropping((best) => outsideThread(ctx, best, id));
-      return top(k, Buffer.from(threadRows(ctx, id, size).sorted.buffer));
+      return top(k, wide, Buffer.from(threadRows(ctx, id, size).sorted.buffer));
     }
     if (type === 'stm') return dropping((best) => unexpired(ctx, best, filters.now_ms));
-    return top(k);
+    return top(k, wide);
   };
   /** The best k of the rows holding every term (`all`) or any of them (`any`). */
-  return (terms: string[], op: 'all' | 'any', k: number): Ranked[] => {
+  const rank = (terms: string[], op: 'all' | 'any', k: number): Ranked[] => {
     if (scorer === 'bm25') {
       return run(terms.map(quoteTerm).join(op === 'all' ? ' ' : ' OR '), Buffer.alloc(0), k);
     }
@@ -284,8 +288,8 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     if (terms.length === 1) {
       return run(quoteTerm(terms[0]!), df, k, { term: terms[0]!, df: dfs[0]! });
     }
-    const inMemory = fromPostings(terms, dfs, op, k);
-    if (inMemory) return inMemory;
+    const inMemory = fromPostings(terms, op === 'all' ? k : 0, op === 'all' ? 0 : k);
+    if (inMemory) return op === 'all' ? inMemory.every : inMemory.any;
     if (op === 'all') return run(terms.map(quoteTerm).join(' '), df, k);
     // Each word's bound from its classes when it has them (impacts.ts), else idf·(k1+1).
     const bound = (c: Counted) =>
@@ -297,6 +301,22 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
       bound,
       single,
     }).ranked;
+  };
+  return {
+    rank,
+    /**
+     * The best k rows holding every term and, when fewer than k do, the best `wide` holding any:
+     * one pass over the posting lists when they can answer, else a statement for each.
+     */
+    both(terms: string[], k: number, wide: number): PostingsRanked {
+      const inMemory = terms.length > 1 ? fromPostings(terms, k, wide) : undefined;
+      if (inMemory) return inMemory;
+      const every = rank(terms, 'all', k);
+      return {
+        every,
+        any: every.length >= k || terms.length === 1 ? [] : rank(terms, 'any', wide),
+      };
+    },
   };
 }
 
@@ -445,15 +465,15 @@ function retrieveType(
   wideK = k,
 ): Pooled[] {
   if (type === 'message' && queries.stopWordsOnly) return stopWordsOnly(ctx, queries, filters, k);
-  const rank = createRanker(ctx, type, filters);
-  const strict = rank(queries.terms, 'all', k).map((r) => ({
+  const ranked = createRanker(ctx, type, filters).both(queries.terms, k, wideK);
+  const strict = ranked.every.map((r) => ({
     type,
     rowid: r.rowid,
     score: -r.bm25,
   }));
   if (strict.length >= k || queries.terms.length === 1) return strict;
   const seen = new Set(strict.map((c) => c.rowid));
-  const wide = rank(queries.terms, 'any', wideK)
+  const wide = ranked.any
     .filter((r) => !seen.has(r.rowid))
     .map((r) => ({ type, rowid: r.rowid, score: -r.bm25 }));
   return [...strict, ...wide];

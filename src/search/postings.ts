@@ -42,9 +42,10 @@ export interface PostingsQuery {
   terms: string[];
   /** Each term's row count, in order. */
   dfs: number[];
+  /** How many of the rows holding every term to rank (0: none). */
   k: number;
-  /** Only the rows holding every term. */
-  all: boolean;
+  /** How many of the rows holding any term to rank, when fewer than k hold every one (0: none). */
+  wide: number;
   /** Rows never to give: ascending rowids as native doubles. */
   excluded?: Buffer;
   /** The word counts' epoch (word-counts.ts): -1 keeps nothing in memory. */
@@ -54,19 +55,25 @@ export interface PostingsQuery {
   reads?: number;
 }
 
+/** The best of the rows holding every term, and of those holding any (when asked for). */
+export interface PostingsRanked {
+  every: Ranked[];
+  any: Ranked[];
+}
+
 /**
- * The best k, best first, or undefined when they cannot be ranked from memory here (a write
+ * The best rows, best first, or undefined when they cannot be ranked from memory here (a write
  * transaction, too many rows to read for a process that has not warmed, a list the function
  * cannot hold): the caller then ranks with statements.
  */
 export function postingsTopK(
   ctx: Pick<BrainContext, 'db' | 'q'>,
   query: PostingsQuery,
-): Ranked[] | undefined {
+): PostingsRanked | undefined {
   const { table, weights, terms } = query;
   const blob = ctx.q
     .get<[Record<string, unknown>], Buffer | null>(
-      `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @k, @all,
+      `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @k, @wide,
          @epoch, @budget, @reads, ${weights})
        FROM ${table} WHERE ${table} MATCH @match LIMIT 1`,
     )
@@ -78,19 +85,23 @@ export function postingsTopK(
       df: Buffer.from(Float64Array.from(query.dfs).buffer),
       excluded: query.excluded ?? null,
       k: query.k,
-      all: query.all ? 1 : 0,
+      wide: query.wide,
       epoch: query.epoch,
       budget: query.budget ?? POSTINGS_BUDGET,
       reads: query.reads ?? (warmed.has(ctx.db) ? -1 : COLD_READS),
       match: terms.map(quoteTerm).join(' OR '),
     });
   // No row holds any of the words: the statement gives none.
-  if (blob === undefined) return [];
+  if (blob === undefined) return { every: [], any: [] };
   if (blob === null) return undefined;
   const a = new Float64Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-  const ranked: Ranked[] = [];
-  for (let i = 0; i + 1 < a.length; i += 2) ranked.push({ rowid: a[i]!, bm25: a[i + 1]! });
-  return ranked;
+  const pairs = (from: number, to: number): Ranked[] => {
+    const ranked: Ranked[] = [];
+    for (let i = from; i + 1 < to; i += 2) ranked.push({ rowid: a[i]!, bm25: a[i + 1]! });
+    return ranked;
+  };
+  const every = 1 + 2 * a[0]!;
+  return { every: pairs(1, every), any: pairs(every, a.length) };
 }
 
 /**
@@ -118,8 +129,8 @@ export function primePostings(
       weights: index.weights,
       terms: [t.term],
       dfs: [t.n],
-      k: 1,
-      all: false,
+      k: 0,
+      wide: 1,
       epoch: index.epoch,
       budget,
     });
