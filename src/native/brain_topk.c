@@ -62,6 +62,10 @@ typedef struct Postings {
   unsigned char *code; /* each row's weighted hits, as an index into hits */
   double hits[MAX_HITS];
   int nHits;
+  /* The shortest row of each weighted hit count among the first `bounded` rows: what a row of
+     the word can score at most (list_bound). */
+  unsigned short shortest[MAX_HITS];
+  int bounded;
   sqlite3_uint64 used; /* the call that last used it */
   struct Postings *next;
 } Postings;
@@ -356,80 +360,6 @@ static int score_at(Ranking *rk, const int *at, sqlite3_int64 rowid, double *sco
 /* Lengths up to this are divided once per call (norm_of), not once per posting. */
 #define NORMS_TABLE 256
 
-/*
- * Every row holding any word, word after word (term at a time) within each window of rowids, so
- * each row's sum adds its words in phrase order, as brain_bm25 does; a row's first word finds its
- * slot at 0.0 (every word adds more than 0: idf >= 1e-6, hits > 0).
- */
-static int rank_any(Ranking *rk, int *at) {
-  int nTerms = 0;
-  for (int i = 0; i < rk->n; i++) nTerms += rk->lists[i]->nHits * NORMS_TABLE;
-  double *sum = (double *)sqlite3_malloc64(WINDOW * sizeof(double));
-  int *touched = (int *)sqlite3_malloc64(WINDOW * sizeof(int));
-  /* What each word adds to a row, by its weighted hits (code) and length: the same expression as
-     brain_bm25's, evaluated once per pair rather than once per posting. */
-  double *terms = (double *)sqlite3_malloc64((sqlite3_uint64)(nTerms + 1) * sizeof(double));
-  int rc = sum && touched && terms ? SQLITE_OK : SQLITE_NOMEM;
-  if (rc == SQLITE_OK) {
-    memset(sum, 0, WINDOW * sizeof(double));
-    double *t = terms;
-    for (int i = 0; i < rk->n; i++)
-      for (int c = 0; c < rk->lists[i]->nHits; c++) {
-        double f = rk->lists[i]->hits[c];
-        for (int d = 0; d < NORMS_TABLE; d++)
-          *t++ = rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, d));
-      }
-  }
-  const Norms *norms = rk->lengths.norms;
-  const unsigned short *len = norms && norms->loaded ? norms->len : 0;
-  sqlite3_int64 inMemory = len ? (norms->loadedMax < norms->cap ? norms->loadedMax : norms->cap - 1)
-                               : -1;
-  while (rc == SQLITE_OK) {
-    sqlite3_int64 first = -1;
-    for (int i = 0; i < rk->n; i++)
-      if (at[i] < rk->lists[i]->n && (first < 0 || rk->lists[i]->rowid[at[i]] < first))
-        first = rk->lists[i]->rowid[at[i]];
-    if (first < 0) break;
-    sqlite3_int64 base = first - first % WINDOW, end = base + WINDOW;
-    int nTouched = 0;
-    const double *table = terms;
-    for (int i = 0; rc == SQLITE_OK && i < rk->n; i++) {
-      const Postings *p = rk->lists[i];
-      int j = at[i];
-      for (; j < p->n && p->rowid[j] < end; j++) {
-        sqlite3_int64 rowid = p->rowid[j];
-        int length = rowid <= inMemory ? len[rowid] : NORM_UNKNOWN;
-        if (length == NORM_UNKNOWN) {
-          rc = length_of(rk, rowid, &length);
-          if (rc != SQLITE_OK) break;
-        }
-        double add;
-        if (length < NORMS_TABLE) {
-          add = table[p->code[j] * NORMS_TABLE + length];
-        } else {
-          double f = p->hits[p->code[j]];
-          add = rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, length));
-        }
-        int slot = (int)(rowid - base);
-        /* Without a branch: whether a row is new is as good as random. */
-        touched[nTouched] = slot;
-        nTouched += sum[slot] == 0.0;
-        sum[slot] += add;
-      }
-      at[i] = j;
-      table += p->nHits * NORMS_TABLE;
-    }
-    for (int t = 0; t < nTouched; t++) {
-      offer(rk, &rk->any, sum[touched[t]], base + touched[t]);
-      sum[touched[t]] = 0.0;
-    }
-  }
-  sqlite3_free(sum);
-  sqlite3_free(touched);
-  sqlite3_free(terms);
-  return rc;
-}
-
 /* The first place at or after `from` whose rowid is at least `rowid` (galloping, then halving). */
 static int seek(const Postings *p, int from, sqlite3_int64 rowid) {
   int step = 1, lo = from, hi = from;
@@ -445,6 +375,199 @@ static int seek(const Postings *p, int from, sqlite3_int64 rowid) {
     else hi = mid;
   }
   return lo;
+}
+
+/* The most the word adds to any row's score: at each weighted hit count, the shortest row that
+   has it. 0 when a length is not in memory (the bound is then unknown). */
+static double list_bound(Ranking *rk, int i) {
+  Postings *p = rk->lists[i];
+  const Norms *norms = rk->lengths.norms;
+  if (!norms || !norms->loaded) return 0.0;
+  if (p->bounded == 0) memset(p->shortest, 0xFF, sizeof(p->shortest));
+  for (; p->bounded < p->n; p->bounded++) {
+    unsigned int rowid = p->rowid[p->bounded];
+    if (rowid > norms->loadedMax || rowid >= norms->cap || norms->len[rowid] == NORM_UNKNOWN) {
+      p->bounded = 0; /* read it all again next time */
+      return 0.0;
+    }
+    unsigned char c = p->code[p->bounded];
+    if (norms->len[rowid] < p->shortest[c]) p->shortest[c] = norms->len[rowid];
+  }
+  double best = 0.0;
+  for (int c = 0; c < p->nHits; c++) {
+    if (p->shortest[c] == NORM_UNKNOWN) continue;
+    double f = p->hits[c];
+    double most = rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, p->shortest[c]));
+    if (most > best) best = most;
+  }
+  return best;
+}
+
+/* Rounding: a row is dropped only when its bound is below the k-th score by more than float
+   error can account for (as in bm25-top-k.ts). */
+static int surely_below(double bound, double theta) { return bound * (1 + 1e-9) + 1e-9 < theta; }
+
+/*
+ * Every row holding any word that can reach the best k, window by window of rowids, MaxScore
+ * (Turtle & Flood 1995) on the lists in memory. Once k rows are ranked, the k-th score θ is a
+ * floor: the words whose bounds, cheapest first, add up to less than θ (the optional words) can
+ * lift no row into the best k by themselves, so only the rows holding another word (an
+ * essential one) are candidates. Their partial sums (the essential words' terms) plus the
+ * optional words' bounds bound their scores; those that may reach θ are scored exactly: every
+ * word's term looked up by seeking its list, added in phrase order as brain_bm25 adds them.
+ * Before θ is known, or when no word is optional, every row is scored word after word (term at
+ * a time) within the window, in phrase order too. A row's first word finds its slot at 0.0
+ * (every word adds more than 0: idf >= 1e-6, hits > 0).
+ */
+static int rank_any(Ranking *rk, int *at) {
+  int n = rk->n, nTerms = 0;
+  for (int i = 0; i < n; i++) nTerms += rk->lists[i]->nHits * NORMS_TABLE;
+  double *sum = (double *)sqlite3_malloc64(WINDOW * sizeof(double));
+  int *touched = (int *)sqlite3_malloc64(WINDOW * sizeof(int));
+  /* What each word adds to a row, by its weighted hits (code) and length: the same expression as
+     brain_bm25's, evaluated once per pair rather than once per posting. */
+  double *terms = (double *)sqlite3_malloc64((sqlite3_uint64)(nTerms + 1) * sizeof(double));
+  double *bound = (double *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(double));
+  int *order = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int)); /* by bound, lowest first */
+  int *end = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int));
+  const double **table = (const double **)sqlite3_malloc64((sqlite3_uint64)n * sizeof(double *));
+  int *cursor = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int));
+  sqlite3_uint64 *seen = (sqlite3_uint64 *)sqlite3_malloc64(WINDOW / 8);
+  int rc = sum && touched && terms && bound && order && end && table && cursor && seen
+               ? SQLITE_OK
+               : SQLITE_NOMEM;
+  int bounded = 1;
+  if (rc == SQLITE_OK) {
+    memset(sum, 0, WINDOW * sizeof(double));
+    memset(seen, 0, WINDOW / 8);
+    double *t = terms;
+    for (int i = 0; i < n; i++) {
+      table[i] = t;
+      for (int c = 0; c < rk->lists[i]->nHits; c++) {
+        double f = rk->lists[i]->hits[c];
+        for (int d = 0; d < NORMS_TABLE; d++)
+          *t++ = rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, d));
+      }
+      bound[i] = list_bound(rk, i);
+      if (bound[i] <= 0.0) bounded = 0;
+      order[i] = i;
+    }
+    for (int i = 1; i < n; i++) /* insertion sort: a few words */
+      for (int j = i; j > 0 && bound[order[j]] < bound[order[j - 1]]; j--) {
+        int x = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = x;
+      }
+  }
+  const Norms *norms = rk->lengths.norms;
+  const unsigned short *len = norms && norms->loaded ? norms->len : 0;
+  sqlite3_int64 inMemory = len ? (norms->loadedMax < norms->cap ? norms->loadedMax : norms->cap - 1)
+                               : -1;
+  while (rc == SQLITE_OK) {
+    sqlite3_int64 first = -1;
+    for (int i = 0; i < n; i++)
+      if (at[i] < rk->lists[i]->n && (first < 0 || rk->lists[i]->rowid[at[i]] < first))
+        first = rk->lists[i]->rowid[at[i]];
+    if (first < 0) break;
+    sqlite3_int64 base = first - first % WINDOW, stop = base + WINDOW;
+    for (int i = 0; i < n; i++) end[i] = seek(rk->lists[i], at[i], stop);
+    /* The optional words: those, cheapest first, whose bounds add up to less than θ. Worth it
+       only when they hold most of the window's postings: each candidate then costs a seek in
+       every list. */
+    int optional = 0;
+    double rest = 0.0;
+    if (bounded && rk->any.size == rk->any.k) {
+      double theta = rk->any.hits[0].score;
+      while (optional < n - 1 && surely_below(rest + bound[order[optional]], theta))
+        rest += bound[order[optional++]];
+      sqlite3_int64 all = 0, skipped = 0;
+      for (int o = 0; o < n; o++) {
+        int i = order[o];
+        all += end[i] - at[i];
+        if (o < optional) skipped += end[i] - at[i];
+      }
+      if (skipped * 10 < all * 9) optional = 0;
+    }
+    int nTouched = 0;
+    for (int o = optional; rc == SQLITE_OK && o < n; o++) {
+      /* Every word in phrase order when none is optional; else the essential ones, any order. */
+      int i = optional == 0 ? o : order[o];
+      const Postings *p = rk->lists[i];
+      for (int j = at[i]; j < end[i]; j++) {
+        sqlite3_int64 rowid = p->rowid[j];
+        int length = rowid <= inMemory ? len[rowid] : NORM_UNKNOWN;
+        if (length == NORM_UNKNOWN) {
+          rc = length_of(rk, rowid, &length);
+          if (rc != SQLITE_OK) break;
+        }
+        double add;
+        if (length < NORMS_TABLE) {
+          add = table[i][p->code[j] * NORMS_TABLE + length];
+        } else {
+          double f = p->hits[p->code[j]];
+          add = rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, length));
+        }
+        int slot = (int)(rowid - base);
+        /* Without a branch: whether a row is new is as good as random. */
+        touched[nTouched] = slot;
+        nTouched += sum[slot] == 0.0;
+        sum[slot] += add;
+      }
+    }
+    if (optional == 0) {
+      for (int t = 0; t < nTouched; t++) {
+        offer(rk, &rk->any, sum[touched[t]], base + touched[t]);
+        sum[touched[t]] = 0.0;
+      }
+    } else {
+      /* Partial sums, in another order: first whether the row can reach θ at all (θ only
+         rises), then its exact score, each word's term found by moving its cursor forward:
+         the candidates in rowid order (a bitmap of the window). */
+      for (int t = 0; t < nTouched; t++) seen[touched[t] >> 6] |= 1ull << (touched[t] & 63);
+      for (int i = 0; i < n; i++) cursor[i] = at[i];
+      for (int w = 0; rc == SQLITE_OK && w < WINDOW / 64; w++) {
+        sqlite3_uint64 bits = seen[w];
+        seen[w] = 0;
+        while (bits && rc == SQLITE_OK) {
+          int slot = w * 64 + __builtin_ctzll(bits);
+          bits &= bits - 1;
+          double partial = sum[slot];
+          sum[slot] = 0.0;
+          if (rk->any.size == rk->any.k && surely_below(partial + rest, rk->any.hits[0].score))
+            continue;
+          sqlite3_int64 rowid = base + slot;
+          int length = 0;
+          rc = length_of(rk, rowid, &length);
+          if (rc != SQLITE_OK) break;
+          double norm = norm_of(rk, length);
+          double score = 0.0;
+          for (int i = 0; i < n; i++) {
+            const Postings *p = rk->lists[i];
+            int j = cursor[i] = seek(p, cursor[i], rowid);
+            if (j >= end[i] || p->rowid[j] != rowid) continue;
+            if (length < NORMS_TABLE) {
+              score += table[i][p->code[j] * NORMS_TABLE + length];
+            } else {
+              double f = p->hits[p->code[j]];
+              score += rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm);
+            }
+          }
+          offer(rk, &rk->any, score, rowid);
+        }
+      }
+    }
+    for (int i = 0; i < n; i++) at[i] = end[i];
+  }
+  sqlite3_free(sum);
+  sqlite3_free(touched);
+  sqlite3_free(terms);
+  sqlite3_free(bound);
+  sqlite3_free(order);
+  sqlite3_free(end);
+  sqlite3_free(table);
+  sqlite3_free(cursor);
+  sqlite3_free(seen);
+  return rc;
 }
 
 /* Every row holding all the words: the shortest list leads, the others seek. */
