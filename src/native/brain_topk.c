@@ -356,7 +356,7 @@ static int score_at(Ranking *rk, const int *at, sqlite3_int64 rowid, double *sco
 }
 
 /* Rows are scored a window of rowids at a time: word by word into one array, then offered. */
-#define WINDOW 65536
+#define WINDOW 4096
 /* Lengths up to this are divided once per call (norm_of), not once per posting. */
 #define NORMS_TABLE 256
 

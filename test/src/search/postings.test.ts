@@ -125,6 +125,27 @@ describe('the top k from posting lists in memory', () => {
     }
   });
 
+  it('skips the rows only common words hold once the k-th score is known, and ranks the same', () => {
+    // Rows in many windows of rowids (a jump in ids between batches), lengths in memory: the
+    // words' bounds are known, and from the second window on the commonest words are optional.
+    const db = connectionOf(t.brain);
+    for (let batch = 0; batch < 12; batch++) {
+      fill(t.brain, 250, 100 + batch);
+      db.prepare(
+        `INSERT INTO messages (id, uid, thread_id, from_agent, body, created_at)
+         SELECT id + 5000, uid + 1000000, thread_id, from_agent, 'cove', created_at
+         FROM messages WHERE id = (SELECT max(id) FROM messages)`,
+      ).run();
+    }
+    db.prepare(`SELECT brain_fts_norms('messages_fts_docsize')`).get();
+    const o = on(db);
+    for (const terms of [['harbour', 'reef'], ['rope', 'harbour', 'buoy'], ...queries(17, 25)]) {
+      for (const k of [1, 3, 20]) {
+        expectSame(o.fromPostings(terms, false, k), o.exhaustive(terms, false, k));
+      }
+    }
+  });
+
   it('leaves out the rows it is told to, and ranks the next ones in their place', () => {
     fill(t.brain, 800, 3);
     const o = on(connectionOf(t.brain));
