@@ -403,6 +403,15 @@ static double list_bound(Ranking *rk, int i) {
   return best;
 }
 
+/* What word i adds to the row at place j of its list, of this length: brain_bm25's expression,
+   from the table of (hit count, length) pairs when the length is in it. */
+static double term_of(const Ranking *rk, const double *const *table, int i, const Postings *p,
+                      int j, int length) {
+  if (length < NORMS_TABLE) return table[i][p->code[j] * NORMS_TABLE + length];
+  double f = p->hits[p->code[j]];
+  return rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, length));
+}
+
 /* Rounding: a row is dropped only when its bound is below the k-th score by more than float
    error can account for (as in bm25-top-k.ts). */
 static int surely_below(double bound, double theta) { return bound * (1 + 1e-9) + 1e-9 < theta; }
@@ -413,11 +422,12 @@ static int surely_below(double bound, double theta) { return bound * (1 + 1e-9) 
  * floor: the words whose bounds, cheapest first, add up to less than θ (the optional words) can
  * lift no row into the best k by themselves, so only the rows holding another word (an
  * essential one) are candidates. Their partial sums (the essential words' terms) plus the
- * optional words' bounds bound their scores; those that may reach θ are scored exactly: every
- * word's term looked up by seeking its list, added in phrase order as brain_bm25 adds them.
- * Before θ is known, or when no word is optional, every row is scored word after word (term at
- * a time) within the window, in phrase order too. A row's first word finds its slot at 0.0
- * (every word adds more than 0: idf >= 1e-6, hits > 0).
+ * optional words' bounds bound their scores; those that may reach θ are scored again, every
+ * word's list walked in phrase order, only their rows' terms added (the optional words' other
+ * rows cost a look at a flag, not a length and a term). Before θ is known, or when no word is
+ * optional, every row is scored word after word (term at a time), in phrase order too, so each
+ * sum adds its words as brain_bm25 does. A row's first word finds its slot at 0.0 (every word
+ * adds more than 0: idf >= 1e-6, hits > 0).
  */
 static int rank_any(Ranking *rk, int *at) {
   int n = rk->n, nTerms = 0;
@@ -431,15 +441,14 @@ static int rank_any(Ranking *rk, int *at) {
   int *order = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int)); /* by bound, lowest first */
   int *end = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int));
   const double **table = (const double **)sqlite3_malloc64((sqlite3_uint64)n * sizeof(double *));
-  int *cursor = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int));
-  sqlite3_uint64 *seen = (sqlite3_uint64 *)sqlite3_malloc64(WINDOW / 8);
-  int rc = sum && touched && terms && bound && order && end && table && cursor && seen
+  unsigned char *candidate = (unsigned char *)sqlite3_malloc64(WINDOW);
+  int rc = sum && touched && terms && bound && order && end && table && candidate
                ? SQLITE_OK
                : SQLITE_NOMEM;
   int bounded = 1;
   if (rc == SQLITE_OK) {
     memset(sum, 0, WINDOW * sizeof(double));
-    memset(seen, 0, WINDOW / 8);
+    memset(candidate, 0, WINDOW);
     double *t = terms;
     for (int i = 0; i < n; i++) {
       table[i] = t;
@@ -471,22 +480,20 @@ static int rank_any(Ranking *rk, int *at) {
     if (first < 0) break;
     sqlite3_int64 base = first - first % WINDOW, stop = base + WINDOW;
     for (int i = 0; i < n; i++) end[i] = seek(rk->lists[i], at[i], stop);
-    /* The optional words: those, cheapest first, whose bounds add up to less than θ. Worth it
-       only when they hold most of the window's postings: each candidate then costs a seek in
-       every list. */
+    /* The optional words: those, cheapest first, whose bounds add up to less than θ. */
     int optional = 0;
     double rest = 0.0;
     if (bounded && rk->any.size == rk->any.k) {
       double theta = rk->any.hits[0].score;
       while (optional < n - 1 && surely_below(rest + bound[order[optional]], theta))
         rest += bound[order[optional++]];
+      /* Worth a second pass only when the optional words hold most of the window's postings. */
       sqlite3_int64 all = 0, skipped = 0;
       for (int o = 0; o < n; o++) {
-        int i = order[o];
-        all += end[i] - at[i];
-        if (o < optional) skipped += end[i] - at[i];
+        all += end[order[o]] - at[order[o]];
+        if (o < optional) skipped += end[order[o]] - at[order[o]];
       }
-      if (skipped * 10 < all * 9) optional = 0;
+      if (4 * skipped < 3 * all) optional = 0;
     }
     int nTouched = 0;
     for (int o = optional; rc == SQLITE_OK && o < n; o++) {
@@ -500,61 +507,43 @@ static int rank_any(Ranking *rk, int *at) {
           rc = length_of(rk, rowid, &length);
           if (rc != SQLITE_OK) break;
         }
-        double add;
-        if (length < NORMS_TABLE) {
-          add = table[i][p->code[j] * NORMS_TABLE + length];
-        } else {
-          double f = p->hits[p->code[j]];
-          add = rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, length));
-        }
         int slot = (int)(rowid - base);
         /* Without a branch: whether a row is new is as good as random. */
         touched[nTouched] = slot;
         nTouched += sum[slot] == 0.0;
-        sum[slot] += add;
+        sum[slot] += term_of(rk, table, i, p, j, length);
       }
     }
-    if (optional == 0) {
+    if (optional > 0 && rc == SQLITE_OK) {
+      /* Partial sums, in another order: the rows that may reach θ (θ only rises) are scored
+         again, every word in phrase order, walking each list's window once. */
+      int nCandidates = 0;
+      double theta = rk->any.hits[0].score;
       for (int t = 0; t < nTouched; t++) {
-        offer(rk, &rk->any, sum[touched[t]], base + touched[t]);
-        sum[touched[t]] = 0.0;
+        int slot = touched[t];
+        if (!surely_below(sum[slot] + rest, theta)) {
+          candidate[slot] = 1;
+          touched[nCandidates++] = slot;
+        }
+        sum[slot] = 0.0;
       }
-    } else {
-      /* Partial sums, in another order: first whether the row can reach θ at all (θ only
-         rises), then its exact score, each word's term found by moving its cursor forward:
-         the candidates in rowid order (a bitmap of the window). */
-      for (int t = 0; t < nTouched; t++) seen[touched[t] >> 6] |= 1ull << (touched[t] & 63);
-      for (int i = 0; i < n; i++) cursor[i] = at[i];
-      for (int w = 0; rc == SQLITE_OK && w < WINDOW / 64; w++) {
-        sqlite3_uint64 bits = seen[w];
-        seen[w] = 0;
-        while (bits && rc == SQLITE_OK) {
-          int slot = w * 64 + __builtin_ctzll(bits);
-          bits &= bits - 1;
-          double partial = sum[slot];
-          sum[slot] = 0.0;
-          if (rk->any.size == rk->any.k && surely_below(partial + rest, rk->any.hits[0].score))
-            continue;
-          sqlite3_int64 rowid = base + slot;
+      nTouched = nCandidates;
+      for (int i = 0; nCandidates > 0 && rc == SQLITE_OK && i < n; i++) {
+        const Postings *p = rk->lists[i];
+        for (int j = at[i]; j < end[i]; j++) {
+          int slot = (int)(p->rowid[j] - base);
+          if (!candidate[slot]) continue;
           int length = 0;
-          rc = length_of(rk, rowid, &length);
+          rc = length_of(rk, p->rowid[j], &length);
           if (rc != SQLITE_OK) break;
-          double norm = norm_of(rk, length);
-          double score = 0.0;
-          for (int i = 0; i < n; i++) {
-            const Postings *p = rk->lists[i];
-            int j = cursor[i] = seek(p, cursor[i], rowid);
-            if (j >= end[i] || p->rowid[j] != rowid) continue;
-            if (length < NORMS_TABLE) {
-              score += table[i][p->code[j] * NORMS_TABLE + length];
-            } else {
-              double f = p->hits[p->code[j]];
-              score += rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm);
-            }
-          }
-          offer(rk, &rk->any, score, rowid);
+          sum[slot] += term_of(rk, table, i, p, j, length);
         }
       }
+      for (int t = 0; t < nTouched; t++) candidate[touched[t]] = 0;
+    }
+    for (int t = 0; t < nTouched; t++) {
+      offer(rk, &rk->any, sum[touched[t]], base + touched[t]);
+      sum[touched[t]] = 0.0;
     }
     for (int i = 0; i < n; i++) at[i] = end[i];
   }
@@ -565,8 +554,7 @@ static int rank_any(Ranking *rk, int *at) {
   sqlite3_free(order);
   sqlite3_free(end);
   sqlite3_free(table);
-  sqlite3_free(cursor);
-  sqlite3_free(seen);
+  sqlite3_free(candidate);
   return rc;
 }
 
