@@ -1,13 +1,15 @@
 /*
- * brain_topk(fts, keys, words, df, sizes, excluded, k, all, epoch, budget, reads, w0, w1, ...): the
+ * brain_topk(fts, keys, words, df, sizes, excluded, k, wide, epoch, budget, reads, w0, w1, ...): the
  * best k rows of a query of n words by brain_bm25, exactly as
  *
  *   SELECT rowid, brain_bm25(fts, df, sizes, w0, ...) AS bm25 FROM fts
  *   WHERE fts MATCH '"t1" OR ... OR "tn"' ORDER BY bm25, rowid LIMIT k
  *
- * ranks them (with `all` non-zero, among the rows holding every word), less the rows listed in
- * `excluded` (ascending rowids as native doubles, or NULL), from each word's posting list: its rows'
- * ids and weighted hits, read once through xQueryPhrase and kept with the connection.
+ * ranks them among the rows holding every word, and when fewer than k do, the best `wide` among
+ * those holding any (k or wide 0: not ranked), less the rows listed in `excluded` (ascending
+ * rowids as native doubles, or NULL), from each word's posting list: its rows' ids and weighted
+ * hits, read once through xQueryPhrase and kept with the connection. `df` gives each word's row
+ * count as native doubles, as for brain_bm25; NULL takes its list's length, the same count.
  *
  * Why. A statement scores a row through FTS5's cursor, at ~0.7 µs a row; a question of common
  * words ("any news on the boiler since last week?") holds half a million rows at a million
@@ -299,6 +301,7 @@ typedef struct Ranking {
   Postings **lists;
   double *idf;
   int n;
+  sqlite3_int64 nRow;
   double avgdl;
   Lengths lengths;
   const char *sizes;
@@ -652,9 +655,12 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   sqlite3_int64 reads = sqlite3_value_int64(apVal[9]);
   int nWeight = nVal - 10;
   sqlite3_value **weights = &apVal[10];
-  int dfBytes = sqlite3_value_bytes(dfValue);
-  if (n < 1 || !keyText || !wordText || !sizes || sqlite3_value_type(dfValue) != SQLITE_BLOB ||
-      dfBytes != n * (int)sizeof(double) || k < 0 || wide < 0 || k + wide < 1) {
+  /* Without counts, each word's is its list's length, once read. */
+  int counted = sqlite3_value_type(dfValue) != SQLITE_NULL;
+  if (n < 1 || !keyText || !wordText || !sizes ||
+      (counted && (sqlite3_value_type(dfValue) != SQLITE_BLOB ||
+                   sqlite3_value_bytes(dfValue) != n * (int)sizeof(double))) ||
+      k < 0 || wide < 0 || k + wide < 1) {
     sqlite3_result_error(
         ctx, "brain_topk: one key, word and count per phrase, k and wide not both 0", -1);
     return;
@@ -703,15 +709,16 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
     rk.avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1.0;
     if (rk.avgdl <= 0.0) rk.avgdl = 1.0;
-    const unsigned char *df = (const unsigned char *)sqlite3_value_blob(dfValue);
-    double toRead = 0.0; /* the rows of the words not kept */
-    double rows = 0.0;   /* the rows that may be scored */
+    rk.nRow = nRow;
+    const unsigned char *df = counted ? (const unsigned char *)sqlite3_value_blob(dfValue) : 0;
+    double toRead = 0.0; /* the rows of the words not kept (unknown without counts) */
+    double rows = 0.0;   /* the rows that may be scored, as far as known */
     for (int i = 0; i < n; i++) {
-      double hits;
-      memcpy(&hits, df + (size_t)i * sizeof(double), sizeof(double));
-      double idf = log(((double)nRow - hits + 0.5) / (hits + 0.5));
-      rk.idf[i] = idf > 0.0 ? idf : 1e-6;
-      if (!cache || !cache_find(cache, keys[i])) toRead += hits;
+      Postings *kept = cache ? cache_find(cache, keys[i]) : 0;
+      double hits = kept ? (double)kept->n : 0.0;
+      if (df) memcpy(&hits, df + (size_t)i * sizeof(double), sizeof(double));
+      else if (!kept) toRead = INFINITY;
+      if (!kept) toRead += hits;
       rows += hits;
     }
     if (reads >= 0 && toRead > (double)reads) rc = SQLITE_RANGE;
@@ -743,6 +750,15 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
     rk.lists[i] = p;
   }
   if (tail) sqlite3_finalize(tail);
+  for (int i = 0; rc == SQLITE_OK && i < n; i++) {
+    double hits = (double)rk.lists[i]->n;
+    if (counted) {
+      const unsigned char *df = (const unsigned char *)sqlite3_value_blob(dfValue);
+      memcpy(&hits, df + (size_t)i * sizeof(double), sizeof(double));
+    }
+    double idf = log(((double)rk.nRow - hits + 0.5) / (hits + 0.5));
+    rk.idf[i] = idf > 0.0 ? idf : 1e-6;
+  }
   if (rc == SQLITE_OK) {
     rk.excluded = sqlite3_value_type(excludedValue) == SQLITE_BLOB
                       ? (const unsigned char *)sqlite3_value_blob(excludedValue)

@@ -244,13 +244,13 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
    */
   const fromPostings = (terms: string[], k: number, wide: number): PostingsRanked | undefined => {
     if (scorer !== 'brain_bm25' || narrowed(filters)) return undefined;
-    const dfs = terms.map((t) => counter.count(t));
+    const counts = () => terms.map((t) => counter.count(t));
     const top = (every: number, any: number, excluded?: Buffer) =>
       postingsTopK(ctx, {
         table: SOURCES[type].table,
         weights: SOURCES[type].weights,
         terms,
-        dfs,
+        counts,
         k: every,
         wide: any,
         excluded,

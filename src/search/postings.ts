@@ -40,8 +40,11 @@ export interface PostingsQuery {
   /** Its bm25 column weights, as the rank statements give them. */
   weights: string;
   terms: string[];
-  /** Each term's row count, in order. */
-  dfs: number[];
+  /**
+   * Each term's row count, in order: asked for only when the search is not warm (its lists'
+   * lengths are the same counts, known once read).
+   */
+  counts: () => number[];
   /** How many of the rows holding every term to rank (0: none). */
   k: number;
   /** How many of the rows holding any term to rank, when fewer than k hold every one (0: none). */
@@ -71,6 +74,7 @@ export function postingsTopK(
   query: PostingsQuery,
 ): PostingsRanked | undefined {
   const { table, weights, terms } = query;
+  const warm = warmed.has(ctx.db);
   const blob = ctx.q
     .get<[Record<string, unknown>], Buffer | null>(
       `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @k, @wide,
@@ -82,13 +86,16 @@ export function postingsTopK(
       // Lists are kept by token, so that "gardens" and "garden" share one.
       keys: terms.map((t) => tokenOf(ctx, t) ?? t).join('\x1f'),
       words: terms.join('\x1f'),
-      df: Buffer.from(Float64Array.from(query.dfs).buffer),
+      df:
+        warm && query.reads === undefined
+          ? null
+          : Buffer.from(Float64Array.from(query.counts()).buffer),
       excluded: query.excluded ?? null,
       k: query.k,
       wide: query.wide,
       epoch: query.epoch,
       budget: query.budget ?? POSTINGS_BUDGET,
-      reads: query.reads ?? (warmed.has(ctx.db) ? -1 : COLD_READS),
+      reads: query.reads ?? (warm ? -1 : COLD_READS),
       match: terms.map(quoteTerm).join(' OR '),
     });
   // No row holds any of the words: the statement gives none.
@@ -128,7 +135,7 @@ export function primePostings(
       table: index.table,
       weights: index.weights,
       terms: [t.term],
-      dfs: [t.n],
+      counts: () => [t.n],
       k: 0,
       wide: 1,
       epoch: index.epoch,

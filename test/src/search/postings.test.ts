@@ -5,7 +5,7 @@ import { StatementCache } from '../../../src/db/open.js';
 import type { Ranked } from '../../../src/search/bm25-top-k.js';
 import { indexWeights, RANK_SQL } from '../../../src/search/fts.js';
 import { quoteTerm } from '../../../src/search/fts-query.js';
-import { postingsTopK, type PostingsRanked } from '../../../src/search/postings.js';
+import { keepPostings, postingsTopK, type PostingsRanked } from '../../../src/search/postings.js';
 import { createWordCountNotes, createWordCounter } from '../../../src/search/word-counts.js';
 import { mulberry32 } from '../../../bench/crash.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
@@ -67,7 +67,7 @@ function on(db: Database): On {
         table: 'messages_fts',
         weights: indexWeights('message'),
         terms,
-        dfs,
+        counts: () => dfs,
         k: all ? k : 0,
         wide: all ? 0 : k,
         epoch,
@@ -80,7 +80,15 @@ function on(db: Database): On {
     both(terms, k, wide) {
       const { dfs, epoch } = counts(terms);
       const weights = indexWeights('message');
-      return postingsTopK(ctx, { table: 'messages_fts', weights, terms, dfs, k, wide, epoch });
+      return postingsTopK(ctx, {
+        table: 'messages_fts',
+        weights,
+        terms,
+        counts: () => dfs,
+        k,
+        wide,
+        epoch,
+      });
     },
   };
 }
@@ -144,6 +152,31 @@ describe('the top k from posting lists in memory', () => {
         expectSame(o.fromPostings(terms, false, k), o.exhaustive(terms, false, k));
       }
     }
+  });
+
+  it('counts each word from its list in a warm process, where no count is asked for', () => {
+    fill(t.brain, 900, 18);
+    const db = connectionOf(t.brain);
+    keepPostings(db);
+    const o = on(db);
+    const asked: string[] = [];
+    const ctx = { db, q: new StatementCache(db) };
+    const warm = (terms: string[]) =>
+      postingsTopK(ctx, {
+        table: 'messages_fts',
+        weights: indexWeights('message'),
+        terms,
+        counts: () => (asked.push(...terms), []),
+        k: 0,
+        wide: 25,
+        epoch: 0,
+      })!.any;
+    for (const terms of queries(19, 10)) {
+      expectSame(warm(terms), o.exhaustive(terms, false, 25));
+      fill(t.brain, 30, terms.length);
+      expectSame(warm(terms), o.exhaustive(terms, false, 25));
+    }
+    expect(asked).toEqual([]);
   });
 
   it('leaves out the rows it is told to, and ranks the next ones in their place', () => {
