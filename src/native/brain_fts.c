@@ -735,8 +735,13 @@ static fts5_api *fts5_of(sqlite3 *db) {
   return api;
 }
 
+/* The one symbol the library exports (binding.gyp builds with hidden visibility): the functions
+   the two files share stay private to this build, so two builds loaded in one process (two
+   checkouts' tests) never call each other's. */
 #ifdef _WIN32
 __declspec(dllexport)
+#else
+__attribute__((visibility("default")))
 #endif
 int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
   SQLITE_EXTENSION_INIT2(pApi);
