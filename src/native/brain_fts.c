@@ -756,6 +756,8 @@ int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
   if (rc == SQLITE_OK)
     rc = fts5->xCreateFunction(fts5, "brain_impacts", (void *)db, brain_impacts, 0);
   if (rc == SQLITE_OK) rc = fts5->xCreateFunction(fts5, "brain_topk", (void *)db, brain_topk, 0);
+  if (rc == SQLITE_OK)
+    rc = fts5->xCreateFunction(fts5, "brain_hits_all", (void *)db, brain_hits_all, 0);
   if (rc == SQLITE_OK) rc = fts5->xCreateFunction(fts5, "brain_hits", (void *)db, brain_hits, 0);
   if (rc == SQLITE_OK)
     rc = fts5->xCreateFunction(fts5, "brain_length", (void *)db, brain_length, 0);

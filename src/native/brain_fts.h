@@ -50,7 +50,9 @@ int brain_row_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int phrase, in
 /* Whether `rowid` is in `sorted`, an ascending array of n rowids as native doubles. */
 int brain_among(const unsigned char *sorted, int n, sqlite3_int64 rowid);
 
-/* brain_topk (brain_topk.c). */
+/* brain_topk and brain_hits_all (brain_topk.c). */
+void brain_hits_all(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
+                    sqlite3_value **apVal);
 void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
                 sqlite3_value **apVal);
 

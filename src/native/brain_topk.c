@@ -214,42 +214,85 @@ static void cache_trim(Cache *cache, sqlite3_uint64 budget) {
   }
 }
 
-/* The rows holding `word` added since its list was read, through `tail` (rowid > ?2). */
-static int postings_extend(sqlite3_stmt *tail, Postings *p, const char *word, Cache *cache) {
-  char *match = sqlite3_mprintf("\"%w\"", word);
-  if (!match) return SQLITE_NOMEM;
-  sqlite3_uint64 before = postings_bytes(p);
-  sqlite3_bind_text(tail, 1, match, -1, sqlite3_free);
-  sqlite3_bind_int64(tail, 2, p->last);
-  int rc;
-  while ((rc = sqlite3_step(tail)) == SQLITE_ROW) {
-    rc = postings_add(p, sqlite3_column_int64(tail, 0), sqlite3_column_double(tail, 1));
-    if (rc != SQLITE_OK) break;
+/*
+ * The rows added since the kept lists `stale` (m of them, with their words) were last read, in
+ * one statement: every row past the oldest of their last rows holding any of the words, with each
+ * word's weighted hits (brain_hits_all), each list taking the rows past its own last one.
+ */
+static int postings_extend(sqlite3 *db, const char *sizes, int nWeight, sqlite3_value **weights,
+                           Postings **stale, char **words, int m, Cache *cache) {
+  size_t len = strlen(sizes);
+  if (len <= 8 || strcmp(sizes + len - 8, "_docsize") != 0) return SQLITE_MISUSE;
+  sqlite3_int64 since = stale[0]->last;
+  sqlite3_uint64 before = 0;
+  for (int j = 0; j < m; j++) {
+    if (stale[j]->last < since) since = stale[j]->last;
+    before += postings_bytes(stale[j]);
   }
-  sqlite3_reset(tail);
-  cache->bytes += postings_bytes(p) - before;
+  sqlite3_str *sql = sqlite3_str_new(db);
+  sqlite3_str_appendf(sql, "SELECT rowid, brain_hits_all(\"%.*w\"", (int)(len - 8), sizes);
+  for (int i = 0; i < nWeight; i++) sqlite3_str_appendf(sql, ", ?%d", i + 3);
+  sqlite3_str_appendf(sql, ") FROM \"%.*w\" WHERE \"%.*w\" MATCH ?1 AND rowid > ?2", (int)(len - 8),
+                      sizes, (int)(len - 8), sizes);
+  char *text = sqlite3_str_finish(sql);
+  sqlite3_str *match = sqlite3_str_new(db);
+  for (int j = 0; j < m; j++) sqlite3_str_appendf(match, "%s\"%w\"", j ? " OR " : "", words[j]);
+  char *matchText = sqlite3_str_finish(match);
+  sqlite3_stmt *tail = 0;
+  int rc = text && matchText ? sqlite3_prepare_v2(db, text, -1, &tail, 0) : SQLITE_NOMEM;
+  sqlite3_free(text);
+  for (int i = 0; rc == SQLITE_OK && i < nWeight; i++) rc = sqlite3_bind_value(tail, i + 3, weights[i]);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(tail, 1, matchText, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(tail, 2, since);
+  }
+  while (rc == SQLITE_OK && (rc = sqlite3_step(tail)) == SQLITE_ROW) {
+    rc = SQLITE_OK;
+    sqlite3_int64 rowid = sqlite3_column_int64(tail, 0);
+    const unsigned char *hits = (const unsigned char *)sqlite3_column_blob(tail, 1);
+    if (sqlite3_column_bytes(tail, 1) != m * (int)sizeof(double)) {
+      rc = SQLITE_MISUSE;
+      break;
+    }
+    for (int j = 0; rc == SQLITE_OK && j < m; j++) {
+      double f;
+      memcpy(&f, hits + (size_t)j * sizeof(double), sizeof(double));
+      if (f > 0.0 && rowid > stale[j]->last) rc = postings_add(stale[j], rowid, f);
+    }
+  }
+  sqlite3_finalize(tail);
+  sqlite3_free(matchText);
+  sqlite3_uint64 after = 0;
+  for (int j = 0; j < m; j++) after += postings_bytes(stale[j]);
+  cache->bytes += after - before;
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* The statement reading a word's rows past a rowid, with their weighted hits. */
-static int tail_statement(sqlite3 *db, const char *sizes, int nWeight, sqlite3_value **weights,
-                          sqlite3_stmt **out) {
-  size_t n = strlen(sizes);
-  if (n <= 8 || strcmp(sizes + n - 8, "_docsize") != 0) return SQLITE_MISUSE;
-  char *table = sqlite3_mprintf("%.*s", (int)(n - 8), sizes);
-  if (!table) return SQLITE_NOMEM;
-  sqlite3_str *sql = sqlite3_str_new(db);
-  sqlite3_str_appendf(sql, "SELECT rowid, brain_hits(\"%w\"", table);
-  for (int i = 0; i < nWeight; i++) sqlite3_str_appendf(sql, ", ?%d", i + 3);
-  sqlite3_str_appendf(sql, ") FROM \"%w\" WHERE \"%w\" MATCH ?1 AND rowid > ?2 ORDER BY rowid",
-                      table, table);
-  sqlite3_free(table);
-  char *text = sqlite3_str_finish(sql);
-  if (!text) return SQLITE_NOMEM;
-  int rc = sqlite3_prepare_v2(db, text, -1, out, 0);
-  sqlite3_free(text);
-  for (int i = 0; rc == SQLITE_OK && i < nWeight; i++) rc = sqlite3_bind_value(*out, i + 3, weights[i]);
-  return rc;
+/* brain_hits_all(fts, w0, w1, ...): the weighted hits of every phrase of the MATCH expression in
+   the row, as native doubles (brain_hits gives the first phrase's). */
+void brain_hits_all(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
+                    sqlite3_value **apVal) {
+  int n = api->xPhraseCount(fts);
+  double *hits = (double *)sqlite3_malloc64((sqlite3_uint64)(n + 1) * sizeof(double));
+  if (!hits) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  memset(hits, 0, (size_t)(n + 1) * sizeof(double));
+  int nInst = 0;
+  int rc = api->xInstCount(fts, &nInst);
+  for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
+    int phrase, column, offset;
+    rc = api->xInst(fts, i, &phrase, &column, &offset);
+    if (rc == SQLITE_OK && phrase < n)
+      hits[phrase] += column < nVal ? sqlite3_value_double(apVal[column]) : 1.0;
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_free(hits);
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  sqlite3_result_blob64(ctx, hits, (sqlite3_uint64)n * sizeof(double), sqlite3_free);
 }
 
 /* A row ranked: the heap's worst first (lowest score; of equal scores, the highest rowid). */
@@ -690,8 +733,9 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   int *own = (int *)sqlite3_malloc64((sqlite3_uint64)n * sizeof(int)); /* freed after: not kept */
   rk.every.hits = (Hit *)sqlite3_malloc64((sqlite3_uint64)(k + 1) * sizeof(Hit));
   rk.any.hits = (Hit *)sqlite3_malloc64((sqlite3_uint64)(wide + 1) * sizeof(Hit));
-  sqlite3_stmt *tail = 0;
-  rc = rk.lists && rk.idf && at && own && rk.every.hits && rk.any.hits && (epoch < 0 || cache)
+  Postings **stale = (Postings **)sqlite3_malloc64((sqlite3_uint64)n * sizeof(Postings *));
+  char **staleWords = (char **)sqlite3_malloc64((sqlite3_uint64)n * sizeof(char *));
+  rc = stale && staleWords && rk.lists && rk.idf && at && own && rk.every.hits && rk.any.hits && (epoch < 0 || cache)
            ? SQLITE_OK
            : SQLITE_NOMEM;
   /* The index's newest row: a kept list checked up to it has no rows to add. */
@@ -726,14 +770,20 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
     rk.lengths.norms = brain_norms_for(db, apVal[3], nRow, rows);
     if (rk.lengths.norms && rk.lengths.norms->loaded) newest = rk.lengths.norms->loadedMax;
   }
+  /* The kept lists the index has rows newer than: brought up to date in one statement. */
+  int nStale = 0;
   for (int i = 0; rc == SQLITE_OK && i < n; i++) {
     Postings *p = cache ? cache_find(cache, keys[i]) : 0;
-    if (p) {
-      if (newest < 0 || p->checked < newest) {
-        if (!tail) rc = tail_statement(db, sizes, nWeight, weights, &tail);
-        if (rc == SQLITE_OK) rc = postings_extend(tail, p, words[i], cache);
-      }
-    } else {
+    if (p && (newest < 0 || p->checked < newest)) {
+      stale[nStale] = p;
+      staleWords[nStale++] = words[i];
+    }
+  }
+  if (rc == SQLITE_OK && nStale > 0)
+    rc = postings_extend(db, sizes, nWeight, weights, stale, staleWords, nStale, cache);
+  for (int i = 0; rc == SQLITE_OK && i < n; i++) {
+    Postings *p = cache ? cache_find(cache, keys[i]) : 0;
+    if (!p) {
       p = postings_new(keys[i]);
       if (!p) {
         rc = SQLITE_NOMEM;
@@ -749,7 +799,6 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
     p->used = cache ? cache->calls : 0;
     rk.lists[i] = p;
   }
-  if (tail) sqlite3_finalize(tail);
   for (int i = 0; rc == SQLITE_OK && i < n; i++) {
     double hits = (double)rk.lists[i]->n;
     if (counted) {
@@ -798,6 +847,8 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   sqlite3_free(rk.idf);
   sqlite3_free(at);
   sqlite3_free(own);
+  sqlite3_free(stale);
+  sqlite3_free(staleWords);
   sqlite3_free(rk.every.hits);
   sqlite3_free(rk.any.hits);
 }
