@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, fstatSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../src/index.js';
 import { formatMemory, type RelevantMemory } from './memories.js';
@@ -134,6 +134,14 @@ export function memoryBlock(memories: RelevantMemory[]): string {
 
 /** The first `max` bytes of a file as text, with a note when cut; undefined when it is absent. */
 function readCapped(path: string, max: number): string | undefined {
+  // A missing file is the common case (most workspaces have one or two of the three): asked
+  // without an exception, which costs more than the read.
+  try {
+    if (!statSync(path, { throwIfNoEntry: false })) return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') return undefined;
+  }
   let fd: number;
   try {
     fd = openSync(path, 'r');

@@ -520,7 +520,9 @@ function passingFilters(
   ids: number[],
   filters: SearchFilters,
 ): (rowid: number) => boolean {
-  if (!needsBase('message', filters) || ids.length === 0) return () => true;
+  // A neighbour shares its hit's thread, and the hit is not in the thread left out: only a
+  // person's filters (time, thread, agent) can refuse it.
+  if (!narrowed(filters) || ids.length === 0) return () => true;
   const passing = new Set(
     ctx.q
       .get<[SearchFilters & { ids: string }], { rowid: number }>(PASSES_FILTERS_SQL)
