@@ -90,16 +90,6 @@ function narrowed(filters: SearchFilters): boolean {
   );
 }
 
-/**
- * The filters need the base row only when one is set, or for STM, whose expiry always applies.
- * Otherwise the index alone answers: every row of it is a row of its base table.
- */
-function needsBase(type: SearchType, filters: SearchFilters): boolean {
-  return (
-    type === 'stm' || narrowed(filters) || (type === 'message' && filters.exclude_thread !== null)
-  );
-}
-
 /** How a rank statement scores: FTS5's bm25(), or brain_bm25 given each word's row count. */
 type Scorer = 'bm25' | 'brain_bm25';
 
