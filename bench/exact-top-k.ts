@@ -1,11 +1,13 @@
-// Whether search's pruned ranking (src/search/bm25-top-k.ts) gives the top 10 that exhaustive
-// BM25 gives, and how fast it searches: on a built brain, for the 50 queries of `brain bench` and,
-// when a LoCoMo file is given, its questions (categories 1–4).
+// Whether search's pruned ranking (src/search/bm25-top-k.ts) and its ranking from posting lists
+// in memory (src/search/postings.ts) give the top 10 that exhaustive BM25 gives, and how fast it
+// searches: on a built brain, for the 50 queries of `brain bench` and, when a LoCoMo file is
+// given, its questions (categories 1–4).
 //
-// For each query, the message index's top 10 of the rows holding any of its words three ways:
-// pruned (what search runs), brain_bm25 over every match (exhaustive, same function) and FTS5's
-// bm25() over every match (a second opinion: float rounding may order exact ties apart). Then
-// search itself (`brain.search`, words only) beside search through bm25(), which scores every
+// For each query, the message index's top 10 of the rows holding any of its words four ways:
+// pruned (what a one-off search runs), from the lists (what a warm process runs), brain_bm25 over
+// every match (exhaustive, same function) and FTS5's bm25() over every match (a second opinion:
+// float rounding may order exact ties apart). Then search itself (`brain.search`, words only, on
+// a connection that ranks from the lists) beside search through bm25(), which scores every
 // match. Latency: every query searched `rounds` times on one long-lived connection after one
 // warm-up round (its words counted and kept, as in `brain mcp`); p50 and p99 of all searches,
 // and the cold first round apart.
@@ -22,9 +24,10 @@ import { connectionOf } from '../src/brain.js';
 import { StatementCache } from '../src/db/open.js';
 import { readLocomo } from '../src/eval/locomo-format.js';
 import { pruneTopK, type Ranked } from '../src/search/bm25-top-k.js';
+import { keepPostings, postingsTopK } from '../src/search/postings.js';
 import { createWordCounter } from '../src/search/word-counts.js';
 import { quoteTerm } from '../src/search/fts-query.js';
-import { RANK_SQL } from '../src/search/fts.js';
+import { indexWeights, RANK_SQL } from '../src/search/fts.js';
 import { benchText } from '../cli/bench/corpus.js';
 import { benchQueries } from '../cli/bench/queries.js';
 
@@ -46,6 +49,8 @@ if (locomoArg && locomoArg !== '-') {
 const brain = openBrain({ dbPath: dbArg });
 const fts5 = openBrain({ dbPath: dbArg, rankFunction: false });
 const db = connectionOf(brain);
+// Ranks from the lists, as a warm process does (reading each list the first time).
+keepPostings(db);
 const ctx = { db, q: new StatementCache(db) };
 const rank = db.prepare(RANK_SQL.brain_bm25.message.bare);
 const rankFts5 = db.prepare(RANK_SQL.bm25.message.bare);
@@ -59,6 +64,7 @@ function pct(xs: number[], p: number): number {
 
 for (const [name, queries] of sets) {
   let prunedSame = 0;
+  let listsSame = 0;
   let fts5Same = 0;
   let searchSame = 0;
   let n = 0;
@@ -76,6 +82,17 @@ for (const [name, queries] of sets) {
     const pruned = ids(pruneTopK(terms, dfs, counter.rows(), K, run).ranked);
     if (pruned === exhaustive) prunedSame++;
     else differ.push(`pruned ≠ exhaustive: "${query}"`);
+    const fromLists = postingsTopK(ctx, {
+      table: 'messages_fts',
+      weights: indexWeights('message'),
+      terms,
+      counts: () => dfs,
+      k: 0,
+      wide: K,
+      epoch: counter.epoch(),
+    });
+    if (fromLists && ids(fromLists.any) === exhaustive) listsSame++;
+    else differ.push(`from the lists ≠ exhaustive: "${query}"`);
     if (ids(rankFts5.all({ match: any, k: K, df: Buffer.alloc(0) }) as Ranked[]) === exhaustive)
       fts5Same++;
     else differ.push(`bm25() ≠ brain_bm25: "${query}"`);
@@ -89,12 +106,21 @@ for (const [name, queries] of sets) {
   }
   console.log(
     `${name}: ${n} queries, top ${K} of any word: pruned = exhaustive brain_bm25 for ${prunedSame}; ` +
+      `from the lists = exhaustive for ${listsSame}; ` +
       `exhaustive brain_bm25 = bm25() for ${fts5Same}; search = search through bm25() for ${searchSame}`,
   );
   for (const line of differ.slice(0, 20)) console.log(`  ${line}`);
 
-  // Latency: a fresh connection, a cold round, then `rounds` warm rounds.
-  const timed = openBrain({ dbPath: dbArg });
+  // Latency: a fresh connection, a cold round, then `rounds` warm rounds; then the same on a
+  // connection warmed as brain chat's is (warmSearch: the commonest words' lists read).
+  for (const warmed of [false, true]) latency(name, queries, warmed);
+}
+brain.close();
+fts5.close();
+
+function latency(name: string, queries: string[], warmed: boolean): void {
+  const timed = openBrain({ dbPath: dbArg! });
+  if (warmed) timed.warmSearch();
   // Wall time, and this process's CPU time: on a loaded machine the second says more.
   const cpu: number[] = [];
   const time = (query: string) => {
@@ -112,7 +138,7 @@ for (const [name, queries] of sets) {
   for (let r = 0; r < rounds; r++) for (const q of queries) warm.push(time(q));
   const f = (x: number) => x.toFixed(1);
   console.log(
-    `${name}: search (messages, words only) warm p50 ${f(pct(warm, 50))} ms, p99 ${f(pct(warm, 99))} ms ` +
+    `${name}${warmed ? ' (warmSearch first)' : ''}: search (messages, words only) warm p50 ${f(pct(warm, 50))} ms, p99 ${f(pct(warm, 99))} ms ` +
       `(${warm.length} searches; CPU p50 ${f(pct(cpu, 50))} ms, p99 ${f(pct(cpu, 99))} ms); cold first round p50 ${f(pct(cold, 50))} ms, p99 ${f(pct(cold, 99))} ms; ` +
       `load ${loadavg()
         .map((l) => l.toFixed(1))
@@ -120,5 +146,3 @@ for (const [name, queries] of sets) {
   );
   timed.close();
 }
-brain.close();
-fts5.close();

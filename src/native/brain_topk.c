@@ -479,7 +479,8 @@ static int rank_any(Ranking *rk, int *at) {
   int n = rk->n, nTerms = 0;
   for (int i = 0; i < n; i++) nTerms += rk->lists[i]->nHits * NORMS_TABLE;
   double *sum = (double *)sqlite3_malloc64(WINDOW * sizeof(double));
-  int *touched = (int *)sqlite3_malloc64(WINDOW * sizeof(int));
+  /* One more than the window: each posting writes its slot past the last new one. */
+  int *touched = (int *)sqlite3_malloc64((WINDOW + 1) * sizeof(int));
   /* What each word adds to a row, by its weighted hits (code) and length: the same expression as
      brain_bm25's, evaluated once per pair rather than once per posting. */
   double *terms = (double *)sqlite3_malloc64((sqlite3_uint64)(nTerms + 1) * sizeof(double));

@@ -179,6 +179,26 @@ describe('the top k from posting lists in memory', () => {
     expect(asked).toEqual([]);
   });
 
+  it('ranks a window where every row holds the words', () => {
+    // More rows than a window holds, each holding both words: every slot of the first window is
+    // taken (the array of slots must hold them all, and one more).
+    t.brain.batch(() => {
+      for (let i = 0; i < 4_200; i++)
+        t.brain.send({ from: 'atlas', to: 'nova', body: `harbour rope${' tide'.repeat(i % 7)}` });
+    });
+    const o = on(connectionOf(t.brain));
+    for (const k of [5, 300]) {
+      expectSame(
+        o.fromPostings(['harbour', 'rope'], false, k),
+        o.exhaustive(['harbour', 'rope'], false, k),
+      );
+      expectSame(
+        o.fromPostings(['rope', 'tide'], false, k),
+        o.exhaustive(['rope', 'tide'], false, k),
+      );
+    }
+  });
+
   it('leaves out the rows it is told to, and ranks the next ones in their place', () => {
     fill(t.brain, 800, 3);
     const o = on(connectionOf(t.brain));
