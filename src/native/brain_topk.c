@@ -129,6 +129,20 @@ static int postings_add(Postings *p, sqlite3_int64 rowid, double f) {
   return SQLITE_OK;
 }
 
+/* Give back what doubling left unused once a list is read whole: room for 1/16 more rows. */
+static void postings_fit(Postings *p) {
+  int cap = p->n + p->n / 16 + 16;
+  if (cap >= p->cap) return;
+  unsigned int *rowids =
+      (unsigned int *)sqlite3_realloc64(p->rowid, (sqlite3_uint64)cap * sizeof(*rowids));
+  if (!rowids) return; /* the list keeps its larger arrays */
+  p->rowid = rowids;
+  /* The capacity is what both arrays hold at least: the codes' may stay the larger. */
+  p->cap = cap;
+  unsigned char *codes = (unsigned char *)sqlite3_realloc64(p->code, (sqlite3_uint64)cap);
+  if (codes) p->code = codes;
+}
+
 typedef struct Reading {
   Postings *postings;
   int nWeight;
@@ -792,6 +806,7 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
       }
       Reading reading = {p, nWeight, weights};
       rc = api->xQueryPhrase(fts, i, &reading, read_row);
+      if (rc == SQLITE_OK) postings_fit(p);
       if (rc == SQLITE_OK && cache && budget > 0 && postings_bytes(p) <= (sqlite3_uint64)budget)
         cache_put(cache, p);
       else own[i] = 1;
