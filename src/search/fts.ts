@@ -640,9 +640,11 @@ export function ftsRetrieve(
     return messages;
   });
   // Word coverage only raises scores, by at most `bonus`: a message that would stay below the
-  // k-th score even with all of it cannot reach the top k, and is left out before its words are read.
+  // k-th score even with all of it cannot reach the top k, and is left out before its words are
+  // read. When only the first `shown` of the list are shown, in its order, the shown-th score is
+  // the bar: a message left out then could only have ranked below them.
   const bonus = queries.terms.length < 2 ? 0 : CONTEXT_WEIGHTS.perWord * queries.terms.length;
-  const cut = kthScore(pool, k);
+  const cut = kthScore(pool, Math.min(k, options.shown ?? k));
   if (cut !== undefined && bonus > 0) {
     const out = new Set<Pooled>(messages.filter((c) => c.score + bonus < cut));
     pool = pool.filter((c) => !out.has(c));

@@ -261,8 +261,8 @@ describe('what hits carry', () => {
   });
 });
 
-describe('how deep STM and atoms are ranked', () => {
-  it('shows the same first hits whether STM and atoms are ranked only as deep as the hits shown or 100 deep, ties included', async () => {
+describe('how deep the words retriever ranks', () => {
+  it('shows the same first hits whether STM, atoms and the word coverage of messages go only as deep as the hits shown or 100 deep, ties included', async () => {
     const b = (t = tempBrain({ clock: fixedClock() })).brain;
     const words = ['kiln', 'glaze', 'clay', 'wheel', 'fire', 'ash'];
     const next = mulberry32(11);
@@ -271,8 +271,15 @@ describe('how deep STM and atoms are ranked', () => {
         ' ',
       );
     b.batch(() => {
+      let thread: string | undefined;
       for (let i = 0; i < 120; i++) {
-        b.send({ from: 'ann', to: 'bob', body: text() });
+        // Threads of a few messages: a hit's neighbours gain from it, and lend it their words.
+        thread = b.send({
+          from: 'ann',
+          to: 'bob',
+          body: text(),
+          ...(i % 4 && { thread }),
+        }).thread_id;
         // Many entries with the very same text: ties at every cut.
         b.remember({ agent: 'ann', content: i % 3 === 0 ? 'kiln glaze' : text() });
         // Holding every word of "kiln zircon" but long, and its rare word twice but short: the
@@ -289,7 +296,7 @@ describe('how deep STM and atoms are ranked', () => {
       'clay wheel fire',
       'glaze ash kiln',
     ]) {
-      for (const types of [undefined, ['stm' as const], ['atom' as const]]) {
+      for (const types of [undefined, ['message' as const], ['stm' as const], ['atom' as const]]) {
         const deep = (await b.searchHybrid({ query, types, limit: 100 })).hits;
         for (const limit of [1, 5, 12, 40]) {
           const where = `${query} ${types?.join() ?? 'all'} ${limit}`;
