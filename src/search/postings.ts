@@ -74,7 +74,9 @@ export function postingsTopK(
   query: PostingsQuery,
 ): PostingsRanked | undefined {
   const { table, weights, terms } = query;
-  const warm = warmed.has(ctx.db);
+  // Lists read whole are worth it only where they are kept: a warm process, in an epoch (without
+  // one, migration 0015 missing, nothing is kept and each search would read them again).
+  const unlimited = query.reads === undefined && warmed.has(ctx.db) && query.epoch >= 0;
   const blob = ctx.q
     .get<[Record<string, unknown>], Buffer | null>(
       `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @k, @wide,
@@ -86,16 +88,13 @@ export function postingsTopK(
       // Lists are kept by token, so that "gardens" and "garden" share one.
       keys: terms.map((t) => tokenOf(ctx, t) ?? t).join('\x1f'),
       words: terms.join('\x1f'),
-      df:
-        warm && query.reads === undefined
-          ? null
-          : Buffer.from(Float64Array.from(query.counts()).buffer),
+      df: unlimited ? null : Buffer.from(Float64Array.from(query.counts()).buffer),
       excluded: query.excluded ?? null,
       k: query.k,
       wide: query.wide,
       epoch: query.epoch,
       budget: query.budget ?? POSTINGS_BUDGET,
-      reads: query.reads ?? (warm ? -1 : COLD_READS),
+      reads: query.reads ?? (unlimited ? -1 : COLD_READS),
       match: terms.map(quoteTerm).join(' OR '),
     });
   // No row holds any of the words: the statement gives none.
