@@ -30,13 +30,13 @@ export function registerMcp(program: Command, globals: Globals): void {
           { serveStdio },
           { createLogger },
           { embedderSlot },
-          { accessFlushTask, maintenanceTask },
+          { accessFlushTask, maintenanceTask, warmSearchTask },
         ] = await loading;
         const embedding = embedderSlot(config);
         const running = await serveStdio(brain, {
           agent: name,
           log: createLogger(config.logLevel),
-          background: [embedding.task, accessFlushTask(), maintenanceTask()],
+          background: [embedding.task, accessFlushTask(), maintenanceTask(), warmSearchTask()],
           embedder: embedding.get,
         });
         await untilStopped(running.closed, () => running.close());
@@ -63,7 +63,7 @@ export function registerMcp(program: Command, globals: Globals): void {
           { createLogger },
           { readTokensFile },
           { embedderSlot },
-          { accessFlushTask, maintenanceTask },
+          { accessFlushTask, maintenanceTask, warmSearchTask },
         ] = await Promise.all([
           import('../../mcp/http.js'),
           import('../../mcp/log.js'),
@@ -82,7 +82,7 @@ export function registerMcp(program: Command, globals: Globals): void {
           agent: config.agent,
           allowedOrigins: list(opts.allowOrigin),
           log,
-          background: [embedding.task, accessFlushTask(), maintenanceTask()],
+          background: [embedding.task, accessFlushTask(), maintenanceTask(), warmSearchTask()],
           embedder: embedding.get,
         });
         const who = tokens

@@ -1,7 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { statSync } from 'node:fs';
-import { accessFlushTask, maintenanceTask } from '../../mcp/background.js';
+import { accessFlushTask, maintenanceTask, warmSearchTask } from '../../mcp/background.js';
+import { connectionOf } from '../../src/brain.js';
 import { IDLE_CHECKPOINT_BYTES } from '../../src/maintenance/idle.js';
 import { silentLogger } from '../../mcp/log.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
@@ -66,5 +67,39 @@ describe('the idle upkeep of long-running servers', () => {
       t.brain.send({ from: 'helios', to: 'nova', body: `${i} ${body}` });
     await vi.advanceTimersByTimeAsync(5_000);
     expect(wal()).toBeGreaterThanOrEqual(IDLE_CHECKPOINT_BYTES);
+  });
+});
+
+describe('the search warm-up of long-running servers', () => {
+  const censusTaken = () => {
+    const db = new BetterSqlite3(t.path, { readonly: true });
+    try {
+      return (
+        (db
+          .prepare(`SELECT count(*) FROM search_word_counts WHERE idx = 'message' AND term = '='`)
+          .pluck()
+          .get() as number) > 0
+      );
+    } finally {
+      db.close();
+    }
+  };
+
+  it('warms the search once, a moment after the server starts, and not once stopped', async () => {
+    for (let i = 0; i < 20; i++) t.brain.send({ from: 'helios', to: 'nova', body: `kiln ${i}` });
+    const task = warmSearchTask(1_000)(t.brain, silentLogger);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(censusTaken()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(censusTaken()).toBe(true);
+    await task.stop();
+
+    const other = t.reopen();
+    const stopped = warmSearchTask(1_000)(other, silentLogger);
+    await stopped.stop();
+    other.send({ from: 'helios', to: 'nova', body: 'an edit moves the index to a new epoch' });
+    connectionOf(other).prepare(`UPDATE messages SET body = 'glaze' WHERE id = 1`).run();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(censusTaken()).toBe(false); // the edit dropped the census; the stopped task took none
   });
 });
