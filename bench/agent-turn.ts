@@ -205,7 +205,7 @@ console.log(
     `max ${upkeepSorted.at(-1)!.toFixed(1)} ms`,
 );
 console.log(`warm-up before the first turn (idle in brain chat): ${warmMs.toFixed(0)} ms`);
-console.log(`idle brain chat: ${await idleRss(dbPath)} resident`);
+console.log(`idle brain chat: ${await idleRss(dbPath)}`);
 rmSync(scratch, { recursive: true, force: true });
 
 function brainCount(path: string): number | undefined {
@@ -218,7 +218,11 @@ function brainCount(path: string): number | undefined {
   }
 }
 
-/** Start `brain chat`, wait for its prompt, read its resident set from /proc, quit. */
+/**
+ * Start `brain chat`, wait for its prompt and then for its warm-up (it runs once the prompt is
+ * shown: the resident set grows while the search's lists are read) until the private memory has
+ * not moved by 1% for two seconds (30 s at most), read the resident set from /proc, quit.
+ */
 function idleRss(db: string): Promise<string> {
   const config = join(scratch, 'assistant.json');
   writeFileSync(config, JSON.stringify({ owner: 'bench-owner', workspace: scratch }));
@@ -231,21 +235,30 @@ function idleRss(db: string): Promise<string> {
         env: { ...process.env, BRAIN_DB: db, BRAIN_EMBEDDER: 'none', ANTHROPIC_API_KEY: 'unused' },
       },
     );
+    const kb = (status: string, field: string) =>
+      Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
     child.stdout.once('data', () => {
-      // Let start-up garbage settle before reading.
-      setTimeout(() => {
+      const started = Date.now();
+      const seen: number[] = [];
+      const poll = setInterval(() => {
         const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-        const mb = (field: string) =>
-          (Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024).toFixed(1);
+        seen.push(kb(status, 'RssAnon'));
+        const recent = seen.slice(-5);
+        const settled =
+          recent.length === 5 && Math.max(...recent) - Math.min(...recent) <= recent[0]! / 100;
+        if (!settled && Date.now() - started < 30_000) return;
+        clearInterval(poll);
+        const mb = (field: string) => (kb(status, field) / 1024).toFixed(1);
         child.stdin.end('/exit\n');
         // The brain's file is read through a memory map: its pages count in the resident set,
         // shared with the OS page cache; the process's own memory is RssAnon.
         child.once('close', () =>
           done(
-            `${mb('VmRSS')} MB (${mb('RssAnon')} MB private, ${mb('RssFile')} MB of mapped files)`,
+            `${mb('VmRSS')} MB resident (${mb('RssAnon')} MB private, ${mb('RssFile')} MB of mapped files), ` +
+              `${((Date.now() - started) / 1000).toFixed(1)} s after the prompt`,
           ),
         );
-      }, 1000);
+      }, 500);
     });
     child.once('error', fail);
   });

@@ -19,7 +19,7 @@ import { ownToken, tokenOf } from './word-counts.js';
  */
 
 /** How many bytes of posting lists a connection keeps per index (5 a posting), least used dropped first. */
-export const POSTINGS_BUDGET = 128 * 2 ** 20;
+export const POSTINGS_BUDGET = 96 * 2 ** 20;
 
 /** The most rows a process that has not warmed its search reads to rank one query from memory. */
 export const COLD_READS = 20_000;
