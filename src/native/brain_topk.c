@@ -14,8 +14,8 @@
  * Why. A statement scores a row through FTS5's cursor, at ~0.7 µs a row; a question of common
  * words ("any news on the boiler since last week?") holds half a million rows at a million
  * messages, and the pruning of bm25-top-k.ts cannot skip most of them when the rare words hold
- * fewer than k rows. Walking the same lists in memory costs a few nanoseconds a posting, and
- * touches the rows in rowid order, so no bound is needed: every row holding a word is scored.
+ * fewer than k rows. Walking the same lists in memory costs a few nanoseconds a posting, in rowid
+ * order; once k rows are ranked, MaxScore skips the rows only common words hold (rank_any).
  *
  * Exactness. A row's score is computed as brain_bm25 computes it: the same idf from `df`, the same
  * mean length from the index's totals, the same length (norms), the same weighted hits, summed
@@ -28,20 +28,22 @@
  * used dropped first once they take more than `budget` bytes (5 bytes a posting: a 32-bit rowid
  * and a one-byte code of its weighted hits). When the words not kept hold more than `reads` rows
  * in all (negative: no limit), nothing is read and the result is NULL: a process that searches
- * once ranks faster with statements than by reading whole lists it will not use again. They stay valid while the
- * index's rows at or below the last rowid read are unchanged, which the word counts' epoch
- * (migration 0015, word-counts.ts) tracks: it moves on a delete, an edit, or an insert below the
- * newest row. A list kept from an older epoch is dropped; a list kept from this one reads the rows
- * added since (a statement with `rowid > last`, which FTS5 answers by seeking) before each use.
- * An epoch below 0 keeps nothing. Inside a write transaction nothing is read into memory (the rows
- * may yet be rolled back): the function returns NULL, and the caller ranks with statements.
+ * once ranks faster with statements than by reading whole lists it will not use again. Lists stay
+ * valid while the index's rows at or below the last rowid read are unchanged, which the word
+ * counts' epoch (migration 0015, word-counts.ts) tracks: it moves on a delete, an edit, or an
+ * insert below the newest row. Lists kept from an older epoch are dropped; those kept from this
+ * one read the rows added since, when the index has newer rows than they have seen (one statement
+ * for all of a query's words, `rowid > last`, which FTS5 answers by seeking). An epoch below 0
+ * keeps nothing. Inside a write transaction nothing is read into memory (the rows may yet be
+ * rolled back): the function returns NULL, and the caller ranks with statements.
  *
- * The result: NULL when the caller must rank otherwise (a write transaction, too many rows to read,
- * a rowid past 32 bits,
- * a word with more than 255 different weighted hit counts, lengths that cannot be read), else a
- * blob of native doubles, rowid and bm25 (minus the score) for each row, best first. Read on the
- * statement's first row only (LIMIT 1; later rows give NULL): the MATCH expression must be the
- * words OR-ed in order, so that phrase i is word i.
+ * The result: NULL when the caller must rank otherwise (a write transaction, too many rows to
+ * read, a rowid past 32 bits, a word with more than 255 different weighted hit counts, lengths
+ * that cannot be read), else a blob of native doubles: how many rows hold every word (m), then
+ * rowid and bm25 (minus the score) for each of those m, best first, then for each row ranked
+ * among those holding any word, best first. Read on the statement's first row only (LIMIT 1;
+ * later rows give NULL): the MATCH expression must be the words OR-ed in order, so that phrase i
+ * is word i.
  */
 #include <math.h>
 #include <stdlib.h>
