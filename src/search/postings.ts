@@ -28,6 +28,8 @@ export const COLD_READS = 20_000;
 export const PRIME_SHARE = 20;
 
 const warmed = new WeakSet<Database>();
+/** Connections whose ranking extension has no brain_topk. */
+const lacking = new WeakSet<Database>();
 
 /** The connection searches again and again: its lists are worth reading whole (warm.ts). */
 export function keepPostings(db: Database): void {
@@ -73,30 +75,38 @@ export function postingsTopK(
   ctx: Pick<BrainContext, 'db' | 'q'>,
   query: PostingsQuery,
 ): PostingsRanked | undefined {
+  if (lacking.has(ctx.db)) return undefined;
   const { table, weights, terms } = query;
   // Lists read whole are worth it only where they are kept: a warm process, in an epoch (without
   // one, migration 0015 missing, nothing is kept and each search would read them again).
   const unlimited = query.reads === undefined && warmed.has(ctx.db) && query.epoch >= 0;
-  const blob = ctx.q
-    .get<[Record<string, unknown>], Buffer | null>(
+  let statement;
+  try {
+    statement = ctx.q.get<[Record<string, unknown>], Buffer | null>(
       `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @k, @wide,
          @epoch, @budget, @reads, ${weights})
        FROM ${table} WHERE ${table} MATCH @match LIMIT 1`,
-    )
-    .pluck()
-    .get({
-      // Lists are kept by token, so that "gardens" and "garden" share one.
-      keys: terms.map((t) => tokenOf(ctx, t) ?? t).join('\x1f'),
-      words: terms.join('\x1f'),
-      df: unlimited ? null : Buffer.from(Float64Array.from(query.counts()).buffer),
-      excluded: query.excluded ?? null,
-      k: query.k,
-      wide: query.wide,
-      epoch: query.epoch,
-      budget: query.budget ?? POSTINGS_BUDGET,
-      reads: query.reads ?? (unlimited ? -1 : COLD_READS),
-      match: terms.map(quoteTerm).join(' OR '),
-    });
+    );
+  } catch (err) {
+    // An extension built before brain_topk (a checkout updated without `npm install`): the
+    // statements rank, as they did.
+    if (!/no such function: brain_topk/.test((err as Error).message)) throw err;
+    lacking.add(ctx.db);
+    return undefined;
+  }
+  const blob = statement.pluck().get({
+    // Lists are kept by token, so that "gardens" and "garden" share one.
+    keys: terms.map((t) => tokenOf(ctx, t) ?? t).join('\x1f'),
+    words: terms.join('\x1f'),
+    df: unlimited ? null : Buffer.from(Float64Array.from(query.counts()).buffer),
+    excluded: query.excluded ?? null,
+    k: query.k,
+    wide: query.wide,
+    epoch: query.epoch,
+    budget: query.budget ?? POSTINGS_BUDGET,
+    reads: query.reads ?? (unlimited ? -1 : COLD_READS),
+    match: terms.map(quoteTerm).join(' OR '),
+  });
   // No row holds any of the words: the statement gives none.
   if (blob === undefined) return { every: [], any: [] };
   if (blob === null) return undefined;
