@@ -123,7 +123,7 @@ describe('the top k from posting lists in memory', () => {
   it('ranks the rows holding any word in the same pass only when fewer than k hold every word', () => {
     fill(t.brain, 1200, 15);
     const o = on(connectionOf(t.brain));
-    for (const terms of queries(16, 30)) {
+    for (const terms of queries(16, 16)) {
       const every = o.exhaustive(terms, true, 10_000).length;
       for (const k of [1, 5, 40]) {
         const got = o.both(terms, k, 3 * k)!;
@@ -137,8 +137,8 @@ describe('the top k from posting lists in memory', () => {
     // Rows in many windows of rowids (a jump in ids between batches), lengths in memory: the
     // words' bounds are known, and from the second window on the commonest words are optional.
     const db = connectionOf(t.brain);
-    for (let batch = 0; batch < 12; batch++) {
-      fill(t.brain, 250, 100 + batch);
+    for (let batch = 0; batch < 8; batch++) {
+      fill(t.brain, 200, 100 + batch);
       db.prepare(
         `INSERT INTO messages (id, uid, thread_id, from_agent, body, created_at)
          SELECT id + 5000, uid + 1000000, thread_id, from_agent, 'cove', created_at
@@ -257,7 +257,7 @@ describe('the top k from posting lists in memory', () => {
     fill(t.brain, 900, 8);
     const o = on(connectionOf(t.brain));
     for (const budget of [0, 2_000, 50_000]) {
-      for (const terms of queries(9, 12)) {
+      for (const terms of queries(9, 8)) {
         expectSame(o.fromPostings(terms, false, 30, { budget }), o.exhaustive(terms, false, 30));
         fill(t.brain, 5, budget + terms.length);
       }
