@@ -29,6 +29,17 @@ const USUALLY_LONG: Record<string, number> = {
   'test/cli/cli.test.ts': 5_600,
   'test/agent/channels/telegram/turns.test.ts': 4_700,
   'test/src/maintenance.test.ts': 4_300,
+  'test/src/search/postings.test.ts': 4_900,
+  'test/agent/channels/telegram/agent-process.test.ts': 4_500,
+  'test/agent/mcp/servers.test.ts': 4_300,
+  'test/reliability/hostile-library.test.ts': 4_300,
+  'test/cli/agent-startup.test.ts': 3_400,
+  'test/agent/compaction.test.ts': 3_300,
+  'test/src/search/rank-function.test.ts': 3_200,
+  'test/src/maintenance/idle.test.ts': 3_200,
+  'test/agent/mcp/cli.test.ts': 3_200,
+  'test/cli/read-lock.test.ts': 3_100,
+  'test/reliability/hostile-cli.test.ts': 3_000,
 };
 
 export class LongestFirst extends BaseSequencer {
