@@ -285,6 +285,20 @@ static int row_length(Lengths *lengths, const Fts5ExtensionApi *api, Fts5Context
   return api->xColumnSize(fts, -1, length);
 }
 
+int brain_phrase_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int n, int nWeight,
+                      sqlite3_value **weights, double *hits) {
+  memset(hits, 0, sizeof(double) * (size_t)n);
+  int nInst = 0;
+  int rc = api->xInstCount(fts, &nInst);
+  for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
+    int phrase, column, offset;
+    rc = api->xInst(fts, i, &phrase, &column, &offset);
+    if (rc == SQLITE_OK && phrase < n)
+      hits[phrase] += column < nWeight ? sqlite3_value_double(weights[column]) : 1.0;
+  }
+  return rc;
+}
+
 /* The weighted hits of phrase `phrase` in the row: each hit counts its column's weight. */
 int brain_row_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int phrase, int nWeight,
                     sqlite3_value **weights, double *hits) {
@@ -328,15 +342,7 @@ static void bm25_of_row(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
     sqlite3_result_error_code(ctx, rc);
     return;
   }
-  memset(data->aFreq, 0, sizeof(double) * (size_t)data->nPhrase);
-  int nInst = 0;
-  rc = api->xInstCount(fts, &nInst);
-  for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
-    int phrase, column, offset;
-    rc = api->xInst(fts, i, &phrase, &column, &offset);
-    if (rc == SQLITE_OK && phrase < data->nPhrase)
-      data->aFreq[phrase] += column < nWeight ? sqlite3_value_double(weights[column]) : 1.0;
-  }
+  rc = brain_phrase_hits(api, fts, data->nPhrase, nWeight, weights, data->aFreq);
   int length = 0;
   if (rc == SQLITE_OK) rc = row_length(&data->lengths, api, fts, sizes, &length);
   if (rc != SQLITE_OK) {
@@ -344,12 +350,9 @@ static void bm25_of_row(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
     return;
   }
 
-  double norm = BRAIN_K1 * (1.0 - BRAIN_B + BRAIN_B * (double)length / data->avgdl);
+  double norm = brain_norm(data->avgdl, length);
   double score = 0.0;
-  for (int i = 0; i < data->nPhrase; i++) {
-    double f = data->aFreq[i];
-    score += data->aIdf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm);
-  }
+  for (int i = 0; i < data->nPhrase; i++) score += brain_term(data->aIdf[i], data->aFreq[i], norm);
   sqlite3_result_double(ctx, -score);
 }
 
@@ -519,8 +522,7 @@ static int impacts_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *user
 
 /* What a row of the class scores for the word, idf aside, at the mean length. */
 static double impact_of(const ImpactClass *c, double avgdl) {
-  double norm = BRAIN_K1 * (1.0 - BRAIN_B + BRAIN_B * (double)c->d / avgdl);
-  return (c->f * (BRAIN_K1 + 1.0)) / (c->f + norm);
+  return brain_term(1.0, c->f, brain_norm(avgdl, c->d));
 }
 
 static int by_impact(const void *a, const void *b) {

@@ -27,6 +27,16 @@ typedef struct Lengths {
   Norms *norms;         /* the index's row lengths in memory, when the connection keeps them */
 } Lengths;
 
+/* BM25's divisor for a row of `length` tokens, and what one word adds to it: the one expression
+   brain_bm25 and brain_topk both compute, so that their doubles are equal (both files are built
+   with -ffp-contract=off). */
+static inline double brain_norm(double avgdl, int length) {
+  return BRAIN_K1 * (1.0 - BRAIN_B + BRAIN_B * (double)length / avgdl);
+}
+static inline double brain_term(double idf, double f, double norm) {
+  return idf * (f * (BRAIN_K1 + 1.0)) / (f + norm);
+}
+
 /* Whether the connection has a write transaction open: the rows it sees may yet be rolled back. */
 int brain_writing(sqlite3 *db);
 
@@ -46,6 +56,10 @@ int brain_length_at(Lengths *lengths, const char *sizes, sqlite3_int64 rowid, in
 /* The weighted hits of phrase `phrase` in the row: each hit counts its column's weight. */
 int brain_row_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int phrase, int nWeight,
                    sqlite3_value **weights, double *hits);
+
+/* The weighted hits of each of the first n phrases in the row, into hits[0..n). */
+int brain_phrase_hits(const Fts5ExtensionApi *api, Fts5Context *fts, int n, int nWeight,
+                      sqlite3_value **weights, double *hits);
 
 /* Whether `rowid` is in `sorted`, an ascending array of n rowids as native doubles. */
 int brain_among(const unsigned char *sorted, int n, sqlite3_int64 rowid);

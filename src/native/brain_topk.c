@@ -294,15 +294,7 @@ void brain_hits_all(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  memset(hits, 0, (size_t)(n + 1) * sizeof(double));
-  int nInst = 0;
-  int rc = api->xInstCount(fts, &nInst);
-  for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
-    int phrase, column, offset;
-    rc = api->xInst(fts, i, &phrase, &column, &offset);
-    if (rc == SQLITE_OK && phrase < n)
-      hits[phrase] += column < nVal ? sqlite3_value_double(apVal[column]) : 1.0;
-  }
+  int rc = brain_phrase_hits(api, fts, n, nVal, apVal, hits);
   if (rc != SQLITE_OK) {
     sqlite3_free(hits);
     sqlite3_result_error_code(ctx, rc);
@@ -370,21 +362,8 @@ typedef struct Ranking {
   Heap any;   /* rows holding any */
 } Ranking;
 
-/* The length of a row, from the norms when they hold it. */
-static int length_of(Ranking *rk, sqlite3_int64 rowid, int *length) {
-  const Norms *norms = rk->lengths.norms;
-  if (norms && norms->loaded && rowid <= norms->loadedMax && rowid < norms->cap &&
-      norms->len[rowid] != NORM_UNKNOWN) {
-    *length = norms->len[rowid];
-    return SQLITE_OK;
-  }
-  return brain_length_at(&rk->lengths, rk->sizes, rowid, length);
-}
-
-/* What BM25 divides by for a row of this length (brain_fts.c's expression, for equal doubles). */
-static double norm_of(const Ranking *rk, int length) {
-  return BRAIN_K1 * (1.0 - BRAIN_B + BRAIN_B * (double)length / rk->avgdl);
-}
+/* What BM25 divides by for a row of this length (brain_fts.h's expression). */
+static double norm_of(const Ranking *rk, int length) { return brain_norm(rk->avgdl, length); }
 
 /* Put a scored row among the best k, unless it is worse than all of them or left out. */
 static void offer(Ranking *rk, Heap *heap, double score, sqlite3_int64 rowid) {
@@ -403,15 +382,14 @@ static void offer(Ranking *rk, Heap *heap, double score, sqlite3_int64 rowid) {
 /* The score of a row held by the lists whose cursor `at` is on it. */
 static int score_at(Ranking *rk, const int *at, sqlite3_int64 rowid, double *score) {
   int length = 0;
-  int rc = length_of(rk, rowid, &length);
+  int rc = brain_length_at(&rk->lengths, rk->sizes, rowid, &length);
   if (rc != SQLITE_OK) return rc;
   double norm = norm_of(rk, length);
   double sum = 0.0;
   for (int i = 0; i < rk->n; i++) {
     const Postings *p = rk->lists[i];
     if (at[i] >= p->n || p->rowid[at[i]] != rowid) continue;
-    double f = p->hits[p->code[at[i]]];
-    sum += rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm);
+    sum += brain_term(rk->idf[i], p->hits[p->code[at[i]]], norm);
   }
   *score = sum;
   return SQLITE_OK;
@@ -459,7 +437,7 @@ static double list_bound(Ranking *rk, int i) {
   for (int c = 0; c < p->nHits; c++) {
     if (p->shortest[c] == NORM_UNKNOWN) continue;
     double f = p->hits[c];
-    double most = rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, p->shortest[c]));
+    double most = brain_term(rk->idf[i], f, norm_of(rk, p->shortest[c]));
     if (most > best) best = most;
   }
   return best;
@@ -471,7 +449,7 @@ static double term_of(const Ranking *rk, const double *const *table, int i, cons
                       int j, int length) {
   if (length < NORMS_TABLE) return table[i][p->code[j] * NORMS_TABLE + length];
   double f = p->hits[p->code[j]];
-  return rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, length));
+  return brain_term(rk->idf[i], f, norm_of(rk, length));
 }
 
 /* Rounding: a row is dropped only when its bound is below the k-th score by more than float
@@ -518,7 +496,7 @@ static int rank_any(Ranking *rk, int *at) {
       for (int c = 0; c < rk->lists[i]->nHits; c++) {
         double f = rk->lists[i]->hits[c];
         for (int d = 0; d < NORMS_TABLE; d++)
-          *t++ = rk->idf[i] * (f * (BRAIN_K1 + 1.0)) / (f + norm_of(rk, d));
+          *t++ = brain_term(rk->idf[i], f, norm_of(rk, d));
       }
       bound[i] = list_bound(rk, i);
       if (bound[i] <= 0.0) bounded = 0;
@@ -567,7 +545,7 @@ static int rank_any(Ranking *rk, int *at) {
         sqlite3_int64 rowid = p->rowid[j];
         int length = rowid <= inMemory ? len[rowid] : NORM_UNKNOWN;
         if (length == NORM_UNKNOWN) {
-          rc = length_of(rk, rowid, &length);
+          rc = brain_length_at(&rk->lengths, rk->sizes, rowid, &length);
           if (rc != SQLITE_OK) break;
         }
         int slot = (int)(rowid - base);
@@ -597,7 +575,7 @@ static int rank_any(Ranking *rk, int *at) {
           int slot = (int)(p->rowid[j] - base);
           if (!candidate[slot]) continue;
           int length = 0;
-          rc = length_of(rk, p->rowid[j], &length);
+          rc = brain_length_at(&rk->lengths, rk->sizes, p->rowid[j], &length);
           if (rc != SQLITE_OK) break;
           sum[slot] += term_of(rk, table, i, p, j, length);
         }
@@ -775,7 +753,7 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
     double toRead = 0.0; /* the rows of the words not kept (unknown without counts) */
     double rows = 0.0;   /* the rows that may be scored, as far as known */
     for (int i = 0; i < n; i++) {
-      Postings *kept = cache ? cache_find(cache, keys[i]) : 0;
+      Postings *kept = rk.lists[i] = cache ? cache_find(cache, keys[i]) : 0;
       double hits = kept ? (double)kept->n : 0.0;
       if (df) memcpy(&hits, df + (size_t)i * sizeof(double), sizeof(double));
       else if (!kept) toRead = INFINITY;
@@ -790,7 +768,7 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   /* The kept lists the index has rows newer than: brought up to date in one statement. */
   int nStale = 0;
   for (int i = 0; rc == SQLITE_OK && i < n; i++) {
-    Postings *p = cache ? cache_find(cache, keys[i]) : 0;
+    Postings *p = rk.lists[i];
     if (p && (newest < 0 || p->checked < newest)) {
       stale[nStale] = p;
       staleWords[nStale++] = words[i];
@@ -798,8 +776,10 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   }
   if (rc == SQLITE_OK && nStale > 0)
     rc = postings_extend(db, sizes, nWeight, weights, stale, staleWords, nStale, cache);
+  /* The lists not kept, read whole (and kept when the budget allows). */
   for (int i = 0; rc == SQLITE_OK && i < n; i++) {
-    Postings *p = cache ? cache_find(cache, keys[i]) : 0;
+    /* Two words of one token ("garden", "gardens") share the list the first read. */
+    Postings *p = rk.lists[i] ? rk.lists[i] : cache ? cache_find(cache, keys[i]) : 0;
     if (!p) {
       p = postings_new(keys[i]);
       if (!p) {
