@@ -139,8 +139,8 @@ function readCapped(path: string, max: number): string | undefined {
   try {
     if (!statSync(path, { throwIfNoEntry: false })) return undefined;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOTDIR') return undefined;
+    // Any other failure is met again by openSync below, which says it in the prompt.
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
   }
   let fd: number;
   try {

@@ -179,11 +179,9 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     word?: { term: string; df: number },
   ): Ranked[] => {
     const n = word ? margin(params.k) : 2 * params.k;
-    const best = bare({ ...params, k: n }, word);
-    const kept = keep(best);
-    return kept.length >= params.k || best.length < n
-      ? kept.slice(0, params.k)
-      : rankStmt('filtered').all(params);
+    return (
+      keptOf(bare({ ...params, k: n }, word), params.k, n, keep) ?? rankStmt('filtered').all(params)
+    );
   };
   /**
    * The best k outside the thread left out. One common word's classes give the best 2k at once:
@@ -249,15 +247,11 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     // The best 2k and 2·wide, less what `keep` refuses: enough unless too few are left.
     const dropping = (keep: Keep): PostingsRanked | undefined => {
       const best = top(2 * k, 2 * wide);
-      if (!best) return undefined;
-      const every = keep(best.every);
-      const enough = every.length >= k || best.every.length < 2 * k;
-      if (!enough) return undefined;
-      if (every.length >= k) return { every: every.slice(0, k), any: [] };
-      const any = keep(best.any);
-      return any.length >= wide || best.any.length < 2 * wide
-        ? { every, any: any.slice(0, wide) }
-        : undefined;
+      const every = best && keptOf(best.every, k, 2 * k, keep);
+      if (!best || !every) return undefined;
+      if (every.length >= k) return { every, any: [] };
+      const any = keptOf(best.any, wide, 2 * wide, keep);
+      return any && { every, any };
     };
     if (type === 'message' && filters.exclude_thread !== null) {
       const id = filters.exclude_thread;
@@ -268,7 +262,10 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     if (type === 'stm') return dropping((best) => unexpired(ctx, best, filters.now_ms));
     return top(k, wide);
   };
-  /** The best k of the rows holding every term (`all`) or any of them (`any`). */
+  /**
+   * The best k of the rows holding every term (`all`) or any of them (`any`), by statements: what
+   * `both` falls back to when the lists cannot answer.
+   */
   const rank = (terms: string[], op: 'all' | 'any', k: number): Ranked[] => {
     if (scorer === 'bm25') {
       return run(terms.map(quoteTerm).join(op === 'all' ? ' ' : ' OR '), Buffer.alloc(0), k);
@@ -278,8 +275,6 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
     if (terms.length === 1) {
       return run(quoteTerm(terms[0]!), df, k, { term: terms[0]!, df: dfs[0]! });
     }
-    const inMemory = fromPostings(terms, op === 'all' ? k : 0, op === 'all' ? 0 : k);
-    if (inMemory) return op === 'all' ? inMemory.every : inMemory.any;
     if (op === 'all') return run(terms.map(quoteTerm).join(' '), df, k);
     // Each word's bound from its classes when it has them (impacts.ts), else idf·(k1+1).
     const bound = (c: Counted) =>
@@ -308,6 +303,16 @@ function createRanker(ctx: BrainContext, type: SearchType, filters: SearchFilter
       };
     },
   };
+}
+
+/**
+ * The first k of `best` that `keep` leaves, `asked` having been asked for; undefined when it left
+ * fewer and more may exist (`best` came back full): then only a statement filtering every row can
+ * answer. Dropping rows changes no other row's order.
+ */
+function keptOf(best: Ranked[], k: number, asked: number, keep: Keep): Ranked[] | undefined {
+  const kept = keep(best);
+  return kept.length >= k || best.length < asked ? kept.slice(0, k) : undefined;
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { Database } from 'better-sqlite3';
 import type { BrainContext } from '../context.js';
-import type { SearchType } from '../validation.js';
 import type { Ranked } from './bm25-top-k.js';
 import { quoteTerm } from './fts-query.js';
 import { ownToken, tokenOf } from './word-counts.js';
@@ -128,7 +127,7 @@ export function postingsTopK(
  */
 export function primePostings(
   ctx: Pick<BrainContext, 'db' | 'q'>,
-  index: { type: SearchType; table: string; weights: string; rows: number; epoch: number },
+  index: { table: string; weights: string; rows: number; epoch: number },
   tokens: ReadonlyArray<{ term: string; n: number }>,
   budget = POSTINGS_BUDGET,
 ): number {

@@ -35,6 +35,6 @@ export function warmSearch(ctx: Pick<BrainContext, 'db' | 'q'>): void {
     const weights = indexWeights(type);
     if (tokens) primeImpacts({ ctx, type, weights, stats }, tokens);
     const common = censusTokens(ctx, type, Math.max(1, Math.floor(stats.rows / PRIME_SHARE)));
-    primePostings(ctx, { type, table: index, weights, ...stats }, common);
+    primePostings(ctx, { table: index, weights, ...stats }, common);
   }
 }
