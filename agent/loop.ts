@@ -410,6 +410,7 @@ async function checkPermission(
     input: use.input,
     session: options.session,
     turnMessageId: ctx.turnMessageId,
+    workspace: ctx.workspace,
     timeoutMs: options.permissions.timeoutMs,
     unattended: options.unattended ?? false,
     ask: options.io.askApproval?.bind(options.io),

@@ -23,6 +23,8 @@ export interface GateOptions {
   input: Record<string, unknown>;
   session: string;
   turnMessageId: string;
+  /** The turn's workspace (agent/tools/types.ts ToolContext). */
+  workspace: string;
   /** How long an ask waits before it is denied. */
   timeoutMs: number;
   /** Heartbeat, cron, other agents: an ask is denied without asking. */
@@ -42,7 +44,7 @@ export type GateResult = { allowed: true } | { allowed: false; message: string }
  * pattern that can be allowed always.
  */
 export async function gateToolCall(o: GateOptions): Promise<GateResult> {
-  const d = await o.policy.decide(o.tool, o.input);
+  const d = await o.policy.decide(o.tool, o.input, { workspace: o.workspace });
   const common = {
     tool: o.tool.name,
     args: o.input,

@@ -31,7 +31,20 @@ export interface CommandJudgement {
   commands?: Array<{ argv: string[] }> | undefined;
   simple: boolean;
 }
-export type JudgeCommand = (command: string) => Promise<CommandJudgement>;
+/** Where a command would run: its directory and the folders its paths must stay in. */
+export interface CommandPlace {
+  /** The real path of the directory the command runs in. */
+  cwd: string;
+  /** Real paths of the folders a command's path operands may name (the workspace first). */
+  roots: readonly string[];
+}
+export type JudgeCommand = (command: string, place: CommandPlace) => Promise<CommandJudgement>;
+
+/** What a decision needs to know of the turn besides the call. */
+export interface DecideContext {
+  /** The workspace: where relative paths and a command's default cwd start. */
+  workspace: string;
+}
 
 export interface Decision {
   decision: PermissionLevel;
@@ -45,7 +58,7 @@ export interface Decision {
 }
 
 export interface Policy {
-  decide(tool: Tool, input: unknown): Promise<Decision>;
+  decide(tool: Tool, input: unknown, ctx: DecideContext): Promise<Decision>;
 }
 
 /**
@@ -151,7 +164,7 @@ export interface PolicyDeps {
  */
 export function createPolicy(deps: PolicyDeps): Policy {
   return {
-    async decide(tool, input) {
+    async decide(tool, input, ctx) {
       const configured = configuredLevel(deps.config.tools, tool.name);
       const command =
         tool.name === 'run_command' ? (input as { command?: unknown }).command : undefined;
@@ -172,7 +185,7 @@ export function createPolicy(deps: PolicyDeps): Policy {
       if (tool.name === 'run_command') {
         if (typeof command !== 'string') return { ...base, decision: 'ask', reason: 'no command' };
         const judged = deps.judgeCommand
-          ? await deps.judgeCommand(command)
+          ? await deps.judgeCommand(command, { cwd: ctx.workspace, roots: [ctx.workspace] })
           : {
               verdict: 'ask' as const,
               reason: 'no shell judge',

@@ -16,6 +16,10 @@ export interface CommandJudgement {
 }
 
 export interface JudgeOptions {
+  /** The real path of the directory the command runs in. */
+  cwd: string;
+  /** Real paths of the folders a command's path operands may name (the workspace first). */
+  roots: readonly string[];
   /** Longer commands are not judged safe (default 10,000 characters). */
   maxLength?: number;
 }
@@ -30,7 +34,7 @@ const MAX_COMMANDS = 64;
  */
 export async function judgeCommand(
   command: string,
-  options: JudgeOptions = {},
+  options: JudgeOptions,
 ): Promise<CommandJudgement> {
   const ask = (reason: string, commands?: string[][]): CommandJudgement => ({
     verdict: 'ask',

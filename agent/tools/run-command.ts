@@ -79,7 +79,10 @@ export function createRunCommandTool(deps: RunCommandDeps = {}) {
     schema: input,
     readOnly: false,
     run: async (args, ctx) => {
-      const judgement = await judgeCommand(args.command);
+      const judgement = await judgeCommand(args.command, {
+        cwd: ctx.workspace,
+        roots: [ctx.workspace],
+      });
       if (!judgement.commands) return { content: `refused: ${judgement.reason}`, isError: true };
       const cwd = await resolveCwd(args.cwd, ctx.workspace, config.roots);
       if (!cwd)

@@ -38,6 +38,7 @@ const policy = (tools: Record<string, string> = {}, rules: ApprovalRule[] = []) 
     judgeCommand: judge,
     rules: () => rules,
   });
+const W = { workspace: process.cwd() };
 const rule = (id: number, tool: string, pattern: string): ApprovalRule => ({
   id,
   tool,
@@ -48,19 +49,21 @@ const rule = (id: number, tool: string, pattern: string): ApprovalRule => ({
 describe('the permission policy', () => {
   it('allows read-only tools, asks for write_file and unknown tools by default', async () => {
     const p = policy();
-    expect((await p.decide(tool('read_file', true), { path: 'a' })).decision).toBe('allow');
-    expect((await p.decide(tool('write_file'), { path: 'a', content: '' })).decision).toBe('ask');
-    expect((await p.decide(tool('mcp__github__create_issue'), {})).decision).toBe('ask');
-    expect((await p.decide(tool('save_memory'), { content: 'x' })).decision).toBe('allow');
-    expect((await policy({ save_memory: 'ask' }).decide(tool('save_memory'), {})).decision).toBe(
+    expect((await p.decide(tool('read_file', true), { path: 'a' }, W)).decision).toBe('allow');
+    expect((await p.decide(tool('write_file'), { path: 'a', content: '' }, W)).decision).toBe(
+      'ask',
+    );
+    expect((await p.decide(tool('mcp__github__create_issue'), {}, W)).decision).toBe('ask');
+    expect((await p.decide(tool('save_memory'), { content: 'x' }, W)).decision).toBe('allow');
+    expect((await policy({ save_memory: 'ask' }).decide(tool('save_memory'), {}, W)).decision).toBe(
       'ask',
     );
   });
 
   it('allows run_command when the judge calls the command safe and asks otherwise', async () => {
     const p = policy();
-    expect((await p.decide(tool('run_command'), { command: 'ls -la' })).decision).toBe('allow');
-    const rm = await p.decide(tool('run_command'), { command: 'rm -rf build' });
+    expect((await p.decide(tool('run_command'), { command: 'ls -la' }, W)).decision).toBe('allow');
+    const rm = await p.decide(tool('run_command'), { command: 'rm -rf build' }, W);
     expect(rm).toMatchObject({
       decision: 'ask',
       summary: 'rm -rf build',
@@ -83,14 +86,14 @@ describe('the permission policy', () => {
   });
 
   it('lets a configured level replace the default, so a safe command can still be asked or denied', async () => {
-    expect((await policy({ read_file: 'deny' }).decide(tool('read_file', true), {})).decision).toBe(
-      'deny',
-    );
     expect(
-      (await policy({ run_command: 'ask' }).decide(tool('run_command'), { command: 'ls' }))
+      (await policy({ read_file: 'deny' }).decide(tool('read_file', true), {}, W)).decision,
+    ).toBe('deny');
+    expect(
+      (await policy({ run_command: 'ask' }).decide(tool('run_command'), { command: 'ls' }, W))
         .decision,
     ).toBe('ask');
-    expect((await policy({ write_file: 'allow' }).decide(tool('write_file'), {})).decision).toBe(
+    expect((await policy({ write_file: 'allow' }).decide(tool('write_file'), {}, W)).decision).toBe(
       'allow',
     );
   });
@@ -98,15 +101,15 @@ describe('the permission policy', () => {
   it('allows an ask that a stored always-rule covers, but never over a configured deny', async () => {
     const rules = [rule(1, 'run_command', 'git log --stat *'), rule(2, 'write_file', 'write_file')];
     const p = policy({}, rules);
-    expect(await p.decide(tool('run_command'), { command: 'git log --stat' })).toMatchObject({
+    expect(await p.decide(tool('run_command'), { command: 'git log --stat' }, W)).toMatchObject({
       decision: 'allow',
       by: 'always',
     });
-    expect((await p.decide(tool('run_command'), { command: 'git push' })).decision).toBe('ask');
-    expect((await p.decide(tool('write_file'), {})).decision).toBe('allow');
+    expect((await p.decide(tool('run_command'), { command: 'git push' }, W)).decision).toBe('ask');
+    expect((await p.decide(tool('write_file'), {}, W)).decision).toBe('allow');
     const denied = policy({ write_file: 'deny', 'run_*': 'deny' }, rules);
-    expect((await denied.decide(tool('write_file'), {})).decision).toBe('deny');
-    expect((await denied.decide(tool('run_command'), { command: 'git log' })).decision).toBe(
+    expect((await denied.decide(tool('write_file'), {}, W)).decision).toBe('deny');
+    expect((await denied.decide(tool('run_command'), { command: 'git log' }, W)).decision).toBe(
       'deny',
     );
   });

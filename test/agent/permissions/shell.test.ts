@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { judgeCommand } from '../../../agent/permissions/shell.js';
+const P = { cwd: process.cwd(), roots: [process.cwd()] };
 
 const BYPASSES = [
   'ls && rm -rf x',
@@ -154,22 +155,22 @@ const SAFE = [
 
 describe('judgeCommand', () => {
   it.each(BYPASSES)('asks for %j rather than judging it safe', async (command) => {
-    const judgement = await judgeCommand(command);
+    const judgement = await judgeCommand(command, P);
     expect(judgement.verdict).toBe('ask');
     expect(judgement.reason).not.toBe('');
   });
 
   it.each(SAFE)('judges %j safe', async (command) => {
-    const judgement = await judgeCommand(command);
+    const judgement = await judgeCommand(command, P);
     expect(judgement, judgement.reason).toMatchObject({ verdict: 'safe' });
     expect(judgement.commands?.length).toBeGreaterThan(0);
   });
 
   it('reads a quoted operator as one word of one simple command', async () => {
-    expect(await judgeCommand('echo "a && b" x\\ y')).toMatchObject({
+    expect(await judgeCommand('echo "a && b" x\\ y', P)).toMatchObject({
       verdict: 'ask', // the backslash escape is not judged
     });
-    expect(await judgeCommand('echo "a && b" \'c | d\' e\'f\'"g"')).toEqual({
+    expect(await judgeCommand('echo "a && b" \'c | d\' e\'f\'"g"', P)).toEqual({
       verdict: 'safe',
       reason: 'read-only: echo',
       commands: [{ argv: ['echo', 'a && b', 'c | d', 'efg'] }],
@@ -178,13 +179,13 @@ describe('judgeCommand', () => {
   });
 
   it('unescapes double quotes as sh does and keeps single quotes literal', async () => {
-    const judgement = await judgeCommand('echo "a\\"b\\\\c\\d" \'$HOME\'');
+    const judgement = await judgeCommand('echo "a\\"b\\\\c\\d" \'$HOME\'', P);
     expect(judgement.commands).toEqual([{ argv: ['echo', 'a"b\\c\\d', '$HOME'] }]);
     expect(judgement.simple).toBe(true);
   });
 
   it('lists every command of a pipeline or list, and a list is not simple', async () => {
-    const judgement = await judgeCommand('cat README.md | head -20\ngit status && pwd');
+    const judgement = await judgeCommand('cat README.md | head -20\ngit status && pwd', P);
     expect(judgement.commands?.map((c) => c.argv)).toEqual([
       ['cat', 'README.md'],
       ['head', '-20'],
@@ -192,21 +193,21 @@ describe('judgeCommand', () => {
       ['pwd'],
     ]);
     expect(judgement.simple).toBe(false);
-    expect((await judgeCommand('ls 2>/dev/null')).simple).toBe(false);
+    expect((await judgeCommand('ls 2>/dev/null', P)).simple).toBe(false);
   });
 
   it('names the unsafe command and still gives the argv when the line was classified', async () => {
-    const judgement = await judgeCommand('ls && rm -rf x');
+    const judgement = await judgeCommand('ls && rm -rf x', P);
     expect(judgement.reason).toContain('`rm` is not on the safe list');
     expect(judgement.commands).toEqual([{ argv: ['ls'] }, { argv: ['rm', '-rf', 'x'] }]);
   });
 
   it('gives no argv when the parse holds something it cannot classify', async () => {
-    const judgement = await judgeCommand('ls $(id)');
+    const judgement = await judgeCommand('ls $(id)', P);
     expect(judgement.commands).toBeUndefined();
     expect(judgement.reason).toContain('command substitution');
-    expect((await judgeCommand('env rm x')).reason).toContain('runs another program');
-    expect((await judgeCommand('FOO=1 ls')).reason).toContain('assignment');
-    expect((await judgeCommand('ls \\\n&& id')).reason).toContain('not covered by the parse');
+    expect((await judgeCommand('env rm x', P)).reason).toContain('runs another program');
+    expect((await judgeCommand('FOO=1 ls', P)).reason).toContain('assignment');
+    expect((await judgeCommand('ls \\\n&& id', P)).reason).toContain('not covered by the parse');
   });
 });

@@ -216,7 +216,10 @@ describe('run_command', () => {
   });
 
   it('judges the same line it runs: the argv of a simple command comes from the parse', async () => {
-    const judgement = await judgeCommand('printf \'%s|\' "a b" c');
+    const judgement = await judgeCommand('printf \'%s|\' "a b" c', {
+      cwd: process.cwd(),
+      roots: [process.cwd()],
+    });
     expect(judgement.commands).toEqual([{ argv: ['printf', '%s|', 'a b', 'c'] }]);
     expect(await tool.run({ command: 'printf \'%s|\' "a b" c' }, context())).toEqual({
       content: 'exit code 0\na b|c|',
