@@ -41,9 +41,9 @@ export interface Tool<I = unknown> {
   /**
    * Whether a call can send data out of the machine or to someone other than the owner (a URL,
    * a search query, a message, a remote service): in a turn that has taken in foreign content
-   * such a call needs the owner's yes (agent/permissions/trust.ts). A function judges one input.
+   * such a call needs the owner's yes (agent/permissions/trust.ts).
    */
-  egress?: boolean | ((input: I) => boolean);
+  egress?: boolean;
   /**
    * Whether it reads the owner's private data (memories, inbox, files, the environment): only
    * the owner's profile gets it unless the config grants it by name.
