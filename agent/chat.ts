@@ -13,6 +13,7 @@ import { runTurn, type TurnIo, type TurnResult } from './loop.js';
 import type { ApprovalAnswer, ApprovalRequest } from './permissions/approvals.js';
 import { createPolicy, type JudgeCommand } from './permissions/policy.js';
 import { judgeCommand } from './permissions/shell.js';
+import type { Driver } from './permissions/trust.js';
 import { createRunCommandTool } from './tools/run-command.js';
 import { createModels } from './models/create.js';
 import { ModelError, type ModelPool } from './models/types.js';
@@ -41,6 +42,10 @@ export interface Assistant {
       messageId?: string;
       /** Tools for this turn beside the built-in ones, asked for before each model call. */
       tools?: () => readonly Tool[];
+      /** Who drives the turn (default: the owner unless `from` says otherwise). */
+      driver?: Driver;
+      /** Foreign content the turn starts with: its sources (agent/permissions/trust.ts). */
+      taint?: readonly string[];
     },
   ): Promise<TurnResult>;
   /**
@@ -82,6 +87,7 @@ export function createAssistant(options: {
       rules: () => brain.approvalRules(),
     }),
     timeoutMs: config.permissions.approvalTimeoutSeconds * 1000,
+    profiles: config.permissions.profiles,
   };
   return {
     config,
@@ -122,6 +128,8 @@ export function createAssistant(options: {
           log,
           permissions,
           unattended: turnOptions.unattended ?? false,
+          ...(turnOptions.driver ? { driver: turnOptions.driver } : {}),
+          ...(turnOptions.taint?.length ? { taint: turnOptions.taint } : {}),
         });
       } catch (err) {
         // No endpoint answered: a runtime failure the user can act on, said once, without a stack.

@@ -62,7 +62,15 @@ export interface HistoryInput {
 
 /** The text a summary becomes: marked as a summary, so the model does not take it for the user's words. */
 export function summaryText(summary: string): string {
-  return `Summary of the conversation so far (written when older turns were compacted; not a message from the user):\n<summary>\n${summary}\n</summary>`;
+  return `${SUMMARY_HEAD} (written when older turns were compacted; not a message from the user):\n<summary>\n${summary}\n</summary>`;
+}
+
+const SUMMARY_HEAD = 'Summary of the conversation so far';
+const NOTE_HEAD = '(Note: ';
+
+/** Whether a user-side text is the summary or the note before the messages: not the user's words. */
+export function isHeadText(text: string): boolean {
+  return text.startsWith(SUMMARY_HEAD) || text.startsWith(NOTE_HEAD);
 }
 
 /** Thread messages → the model's alternating user/assistant messages, repaired. */
@@ -78,7 +86,7 @@ export function headMessages(input: HistoryInput): ChatMessage[] {
   if (input.summary !== undefined)
     out.push({ role: 'user', content: [{ type: 'text', text: summaryText(input.summary) }] });
   if (input.note !== undefined)
-    out.push({ role: 'user', content: [{ type: 'text', text: `(Note: ${input.note})` }] });
+    out.push({ role: 'user', content: [{ type: 'text', text: `${NOTE_HEAD}${input.note})` }] });
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { BrainError, type Brain, type Clock, type Embedder } from '../src/index.js';
 import { loadContext, type CompactionSettings, type SessionCache } from './compaction.js';
-import type { Round } from './history.js';
+import { isHeadText, type Round } from './history.js';
 import { acquireTurnLease } from './lease.js';
 import { silentLog, type Log } from './log.js';
 import { buildSystemPrompt, relevantMemories } from './prompt.js';
@@ -21,6 +21,14 @@ import {
   type ApprovalRequest,
 } from './permissions/approvals.js';
 import type { Policy } from './permissions/policy.js';
+import {
+  createTrust,
+  offeredTools,
+  withoutForeign,
+  type Driver,
+  type MutableTrust,
+  type ProfilesConfig,
+} from './permissions/trust.js';
 import { runToolCall, toolSchemas } from './tools/registry.js';
 import { untrusted } from './untrusted.js';
 import type { Tool, ToolContext } from './tools/types.js';
@@ -86,10 +94,20 @@ export interface RunTurnOptions {
   /** One per long-running process: turns then read only the messages new since the last. */
   cache?: SessionCache;
   log?: Log;
-  /** The permission policy and how long an ask waits; absent: every tool call runs. */
-  permissions?: { policy: Policy; timeoutMs: number };
+  /**
+   * The permission policy, how long an ask waits, and the tool profiles by driver; absent: every
+   * tool call runs.
+   */
+  permissions?: { policy: Policy; timeoutMs: number; profiles?: ProfilesConfig };
   /** Heartbeat, cron, other agents' messages: nobody is asked, so every `ask` is denied. */
   unattended?: boolean;
+  /**
+   * Who drives the turn (agent/permissions/trust.ts). Default: the owner when the input is the
+   * owner's, else another agent.
+   */
+  driver?: Driver;
+  /** Foreign content the turn starts with (a reminder set in a tainted turn): its sources. */
+  taint?: readonly string[];
 }
 
 export type TurnStop = StopReason | 'max_rounds' | 'breaker' | 'cancelled';
@@ -124,6 +142,19 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   const { brain, config, io, signal } = options;
   const log = options.log ?? silentLog;
   const from = options.input.from ?? config.owner;
+  const driver: Driver = options.driver ?? (from === config.owner ? 'owner' : 'agent');
+  const trust = createTrust(driver, '', options.taint ?? []);
+  if (from !== config.owner) trust.taint(`${driver === 'contact' ? 'contact' : 'agent'}:${from}`);
+  else {
+    trust.taintFrom(options.input.text);
+    trust.addOwnerText(withoutForeign(options.input.text));
+  }
+  const profiles = options.permissions?.profiles;
+  // What a turn the owner does not drive may not read: the owner's memories in the prompt.
+  const memoriesAllowed =
+    driver === 'owner' ||
+    driver === 'scheduled' ||
+    profiles?.[driver].tools.search_memory === 'allow';
   const session = brain.session({
     name: options.session,
     agent: config.agent,
@@ -158,6 +189,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       workspace: config.workspace,
       signal: signal ?? new AbortController().signal,
       clock: options.clock,
+      taint: () => trust.sources,
     };
     const system = options.systemPrompt
       ? await options.systemPrompt(options.input.text)
@@ -165,11 +197,17 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           workspace: config.workspace,
           clock: options.clock,
           timeZone: config.timeZone,
-          memories: await relevantMemories(brain, options.input.text, {
-            ...config.memory,
-            excludeThread: session.thread_id,
-            embedder: options.embedder,
-          }),
+          memories: memoriesAllowed
+            ? foreignMemories(
+                trust,
+                config,
+                await relevantMemories(brain, options.input.text, {
+                  ...config.memory,
+                  excludeThread: session.thread_id,
+                  embedder: options.embedder,
+                }),
+              )
+            : [],
         });
     const usage = zeroUsage();
     /** The last call's usage row, written with the reply (one transaction fewer a turn). */
@@ -207,6 +245,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       onUsage: (r: ModelResponse) => recordUsage(r, 'compaction'),
     };
     let history = questionLast(await loadContext({ ...contextOptions, force: false }), options);
+    trustContext(trust, history);
 
     const rounds: Round[] = [];
     const turn: ChatMessage[] = [];
@@ -246,6 +285,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           retriedTooLong = true;
           log('warn', 'turn.context_too_long', { session: options.session });
           history = questionLast(await loadContext({ ...contextOptions, force: true }), options);
+          trustContext(trust, history);
           continue;
         }
         failure = err;
@@ -287,7 +327,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           );
           continue;
         }
-        const refusal = await checkPermission(options, use, ctx);
+        const refusal = await checkPermission(options, use, ctx, trust);
         if (refusal !== undefined) {
           log('info', 'turn.tool_refused', { tool: use.name });
           results.push(errorResult(use, refusal));
@@ -295,7 +335,9 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         }
         io.onToolCall?.(use.name, use.input);
         log('debug', 'turn.tool', { tool: use.name });
-        results.push(await runToolCall(toolsOf(options), use, ctx));
+        const result = await runToolCall(toolsOf(options), use, ctx);
+        trust.taintFrom(result.content);
+        results.push(result);
       }
       rounds.push({ content, results });
       turn.push({ role: 'assistant', content }, { role: 'user', content: results });
@@ -338,6 +380,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
             /** What the last call's context cost: how compaction estimates the next turn's. */
             context_tokens: last ? contextTokens(last.usage) : null,
             ...(cancelled ? { cancelled: true } : {}),
+            ...(driver === 'owner' ? {} : { driver }),
+            ...(trust.sources.length > 0 ? { taint: trust.sources } : {}),
             ...(failedText ? { error: failedText } : {}),
           },
         },
@@ -399,6 +443,7 @@ async function checkPermission(
   options: RunTurnOptions,
   use: ToolUseBlock,
   ctx: ToolContext,
+  trust: MutableTrust,
 ): Promise<string | undefined> {
   if (!options.permissions) return undefined;
   const tool = toolsOf(options).find((t) => t.name === use.name);
@@ -413,6 +458,8 @@ async function checkPermission(
     workspace: ctx.workspace,
     timeoutMs: options.permissions.timeoutMs,
     unattended: options.unattended ?? false,
+    trust,
+    ...(options.permissions.profiles ? { profiles: options.permissions.profiles } : {}),
     ask: options.io.askApproval?.bind(options.io),
     signal: options.signal,
   });
@@ -448,7 +495,41 @@ export function stableJson(value: unknown): string {
   );
 }
 
-/** The turn's tools as they are now: the fixed ones and the live ones. */
+/** The turn's tools as they are now: the fixed ones and the live ones its driver is offered. */
 function toolsOf(options: RunTurnOptions): readonly Tool[] {
-  return options.liveTools ? [...options.tools, ...options.liveTools()] : options.tools;
+  const all = options.liveTools ? [...options.tools, ...options.liveTools()] : options.tools;
+  const profiles = options.permissions?.profiles;
+  if (!profiles) return all;
+  const driver = options.driver ?? (options.input.from === undefined ? 'owner' : 'agent');
+  return offeredTools(all, profiles, driver);
+}
+
+/**
+ * What the context holds, for the turn's trust: every block of foreign content taints it (a
+ * page read three turns ago is still there for the model to obey), and the owner's own words
+ * are where a URL or query the owner chose can be found. Summaries and notes are not the
+ * owner's words.
+ */
+function trustContext(trust: MutableTrust, history: ChatMessage[]): void {
+  for (const message of history) {
+    for (const block of message.content) {
+      if (block.type === 'tool_result') trust.taintFrom(block.content);
+      else if (block.type === 'text') {
+        trust.taintFrom(block.text);
+        if (message.role === 'user' && !isHeadText(block.text))
+          trust.addOwnerText(withoutForeign(block.text));
+      }
+    }
+  }
+}
+
+/** The memories the prompt shows; one written by anyone but the owner or the assistant taints. */
+function foreignMemories<M extends { agent: string }>(
+  trust: MutableTrust,
+  config: TurnConfig,
+  memories: M[],
+): M[] {
+  for (const m of memories)
+    if (m.agent !== config.owner && m.agent !== config.agent) trust.taint(`memory:${m.agent}`);
+  return memories;
 }

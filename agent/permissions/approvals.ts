@@ -1,6 +1,7 @@
 import type { Brain } from '../../src/index.js';
 import type { Tool } from '../tools/types.js';
 import type { Policy } from './policy.js';
+import { applyTrust, profilesConfig, type ProfilesConfig, type TurnTrust } from './trust.js';
 
 export type ApprovalAnswer = 'approve' | 'always' | 'deny';
 
@@ -33,6 +34,10 @@ export interface GateOptions {
   ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
   /** The turn's signal: cancelling it while an ask waits denies the ask. */
   signal?: AbortSignal;
+  /** Who drives the turn and what foreign content it has taken in (agent/permissions/trust.ts). */
+  trust?: TurnTrust;
+  /** The tool profiles by driver; default: the config's defaults. */
+  profiles?: ProfilesConfig;
 }
 
 export type GateResult = { allowed: true } | { allowed: false; message: string };
@@ -44,7 +49,10 @@ export type GateResult = { allowed: true } | { allowed: false; message: string }
  * pattern that can be allowed always.
  */
 export async function gateToolCall(o: GateOptions): Promise<GateResult> {
-  const d = await o.policy.decide(o.tool, o.input, { workspace: o.workspace });
+  const decided = await o.policy.decide(o.tool, o.input, { workspace: o.workspace });
+  const d = o.trust
+    ? applyTrust(decided, o.tool, o.input, o.trust, o.profiles ?? profilesConfig.parse(undefined))
+    : decided;
   const common = {
     tool: o.tool.name,
     args: o.input,

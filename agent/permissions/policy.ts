@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { INTERPRETERS, type ApprovalRule } from '../../src/index.js';
 import type { Tool } from '../tools/types.js';
+import { profilesConfig } from './trust.js';
 
 export const PERMISSION_LEVELS = ['allow', 'ask', 'deny'] as const;
 export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
@@ -20,6 +21,8 @@ export const permissionsConfig = z
     tools: z.record(toolPattern, z.enum(PERMISSION_LEVELS)).default({}),
     /** How long an ask waits for the owner before it is denied. */
     approvalTimeoutSeconds: z.number().int().min(1).max(86_400).default(120),
+    /** Tool profiles by who drives the turn (agent/permissions/trust.ts). */
+    profiles: profilesConfig,
   })
   .prefault({});
 export type PermissionsConfig = z.output<typeof permissionsConfig>;
@@ -54,7 +57,9 @@ export interface Decision {
   /** A one-line description of the call for the owner: the command, the path, the tool. */
   summary: string;
   /** What answering "always" would store, when the call can be allowed always. */
-  alwaysPattern?: string;
+  alwaysPattern?: string | undefined;
+  /** A command judged safe: a read-only program, confined, that cannot send data out. */
+  confined?: boolean;
 }
 
 export interface Policy {
@@ -193,7 +198,12 @@ export function createPolicy(deps: PolicyDeps): Policy {
               commands: undefined,
             };
         if (judged.verdict === 'safe' && !configured)
-          return { ...base, decision: 'allow', reason: `a safe command (${judged.reason})` };
+          return {
+            ...base,
+            decision: 'allow',
+            reason: `a safe command (${judged.reason})`,
+            confined: true,
+          };
         reason = configured ? `permissions.tools.${configured.key} is ask` : judged.reason;
         const only = judged.commands?.length === 1 ? judged.commands[0]!.argv : undefined;
         if (judged.simple && only) {

@@ -2,6 +2,7 @@ import type { Brain, Clock, Embedder } from '../../src/index.js';
 import { chatSession, createAssistant, type Assistant } from '../chat.js';
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
+import type { Driver } from '../permissions/trust.js';
 import type { TurnResult } from '../loop.js';
 import type { Tool } from '../tools/types.js';
 import { createLane, TurnCancelledError, type Lane } from './lane.js';
@@ -70,10 +71,22 @@ const isChannel = (c: ServiceComponent): c is Channel =>
   typeof (c as Partial<Channel>).notify === 'function' &&
   typeof (c as Partial<Channel>).channel === 'string';
 
+/** Who drives a turn, when the request does not say: the scheduler, the owner, or another agent. */
+export function driverOf(request: TurnRequest): Driver {
+  if (request.driver) return request.driver;
+  if (request.priority === 'scheduled') return 'scheduled';
+  return request.from === undefined ? 'owner' : 'agent';
+}
+
 /** Who drives a turn: the owner unless someone else's words are its text (`from`, `foreignText`). */
 export function turnOrigin(request: TurnRequest): TurnOrigin {
+  const driver = driverOf(request);
   return {
-    owner: request.from === undefined && request.foreignText !== true,
+    owner:
+      (driver === 'owner' || driver === 'scheduled') &&
+      request.from === undefined &&
+      request.foreignText !== true,
+    driver,
     priority: request.priority,
     source: request.source,
     unattended: request.unattended,
@@ -110,6 +123,8 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
         ...(request.from === undefined ? {} : { from: request.from }),
         ...(request.messageId === undefined ? {} : { messageId: request.messageId }),
         tools: () => componentTools(request.session, origin),
+        driver: origin.driver,
+        ...(request.taint?.length ? { taint: request.taint } : {}),
       });
       log('info', 'lane.done', {
         session: request.session,

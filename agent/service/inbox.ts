@@ -71,6 +71,7 @@ export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent
       from: message.from,
       messageId: message.id,
       source: 'inbox',
+      driver: 'agent',
       priority: 'agent',
       unattended: true,
       io: { onText() {} },

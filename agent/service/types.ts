@@ -2,6 +2,7 @@ import type { Brain, Clock } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
 import type { TurnIo, TurnResult } from '../loop.js';
+import type { Driver } from '../permissions/trust.js';
 import type { Tool } from '../tools/types.js';
 
 /**
@@ -41,6 +42,13 @@ export interface TurnRequest {
    * watcher's new mail): the turn is not the owner's (see TurnOrigin).
    */
   foreignText?: boolean;
+  /**
+   * Who drives the turn (agent/permissions/trust.ts); default: `scheduled` for scheduled work,
+   * the owner when nobody else said it, else another agent. Channels take it from arrivalTurn.
+   */
+  driver?: Driver;
+  /** Foreign content the turn starts with (a reminder set in a tainted turn): its sources. */
+  taint?: readonly string[];
   io: TurnIo;
 }
 
@@ -54,6 +62,8 @@ export interface TurnOrigin {
    * (heartbeat, cron, reminders). False for other agents, other people, and untrusted text.
    */
   owner: boolean;
+  /** Who drives it: what the tool profiles are chosen by. */
+  driver: Driver;
   priority: LanePriority;
   /** The usage rows' source (`channel`, `inbox`, `heartbeat`, `cron`, `reminder`, `email`). */
   source: string;

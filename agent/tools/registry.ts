@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatZodError } from '../../src/index.js';
 import type { ToolResultBlock, ToolSchema, ToolUseBlock } from '../models/types.js';
+import { reachOf } from '../permissions/trust.js';
 import { untrusted } from '../untrusted.js';
 import type { Tool, ToolContext } from './types.js';
 
@@ -51,7 +52,9 @@ export async function runToolCall(
   if (!parsed.success) return fail(`invalid input: ${formatZodError(parsed.error)}`);
   try {
     const out = await tool.run(parsed.data, ctx);
-    const content = out.untrusted ? untrusted(`tool:${tool.name}`, out.content) : out.content;
+    // Unless the tool says otherwise for this answer, its reach says whether it is foreign.
+    const foreign = out.untrusted ?? reachOf(tool).foreignOutput;
+    const content = foreign ? untrusted(`tool:${tool.name}`, out.content) : out.content;
     return {
       type: 'tool_result',
       tool_use_id: call.id,

@@ -16,6 +16,11 @@ export interface ToolContext {
   workspace: string;
   signal: AbortSignal;
   clock: Clock;
+  /**
+   * Where the foreign content the turn has taken in so far came from (empty: none): what the
+   * turn schedules carries it (agent/permissions/trust.ts).
+   */
+  taint?: () => readonly string[];
 }
 
 export interface ToolOutput {

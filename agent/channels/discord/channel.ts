@@ -18,7 +18,8 @@ import type { Channel, CheckItem, QueuedTurn, ServiceHost } from '../../service/
 import { splitMessage } from '../split.js';
 import { createDiscordApprovals } from './approvals.js';
 import { DEFAULT_DISCORD_API, type DiscordConfig } from './config.js';
-import { stripMention, turnText } from './inbound.js';
+import { arrivalTurn } from '../../service/arrival.js';
+import { stripMention } from './inbound.js';
 import { keepTyping, type IntervalTimers } from './typing.js';
 
 /** Discord refuses a message longer than this. */
@@ -131,7 +132,6 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       log()('info', 'discord.ignored', { ...fields, reason: 'not in allowedUserIds' });
       return;
     }
-    const owner = host.isOwner({ channel: 'discord', userId });
     const said = stripMention(message.content, botId);
     if (said === '') {
       // A picture, a file, a sticker or a bare mention: say what works rather than stay silent.
@@ -150,17 +150,20 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
           return undefined;
         })
       : undefined;
-    const session = !inGuild && owner ? host.ownerSession() : `discord/${message.channelId}`;
-    if (!inGuild && owner) host.noteOwnerTarget({ channel: 'discord', chatId: message.channelId });
-    const text = turnText({
-      said,
-      replied: replied && {
-        authorName: replied.author.username,
-        content: stripMention(replied.content, botId),
+    const turn = arrivalTurn(host, {
+      channel: 'discord',
+      chatId: message.channelId,
+      userId,
+      direct: !inGuild,
+      text: said,
+      quoted: replied && {
+        author: replied.author.username,
+        text: stripMention(replied.content, botId),
         byOwner: host.isOwner({ channel: 'discord', userId: replied.author.id }),
         byAssistant: replied.author.id === botId,
       },
     });
+    const { session, text } = turn;
     log()('info', 'discord.message', { ...fields, session, chars: said.length });
 
     const channelId = message.channelId;
@@ -174,13 +177,14 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       queued = host.enqueue({
         session,
         text,
-        ...(owner ? {} : { from: `discord-${userId}` }),
+        ...(turn.from === undefined ? {} : { from: turn.from }),
+        driver: turn.driver,
         source: 'channel',
-        priority: owner ? 'owner' : 'agent',
-        unattended: false,
+        priority: turn.priority,
+        unattended: turn.unattended,
         io: {
           onText: () => {},
-          askApproval: (request) => approvals.ask(channelId, request),
+          ...(turn.asks ? { askApproval: (request) => approvals.ask(channelId, request) } : {}),
         },
       });
     } catch (err) {

@@ -6,6 +6,7 @@ import type { Log } from '../../log.js';
 import { sleep } from '../../sleep.js';
 import { TurnCancelledError } from '../../service/lane.js';
 import type { Channel, CheckItem, ServiceHost } from '../../service/types.js';
+import { arrivalTurn, type Arrival, type ArrivalTurn } from '../../service/arrival.js';
 import { createApprovalPrompts, type ApprovalPrompts } from './approvals.js';
 import type { TelegramConfig } from './config.js';
 import { pairingReply } from './pairing.js';
@@ -105,23 +106,23 @@ export function createTelegramChannel(
     return { yes: true, text: (text.slice(0, at) + text.slice(at + mention.length)).trim() };
   }
 
-  function runTurn(chatId: string, session: string, text: string, userId: string, owner: boolean) {
+  function runTurn(chatId: string, turn: ArrivalTurn) {
     const h = host!;
+    const { session, text } = turn;
     const stopTyping = startTyping(chatId);
     let queued;
     try {
       queued = h.enqueue({
         session,
         text,
-        // Anyone but the owner is another voice: their words reach the model as untrusted data.
-        ...(owner ? {} : { from: `telegram-${userId}` }),
+        ...(turn.from === undefined ? {} : { from: turn.from }),
+        driver: turn.driver,
         source: 'channel',
-        priority: owner ? 'owner' : 'agent',
-        // Only the owner can answer an approval; other chats' asks are denied at once.
-        unattended: !owner,
+        priority: turn.priority,
+        unattended: turn.unattended,
         io: {
           onText: () => {},
-          ...(owner ? { askApproval: (request) => approvals!.ask(chatId, request) } : {}),
+          ...(turn.asks ? { askApproval: (request) => approvals!.ask(chatId, request) } : {}),
         },
       });
     } catch (err) {
@@ -231,14 +232,22 @@ export function createTelegramChannel(
       log('info', 'telegram.not_text', { chat: chatId });
       return void (await ctx.reply(NOT_TEXT));
     }
-    const owner = isPrivate && h.isOwner({ channel: 'telegram', userId });
-    const session = owner ? h.ownerSession() : `telegram/${chatId}`;
-    if (owner) h.noteOwnerTarget({ channel: 'telegram', chatId });
-    const cmd = /^\/([a-z]+)(?:@(\w+))?(?:\s|$)/i.exec(text);
+    const turn = arrivalTurn(h, {
+      channel: 'telegram',
+      chatId,
+      userId,
+      direct: isPrivate,
+      text,
+      forwardedFrom: forwardedFrom(msg),
+      quoted: quotedOf(msg, bot!.botInfo.id, (id) =>
+        h.isOwner({ channel: 'telegram', userId: id }),
+      ),
+    });
+    const cmd = msg.forward_origin ? null : /^\/([a-z]+)(?:@(\w+))?(?:\s|$)/i.exec(text);
     if (cmd && (!cmd[2] || cmd[2].toLowerCase() === bot!.botInfo.username.toLowerCase()))
-      return command(ctx, cmd[1]!.toLowerCase(), chatId, session);
+      return command(ctx, cmd[1]!.toLowerCase(), chatId, turn.session);
     if (text.trim() === '') return;
-    runTurn(chatId, session, text, userId, owner);
+    runTurn(chatId, turn);
   }
 
   async function poll(b: Bot, ready: { resolve(): void; reject(err: unknown): void }) {
@@ -368,5 +377,40 @@ export function createTelegramChannel(
       if (!bot) throw new Error('telegram: the channel is not running');
       await sendHtml(chatId, text);
     },
+  };
+}
+
+/** Who a forwarded message is from, as Telegram tells it; undefined when it is not forwarded. */
+function forwardedFrom(msg: Message): string | undefined {
+  const origin = msg.forward_origin;
+  if (!origin) return undefined;
+  switch (origin.type) {
+    case 'user':
+      return origin.sender_user.username ?? origin.sender_user.first_name;
+    case 'hidden_user':
+      return origin.sender_user_name;
+    case 'chat':
+      return origin.sender_chat.title ?? 'a chat';
+    case 'channel':
+      return origin.chat.title ?? 'a channel';
+  }
+}
+
+/** The message replied to (or the part of it quoted), with who wrote it. */
+function quotedOf(
+  msg: Message,
+  botId: number,
+  isOwner: (userId: string) => boolean,
+): Arrival['quoted'] {
+  const replied = msg.reply_to_message;
+  const text = msg.quote?.text ?? replied?.text ?? replied?.caption;
+  if (!replied && !msg.quote) return undefined;
+  const author = replied?.from;
+  return {
+    author: author?.username ?? author?.first_name ?? replied?.sender_chat?.title ?? 'someone',
+    text: text ?? '',
+    // A message replied to in a forum topic or from a channel has no user: nobody's own words.
+    byOwner: author !== undefined && !replied?.forward_origin && isOwner(String(author.id)),
+    byAssistant: author?.id === botId && !replied?.forward_origin,
   };
 }

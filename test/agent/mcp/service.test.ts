@@ -77,6 +77,7 @@ describe('the mcp component in the service', { timeout: 60_000 }, () => {
     await mcp.reconfigure!(loadAssistantConfig({ file: s.configPath, env: TEST_ENV }));
     const origin = {
       owner: true,
+      driver: 'owner',
       priority: 'owner',
       source: 'channel',
       unattended: false,

@@ -1,0 +1,266 @@
+import { z } from 'zod';
+import type { Tool } from '../tools/types.js';
+import type { Decision, PermissionLevel } from './policy.js';
+
+/**
+ * Trust follows origin through a turn. Who drives the turn picks a tool profile; everything the
+ * turn takes in that the owner did not write (another agent's message, a stranger's chat, a
+ * forwarded message, a web page, a file, an MCP server's answer) taints it, and from then on a
+ * call that can send data out or reads a secret needs the owner's yes. The rules allow what is
+ * known to be safe and ask for the rest: an unknown tool is taken to reach out and to read the
+ * owner's data.
+ */
+
+/** Who drives a turn: the owner, a person who is not the owner, another agent, or the scheduler. */
+export const DRIVERS = ['owner', 'contact', 'agent', 'scheduled'] as const;
+export type Driver = (typeof DRIVERS)[number];
+
+const levels = z.enum(['allow', 'ask', 'deny']);
+const toolName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,200}$/, 'must be a tool name (letters, digits, _ - .; no patterns)');
+
+const profile = z
+  .strictObject({
+    /**
+     * Per tool, by its exact name: `deny` takes it away, `ask` always asks, `allow` offers it
+     * under the usual policy. For contacts and agents a tool is offered only when named here.
+     */
+    tools: z.record(toolName, levels).default({}),
+  })
+  .prefault({});
+
+/** `permissions.profiles` in the assistant's config: one tool profile per driver. */
+export const profilesConfig = z
+  .strictObject({
+    owner: profile,
+    contact: profile,
+    agent: profile,
+    scheduled: profile,
+  })
+  .prefault({});
+export type ProfilesConfig = z.output<typeof profilesConfig>;
+
+/** What one tool can do beyond answering: the facts trust decides by. */
+export interface Reach {
+  /**
+   * How a call can send data out: never; always; through the URL or the query it is given
+   * (a value the owner typed is the owner's choice); or, for run_command, unless it is confined
+   * (judged safe: a read-only program with no network).
+   */
+  egress: 'never' | 'always' | 'url' | 'query' | 'command';
+  /** It reads the owner's memories, inbox, files or environment. */
+  ownerData: boolean;
+  /** What it answers comes from outside the owner: taking it in taints the turn. */
+  foreignOutput: boolean;
+}
+
+const own = (egress: Reach['egress'] = 'never'): Reach => ({
+  egress,
+  ownerData: true,
+  foreignOutput: false,
+});
+
+/** The built-in tools, by name: the one table to audit. */
+const BUILT_IN: Record<string, Reach> = {
+  read_file: { egress: 'never', ownerData: true, foreignOutput: true },
+  list_files: { egress: 'never', ownerData: true, foreignOutput: true },
+  write_file: own(),
+  run_command: { egress: 'command', ownerData: true, foreignOutput: true },
+  web_fetch: { egress: 'url', ownerData: false, foreignOutput: true },
+  web_search: { egress: 'query', ownerData: false, foreignOutput: true },
+  search_memory: { egress: 'never', ownerData: true, foreignOutput: true },
+  read_inbox: { egress: 'never', ownerData: true, foreignOutput: true },
+  save_memory: own(),
+  send_message: { egress: 'always', ownerData: false, foreignOutput: false },
+  set_reminder: own(),
+  cancel_reminder: own(),
+  list_reminders: own(),
+  add_task: own(),
+  list_tasks: own(),
+  complete_task: own(),
+  find_tools: { egress: 'never', ownerData: false, foreignOutput: true },
+};
+
+/** A tool's reach: the table for built-in tools; otherwise what it says of itself, else the worst. */
+export function reachOf(tool: Tool): Reach {
+  const known = Object.hasOwn(BUILT_IN, tool.name) ? BUILT_IN[tool.name] : undefined;
+  if (known) return known;
+  return {
+    egress: (tool.egress ?? !tool.readOnly) ? 'always' : 'never',
+    ownerData: tool.ownerData ?? true,
+    foreignOutput: true,
+  };
+}
+
+/** What a turn knows of its own trust: who drives it and what foreign content it has taken in. */
+export interface TurnTrust {
+  readonly driver: Driver;
+  /** Where foreign content came from (`tool:web_fetch`, `agent:nova`), in the order taken in. */
+  readonly sources: readonly string[];
+  /** The owner's own words in the context: a URL or query written there is the owner's choice. */
+  readonly ownerText: string;
+}
+
+/** A turn's trust, grown as it takes content in. */
+export function createTrust(driver: Driver, ownerText = '', sources: Iterable<string> = []) {
+  const seen = new Set<string>(sources);
+  let text = ownerText;
+  return {
+    get driver() {
+      return driver;
+    },
+    get sources(): readonly string[] {
+      return [...seen];
+    },
+    get ownerText() {
+      return text;
+    },
+    taint(source: string) {
+      seen.add(source);
+    },
+    /** Every source marked in this text (content wrapped by `untrusted()`). */
+    taintFrom(content: string) {
+      for (const s of markedSources(content)) seen.add(s);
+    },
+    addOwnerText(more: string) {
+      text = text ? `${text}\n${more}` : more;
+    },
+  };
+}
+export type MutableTrust = ReturnType<typeof createTrust>;
+
+const MARK = /<untrusted source="([^"]*)">/g;
+const BLOCK = /<untrusted source="[^"]*">[\s\S]*?<\/untrusted>/g;
+
+/** The sources of every block of foreign content in a text (agent/untrusted.ts marks them). */
+export function markedSources(text: string): string[] {
+  if (!text.includes('<untrusted source="')) return [];
+  return [...text.matchAll(MARK)].map((m) => m[1] || 'unknown');
+}
+
+/** A text without its foreign blocks: what of it the owner wrote. */
+export function withoutForeign(text: string): string {
+  return text.includes('<untrusted') ? text.replace(BLOCK, ' ') : text;
+}
+
+/**
+ * Names of files that hold secrets by convention: keys, credentials, tokens, the shell's and
+ * tools' login files. A read of one in a tainted turn needs the owner's yes.
+ */
+const SECRET_NAME =
+  /(?:^|[/\s'"=])(?:\.env(?:\.[\w.-]+)?|\.netrc|\.git-credentials|\.npmrc|\.pypirc|\.pgpass|\.ssh|\.gnupg|\.aws|\.kube|\.docker|id_(?:rsa|dsa|ecdsa|ed25519)[\w.]*|[\w.-]+\.(?:pem|key|p12|pfx|kdbx|keystore|jks)|credentials(?:\.[\w]+)?|secrets?(?:\.[\w]+)?|tokens?(?:\.[\w]+)?|assistant\.json|environ)(?:$|[/\s'"])/i;
+
+/** Whether a call reads something that holds secrets (a key file, credentials, an environment). */
+export function readsSecret(tool: Tool, input: unknown): boolean {
+  const args = (input ?? {}) as Record<string, unknown>;
+  if (tool.name === 'read_file' || tool.name === 'list_files')
+    return typeof args.path === 'string' && SECRET_NAME.test(args.path);
+  if (tool.name === 'run_command')
+    return typeof args.command === 'string' && SECRET_NAME.test(args.command);
+  return false;
+}
+
+/** Whether this call can send data out of the turn, given what the owner typed. */
+export function sendsOut(
+  reach: Reach,
+  input: unknown,
+  trust: TurnTrust,
+  decision: Decision,
+): boolean {
+  const args = (input ?? {}) as Record<string, unknown>;
+  switch (reach.egress) {
+    case 'never':
+      return false;
+    case 'always':
+      return true;
+    case 'url':
+      return !ownerWrote(trust, args.url);
+    case 'query':
+      return !ownerWrote(trust, args.query);
+    case 'command':
+      return decision.confined !== true;
+  }
+}
+
+function ownerWrote(trust: TurnTrust, value: unknown): boolean {
+  return typeof value === 'string' && value.trim() !== '' && trust.ownerText.includes(value.trim());
+}
+
+/**
+ * A profile's level for a tool in a turn: undefined means the usual policy. For contacts and
+ * agents a tool not named in their profile is not offered at all (`deny`).
+ */
+export function profileLevel(
+  profiles: ProfilesConfig,
+  driver: Driver,
+  tool: Tool,
+): PermissionLevel | undefined {
+  const named = profiles[driver].tools;
+  const level = Object.hasOwn(named, tool.name) ? named[tool.name] : undefined;
+  if (level) return level;
+  return driver === 'contact' || driver === 'agent' ? 'deny' : undefined;
+}
+
+/** The tools a turn is offered: those its driver's profile does not take away. */
+export function offeredTools(
+  tools: readonly Tool[],
+  profiles: ProfilesConfig,
+  driver: Driver,
+): Tool[] {
+  return tools.filter((t) => profileLevel(profiles, driver, t) !== 'deny');
+}
+
+const DRIVER_NAMES: Record<Driver, string> = {
+  owner: "the owner's",
+  contact: "a contact's",
+  agent: "another agent's",
+  scheduled: 'a scheduled',
+};
+
+/**
+ * The policy's decision seen through the turn's trust: the profile first (a tool it takes away is
+ * denied, one it marks `ask` asks), then the taint (a call that sends data out or reads a secret,
+ * in a turn that has taken in foreign content, asks the owner, whatever the config or a stored
+ * "always" rule says, and cannot be allowed always). A configured deny stays a deny.
+ */
+export function applyTrust(
+  decision: Decision,
+  tool: Tool,
+  input: unknown,
+  trust: TurnTrust,
+  profiles: ProfilesConfig,
+): Decision {
+  if (decision.decision === 'deny') return decision;
+  const level = profileLevel(profiles, trust.driver, tool);
+  if (level === 'deny')
+    return {
+      ...decision,
+      decision: 'deny',
+      by: 'policy',
+      reason: `${tool.name} is not offered in ${DRIVER_NAMES[trust.driver]} turn (permissions.profiles.${trust.driver}.tools does not grant it)`,
+      alwaysPattern: undefined,
+    };
+  let next = decision;
+  if (level === 'ask' && next.decision === 'allow')
+    next = {
+      ...next,
+      decision: 'ask',
+      by: 'policy',
+      reason: `permissions.profiles.${trust.driver}.tools.${tool.name} is ask`,
+    };
+  if (trust.sources.length === 0) return next;
+  const reach = reachOf(tool);
+  const out = sendsOut(reach, input, trust, decision);
+  const secret = readsSecret(tool, input);
+  if (!out && !secret) return next;
+  const what = out ? 'can send data out' : 'reads a secret';
+  const from = trust.sources.slice(0, 3).join(', ') + (trust.sources.length > 3 ? ', …' : '');
+  return {
+    ...next,
+    decision: 'ask',
+    by: 'policy',
+    reason: `this call ${what}, and the turn has taken in content from outside the owner (${from}); a new session (/new) starts clean`,
+    alwaysPattern: undefined,
+  };
+}

@@ -1,0 +1,116 @@
+import type { Driver } from '../permissions/trust.js';
+import { untrusted } from '../untrusted.js';
+import type { LanePriority, ServiceHost } from './types.js';
+
+/**
+ * What a chat message becomes: the one place that decides, for every channel, whose turn it is,
+ * which session it belongs to, whether anyone can be asked for an approval, and which of its
+ * words are the sender's own. Channels translate their updates into an Arrival and enqueue what
+ * comes back; none of them decides policy on its own.
+ */
+
+/** A message as a channel received it. */
+export interface Arrival {
+  channel: 'telegram' | 'discord';
+  chatId: string;
+  userId: string;
+  /** A private chat with the bot (a Telegram private chat, a Discord DM). */
+  direct: boolean;
+  /** What the sender wrote, the bot's mention taken out. */
+  text: string;
+  /** Forwarded from someone: the words are not the sender's own (a label of where from). */
+  forwardedFrom?: string | undefined;
+  /** The message it replies to or quotes, when the channel has its text. */
+  quoted?:
+    | {
+        author: string;
+        text: string;
+        byOwner: boolean;
+        /** The assistant's own earlier message. */
+        byAssistant: boolean;
+      }
+    | undefined;
+}
+
+/** How the turn is to be queued. */
+export interface ArrivalTurn {
+  session: string;
+  /** The model's input: the sender's words, anything foreign in it marked as data. */
+  text: string;
+  driver: Driver;
+  /** Who said it, as an agent name, when it is not the owner. */
+  from?: string;
+  priority: LanePriority;
+  /** Nobody can answer an approval: every `ask` is denied. */
+  unattended: boolean;
+  /** Approval prompts go to this chat: only in the owner's own turns. */
+  asks: boolean;
+}
+
+/**
+ * The owner's turn is the owner writing in a private chat with the bot: only there are the owner's
+ * tools and data offered and approvals asked. Anyone else, and the owner in a group (where the
+ * reply is read by everyone in it), is a contact: their own session, their words data, nobody to
+ * ask. A forwarded message and a quoted message by someone else are foreign in any turn.
+ */
+export function arrivalTurn(host: ServiceHost, arrival: Arrival): ArrivalTurn {
+  const isOwner = host.isOwner({ channel: arrival.channel, userId: arrival.userId });
+  const owner = isOwner && arrival.direct;
+  if (owner) host.noteOwnerTarget({ channel: arrival.channel, chatId: arrival.chatId });
+  const text = turnText(arrival, owner);
+  if (owner)
+    return {
+      session: host.ownerSession(),
+      text,
+      driver: 'owner',
+      priority: 'owner',
+      unattended: false,
+      asks: true,
+    };
+  return {
+    session: `${arrival.channel}/${arrival.chatId}`,
+    text,
+    driver: 'contact',
+    from: `${arrival.channel}-${arrival.userId}`,
+    priority: 'agent',
+    unattended: true,
+    asks: false,
+  };
+}
+
+/**
+ * The sender's words, preceded by the message they reply to. Only the assistant's own earlier
+ * words, and the owner's in the owner's turn, are quoted as they are; anyone else's come as
+ * untrusted data. A forwarded message is someone else's words however it arrived.
+ */
+export function turnText(arrival: Arrival, ownerTurn: boolean): string {
+  const said = arrival.forwardedFrom
+    ? `(A forwarded message, from ${label(arrival.forwardedFrom)}:)\n${untrusted(`${arrival.channel}:forwarded`, arrival.text)}`
+    : arrival.text;
+  const q = arrival.quoted;
+  if (!q) return said;
+  const content = q.text === '' ? '(its text is not available)' : q.text;
+  let context: string;
+  if (q.byAssistant) context = `(Replying to your earlier message:)\n${quote(content)}`;
+  else if (q.byOwner && ownerTurn) context = `(Replying to my earlier message:)\n${quote(content)}`;
+  else
+    context = `(Replying to a message by ${label(q.author)} on ${arrival.channel}:)\n${untrusted(`${arrival.channel}:${label(q.author)}`, content)}`;
+  return `${context}\n\n${said}`;
+}
+
+/** A name as it may appear in the prompt: one line, no markup, short. */
+function label(name: string): string {
+  return (
+    name
+      .replace(/[\s<>"]+/g, ' ')
+      .trim()
+      .slice(0, 64) || 'someone'
+  );
+}
+
+function quote(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+}
