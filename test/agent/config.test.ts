@@ -45,7 +45,16 @@ describe('loadAssistantConfig', () => {
         web: { allowHosts: [], maxBytes: 2 * 1024 * 1024, timeoutSeconds: 15 },
         runCommand: { defaultTimeoutS: 30, maxTimeoutS: 600, maxOutputChars: 30_000, roots: [] },
       },
-      permissions: { tools: {}, approvalTimeoutSeconds: 120 },
+      permissions: {
+        tools: {},
+        approvalTimeoutSeconds: 120,
+        profiles: {
+          owner: { tools: {} },
+          contact: { tools: {} },
+          agent: { tools: {} },
+          scheduled: { tools: {} },
+        },
+      },
       mcp: { servers: [], errors: [], toolBudgetTokens: 8000 },
       ownerIdentities: {},
       lane: { maxConcurrent: 2 },

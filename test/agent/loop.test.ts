@@ -183,7 +183,8 @@ describe('runTurn', () => {
       readOnly: true,
       run: async () => {
         controller.abort();
-        return { content: 'stopped' };
+        // Said to be the owner's own, so the result is stored as it is (no foreign wrapping).
+        return { content: 'stopped', untrusted: false };
       },
     };
     f.fake.script.push({

@@ -25,7 +25,8 @@ const fakeRunCommand: Tool = {
   readOnly: false,
   run: async (input) => {
     ran.push((input as { command: string }).command);
-    return { content: 'done' };
+    // The owner's own output: these tests are about approvals, not about foreign content.
+    return { content: 'done', untrusted: false };
   },
 };
 const judge: JudgeCommand = async (command) => ({
