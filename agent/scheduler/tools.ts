@@ -1,7 +1,8 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { BrainError, type ReminderRecord, type TaskRecord } from '../../src/index.js';
-import type { Tool } from '../tools/types.js';
+import type { Tool, ToolContext } from '../tools/types.js';
+import { untrusted } from '../untrusted.js';
 import { cronExpression } from './config.js';
 import { parseWhen } from './when.js';
 
@@ -56,7 +57,8 @@ export function formatTask(t: TaskRecord, timeZone: string | undefined, now?: Da
       ? ' OVERDUE'
       : '';
   const done = t.status === 'done' ? ' (done)' : '';
-  return `#${t.id} [${t.priority}]${due}${overdue}${done} ${t.title}`;
+  const title = t.tainted_by ? untrusted(`task:${t.tainted_by}`, t.title) : t.title;
+  return `#${t.id} [${t.priority}]${due}${overdue}${done} ${title}`;
 }
 
 export function schedulerTools(options: SchedulerToolOptions): Tool[] {
@@ -88,6 +90,7 @@ export function schedulerTools(options: SchedulerToolOptions): Tool[] {
         repeat: args.repeat,
         time_zone: tz,
         message_id: ctx.turnMessageId,
+        ...taintOf(ctx),
       });
       options.changed?.();
       return { content: `set ${formatReminder(r, tz)}` };
@@ -138,6 +141,7 @@ export function schedulerTools(options: SchedulerToolOptions): Tool[] {
         priority: args.priority,
         due_at: due,
         message_id: ctx.turnMessageId,
+        ...taintOf(ctx),
       });
       return { content: `added ${formatTask(t, tz)}` };
     },
@@ -170,6 +174,17 @@ export function schedulerTools(options: SchedulerToolOptions): Tool[] {
   };
 
   return [setReminder, listReminders, cancelReminder, addTask, listTasks, completeTask] as Tool[];
+}
+
+/**
+ * What a turn that has taken in foreign content schedules carries where that content came from,
+ * so that it never comes back as the owner's own words.
+ */
+function taintOf(ctx: ToolContext): { tainted_by?: string } {
+  const sources = ctx.taint?.() ?? [];
+  if (sources.length === 0) return {};
+  const all = sources.join(', ');
+  return { tainted_by: all.length <= 500 ? all : `${all.slice(0, 499)}…` };
 }
 
 /** An unknown id or a second completion is an answer the model reads, not a failure. */

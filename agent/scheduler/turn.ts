@@ -3,13 +3,21 @@ import type { QueuedTurn, ServiceHost } from '../service/types.js';
 /** A scheduled turn: queued behind the owner's and other agents' work, nobody there to ask. */
 export function scheduledTurn(
   host: ServiceHost,
-  request: { session: string; text: string; source: string; foreignText?: boolean },
+  request: {
+    session: string;
+    text: string;
+    source: string;
+    foreignText?: boolean;
+    /** Foreign content the turn starts with (a reminder set in a tainted turn): its sources. */
+    taint?: readonly string[];
+  },
 ): QueuedTurn {
   return host.enqueue({
     session: request.session,
     text: request.text,
     source: request.source,
     ...(request.foreignText ? { foreignText: true } : {}),
+    ...(request.taint?.length ? { taint: request.taint } : {}),
     priority: 'scheduled',
     unattended: true,
     // The reply is delivered whole once the turn ends; nothing streams to anyone meanwhile.

@@ -24,6 +24,11 @@ export interface ReminderRecord {
   /** It fired after its time (it came due while the service was down). */
   late: boolean;
   message_id: string | null;
+  /**
+   * Where the foreign content in the turn that made it came from (`tool:web_fetch, agent:nova`);
+   * null when that turn had taken in none.
+   */
+  tainted_by: string | null;
 }
 
 const addInput = z.strictObject({
@@ -33,11 +38,12 @@ const addInput = z.strictObject({
   repeat: text(200).min(1, 'must not be empty').optional(),
   time_zone: text(100).optional(),
   message_id: messageId.optional(),
+  tainted_by: text(500).min(1, 'must not be empty').optional(),
 });
 export type AddReminderInput = z.input<typeof addInput>;
 
 const SELECT = `SELECT r.id, r.text, r.mode, r.due_at, r.repeat, r.time_zone, r.status, r.created_at,
-  r.fired_at, r.late, ${messageIdSql('m.uid')} AS message_id
+  r.fired_at, r.late, ${messageIdSql('m.uid')} AS message_id, r.tainted_by
   FROM reminders r LEFT JOIN messages m ON m.id = r.message_id`;
 
 interface Row {
@@ -52,6 +58,7 @@ interface Row {
   fired_at: number | null;
   late: number;
   message_id: string | null;
+  tainted_by: string | null;
 }
 
 const toRecord = (r: Row): ReminderRecord => ({
@@ -79,8 +86,9 @@ export function addReminder(ctx: BrainContext, input: AddReminderInput): Reminde
       const message = messageRow(ctx, args.message_id);
       const info = ctx.q
         .get(
-          `INSERT INTO reminders (text, mode, due_at, repeat, time_zone, status, created_at, message_id)
-           VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)`,
+          `INSERT INTO reminders (text, mode, due_at, repeat, time_zone, status, created_at, message_id,
+             tainted_by)
+           VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
         )
         .run(
           args.text,
@@ -90,6 +98,7 @@ export function addReminder(ctx: BrainContext, input: AddReminderInput): Reminde
           args.time_zone ?? null,
           millisOf(isoNow(ctx.clock)),
           message,
+          args.tainted_by ?? null,
         );
       return Number(info.lastInsertRowid);
     })

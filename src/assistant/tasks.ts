@@ -20,6 +20,11 @@ export interface TaskRecord {
   created_at: string;
   completed_at: string | null;
   message_id: string | null;
+  /**
+   * Where the foreign content in the turn that made it came from (`tool:web_fetch, agent:nova`);
+   * null when that turn had taken in none.
+   */
+  tainted_by: string | null;
 }
 
 const addInput = z.strictObject({
@@ -27,11 +32,12 @@ const addInput = z.strictObject({
   priority: z.enum(TASK_PRIORITIES).default('normal'),
   due_at: isoTime.optional(),
   message_id: messageId.optional(),
+  tainted_by: text(500).min(1, 'must not be empty').optional(),
 });
 export type AddTaskInput = z.input<typeof addInput>;
 
 const SELECT = `SELECT t.id, t.title, t.priority, t.due_at, t.status, t.created_at, t.completed_at,
-  ${messageIdSql('m.uid')} AS message_id
+  ${messageIdSql('m.uid')} AS message_id, t.tainted_by
   FROM tasks t LEFT JOIN messages m ON m.id = t.message_id`;
 
 type Row = Omit<TaskRecord, 'due_at' | 'created_at' | 'completed_at'> & {
@@ -54,8 +60,8 @@ export function addTask(ctx: BrainContext, input: AddTaskInput): TaskRecord {
       const message = messageRow(ctx, args.message_id);
       const info = ctx.q
         .get(
-          `INSERT INTO tasks (title, priority, due_at, status, created_at, message_id)
-           VALUES (?, ?, ?, 'pending', ?, ?)`,
+          `INSERT INTO tasks (title, priority, due_at, status, created_at, message_id, tainted_by)
+           VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
         )
         .run(
           args.title,
@@ -63,6 +69,7 @@ export function addTask(ctx: BrainContext, input: AddTaskInput): TaskRecord {
           args.due_at === undefined ? null : millisOf(args.due_at),
           millisOf(isoNow(ctx.clock)),
           message,
+          args.tainted_by ?? null,
         );
       return Number(info.lastInsertRowid);
     })
