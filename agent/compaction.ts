@@ -3,7 +3,9 @@ import { buildHistory, estimateTokens, repairHistory, roundsOf } from './history
 import type { Log } from './log.js';
 import { buildHistoryAfter, settledHistory, type SettledHistory } from './settled-history.js';
 import type { ChatMessage, ContentBlock, ModelPool, ModelResponse } from './models/types.js';
+import { markedSources } from './permissions/trust.js';
 import { runToolCall, toolSchemas } from './tools/registry.js';
+import { untrusted } from './untrusted.js';
 import type { Tool, ToolContext } from './tools/types.js';
 
 /**
@@ -239,7 +241,9 @@ export async function loadContext(o: LoadContextOptions): Promise<ChatMessage[]>
     kept: kept.length,
   });
 
-  await saveBeforeCompaction(o, buildHistory({ agent, owner, summary, messages: older }));
+  const olderHistory = buildHistory({ agent, owner, summary, messages: older });
+  await saveBeforeCompaction(o, olderHistory);
+  const foreign = foreignSources(olderHistory);
   try {
     const response = await o.compactionPool.complete({
       system: SUMMARY_SYSTEM,
@@ -250,8 +254,13 @@ export async function loadContext(o: LoadContextOptions): Promise<ChatMessage[]>
       signal: o.signal,
     });
     o.onUsage(response);
-    const text = textOf(response.content);
-    if (!text) throw new Error('the summary came back empty');
+    const written = textOf(response.content);
+    if (!written) throw new Error('the summary came back empty');
+    // A summary of foreign content keeps the mark of it: the turns after it stay tainted.
+    const text =
+      foreign.length === 0
+        ? written
+        : `${written}\n\n${untrusted(`compacted:${foreign.join(', ')}`, 'Part of what is summarised above came from outside the owner.')}`;
     const stm = brain.remember({
       agent,
       content: text,
@@ -305,4 +314,17 @@ async function saveBeforeCompaction(o: LoadContextOptions, older: ChatMessage[])
     if (aborted(o)) throw err;
     o.log('warn', 'compaction.save_failed', { error: (err as Error).message });
   }
+}
+
+/** The sources of the foreign content in a context (agent/permissions/trust.ts marks). */
+function foreignSources(history: ChatMessage[]): string[] {
+  const sources = new Set<string>();
+  for (const m of history)
+    for (const b of m.content) {
+      const text = b.type === 'text' ? b.text : b.type === 'tool_result' ? b.content : '';
+      // An earlier summary's mark lists its own sources: kept flat, not nested.
+      for (const s of markedSources(text))
+        for (const one of s.replace(/^compacted:/, '').split(', ')) sources.add(one);
+    }
+  return [...sources];
 }
