@@ -523,13 +523,18 @@ function trustContext(trust: MutableTrust, history: ChatMessage[]): void {
   }
 }
 
-/** The memories the prompt shows; one written by anyone but the owner or the assistant taints. */
-function foreignMemories<M extends { agent: string }>(
+/**
+ * The memories the prompt shows; one written by anyone but the owner or the assistant taints, and
+ * so does one the assistant saved in a tainted turn.
+ */
+function foreignMemories<M extends { id: string; agent: string; foreign?: boolean }>(
   trust: MutableTrust,
   config: TurnConfig,
   memories: M[],
 ): M[] {
-  for (const m of memories)
+  for (const m of memories) {
     if (m.agent !== config.owner && m.agent !== config.agent) trust.taint(`memory:${m.agent}`);
+    else if (m.foreign) trust.taint(`memory:${m.id}`);
+  }
   return memories;
 }

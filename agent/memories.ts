@@ -8,6 +8,7 @@ import {
   type SearchHit,
   type StmRecord,
 } from '../src/index.js';
+import { FOREIGN_CATEGORY } from './tools/save-memory.js';
 
 /** One memory as the prompt shows it: what it is, when, its id, and its text on one line. */
 export interface RelevantMemory {
@@ -18,6 +19,8 @@ export interface RelevantMemory {
   thread_id: string | null;
   /** Who said or learned it. */
   agent: string;
+  /** Saved in a turn that had taken in content from outside the owner. */
+  foreign?: boolean;
   text: string;
 }
 
@@ -81,6 +84,10 @@ export async function relevantMemories(
       thread_id: hit.thread_id,
       agent: hit.agent,
       text: oneLine(text, maxChars),
+      ...(hit.type === 'stm' &&
+      (hit.record as StmRecord | undefined)?.categories.includes(FOREIGN_CATEGORY)
+        ? { foreign: true }
+        : {}),
     };
     const cost = estimateTokens(formatMemory(memory)) + 1;
     if (tokens + cost > options.maxTokens) continue;

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { Tool } from './types.js';
 
+/** The category of a memory saved in a turn that had taken in content from outside the owner. */
+export const FOREIGN_CATEGORY = 'foreign';
+
 const input = z.strictObject({
   content: z.string().trim().min(1, 'must not be empty').max(10_000),
   categories: z.array(z.string().trim().min(1).max(64)).max(16).optional(),
@@ -18,10 +21,13 @@ export const saveMemoryTool: Tool<z.output<typeof input>> = {
   schema: input,
   readOnly: false,
   run: async (args, ctx) => {
+    // Saved in a turn that had taken in foreign content: marked, so that it taints the turns
+    // whose prompt shows it (agent/memories.ts).
+    const foreign = (ctx.taint?.() ?? []).length > 0 ? [FOREIGN_CATEGORY] : [];
     const stm = ctx.brain.remember({
       agent: ctx.agent,
       content: args.content,
-      categories: args.categories ?? [],
+      categories: [...(args.categories ?? []).filter((c) => c !== FOREIGN_CATEGORY), ...foreign],
       importance: args.importance ?? 1,
       source_message_id: ctx.turnMessageId,
     });
