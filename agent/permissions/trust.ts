@@ -49,6 +49,11 @@ export interface Reach {
    * (judged safe: a read-only program with no network).
    */
   egress: 'never' | 'always' | 'url' | 'query' | 'command';
+  /**
+   * It writes where what is written outlives the turn and is read as the owner's (files in the
+   * workspace, SOUL.md among them): in a tainted turn it asks, whatever a rule says.
+   */
+  persists?: boolean;
   /** It reads the owner's memories, inbox, files or environment. */
   ownerData: boolean;
   /** What it answers comes from outside the owner: taking it in taints the turn. */
@@ -65,7 +70,7 @@ const own = (egress: Reach['egress'] = 'never'): Reach => ({
 const BUILT_IN: Record<string, Reach> = {
   read_file: { egress: 'never', ownerData: true, foreignOutput: true },
   list_files: { egress: 'never', ownerData: true, foreignOutput: true },
-  write_file: own(),
+  write_file: { ...own(), persists: true },
   run_command: { egress: 'command', ownerData: true, foreignOutput: true },
   web_fetch: { egress: 'url', ownerData: false, foreignOutput: true },
   web_search: { egress: 'query', ownerData: false, foreignOutput: true },
@@ -175,12 +180,27 @@ export function sendsOut(
     case 'always':
       return true;
     case 'url':
-      return !ownerWrote(trust, args.url);
+      return !ownerUrls(trust).has(String(args.url));
     case 'query':
       return !ownerWrote(trust, args.query);
     case 'command':
       return decision.confined !== true;
   }
+}
+
+const URL_TOKEN = /\bhttps?:\/\/[^\s<>"'`]+/gi;
+
+/**
+ * The URLs the owner wrote, each whole as written (trailing punctuation off): a URL the model
+ * made up, or one the owner's text merely starts, carries data the owner did not choose.
+ */
+function ownerUrls(trust: TurnTrust): Set<string> {
+  const urls = new Set<string>();
+  for (const [url] of trust.ownerText.matchAll(URL_TOKEN)) {
+    urls.add(url);
+    urls.add(url.replace(/[.,;:!?)\]}]+$/, ''));
+  }
+  return urls;
 }
 
 function ownerWrote(trust: TurnTrust, value: unknown): boolean {
@@ -253,8 +273,13 @@ export function applyTrust(
   const reach = reachOf(tool);
   const out = sendsOut(reach, input, trust, decision);
   const secret = readsSecret(tool, input);
-  if (!out && !secret) return next;
-  const what = out ? 'can send data out' : 'reads a secret';
+  const persists = reach.persists === true;
+  if (!out && !secret && !persists) return next;
+  const what = out
+    ? 'can send data out'
+    : secret
+      ? 'reads a secret'
+      : 'writes what later turns read as yours';
   const from = trust.sources.slice(0, 3).join(', ') + (trust.sources.length > 3 ? ', …' : '');
   return {
     ...next,
