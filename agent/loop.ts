@@ -142,7 +142,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   const { brain, config, io, signal } = options;
   const log = options.log ?? silentLog;
   const from = options.input.from ?? config.owner;
-  const driver: Driver = options.driver ?? (from === config.owner ? 'owner' : 'agent');
+  const driver = driverOf(options);
   const trust = createTrust(driver, '', options.taint ?? []);
   if (from !== config.owner) trust.taint(`${driver === 'contact' ? 'contact' : 'agent'}:${from}`);
   else {
@@ -500,8 +500,14 @@ function toolsOf(options: RunTurnOptions): readonly Tool[] {
   const all = options.liveTools ? [...options.tools, ...options.liveTools()] : options.tools;
   const profiles = options.permissions?.profiles;
   if (!profiles) return all;
-  const driver = options.driver ?? (options.input.from === undefined ? 'owner' : 'agent');
-  return offeredTools(all, profiles, driver);
+  return offeredTools(all, profiles, driverOf(options));
+}
+
+/** Who drives the turn: as the caller says, else the owner when the words are the owner's. */
+function driverOf(options: RunTurnOptions): Driver {
+  if (options.driver) return options.driver;
+  const from = options.input.from ?? options.config.owner;
+  return from === options.config.owner ? 'owner' : 'agent';
 }
 
 /**
