@@ -11,6 +11,7 @@ import { createSessionCache, primeSession } from './compaction.js';
 import type { Log } from './log.js';
 import { runTurn, type TurnIo, type TurnResult } from './loop.js';
 import type { ApprovalAnswer, ApprovalRequest } from './permissions/approvals.js';
+import { promptText } from './permissions/describe.js';
 import { createPolicy, type JudgeCommand } from './permissions/policy.js';
 import { judgeCommand } from './permissions/shell.js';
 import type { Driver } from './permissions/trust.js';
@@ -271,24 +272,32 @@ export async function runRepl(options: {
   }
 }
 
-/** The terminal's approval prompt: `y` approves once, `a` always, anything else denies. */
+/**
+ * The terminal's approval prompt: the call as every channel shows it (escaped, so nothing it
+ * holds can move the cursor or repaint the line), why it is asked, and what "always" would allow.
+ * `y` approves once, `a` always (only when offered), anything else denies.
+ */
 export function askOnTerminal(
   rl: ReturnType<typeof createInterface>,
   request: ApprovalRequest,
 ): Promise<ApprovalAnswer> {
-  const what =
-    request.tool === 'run_command' ? `run_command \`${request.summary}\`` : request.summary;
-  const always = request.alwaysPattern ? `[a]lways (${request.alwaysPattern})` : '[a]lways';
+  const text = promptText(request)
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+  const choices = request.alwaysPattern ? '[y]es once / [a]lways / [N]o' : '[y]es once / [N]o';
+  const canAlways = request.alwaysPattern !== undefined;
   return new Promise((resolve) => {
-    rl.question(`Allow ${what}? [y]es / ${always} / [N]o `, { signal: request.signal }, (answer) =>
-      resolve(parseApprovalAnswer(answer)),
+    rl.question(`Allow this call?\n${text}\n${choices} `, { signal: request.signal }, (answer) =>
+      resolve(parseApprovalAnswer(answer, canAlways)),
     );
   });
 }
 
-export function parseApprovalAnswer(answer: string): ApprovalAnswer {
+/** The owner's answer: `y`/`yes` approves once, `a`/`always` (when offered) always, else deny. */
+export function parseApprovalAnswer(answer: string, canAlways = true): ApprovalAnswer {
   const a = answer.trim().toLowerCase();
   if (a === 'y' || a === 'yes') return 'approve';
-  if (a === 'a' || a === 'always') return 'always';
+  if ((a === 'a' || a === 'always') && canAlways) return 'always';
   return 'deny';
 }

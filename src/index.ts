@@ -159,7 +159,13 @@ export {
   APPROVAL_DECISIONS,
   APPROVAL_DECIDERS,
   INTERPRETERS,
+  RULE_PATTERN_MAX,
+  SUMMARY_MAX,
   argsDigest,
+  commandRulePattern,
+  isInterpreter,
+  parseCommandRule,
+  readApprovalRule,
   type ApprovalDecision,
   type ApprovalDecider,
   type ApprovalRecord,
@@ -169,6 +175,14 @@ export {
   type RecordApprovalInput,
   type SettleApprovalInput,
 } from './assistant/approvals.js';
+export {
+  cutNote,
+  cutVisibly,
+  escapeInvisible,
+  quoteWord,
+  shownValue,
+  splitQuoted,
+} from './assistant/shown.js';
 export {
   PAIRING_ALPHABET,
   PAIRING_CODE_LENGTH,

@@ -1,18 +1,27 @@
-import type { Brain } from '../../src/index.js';
+import { readApprovalRule, type Brain } from '../../src/index.js';
 import type { Tool } from '../tools/types.js';
+import { describeCall, firstLine } from './describe.js';
 import type { Policy } from './policy.js';
 import { applyTrust, profilesConfig, type ProfilesConfig, type TurnTrust } from './trust.js';
 
 export type ApprovalAnswer = 'approve' | 'always' | 'deny';
 
-/** What the owner is shown: the tool, its input, and a one-line summary of the call. */
+/**
+ * What the owner is shown. Every channel shows `display` (with the reason and `alwaysText`,
+ * through promptText in agent/permissions/describe.ts), never the raw input.
+ */
 export interface ApprovalRequest {
   tool: string;
   input: Record<string, unknown>;
+  /** The call as describeCall shows it: every argument by name, hidden characters escaped. */
+  display: string;
+  /** The first line of `display`. */
   summary: string;
   reason: string;
-  /** Whether "always" would be stored as a rule (else it approves this call only). */
+  /** What "always" would store as a rule; absent: the call can only be approved once. */
   alwaysPattern?: string;
+  /** The rule as it will match (`run_command: git log -5 (exactly)`), with `alwaysPattern`. */
+  alwaysText?: string;
   /** Aborted when the answer is no longer wanted (timeout, cancelled turn). */
   signal: AbortSignal;
 }
@@ -53,10 +62,12 @@ export async function gateToolCall(o: GateOptions): Promise<GateResult> {
   const d = o.trust
     ? applyTrust(decided, o.tool, o.input, o.trust, o.profiles ?? profilesConfig.parse(undefined))
     : decided;
+  // What is recorded is what the owner is (or would be) shown.
+  const display = describeCall(o.tool, o.input, { workspace: o.workspace });
   const common = {
     tool: o.tool.name,
     args: o.input,
-    summary: d.summary,
+    summary: display,
     session: o.session,
     message_id: o.turnMessageId,
   };
@@ -83,9 +94,15 @@ export async function gateToolCall(o: GateOptions): Promise<GateResult> {
   const answer = await askWithTimeout(o, {
     tool: o.tool.name,
     input: o.input,
-    summary: d.summary,
+    display,
+    summary: firstLine(display),
     reason: d.reason,
-    ...(d.alwaysPattern ? { alwaysPattern: d.alwaysPattern } : {}),
+    ...(d.alwaysPattern
+      ? {
+          alwaysPattern: d.alwaysPattern,
+          alwaysText: `${o.tool.name}: ${readApprovalRule(o.tool.name, d.alwaysPattern).matches}`,
+        }
+      : {}),
   });
   if (answer === 'timeout' || answer === 'cancelled') {
     o.brain.settleApproval({
@@ -112,7 +129,7 @@ export async function gateToolCall(o: GateOptions): Promise<GateResult> {
   let reason = 'approved by the owner';
   if (answer === 'always' && d.alwaysPattern) {
     const rule = o.brain.addApprovalRule({ tool: o.tool.name, pattern: d.alwaysPattern });
-    reason = `always allowed from now on (rule ${rule.id}: ${rule.pattern})`;
+    reason = `always allowed from now on (rule ${rule.id}: ${rule.matches})`;
   } else if (answer === 'always') {
     reason = 'approved once: this call cannot be allowed always';
   }

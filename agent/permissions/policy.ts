@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { INTERPRETERS, type ApprovalRule } from '../../src/index.js';
+import type { ApprovalRule } from '../../src/index.js';
 import type { Tool } from '../tools/types.js';
+import { alwaysPatternOf, toolPatternOf, workspacePath } from './always.js';
+import { describeCall, firstLine } from './describe.js';
 import { profilesConfig } from './trust.js';
 
 export const PERMISSION_LEVELS = ['allow', 'ask', 'deny'] as const;
@@ -54,7 +56,10 @@ export interface Decision {
   reason: string;
   /** Who settled it: the config or the defaults (`policy`), or a stored rule (`always`). */
   by: 'policy' | 'always';
-  /** A one-line description of the call for the owner: the command, the path, the tool. */
+  /**
+   * The first line of the call as the owner is shown it (describeCall in
+   * agent/permissions/describe.ts): the tool and its first argument, hidden characters escaped.
+   */
   summary: string;
   /** What answering "always" would store, when the call can be allowed always. */
   alwaysPattern?: string | undefined;
@@ -105,53 +110,8 @@ export const MEMORY_TOOLS: ReadonlySet<string> = new Set([
   'complete_task',
 ]);
 
-const PLAIN_PROGRAM = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
-const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-
-/**
- * The "always" pattern of one simple command: its program, at most one plain leading word, and
- * the options it was approved with, then `*` for any other operands (`git push *`,
- * `rm -f -r *`); undefined for a path as the program, a shell, an interpreter or a wrapper.
- * Approving `git push origin main` therefore never approves `git push --force …`.
- */
-export function alwaysPatternOf(argv: readonly string[]): string | undefined {
-  const program = argv[0];
-  if (!program || !PLAIN_PROGRAM.test(program) || INTERPRETERS.has(program.toLowerCase()))
-    return undefined;
-  if (/^(python|ruby|perl|node|php|lua)[0-9.]*$/i.test(program)) return undefined;
-  const sub = argv[1];
-  const fixed = sub !== undefined && PLAIN_WORD.test(sub) ? [program, sub] : [program];
-  return [...fixed, ...optionsOf(argv.slice(fixed.length)), '*'].join(' ');
-}
-
-/**
- * The options among a command's words, normalised so that the spelling does not matter:
- * `-rf` is `-f -r`, `--output=x` is `--output`; sorted, each once. Words after `--` are operands.
- */
-export function optionsOf(words: readonly string[]): string[] {
-  const keys = new Set<string>();
-  for (const word of words) {
-    if (word === '--') break;
-    if (word.startsWith('--')) keys.add(word.split('=')[0]!);
-    else if (word.startsWith('-') && word.length > 1)
-      for (const letter of word.slice(1)) keys.add(`-${letter}`);
-  }
-  return [...keys].sort();
-}
-
-/**
- * Whether a simple command's argv falls under a stored pattern: the same program and leading
- * word, and no option the pattern does not name (a pattern stored before options were kept
- * names none, so it covers only commands without options).
- */
-export function ruleMatches(pattern: string, argv: readonly string[]): boolean {
-  const words = pattern.split(' ');
-  if (words.at(-1) !== '*') return false;
-  const fixed = words.slice(0, -1).filter((w) => !w.startsWith('-'));
-  const allowed = new Set(words.slice(0, -1).filter((w) => w.startsWith('-')));
-  if (fixed.length === 0 || !fixed.every((w, i) => argv[i] === w)) return false;
-  return optionsOf(argv.slice(fixed.length)).every((option) => allowed.has(option));
-}
+/** What "always" stores is exact (agent/permissions/always.ts); these name it for the policy's users. */
+export { alwaysPatternOf, ruleMatches } from './always.js';
 
 export interface PolicyDeps {
   config: PermissionsConfig;
@@ -173,8 +133,7 @@ export function createPolicy(deps: PolicyDeps): Policy {
       const configured = configuredLevel(deps.config.tools, tool.name);
       const command =
         tool.name === 'run_command' ? (input as { command?: unknown }).command : undefined;
-      const summary = typeof command === 'string' ? command : summarise(tool.name, input);
-      const base = { summary, by: 'policy' as const };
+      const base = { summary: firstLine(describeCall(tool, input, ctx)), by: 'policy' as const };
       if (configured?.level === 'deny')
         return { ...base, decision: 'deny', reason: `permissions.tools.${configured.key} is deny` };
       if (configured?.level === 'allow')
@@ -186,7 +145,6 @@ export function createPolicy(deps: PolicyDeps): Policy {
 
       let reason: string;
       let alwaysPattern: string | undefined;
-      let argv: string[] | undefined;
       if (tool.name === 'run_command') {
         if (typeof command !== 'string') return { ...base, decision: 'ask', reason: 'no command' };
         const judged = deps.judgeCommand
@@ -205,11 +163,9 @@ export function createPolicy(deps: PolicyDeps): Policy {
             confined: true,
           };
         reason = configured ? `permissions.tools.${configured.key} is ask` : judged.reason;
+        // Only one simple command (no pipeline, list or redirection) runs as its words say.
         const only = judged.commands?.length === 1 ? judged.commands[0]!.argv : undefined;
-        if (judged.simple && only) {
-          argv = only;
-          alwaysPattern = alwaysPatternOf(only);
-        }
+        if (judged.simple && only) alwaysPattern = alwaysPatternOf(only, cwdOf(input, ctx));
       } else {
         if (tool.readOnly && !configured)
           return { ...base, decision: 'allow', reason: 'a read-only tool' };
@@ -218,34 +174,28 @@ export function createPolicy(deps: PolicyDeps): Policy {
         reason = configured
           ? `permissions.tools.${configured.key} is ask`
           : `${tool.name} changes things`;
-        alwaysPattern = tool.name;
+        alwaysPattern = toolPatternOf(tool.name, input, ctx.workspace);
       }
-      const rule = deps
-        .rules()
-        .find(
-          (r) =>
-            r.tool === tool.name &&
-            (tool.name === 'run_command'
-              ? argv !== undefined && alwaysPattern !== undefined && ruleMatches(r.pattern, argv)
-              : r.pattern === tool.name),
-        );
+      // A rule allows exactly the call it was stored for: the same pattern, nothing wider. A call
+      // that cannot be allowed always has no pattern, so no stored rule covers it.
+      const rule =
+        alwaysPattern === undefined
+          ? undefined
+          : deps.rules().find((r) => r.tool === tool.name && r.pattern === alwaysPattern);
       if (rule)
         return {
           ...base,
           by: 'always',
           decision: 'allow',
-          reason: `always allowed (rule ${rule.id}: ${rule.pattern})`,
+          reason: `always allowed (rule ${rule.id}: ${rule.matches})`,
         };
       return { ...base, decision: 'ask', reason, ...(alwaysPattern ? { alwaysPattern } : {}) };
     },
   };
 }
 
-/** `write_file notes/todo.md`: the tool and its first short string argument, cut to 120 chars. */
-function summarise(name: string, input: unknown): string {
-  const first = Object.values((input ?? {}) as Record<string, unknown>).find(
-    (v) => typeof v === 'string',
-  ) as string | undefined;
-  const text = first ? `${name} ${first.split('\n')[0]}` : name;
-  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+/** Where a run_command call runs, relative to the workspace (`.` for it), as its rule names it. */
+function cwdOf(input: unknown, ctx: DecideContext): string {
+  const cwd = (input as { cwd?: unknown }).cwd;
+  return typeof cwd === 'string' && cwd !== '' ? workspacePath(cwd, ctx.workspace) : '.';
 }

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
-import type { ApprovalRecord } from '../../src/index.js';
-// The error class alone: a static import of the library's index would load it for every command.
+import type { ApprovalRecord, ApprovalRule } from '../../src/index.js';
+// The error class and the escaping alone: a static import of the library's index would load it
+// for every command.
+import { escapeInvisible } from '../../src/assistant/shown.js';
 import { BrainError } from '../../src/errors.js';
 import { bold, dim, printJson, println, shortTime } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
@@ -25,7 +27,7 @@ export function registerApprovals(program: Command, globals: () => GlobalOptions
           const id = positiveInt(opts.revoke, '--revoke');
           const rule = brain.revokeApprovalRule(id);
           if (json) return printJson({ revoked: rule });
-          return println(`revoked rule ${rule.id}: ${rule.tool} ${rule.pattern}`);
+          return println(`revoked rule ${rule.id}: ${formatRule(rule)}`);
         }
         const limit = positiveInt(opts.limit, '--limit');
         const decisions = brain.approvals({ pending: opts.pending ?? false, limit });
@@ -39,16 +41,27 @@ export function registerApprovals(program: Command, globals: () => GlobalOptions
         println(bold('always allowed'));
         if (rules.length === 0) println(dim('  none'));
         for (const r of rules)
-          println(
-            `  ${r.id}  ${r.tool === 'run_command' ? r.pattern : r.tool}  ${dim(shortTime(r.created_at))}`,
-          );
+          println(`  ${r.id}  ${formatRule(r)}  ${dim(shortTime(r.created_at))}`);
       }),
     );
 }
 
+/** A rule as it will match; one stored in an old, wider form says it matches nothing. */
+function formatRule(r: ApprovalRule): string {
+  const what = `${escapeInvisible(r.tool)}: ${r.matches}`;
+  return r.active ? what : `${dim('inactive')} ${what}`;
+}
+
+/**
+ * A decision with the call as it was shown (one line per argument). Every line is escaped again:
+ * a summary recorded before calls were described could hold raw control characters.
+ */
 function formatDecision(d: ApprovalRecord): string {
   const by = d.decided_by ? ` by ${d.decided_by}` : '';
-  return `${d.id}  ${dim(shortTime(d.asked_at))}  ${d.decision}${by}  ${d.tool}: ${d.summary}  ${dim(d.reason)}`;
+  const [first = '', ...more] = d.summary.split('\n').map(escapeInvisible);
+  const call = first.startsWith(`${d.tool} `) ? first : `${escapeInvisible(d.tool)}: ${first}`;
+  const head = `${d.id}  ${dim(shortTime(d.asked_at))}  ${d.decision}${by}  ${call}  ${dim(escapeInvisible(d.reason))}`;
+  return [head, ...more.map((line) => `      ${line}`)].join('\n');
 }
 
 function positiveInt(value: string, option: string): number {

@@ -5,6 +5,7 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, messageKey } from '../ids.js';
 import { messageId, parseInput, text } from '../validation.js';
+import { cutVisibly, escapeInvisible, quoteWord, splitQuoted } from './shown.js';
 
 /** What became of a tool call: settled at once (allow, deny) or asked (pending → the answer). */
 export const APPROVAL_DECISIONS = [
@@ -21,16 +22,31 @@ export const APPROVAL_DECIDERS = ['policy', 'owner', 'always', 'unattended'] as 
 export type ApprovalDecider = (typeof APPROVAL_DECIDERS)[number];
 
 /**
- * Programs that run whatever they are given: never stored as an "always" rule, since allowing
- * `sh *` or `env *` would allow everything.
+ * Programs that run whatever they are given (shells, interpreters, editors with commands) or run
+ * another program (wrappers): never stored as an "always" rule, since what they do is in their
+ * arguments' meaning, not their words.
  */
 export const INTERPRETERS: ReadonlySet<string> = new Set([
-  ...['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox'],
+  ...['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox', 'rbash', 'ash'],
   ...['python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'ruby', 'perl', 'php'],
   ...['lua', 'tclsh', 'osascript', 'pwsh', 'powershell', 'awk', 'gawk', 'mawk', 'nawk'],
   ...['env', 'xargs', 'exec', 'eval', 'nice', 'nohup', 'timeout', 'sudo', 'doas', 'su'],
   ...['command', 'builtin', 'time', 'watch', 'strace', 'ssh', 'npx', 'make', 'find'],
+  ...['stdbuf', 'ionice', 'chroot', 'setsid', 'flock', 'unshare', 'nsenter', 'runuser'],
+  ...['pkexec', 'script', 'expect', 'parallel', 'chrt', 'taskset', 'firejail', 'bwrap'],
+  ...['systemd-run', 'ltrace', 'gdb', 'valgrind', 'tmux', 'screen', 'entr', 'pnpx', 'bunx'],
+  ...['uvx', 'pipx', 'irb', 'jshell', 'rscript', 'julia', 'wish', 'vi', 'vim', 'nvim', 'emacs'],
+  ...['ed', 'ex', 'sg', 'dbus-run-session', 'wsl', 'cmd', 'start-stop-daemon'],
 ]);
+
+/** Whether a program runs whatever it is given: INTERPRETERS, or a versioned interpreter name. */
+export function isInterpreter(program: string): boolean {
+  const name = program.toLowerCase();
+  return (
+    INTERPRETERS.has(name) ||
+    /^(python|pypy|ruby|perl|node|php|lua|luajit|tclsh|wish|pip)[0-9.]*$/.test(name)
+  );
+}
 
 /** The sha256 of the canonical JSON (keys sorted at every level) of a tool call's arguments. */
 export function argsDigest(args: unknown): string {
@@ -46,15 +62,23 @@ export function argsDigest(args: unknown): string {
 
 const toolName = text(200).min(1, 'must not be empty');
 
+/** The most of a recorded text kept; beyond it the text is cut where the cut shows. */
+export const SUMMARY_MAX = 4000;
+const REASON_MAX = 1000;
+
+/** Recorded text: never refused for its length or its characters, cut visibly instead. */
+const shownText = (max: number) => z.string().transform((s) => cutVisibly(s, max));
+
 const recordInput = z.strictObject({
   tool: toolName,
   /** The call's arguments: only their digest is stored. */
   args: z.unknown(),
-  summary: text(300).default(''),
+  /** What the owner was shown of the call (agent/permissions/describe.ts). */
+  summary: shownText(SUMMARY_MAX).default(''),
   decision: z.enum(APPROVAL_DECISIONS),
   /** Required unless the decision is pending. */
   decided_by: z.enum(APPROVAL_DECIDERS).optional(),
-  reason: text(1000).default(''),
+  reason: shownText(REASON_MAX).default(''),
   session: text(200).optional(),
   message_id: messageId.optional(),
 });
@@ -64,7 +88,7 @@ const settleInput = z.strictObject({
   id: z.number().int().min(1),
   decision: z.enum(['approved', 'denied', 'timeout']),
   decided_by: z.enum(APPROVAL_DECIDERS),
-  reason: text(1000).optional(),
+  reason: shownText(REASON_MAX).optional(),
 });
 export type SettleApprovalInput = z.input<typeof settleInput>;
 
@@ -181,41 +205,125 @@ export function listApprovals(ctx: BrainContext, input: ListApprovalsInput = {})
 export interface ApprovalRule {
   id: number;
   tool: string;
+  /** What the rule stores (see readApprovalRule for its forms). */
   pattern: string;
   created_at: string;
+  /** Whether it allows anything: a rule stored in an old, wider form matches nothing. */
+  active: boolean;
+  /** What it matches, as the owner reads it (`git log --oneline -5 (exactly)`, `path a.md`). */
+  matches: string;
 }
 
 const RUN_COMMAND = 'run_command';
+/** A stored rule's most characters: one the owner cannot read whole is not offered. */
+export const RULE_PATTERN_MAX = 1000;
 const ruleInput = z.strictObject({
   tool: toolName,
-  /** For run_command: the program and its fixed leading arguments (`git log *`); else the tool. */
-  pattern: text(1000).min(1, 'must not be empty'),
+  /** The exact call it allows, in one of the forms readApprovalRule reads. */
+  pattern: text(RULE_PATTERN_MAX).min(1, 'must not be empty'),
 });
 export type AddRuleInput = z.input<typeof ruleInput>;
 
 /**
- * Store an "always allow" rule (idempotent: an existing identical rule is returned). A
- * run_command pattern must name a plain program (no path, no shell or interpreter, no
- * wildcard in its name); another tool's pattern is its own name.
+ * The pattern of a rule for one exact command: `exactly <words>`, each word quoted as a shell
+ * would read it back, after `in <dir>` when it runs elsewhere than the workspace. Equal
+ * patterns mean equal word lists and directories, so a rule matches only what was approved.
+ */
+export function commandRulePattern(argv: readonly string[], cwd = '.'): string {
+  const where = cwd === '.' ? '' : `in ${quoteWord(cwd)} `;
+  return `${where}exactly ${argv.map(quoteWord).join(' ')}`;
+}
+
+/** The command and directory of a rule pattern in the current form; undefined for any other text. */
+export function parseCommandRule(pattern: string): { argv: string[]; cwd: string } | undefined {
+  const words = splitQuoted(pattern);
+  if (!words) return undefined;
+  let cwd = '.';
+  let rest = words;
+  if (words[0] === 'in' && words.length > 2) {
+    cwd = words[1]!;
+    rest = words.slice(2);
+  }
+  if (rest[0] !== 'exactly' || rest.length < 2) return undefined;
+  const argv = rest.slice(1);
+  // Only the one spelling commandRulePattern writes: any other would be a second key for a call.
+  return commandRulePattern(argv, cwd) === pattern ? { argv, cwd } : undefined;
+}
+
+/**
+ * What a stored rule allows, read from its pattern. The current forms: run_command
+ * `exactly <words>` (one command, word for word, in the workspace or `in <dir>`); write_file
+ * `path <path>` (that file, relative to the workspace); send_message `to <name>` (messages to
+ * that agent); an MCP tool its own name (every call of that tool, any input). Any other pattern
+ * (the older `git push *` and bare tool names) is inactive: it matches nothing.
+ */
+export function readApprovalRule(
+  tool: string,
+  pattern: string,
+): { active: boolean; matches: string } {
+  const inactive = {
+    active: false,
+    matches: `nothing: "${escapeInvisible(pattern)}" is an old, wider form; approve the call again to store it exactly`,
+  };
+  if (tool === RUN_COMMAND) {
+    const command = parseCommandRule(pattern);
+    if (!command) return inactive;
+    const where = command.cwd === '.' ? '' : `, in ${quoteWord(command.cwd)}`;
+    return {
+      active: true,
+      matches: `${escapeInvisible(command.argv.map(quoteWord).join(' '))} (exactly${escapeInvisible(where)})`,
+    };
+  }
+  const field = fieldOf(tool);
+  if (field) {
+    const value = pattern.startsWith(`${field} `) ? pattern.slice(field.length + 1) : '';
+    return value.trim() === ''
+      ? inactive
+      : { active: true, matches: `${field} ${escapeInvisible(value)}` };
+  }
+  if (tool.startsWith('mcp__') && pattern === tool)
+    return { active: true, matches: 'any input (every call of this tool)' };
+  return inactive;
+}
+
+/** Tools whose rule names the one argument that matters: the file written, the recipient. */
+const FIELD_RULES: Record<string, string> = { write_file: 'path', send_message: 'to' };
+const fieldOf = (tool: string) =>
+  Object.hasOwn(FIELD_RULES, tool) ? FIELD_RULES[tool] : undefined;
+
+/**
+ * Store an "always allow" rule (idempotent: an existing identical rule is returned). Only the
+ * current forms are stored (readApprovalRule); a run_command rule must name a plain program
+ * (no path) that does not run whatever it is given.
  */
 export function addApprovalRule(ctx: BrainContext, input: AddRuleInput): ApprovalRule {
   const args = parseInput(ruleInput, input);
   if (args.tool === RUN_COMMAND) {
-    const program = args.pattern.split(' ')[0]!;
+    const command = parseCommandRule(args.pattern);
+    if (!command)
+      throw new BrainError(
+        'INVALID_INPUT',
+        'pattern: must be one exact command (`exactly <words>`, optionally after `in <dir>`)',
+      );
+    const program = command.argv[0]!;
     if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(program)) {
       throw new BrainError('INVALID_INPUT', `pattern: "${program}" is not a plain program name`);
     }
-    if (
-      INTERPRETERS.has(program.toLowerCase()) ||
-      /^(python|ruby|perl|node|php)[0-9.]*$/i.test(program)
-    ) {
+    if (isInterpreter(program)) {
       throw new BrainError(
         'INVALID_INPUT',
         `pattern: ${program} runs whatever it is given, so it is never allowed always`,
       );
     }
-  } else if (args.pattern !== args.tool) {
-    throw new BrainError('INVALID_INPUT', `pattern: must be the tool name ${args.tool}`);
+  } else if (!readApprovalRule(args.tool, args.pattern).active) {
+    throw new BrainError(
+      'INVALID_INPUT',
+      fieldOf(args.tool)
+        ? `pattern: must be "${fieldOf(args.tool)} <value>"`
+        : args.tool.startsWith('mcp__')
+          ? `pattern: must be the tool name ${args.tool}`
+          : `pattern: ${args.tool} cannot be allowed always`,
+    );
   }
   const now = millisOf(isoNow(ctx.clock));
   ctx.db
@@ -234,11 +342,15 @@ export function addApprovalRule(ctx: BrainContext, input: AddRuleInput): Approva
 /** Every "always allow" rule, newest first. */
 export function listApprovalRules(ctx: BrainContext): ApprovalRule[] {
   return ctx.q
-    .get<[], Omit<ApprovalRule, 'created_at'> & { created_at: number }>(
+    .get<[], Pick<ApprovalRule, 'id' | 'tool' | 'pattern'> & { created_at: number }>(
       `SELECT id, tool, pattern, created_at FROM approval_rules ORDER BY id DESC`,
     )
     .all()
-    .map((r) => ({ ...r, created_at: isoOfMillis(r.created_at)! }));
+    .map((r) => ({
+      ...r,
+      created_at: isoOfMillis(r.created_at)!,
+      ...readApprovalRule(r.tool, r.pattern),
+    }));
 }
 
 /** Remove a rule; NOT_FOUND when there is none with that id. */

@@ -74,7 +74,7 @@ describe('approvals through the CLI', { timeout: 90_000 }, () => {
     const listed = JSON.parse((await s.spawnCli(['approvals', '--json'])).stdout);
     expect(listed.decisions[0]).toMatchObject({
       tool: 'run_command',
-      summary: 'rm -rf build',
+      summary: 'run_command command: rm -rf build',
       decision: 'denied',
       decided_by: 'unattended',
     });

@@ -6,7 +6,9 @@ import {
   MessageFlags,
   type ButtonInteraction,
 } from 'discord.js';
+import { cutVisibly } from '../../../src/index.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../permissions/approvals.js';
+import { promptText } from '../../permissions/describe.js';
 import type { Log } from '../../log.js';
 
 /** Button ids: `brain-approval:<nonce>:<answer>`, well under Discord's 100-character limit. */
@@ -31,10 +33,20 @@ interface Pending {
   settle(answer: ApprovalAnswer): void;
 }
 
-/** The question shown: the tool, what the call does, and why it is asked (≤ 1,900 characters). */
+/** The most characters of the question, within one Discord message's 2,000 with the answer. */
+const TEXT_MAX = 1900;
+const FENCE = '```';
+
+/**
+ * The question shown: the text every channel shows (agent/permissions/describe.ts) in a code
+ * block, where nothing is formatted, linked or mentioned. Each backtick is followed by a
+ * zero-width space, so no run of three can close the block early. Cut visibly to fit.
+ */
 export function approvalText(request: ApprovalRequest): string {
-  const text = `Approval needed: **${request.tool}**\n${request.summary}\n(${request.reason})`;
-  return text.length > 1900 ? `${text.slice(0, 1899)}…` : text;
+  const head = `**Approval needed**\n${FENCE}\n`;
+  const tail = `\n${FENCE}`;
+  const body = promptText(request).replaceAll('`', '`\u200b');
+  return head + cutVisibly(body, TEXT_MAX - head.length - tail.length) + tail;
 }
 
 /**

@@ -2,10 +2,20 @@ import { randomBytes } from 'node:crypto';
 import type { Api, Context } from 'grammy';
 import type { Log } from '../../log.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../permissions/approvals.js';
+import { promptText } from '../../permissions/describe.js';
 import { escapeHtml } from './render.js';
 
 /**
- * Approvals as an inline keyboard (Approve / Always / Deny) under a message naming the call.
+ * The question as HTML: the text every channel shows (agent/permissions/describe.ts), escaped,
+ * in a <pre> block, so nothing in the call can format, link or hide anything.
+ */
+export function approvalHtml(request: ApprovalRequest): string {
+  return `<b>Allow this call?</b>\n<pre>${escapeHtml(promptText(request))}</pre>`;
+}
+
+/**
+ * Approvals as an inline keyboard (Approve / Always / Deny) under a message naming the call;
+ * Always only when the call can be allowed always.
  * Callback data is `ap:<id>:<y|a|n>` (13 bytes, well under Telegram's 64). Only the owner's
  * presses count; anyone else's is answered with a notice and changes nothing. When the ask ends
  * unanswered (timeout, cancelled turn) the buttons are removed and the answer is deny — the
@@ -22,6 +32,8 @@ interface Waiting {
   chatId: string;
   messageId: number;
   html: string;
+  /** Whether Always was offered: a press of it is taken only then. */
+  always: boolean;
   resolve(answer: ApprovalAnswer): void;
 }
 
@@ -41,26 +53,19 @@ export function createApprovalPrompts(options: {
   const { log } = options;
   const pending = new Map<string, Waiting>();
 
-  const describe = (request: ApprovalRequest) => {
-    const always = request.alwaysPattern
-      ? `\nAlways would allow <code>${escapeHtml(request.alwaysPattern)}</code>.`
-      : '';
-    return `<b>Allow ${escapeHtml(request.tool)}?</b>\n<code>${escapeHtml(request.summary)}</code>\n${escapeHtml(request.reason)}${always}`;
-  };
-
   return {
     waiting: () => pending.size,
 
     async ask(chatId, request) {
       const id = randomBytes(6).toString('base64url');
-      const html = describe(request);
+      const html = approvalHtml(request);
       const sent = await options.api().sendMessage(chatId, html, {
         parse_mode: 'HTML',
         reply_markup: {
           inline_keyboard: [
             [
               { text: 'Approve', callback_data: `ap:${id}:y` },
-              { text: 'Always', callback_data: `ap:${id}:a` },
+              ...(request.alwaysPattern ? [{ text: 'Always', callback_data: `ap:${id}:a` }] : []),
               { text: 'Deny', callback_data: `ap:${id}:n` },
             ],
           ],
@@ -68,7 +73,13 @@ export function createApprovalPrompts(options: {
       });
       log('info', 'telegram.approval_asked', { chat: chatId, tool: request.tool });
       return new Promise<ApprovalAnswer>((resolve) => {
-        const entry: Waiting = { chatId, messageId: sent.message_id, html, resolve };
+        const entry: Waiting = {
+          chatId,
+          messageId: sent.message_id,
+          html,
+          always: request.alwaysPattern !== undefined,
+          resolve,
+        };
         const onAbort = () => {
           if (pending.get(id) !== entry) return;
           pending.delete(id);
@@ -102,6 +113,10 @@ export function createApprovalPrompts(options: {
       const entry = pending.get(id);
       if (!entry) {
         await ctx.answerCallbackQuery({ text: 'This question is no longer open.' });
+        return true;
+      }
+      if (key === 'a' && !entry.always) {
+        await ctx.answerCallbackQuery({ text: 'Always is not offered for this call.' });
         return true;
       }
       pending.delete(id);

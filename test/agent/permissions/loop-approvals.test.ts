@@ -83,13 +83,18 @@ describe('approvals in the loop', () => {
 
     expect(result.reply).toBe('I could not delete it.');
     expect(ran).toEqual([]);
-    expect(asked[0]).toMatchObject({ tool: 'run_command', summary: 'rm -rf build' });
+    expect(asked[0]).toMatchObject({
+      tool: 'run_command',
+      summary: 'run_command command: rm -rf build',
+      display: 'run_command command: rm -rf build',
+    });
     expect(asked[0]!.signal.aborted).toBe(true);
     expect(lastResult(1)).toMatchObject({ is_error: true });
     expect(lastResult(1).content).toMatch(/did not answer within 120 s/);
     const [record] = f.t.brain.approvals();
     expect(record).toMatchObject({
       tool: 'run_command',
+      summary: 'run_command command: rm -rf build',
       decision: 'timeout',
       message_id: result.messageIds.user,
     });
@@ -131,42 +136,64 @@ describe('approvals in the loop', () => {
     });
   });
 
-  it('runs an approved call, and after "always" runs the same program and subcommand without asking, but not with a new option', async () => {
+  it('runs an approved call, and after "always" runs exactly that command again without asking, but nothing else', async () => {
     const permissions = await setup();
     const git = (id: string, command: string) => ({ id, name: 'run_command', input: { command } });
     f.fake.script.push(
       { toolUses: [git('toolu_1', 'git push origin main')] },
       { text: 'pushed' },
-      { toolUses: [git('toolu_2', 'git push origin dev')] },
+      { toolUses: [git('toolu_2', 'git push origin main')] },
       { text: 'pushed again' },
+      { toolUses: [git('toolu_3', 'git push origin dev')] },
+      { text: 'asked about dev' },
       { toolUses: [git('toolu_4', 'git push --force origin main')] },
       { text: 'asked about force' },
     );
-    const asked: string[] = [];
+    const asked: ApprovalRequest[] = [];
     const io = {
       onText: () => {},
       askApproval: async (r: ApprovalRequest): Promise<ApprovalAnswer> => {
-        asked.push(r.summary);
+        asked.push(r);
         return 'always';
       },
     };
     await f.turn('push', { permissions, io });
+    expect(asked[0]).toMatchObject({
+      alwaysPattern: 'exactly git push origin main',
+      alwaysText: 'run_command: git push origin main (exactly)',
+    });
     const [stored] = f.t.brain.approvalRules();
-    expect(stored).toMatchObject({ tool: 'run_command', pattern: 'git push *' });
-    await f.turn('push dev', { permissions, io });
-    expect(asked).toEqual(['git push origin main']);
-    expect(ran).toEqual(['git push origin main', 'git push origin dev']);
+    expect(stored).toMatchObject({
+      tool: 'run_command',
+      pattern: 'exactly git push origin main',
+      active: true,
+      matches: 'git push origin main (exactly)',
+    });
+    await f.turn('push again', { permissions, io });
+    expect(asked).toHaveLength(1);
+    expect(ran).toEqual(['git push origin main', 'git push origin main']);
     expect(f.t.brain.approvals().map((a) => [a.decision, a.decided_by])).toEqual([
       ['allow', 'always'],
       ['approved', 'owner'],
     ]);
+    await f.turn('push dev', { permissions, io });
     await f.turn('force it', { permissions, io });
-    expect(asked).toEqual(['git push origin main', 'git push --force origin main']);
+    expect(asked.map((r) => r.summary)).toEqual([
+      'run_command command: git push origin main',
+      'run_command command: git push origin dev',
+      'run_command command: git push --force origin main',
+    ]);
+    // A force push is never stored: "always" approved it once.
+    expect(asked[2]!.alwaysPattern).toBeUndefined();
+    expect(f.t.brain.approvalRules().map((r) => r.pattern)).toEqual([
+      'exactly git push origin dev',
+      'exactly git push origin main',
+    ]);
 
     for (const r of f.t.brain.approvalRules()) f.t.brain.revokeApprovalRule(r.id);
-    f.fake.script.push({ toolUses: [git('toolu_3', 'git push origin dev')] }, { text: 'asked' });
+    f.fake.script.push({ toolUses: [git('toolu_5', 'git push origin dev')] }, { text: 'asked' });
     await f.turn('once more', { permissions, io });
-    expect(asked).toHaveLength(3);
+    expect(asked).toHaveLength(4);
   });
 
   it('denies an ask that is waiting when the turn is cancelled', async () => {

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   alwaysPatternOf,
-  optionsOf,
   ruleMatches,
   configuredLevel,
   createPolicy,
@@ -10,7 +9,7 @@ import {
   type JudgeCommand,
 } from '../../../agent/permissions/policy.js';
 import type { Tool } from '../../../agent/tools/types.js';
-import type { ApprovalRule } from '../../../src/index.js';
+import { readApprovalRule, type ApprovalRule } from '../../../src/index.js';
 
 const tool = (name: string, readOnly = false): Tool => ({
   name,
@@ -44,6 +43,7 @@ const rule = (id: number, tool: string, pattern: string): ApprovalRule => ({
   tool,
   pattern,
   created_at: '2026-01-01T00:00:00.000Z',
+  ...readApprovalRule(tool, pattern),
 });
 
 describe('the permission policy', () => {
@@ -66,8 +66,8 @@ describe('the permission policy', () => {
     const rm = await p.decide(tool('run_command'), { command: 'rm -rf build' }, W);
     expect(rm).toMatchObject({
       decision: 'ask',
-      summary: 'rm -rf build',
-      alwaysPattern: 'rm -f -r *',
+      summary: 'run_command command: rm -rf build',
+      alwaysPattern: 'exactly rm -f -r build',
     });
   });
 
@@ -99,18 +99,43 @@ describe('the permission policy', () => {
   });
 
   it('allows an ask that a stored always-rule covers, but never over a configured deny', async () => {
-    const rules = [rule(1, 'run_command', 'git log --stat *'), rule(2, 'write_file', 'write_file')];
+    const rules = [
+      rule(1, 'run_command', 'exactly git log --stat'),
+      rule(2, 'write_file', 'path notes/todo.md'),
+    ];
     const p = policy({}, rules);
     expect(await p.decide(tool('run_command'), { command: 'git log --stat' }, W)).toMatchObject({
       decision: 'allow',
       by: 'always',
     });
     expect((await p.decide(tool('run_command'), { command: 'git push' }, W)).decision).toBe('ask');
-    expect((await p.decide(tool('write_file'), {}, W)).decision).toBe('allow');
+    const write = (path: string) => p.decide(tool('write_file'), { path, content: '' }, W);
+    expect((await write('notes/todo.md')).decision).toBe('allow');
+    expect((await write('./notes/../notes/todo.md')).decision).toBe('allow');
+    expect((await write('SOUL.md')).decision).toBe('ask');
     const denied = policy({ write_file: 'deny', 'run_*': 'deny' }, rules);
-    expect((await denied.decide(tool('write_file'), {}, W)).decision).toBe('deny');
-    expect((await denied.decide(tool('run_command'), { command: 'git log' }, W)).decision).toBe(
+    expect((await denied.decide(tool('write_file'), { path: 'notes/todo.md' }, W)).decision).toBe(
       'deny',
+    );
+    expect(
+      (await denied.decide(tool('run_command'), { command: 'git log --stat' }, W)).decision,
+    ).toBe('deny');
+  });
+
+  it('no longer lets a rule in the old wide form allow anything', async () => {
+    const rules = [
+      rule(1, 'run_command', 'git push *'),
+      rule(2, 'write_file', 'write_file'),
+      rule(3, 'send_message', 'send_message'),
+    ];
+    expect(rules.map((r) => r.active)).toEqual([false, false, false]);
+    const p = policy({}, rules);
+    expect((await p.decide(tool('run_command'), { command: 'git push' }, W)).decision).toBe('ask');
+    expect((await p.decide(tool('write_file'), { path: 'a', content: '' }, W)).decision).toBe(
+      'ask',
+    );
+    expect((await p.decide(tool('send_message'), { to: 'nova', body: 'hi' }, W)).decision).toBe(
+      'ask',
     );
   });
 
@@ -118,6 +143,7 @@ describe('the permission policy', () => {
     for (const argv of [
       ['sh', '-c', 'id'],
       ['python3', '-c', '1'],
+      ['python3.12', '-c', '1'],
       ['node', '-e', '1'],
       ['env', 'rm'],
       ['xargs', 'rm'],
@@ -126,27 +152,23 @@ describe('the permission policy', () => {
     ]) {
       expect(alwaysPatternOf(argv), argv.join(' ')).toBeUndefined();
     }
-    expect(alwaysPatternOf(['git', 'log', '--oneline'])).toBe('git log --oneline *');
-    expect(alwaysPatternOf(['git', 'push', 'origin', 'main'])).toBe('git push *');
-    expect(alwaysPatternOf(['cargo', '--version'])).toBe('cargo --version *');
+    expect(alwaysPatternOf(['git', 'log', '--oneline'])).toBe('exactly git log --oneline');
+    expect(alwaysPatternOf(['git', 'push', 'origin', 'main'])).toBe('exactly git push origin main');
+    expect(alwaysPatternOf(['grep', '-n', 'a b', "it's"])).toBe(`exactly grep -n 'a b' 'it'\\''s'`);
+    expect(alwaysPatternOf(['ls'], 'sub dir')).toBe(`in 'sub dir' exactly ls`);
   });
 
-  it('keeps the approved options in an always-rule, so a rule never covers a new option', () => {
-    expect(optionsOf(['-rf', '--output=x', 'a', '--', '-not-an-option'])).toEqual([
-      '--output',
-      '-f',
-      '-r',
-    ]);
+  it('keeps every word of an always-rule, so it covers the same command and nothing else', () => {
     const push = alwaysPatternOf(['git', 'push', 'origin', 'main'])!;
-    expect(ruleMatches(push, ['git', 'push', 'origin', 'dev'])).toBe(true);
-    expect(ruleMatches(push, ['git', 'push', '--force', 'origin', 'main'])).toBe(false);
-    expect(ruleMatches(push, ['git', 'push', '-f'])).toBe(false);
-    expect(ruleMatches(push, ['git', 'pull'])).toBe(false);
+    expect(ruleMatches(push, ['git', 'push', 'origin', 'main'])).toBe(true);
+    expect(ruleMatches(push, ['git', 'push', 'origin', 'dev'])).toBe(false);
+    expect(ruleMatches(push, ['git', 'push', 'origin', 'main'], 'other')).toBe(false);
     const rm = alwaysPatternOf(['rm', '-rf', 'build'])!;
-    expect(ruleMatches(rm, ['rm', '-fr', 'dist'])).toBe(true);
-    expect(ruleMatches(rm, ['rm', '-r', 'dist'])).toBe(true);
-    expect(ruleMatches(rm, ['rm', '-rfv', 'dist'])).toBe(false);
-    expect(ruleMatches(rm, ['rm', '--', '-rfv'])).toBe(true);
+    expect(ruleMatches(rm, ['rm', '-fr', 'build'])).toBe(true);
+    expect(ruleMatches(rm, ['rm', '-r', '-f', 'build'])).toBe(true);
+    expect(ruleMatches(rm, ['rm', '-rf', 'dist'])).toBe(false);
+    expect(ruleMatches(rm, ['rm', '-rfv', 'build'])).toBe(false);
+    expect(ruleMatches(rm, ['rm', '-rf', '--', 'build'])).toBe(false);
   });
 
   it('names the key path of a bad permissions config', () => {

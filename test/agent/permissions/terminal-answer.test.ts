@@ -3,9 +3,13 @@ import { parseApprovalAnswer } from '../../../agent/chat.js';
 
 describe('the terminal approval answer', () => {
   it('approves on y, stores a rule on a, and denies on anything else, an empty line included', () => {
-    expect(['y', 'Yes', ' y '].map(parseApprovalAnswer)).toEqual(['approve', 'approve', 'approve']);
-    expect(['a', 'ALWAYS'].map(parseApprovalAnswer)).toEqual(['always', 'always']);
-    expect(['', 'n', 'no', 'yep', 'sure'].map(parseApprovalAnswer)).toEqual([
+    expect(['y', 'Yes', ' y '].map((a) => parseApprovalAnswer(a))).toEqual([
+      'approve',
+      'approve',
+      'approve',
+    ]);
+    expect(['a', 'ALWAYS'].map((a) => parseApprovalAnswer(a))).toEqual(['always', 'always']);
+    expect(['', 'n', 'no', 'yep', 'sure'].map((a) => parseApprovalAnswer(a))).toEqual([
       'deny',
       'deny',
       'deny',

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectionOf } from '../../../src/brain.js';
 import { argsDigest } from '../../../src/index.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
@@ -40,34 +41,90 @@ describe('approvals in the brain', () => {
     ).toThrow(/no pending approval/);
   });
 
-  it('refuses to store a shell, an interpreter or a wrapper as an always-rule, and changes nothing', () => {
+  it('refuses to store a shell, an interpreter, a wrapper, a path or a wide pattern as an always-rule, and changes nothing', () => {
     t = tempBrain();
     const b = t.brain;
     for (const pattern of [
-      'sh *',
-      'bash -c *',
-      'python3 *',
-      'node *',
-      'env *',
-      'xargs *',
-      '/bin/ls *',
+      'exactly sh -c id',
+      'exactly bash',
+      'exactly python3 x.py',
+      'exactly python3.12 x.py',
+      'exactly node x.js',
+      'exactly env rm x',
+      'exactly xargs rm',
+      'exactly /bin/ls',
+      'git log *',
+      'exactly git log *',
+      'exactly  git log',
+      "exactly 'git' log",
+      'in . exactly ls',
     ]) {
       expect(() => b.addApprovalRule({ tool: 'run_command', pattern }), pattern).toThrow(
         /pattern:/,
       );
     }
+    for (const [tool, pattern] of [
+      ['write_file', 'write_file'],
+      ['write_file', 'path '],
+      ['send_message', 'send_message'],
+      ['mcp__github__create_issue', 'mcp__github__*'],
+      ['save_memory', 'save_memory'],
+    ] as const)
+      expect(() => b.addApprovalRule({ tool, pattern }), pattern).toThrow(/pattern:/);
     expect(b.approvalRules()).toEqual([]);
   });
 
-  it('stores an always-rule once and revokes it by id', () => {
+  it('stores an always-rule once, says what it matches, and revokes it by id', () => {
     t = tempBrain();
     const b = t.brain;
-    const rule = b.addApprovalRule({ tool: 'run_command', pattern: 'git log *' });
-    expect(b.addApprovalRule({ tool: 'run_command', pattern: 'git log *' }).id).toBe(rule.id);
-    b.addApprovalRule({ tool: 'write_file', pattern: 'write_file' });
-    expect(b.approvalRules()).toHaveLength(2);
+    const rule = b.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log -5' });
+    expect(b.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log -5' }).id).toBe(
+      rule.id,
+    );
+    b.addApprovalRule({ tool: 'run_command', pattern: `in 'a b' exactly grep -n 'x y'` });
+    b.addApprovalRule({ tool: 'write_file', pattern: 'path notes/todo.md' });
+    b.addApprovalRule({ tool: 'send_message', pattern: 'to nova' });
+    b.addApprovalRule({ tool: 'mcp__github__create_issue', pattern: 'mcp__github__create_issue' });
+    expect(b.approvalRules().map((r) => [r.tool, r.matches, r.active])).toEqual([
+      ['mcp__github__create_issue', 'any input (every call of this tool)', true],
+      ['send_message', 'to nova', true],
+      ['write_file', 'path notes/todo.md', true],
+      ['run_command', `grep -n 'x y' (exactly, in 'a b')`, true],
+      ['run_command', 'git log -5 (exactly)', true],
+    ]);
     b.revokeApprovalRule(rule.id);
-    expect(b.approvalRules().map((r) => r.pattern)).toEqual(['write_file']);
+    expect(b.approvalRules()).toHaveLength(4);
     expect(() => b.revokeApprovalRule(rule.id)).toThrow(/no always-allow rule/);
+  });
+
+  it('reads a rule stored in the old, wider form as inactive: it matches nothing', () => {
+    t = tempBrain();
+    // Stored as an older version did, past today's validation.
+    const insert = connectionOf(t.brain).prepare(
+      `INSERT INTO approval_rules (tool, pattern, created_at) VALUES (?, ?, 0)`,
+    );
+    insert.run('run_command', 'git push *');
+    insert.run('write_file', 'write_file');
+    const rules = t.brain.approvalRules();
+    expect(rules.map((r) => r.active)).toEqual([false, false]);
+    expect(rules[0]!.matches).toMatch(/^nothing: "write_file" is an old, wider form/);
+    expect(rules[1]!.matches).toMatch(/^nothing: "git push \*" is an old, wider form/);
+  });
+
+  it('records a call of any length and any characters without throwing, cut where the cut shows', () => {
+    t = tempBrain();
+    const long = `run_command command: \0\ud800${'x'.repeat(20_000)}`;
+    const r = t.brain.recordApproval({
+      tool: 'run_command',
+      args: { command: long },
+      summary: long,
+      decision: 'deny',
+      decided_by: 'policy',
+      reason: 'y'.repeat(5_000),
+    });
+    expect(r.summary.length).toBeLessThanOrEqual(4000);
+    expect(r.summary).toMatch(/… \[cut: 20,0\d\d characters in all\]$/);
+    expect(r.summary.startsWith('run_command command: \\x00\\u{d800}xxx')).toBe(true);
+    expect(r.reason).toMatch(/… \[cut: 5,000 characters in all\]$/);
   });
 });

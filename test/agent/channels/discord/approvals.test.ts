@@ -36,7 +36,8 @@ function setup() {
 const request = (signal: AbortSignal, extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   tool: 'run_command',
   input: { command: 'rm -rf build' },
-  summary: 'rm -rf build',
+  display: 'run_command command: rm -rf build',
+  summary: 'run_command command: rm -rf build',
   reason: 'deletes files',
   signal,
   ...extra,
@@ -75,10 +76,25 @@ describe('Discord approvals', () => {
   it('offers Always only when the call has a pattern that can be allowed always', async () => {
     const s = setup();
     const c = new AbortController();
-    void s.approvals.ask('5', request(c.signal, { alwaysPattern: 'rm -rf build' }));
+    void s.approvals.ask(
+      '5',
+      request(c.signal, {
+        alwaysPattern: 'exactly rm -f -r build',
+        alwaysText: 'run_command: rm -f -r build (exactly)',
+      }),
+    );
     await s.wasPosted;
     expect(customIds(s.calls).map((id) => id.split(':')[2])).toEqual(['approve', 'always', 'deny']);
     for (const id of customIds(s.calls)) expect(id.length).toBeLessThanOrEqual(100);
+    expect(String(s.calls[0]!.body.content)).toContain(
+      'always allows: run_command: rm -f -r build (exactly)',
+    );
+
+    const once = setup();
+    void once.approvals.ask('5', request(c.signal));
+    await once.wasPosted;
+    expect(customIds(once.calls).map((id) => id.split(':')[2])).toEqual(['approve', 'deny']);
+    expect(String(once.calls[0]!.body.content)).toContain('always: not offered');
   });
 
   it("the owner's Deny answers deny; a press after that finds nothing waiting and only clears the buttons", async () => {
@@ -101,8 +117,9 @@ describe('Discord approvals', () => {
     expect(await s.approvals.handle(press('something-else', 'owner').interaction)).toBe(false);
   });
 
-  it('the question is cut to fit one Discord message', () => {
-    const text = approvalText(request(new AbortController().signal, { summary: 'x'.repeat(5000) }));
+  it('the question is cut visibly to fit one Discord message, its code block still closed', () => {
+    const text = approvalText(request(new AbortController().signal, { display: 'x'.repeat(5000) }));
     expect(text.length).toBeLessThanOrEqual(1900);
+    expect(text).toMatch(/… \[cut: [\d,]+ characters in all\]\n```$/);
   });
 });

@@ -246,7 +246,7 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
     );
     expect(String(asked.body!.content)).toContain('rm -rf build');
     const askId = [...f.discord.messages.values()].find((m) =>
-      String(m.content).startsWith('Approval needed'),
+      String(m.content).startsWith('**Approval needed**'),
     )!.id as string;
     const buttons = (
       asked.body!.components as Array<{ components: Array<{ custom_id: string; label: string }> }>

@@ -52,7 +52,7 @@ describe('Telegram turns that wait', { timeout: 30_000 }, () => {
     expect(Object.keys(buttons)).toEqual(['Approve', 'Always', 'Deny']);
     for (const data of Object.values(buttons))
       expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
-    expect(sentTexts(f.tg)[0]).toContain('<code>touch made.txt</code>');
+    expect(sentTexts(f.tg)[0]).toContain('<pre>run_command command: touch made.txt\n');
 
     f.tg.press(999, buttons.Approve!);
     const [refused] = await f.tg.waitFor('answerCallbackQuery', 1);
