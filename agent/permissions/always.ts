@@ -12,7 +12,10 @@ import { commandRulePattern, isInterpreter, readApprovalRule } from '../../src/i
 
 const PLAIN_PROGRAM = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 
-/** The longest rule, as the owner reads it, that is offered: one cut in the prompt is not. */
+/**
+ * The longest rule, as the owner reads it (`tool: what it matches`), that is offered: the prompt
+ * shows it whole, and one too long to show whole is not offered.
+ */
 const RULE_SHOWN_MAX = 400;
 
 /**
@@ -251,7 +254,9 @@ export function workspacePath(path: string, workspace: string): string {
 /** A rule the owner can read whole in the prompt; undefined for one too long to show uncut. */
 function offered(tool: string, pattern: string): string | undefined {
   const read = readApprovalRule(tool, pattern);
-  return read.active && read.matches.length <= RULE_SHOWN_MAX ? pattern : undefined;
+  return read.active && tool.length + 2 + read.matches.length <= RULE_SHOWN_MAX
+    ? pattern
+    : undefined;
 }
 
 /**

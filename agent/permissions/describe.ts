@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { escapeInvisible, shownValue } from '../../src/index.js';
+import { cutVisibly, escapeInvisible, shownValue } from '../../src/index.js';
 import type { Tool } from '../tools/types.js';
 import { workspacePath } from './always.js';
 
@@ -18,10 +18,13 @@ export interface DescribeOptions {
 /** What describing needs of a tool: its name, and its schema for the order of its arguments. */
 export type DescribedTool = Pick<Tool, 'name'> & Partial<Pick<Tool, 'schema' | 'inputSchema'>>;
 
-/** The most characters of a description: with the reason and the rule it fits one chat message. */
-export const DISPLAY_MAX = 1200;
+/**
+ * The most characters of a description: with the reason and the rule "always" would store it
+ * fits one Discord message (2,000), so no channel has to cut what the owner decides on.
+ */
+export const DISPLAY_MAX = 1000;
 /** The most characters of one argument's value. */
-const VALUE_MAX = 800;
+const VALUE_MAX = 700;
 /** The most arguments shown; the rest are counted. */
 const MAX_ARGUMENTS = 16;
 const KEY_MAX = 60;
@@ -111,7 +114,8 @@ export function describeCall(
   }
   const left = keys.length - shownCount;
   if (left > 0) lines.push(`… [cut: ${left} more argument${left === 1 ? '' : 's'}]`);
-  return [`${name} ${lines[0]!}`, ...lines.slice(1).map((l) => `  ${l}`)].join('\n');
+  const text = [`${name} ${lines[0]!}`, ...lines.slice(1).map((l) => `  ${l}`)].join('\n');
+  return cutVisibly(text, DISPLAY_MAX);
 }
 
 /** The first line of a description: a one-line summary of the call. */

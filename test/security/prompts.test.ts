@@ -13,7 +13,7 @@ import {
 } from '../../agent/channels/discord/approvals.js';
 import { createApprovalPrompts } from '../../agent/channels/telegram/approvals.js';
 import { gateToolCall, type ApprovalRequest } from '../../agent/permissions/approvals.js';
-import { promptText } from '../../agent/permissions/describe.js';
+import { describeCall, promptText } from '../../agent/permissions/describe.js';
 import {
   createPolicy,
   permissionsConfig,
@@ -352,6 +352,29 @@ describe('approvals show what will run', () => {
     expect(approvalText(offered)).toContain('always allows: run_command: git log --oneline -5');
     expect(approvalText(refused)).toContain('always: not offered');
     controller.abort();
+    t.refused();
+  });
+
+  it('fits the longest call, reason and rule in one Discord message, cutting only the call', async () => {
+    const mcpMany = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`argument_${i}`, 'v'.repeat(5000)]),
+    );
+    const display = describeCall(mcpTool, mcpMany, { workspace });
+    const request: ApprovalRequest = {
+      tool: mcpTool.name,
+      input: mcpMany,
+      display,
+      summary: display.split('\n')[0]!,
+      reason: `r${'\u001b'.repeat(5000)}`,
+      alwaysPattern: 'x',
+      alwaysText: `${mcpTool.name}: ${'m'.repeat(400 - mcpTool.name.length - 2)}`,
+      signal: new AbortController().signal,
+    };
+    const text = approvalText(request);
+    expect(text.length).toBeLessThanOrEqual(1900);
+    expect(text.endsWith(`always allows: ${request.alwaysText}\n\`\`\``)).toBe(true);
+    expect(text).toContain('why: r\\x1b');
+    expect(text).toMatch(/characters in all\]/);
     t.refused();
   });
 
