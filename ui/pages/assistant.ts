@@ -85,7 +85,13 @@ export function assistantPage(brain: Brain, ctx: PageContext, notice?: string): 
         ${
           recent.length
             ? html`<ul>
-                ${recent.map((a) => html`<li><code>${a.tool}</code> ${a.summary} — <strong>${a.decision}</strong> by ${a.decided_by ?? '?'} ${time(a.decided_at)}</li>`)}
+                ${recent.map(
+                  (a) =>
+                    html`<li>
+                      <pre class="body">${a.summary}</pre>
+                      <strong>${a.decision}</strong> by ${a.decided_by ?? '?'} ${time(a.decided_at)}
+                    </li>`,
+                )}
               </ul>`
             : empty('None yet.')
         }
@@ -106,7 +112,7 @@ function approvalItem(a: ApprovalRecord, csrf: string): Html {
       </button>
     </form>`;
   return html`<li class="approval" id="approval-${a.id}">
-    <p><code>${a.tool}</code> ${a.summary}</p>
+    <pre class="body">${a.summary}</pre>
     <p class="meta">
       asked
       ${time(a.asked_at)}${a.session ? html` · session ${a.session}` : ''}${
