@@ -85,6 +85,7 @@ export function createAssistant(options: {
     policy: createPolicy({
       config: config.permissions,
       judgeCommand: options.judgeCommand ?? judgeCommand,
+      commandRoots: [...config.tools.roots, ...config.tools.runCommand.roots],
       rules: () => brain.approvalRules(),
     }),
     timeoutMs: config.permissions.approvalTimeoutSeconds * 1000,

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { ApprovalRule } from '../../src/index.js';
+import { makeRoots } from '../tools/fs-roots.js';
+import { resolveCwd } from '../tools/run-command.js';
 import type { Tool } from '../tools/types.js';
 import { alwaysPatternOf, toolPatternOf, workspacePath } from './always.js';
 import { describeCall, firstLine } from './describe.js';
@@ -35,6 +37,8 @@ export interface CommandJudgement {
   reason: string;
   commands?: Array<{ argv: string[] }> | undefined;
   simple: boolean;
+  /** The judged argv lists re-serialised for `sh -c` (agent/permissions/shell.ts). */
+  line?: string | undefined;
 }
 /** Where a command would run: its directory and the folders its paths must stay in. */
 export interface CommandPlace {
@@ -117,6 +121,8 @@ export interface PolicyDeps {
   config: PermissionsConfig;
   /** Judges run_command's command line; without it every command is asked. */
   judgeCommand?: JudgeCommand;
+  /** Folders besides the workspace a command may run in and read (relative to the workspace). */
+  commandRoots?: readonly string[];
   /** The stored "always allow" rules, read at each decision (`brain.approvalRules`). */
   rules: () => ApprovalRule[];
 }
@@ -148,7 +154,7 @@ export function createPolicy(deps: PolicyDeps): Policy {
       if (tool.name === 'run_command') {
         if (typeof command !== 'string') return { ...base, decision: 'ask', reason: 'no command' };
         const judged = deps.judgeCommand
-          ? await deps.judgeCommand(command, { cwd: ctx.workspace, roots: [ctx.workspace] })
+          ? await judgeWhereItRuns(deps.judgeCommand, command, input, ctx, deps.commandRoots)
           : {
               verdict: 'ask' as const,
               reason: 'no shell judge',
@@ -198,4 +204,30 @@ export function createPolicy(deps: PolicyDeps): Policy {
 function cwdOf(input: unknown, ctx: DecideContext): string {
   const cwd = (input as { cwd?: unknown }).cwd;
   return typeof cwd === 'string' && cwd !== '' ? workspacePath(cwd, ctx.workspace) : '.';
+}
+
+/**
+ * Judge a command where it would run: its `cwd` resolved against the workspace as run_command
+ * resolves it (symlinks followed, inside the workspace or a root), and the real paths of the
+ * workspace and the configured roots as the folders its paths may name.
+ */
+async function judgeWhereItRuns(
+  judge: JudgeCommand,
+  command: string,
+  input: unknown,
+  ctx: DecideContext,
+  commandRoots: readonly string[] = [],
+): Promise<CommandJudgement> {
+  const asked = (input as { cwd?: unknown }).cwd;
+  const wanted = typeof asked === 'string' ? asked : undefined;
+  const cwd = await resolveCwd(wanted, ctx.workspace, commandRoots);
+  if (cwd === undefined)
+    return {
+      verdict: 'ask',
+      reason: `cwd ${wanted ?? '.'} is not a directory inside the workspace or an allowed root`,
+      commands: undefined,
+      simple: false,
+    };
+  const { real } = await makeRoots(ctx.workspace, commandRoots);
+  return judge(command, { cwd, roots: real });
 }

@@ -23,10 +23,24 @@ function loadParser(): Promise<Parser> {
   return parserPromise;
 }
 
-/** What the parse tree says, when every node in it is one this module understands. */
+/** An operator between two commands, as sh reads it (a newline separates like `;`). */
+export type Operator = '|' | '&&' | '||' | ';' | '\n';
+
+/** One simple command: its words and its redirections, each in POSIX form, in written order. */
+export interface ParsedCommand {
+  argv: string[];
+  /** Only `N>/dev/null`, `N>>/dev/null` and `N>&M`/`N<&M` with M in 0–2 (`&>` is split in two). */
+  redirects: string[];
+}
+
+/**
+ * What the parse tree says, when every node in it is one this module understands: the commands
+ * in the order they run and the operator before each but the first (`operators[i]` stands
+ * between `commands[i]` and `commands[i + 1]`). Nothing groups commands (subshells and braces
+ * are refused), so the flat sequence, re-emitted in order, parses to the same structure.
+ */
 export type Extraction =
-  | { ok: true; commands: string[][]; redirects: boolean; separators: boolean }
-  | { ok: false; reason: string };
+  { ok: true; commands: ParsedCommand[]; operators: Operator[] } | { ok: false; reason: string };
 
 class Unclassified extends Error {}
 
@@ -36,6 +50,12 @@ const fail = (reason: string): never => {
 
 /** Unquoted word characters taken literally by both bash and sh (no globs, braces, escapes). */
 const PLAIN_WORD = /^[A-Za-z0-9_\-.,/:=@%+^#!~]+$/;
+
+/** Words sh reads as syntax in a command's first position: never a program here. */
+const RESERVED = new Set([
+  'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for',
+  'in', 'function', 'select', 'time', 'coproc',
+]); // prettier-ignore
 
 /**
  * Parse a command line and turn it into argv lists, or say why it cannot be. Only a small set of
@@ -51,11 +71,11 @@ export async function extractCommands(source: string): Promise<Extraction> {
   try {
     const root = tree.rootNode;
     if (root.hasError) fail('the command does not parse as shell');
-    const out = { commands: [] as string[][], redirects: false, separators: false };
+    const out: Out = { commands: [], operators: [], pending: undefined };
     checkGaps(root, source, 'lines');
     for (const child of root.children) {
       if (!child.isNamed) {
-        if (child.type === ';') out.separators = true;
+        if (child.type === ';') out.pending = ';';
         else if (child.type === '&') fail('`&` runs a command in the background');
         else fail(`cannot classify the token \`${child.type}\``);
         continue;
@@ -64,8 +84,7 @@ export async function extractCommands(source: string): Promise<Extraction> {
       statement(child, out);
     }
     if (out.commands.length === 0) fail('no command');
-    if (out.commands.length > 1) out.separators = true;
-    return { ok: true, ...out };
+    return { ok: true, commands: out.commands, operators: out.operators };
   } catch (err) {
     if (err instanceof Unclassified) return { ok: false, reason: err.message };
     throw err;
@@ -74,12 +93,48 @@ export async function extractCommands(source: string): Promise<Extraction> {
   }
 }
 
-type Out = { commands: string[][]; redirects: boolean; separators: boolean };
+/** A word as sh reads it literally: single quotes, with each `'` written `'\''`. */
+export function quoteWord(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The command line that runs what was judged: each program name bare (a plain name, checked),
+ * every argument single-quoted, the redirections and operators re-emitted in POSIX form. sh
+ * reads it back to exactly these argv lists, whatever the model's spelling was.
+ */
+export function serialiseCommands(
+  commands: readonly ParsedCommand[],
+  operators: readonly Operator[],
+): string {
+  return commands
+    .map((command, i) => {
+      const [program = '', ...args] = command.argv;
+      const text = [program, ...args.map(quoteWord), ...command.redirects].join(' ');
+      if (i === 0) return text;
+      const op = operators[i - 1] ?? ';';
+      return `${op === '\n' ? '\n' : op === ';' ? '; ' : ` ${op} `}${text}`;
+    })
+    .join('');
+}
+
+type Out = {
+  commands: ParsedCommand[];
+  operators: Operator[];
+  /** The operator read since the last command; none between two statements is a newline. */
+  pending: Operator | undefined;
+};
+
+function push(out: Out, command: ParsedCommand): void {
+  if (out.commands.length > 0) out.operators.push(out.pending ?? '\n');
+  out.pending = undefined;
+  out.commands.push(command);
+}
 
 function statement(node: Node, out: Out): void {
   switch (node.type) {
     case 'command':
-      out.commands.push(command(node, out));
+      push(out, command(node));
       return;
     case 'redirected_statement':
       redirected(node, out);
@@ -89,7 +144,8 @@ function statement(node: Node, out: Out): void {
       checkGaps(node, undefined, node.type === 'list' ? 'lines' : 'blanks');
       for (const child of node.children) {
         if (child.isNamed) statement(child, out);
-        else if (['|', '&&', '||'].includes(child.type)) out.separators = true;
+        else if (child.type === '|' || child.type === '&&' || child.type === '||')
+          out.pending = child.type;
         else fail(`\`${child.type}\` is not judged safe`);
       }
       return;
@@ -98,45 +154,68 @@ function statement(node: Node, out: Out): void {
   }
 }
 
+/**
+ * A statement with redirections after it. The grammar sometimes hangs a redirection written after
+ * the last command of a pipeline or list on the whole of it (`a && b 2>/dev/null | c` parses as
+ * `(a && b) 2>/dev/null | c`); sh applies a redirection to the simple command it follows, and so
+ * does this, and the flat sequence of commands keeps sh's own precedence when re-emitted.
+ */
 function redirected(node: Node, out: Out): void {
   checkGaps(node);
   let body: Node | undefined;
+  const redirects: string[] = [];
   for (const child of node.children) {
-    if (child.type === 'file_redirect') redirect(child, out);
-    else if (child.type === 'command' && !body) body = child;
+    if (child.type === 'file_redirect') redirects.push(...redirect(child));
+    else if (['command', 'pipeline', 'list'].includes(child.type) && !body) body = child;
     else fail(describeNode(child));
   }
-  if (!body) fail('a redirection without a command');
-  out.commands.push(command(body as Node, out));
+  if (!body) return fail('a redirection without a command');
+  if (body.type === 'command') {
+    const parsed = command(body);
+    push(out, { argv: parsed.argv, redirects: [...parsed.redirects, ...redirects] });
+    return;
+  }
+  statement(body, out);
+  out.commands.at(-1)?.redirects.push(...redirects);
 }
 
-/** `>/dev/null`, `2>/dev/null`, `&>/dev/null`, `2>&1`, `>&2`: nothing else is safe. */
-function redirect(node: Node, out: Out): void {
+/**
+ * `>/dev/null`, `2>/dev/null`, `&>/dev/null`, `2>&1`, `>&2`: nothing else is safe. Returned in
+ * the form sh reads the same as bash: `&>/dev/null` (in sh: `&` then `>/dev/null`) becomes
+ * `>/dev/null 2>&1`; a descriptor has one digit, since sh reads `10>` as the word `10` and `>`.
+ */
+function redirect(node: Node): string[] {
   checkGaps(node);
-  out.redirects = true;
   let op = '';
+  let fd = '';
   let target: Node | undefined;
   for (const child of node.children) {
-    if (child.type === 'file_descriptor') continue;
-    if (!child.isNamed) op += child.type;
+    if (child.type === 'file_descriptor') fd = child.text;
+    else if (!child.isNamed) op += child.type;
     else if (target) fail('a redirection with two targets');
     else target = child;
   }
+  if (fd !== '' && !/^[0-9]$/.test(fd))
+    fail(`the descriptor \`${fd}\` has more than one digit, which sh reads as a word`);
   const text = target?.text ?? '';
-  if (['>&', '<&'].includes(op) && target?.type === 'number' && /^[0-2]$/.test(text)) return;
-  if (['>', '>>', '&>', '&>>'].includes(op) && target?.type === 'word' && text === '/dev/null')
-    return;
+  if (['>&', '<&'].includes(op) && target?.type === 'number' && /^[0-2]$/.test(text))
+    return [`${fd}${op}${text}`];
+  if (target?.type === 'word' && text === '/dev/null') {
+    if (op === '>' || op === '>>') return [`${fd}${op}/dev/null`];
+    if ((op === '&>' || op === '&>>') && fd === '') return [`${op.slice(1)}/dev/null`, '2>&1'];
+  }
   if (op === '<') fail('reading a file through `<` is not judged safe');
   if (op.startsWith('<<')) fail('a here-document or here-string is not judged safe');
-  fail(`the redirection \`${node.text}\` writes or duplicates outside /dev/null`);
+  return fail(`the redirection \`${node.text}\` writes or duplicates outside /dev/null`);
 }
 
-function command(node: Node, out: Out): string[] {
+function command(node: Node): ParsedCommand {
   checkGaps(node);
   const argv: string[] = [];
+  const redirects: string[] = [];
   for (const child of node.children) {
     if (child.type === 'file_redirect') {
-      redirect(child, out);
+      redirects.push(...redirect(child));
     } else if (child.type === 'variable_assignment') {
       fail('an assignment before the command (`NAME=value cmd`) is not judged safe');
     } else if (child.type === 'command_name') {
@@ -149,7 +228,7 @@ function command(node: Node, out: Out): string[] {
     }
   }
   if (argv.length === 0) fail('no command');
-  return argv;
+  return { argv, redirects };
 }
 
 /** The program must be one bare name: no path, quote, escape, glob or expansion. */
@@ -164,6 +243,7 @@ function programName(node: Node): string {
     fail(`a path as the program (\`${name}\`) is not judged safe`);
   if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(name))
     fail(`the program \`${name}\` is not a plain name`);
+  if (RESERVED.has(name)) fail(`\`${name}\` is a word of shell syntax, not a program`);
   return name;
 }
 
@@ -172,6 +252,8 @@ function word(node: Node): string {
   switch (node.type) {
     case 'word': {
       const text = node.text;
+      // `\'` is how a quoted word writes its own `'` (`'it'\''s'`): a literal quote in sh too.
+      if (text === "\\'") return "'";
       if (!PLAIN_WORD.test(text))
         return fail(`the word \`${text}\` has characters the shell could expand or escape`);
       if (text.startsWith('~') || /[=:]~/.test(text))
