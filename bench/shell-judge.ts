@@ -1,6 +1,7 @@
 /**
  * What judging a command costs: the first judgement (which loads the bash grammar's WASM) and
- * then the median and p90 of judging a few typical lines, each `--runs` times.
+ * then the median and p90 of judging a few typical lines, each `--runs` times. Lines that name
+ * files pay for resolving them (realpath of each path, git's repository found from the cwd).
  *
  * Usage: npx tsx bench/shell-judge.ts [--runs N]
  */
@@ -14,7 +15,9 @@ const runs = Number(values.runs);
 const LINES = [
   'ls -la',
   'cat README.md | head -20 && git log --oneline -5',
+  "grep -rn TODO agent src && sed -n '1,20p' package.json | head -5",
   'find . -name "*.ts" -exec grep -n TODO {} +; echo "a && b" $(id)',
+  "sed -l 1p '1e touch X' README.md",
 ];
 
 const PLACE = { cwd: process.cwd(), roots: [process.cwd()] };

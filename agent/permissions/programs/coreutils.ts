@@ -154,13 +154,17 @@ const du = getoptProgram(
   readsOperands(),
 );
 
+/** df with no operand reports every mounted file system of the machine, not the workspace's. */
 const df = getoptProgram(
   options([
     '-a --all', '-B= --block-size=', '-h --human-readable', '-H --si', '-i --inodes', '-k',
     '-l --local', '--no-sync', '--output[=]', '-P --portability', '--sync', '--total',
     '-t= --type=', '-T --print-type', '-x= --exclude-type=',
   ]), // prettier-ignore
-  readsOperands(),
+  (parsed) =>
+    fileOperands(parsed.operands).length === 0
+      ? 'df without a path reports every mounted file system'
+      : { paths: fileOperands(parsed.operands) },
 );
 
 /** Operands are resolved before they are judged, so following them (`-L`) stays inside. */
