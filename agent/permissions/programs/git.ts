@@ -6,8 +6,9 @@ import type { Needs, Program } from './program.js';
  * that change nothing of where git works or what it runs (`-C`, `-c`, `--git-dir`, `--work-tree`,
  * `--exec-path`, `--config-env`, `--paginate` are never safe). Options that write (`--output`),
  * run programs (`--ext-diff`, `--textconv`, `grep -O`), read other files (`-O`, `--contents`,
- * `-L`, `blame -S`, `--exclude-from`) or compare any two files (`diff --no-index`) are not on any
- * list. The repository git finds from its cwd must lie inside a root (paths.ts), and every word
+ * `-L`, `blame -S`, `--exclude-from`), compare any two files (`diff --no-index`) or follow
+ * submodules into repositories that may lie elsewhere (`--recurse-submodules`, `--submodule`) are
+ * not on any list. The repository git finds from its cwd must lie inside a root (paths.ts), and every word
  * that is not an option is confined like a path: a revision such as `HEAD~1` names nothing that
  * exists and is judged by the folder it would be in, while `/etc/passwd` is refused (outside a
  * repository `git diff A B` compares any two files).
@@ -34,7 +35,7 @@ const DIFF = [
   '-w --ignore-all-space', '--ignore-blank-lines', '--minimal', '--patience', '--histogram',
   '--diff-algorithm=', '--anchored=', '--indent-heuristic', '--no-indent-heuristic',
   '-W --function-context', '--exit-code', '--quiet', '--no-ext-diff', '--no-textconv',
-  '--ignore-submodules[=]', '--submodule[=]', '--src-prefix=', '--dst-prefix=', '--no-prefix',
+  '--ignore-submodules[=]', '--src-prefix=', '--dst-prefix=', '--no-prefix',
   '--line-prefix=', '--relative[=]', '--no-relative', '-U[=] --unified=',
   '--inter-hunk-context=', '--diff-filter=', '-S=', '-G=', '--pickaxe-all', '--pickaxe-regex',
   '--output-indicator-new=', '--output-indicator-old=', '--output-indicator-context=', '-z',
@@ -69,14 +70,26 @@ interface Subcommand {
   check?: (given: GivenOption[], operands: string[]) => string | undefined;
 }
 
-/** A format that shows a signature runs the signing program (gpg.program). */
+/** The formats git names itself; any other name may be a `pretty.<name>` alias in the repository's config. */
+const PRETTY_NAMES = new Set([
+  'oneline', 'short', 'medium', 'full', 'fuller', 'reference', 'email', 'mboxrd', 'raw',
+]); // prettier-ignore
+
+/**
+ * A format that shows a signature (`%G…`, `%(signature…)`) runs the signing program
+ * (gpg.program, which the repository's config can name), and so may a `pretty.<name>` alias the
+ * repository defines: only git's own names and literal format strings pass.
+ */
 function formatReason(given: GivenOption[]): string | undefined {
-  const format = given.find(
-    (o) => (o.id === '--pretty' || o.id === '--format') && /%G/.test(o.value ?? ''),
-  );
-  return format
-    ? `\`${format.name}=${format.value}\` checks signatures with another program`
-    : undefined;
+  for (const o of given) {
+    if ((o.id !== '--pretty' && o.id !== '--format') || o.value === undefined) continue;
+    const literal = /^t?format:/.test(o.value) || o.value.includes('%');
+    if (!literal && !PRETTY_NAMES.has(o.value))
+      return `\`${o.name}=${o.value}\` may name a format the repository defines`;
+    if (/%G|%\(signature/.test(o.value))
+      return `\`${o.name}=${o.value}\` checks signatures with another program`;
+  }
+  return undefined;
 }
 
 /**
@@ -87,9 +100,10 @@ function formatReason(given: GivenOption[]): string | undefined {
 const listing =
   (what: string) =>
   (given: GivenOption[], operands: string[]): string | undefined =>
-    operands.length > 0 && !given.some((o) => o.id === '-l')
+    formatReason(given) ??
+    (operands.length > 0 && !given.some((o) => o.id === '-l')
       ? `\`git ${what} ${operands[0]}\` creates a ${what}`
-      : undefined;
+      : undefined);
 
 const SUBCOMMANDS: Record<string, Subcommand> = {
   status: {
@@ -135,7 +149,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       '-c --cached', '-d --deleted', '-m --modified', '-o --others', '-i --ignored', '-s --stage',
       '-u --unmerged', '-k --killed', '--directory', '--no-empty-directory', '-z', '-t', '-v',
       '-f', '--full-name', '--exclude-standard', '-x= --exclude=', '--error-unmatch',
-      '--abbrev[=]', '--eol', '--deduplicate', '--recurse-submodules', '--format=',
+      '--abbrev[=]', '--eol', '--deduplicate', '--format=',
     ]), // prettier-ignore
   },
   'ls-tree': {
@@ -163,7 +177,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       '--no-color', '--break', '--heading', '-p --show-function', '-A= --after-context=',
       '-B= --before-context=', '-C= --context=', '-W --function-context', '--threads=',
       '-e=', '--and', '--or', '--not', '--all-match', '-q --quiet', '--cached', '--untracked',
-      '--exclude-standard', '--no-exclude-standard', '--recurse-submodules', '-m= --max-count=',
+      '--exclude-standard', '--no-exclude-standard', '-m= --max-count=',
     ]), // prettier-ignore
     numbers: true,
   },
