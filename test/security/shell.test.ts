@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPolicy, permissionsConfig } from '../../agent/permissions/policy.js';
 import { judgeCommand } from '../../agent/permissions/shell.js';
+import { extractCommands } from '../../agent/permissions/shell-parse.js';
 import { createRunCommandTool } from '../../agent/tools/run-command.js';
 import type { Tool, ToolContext } from '../../agent/tools/types.js';
 import { systemClock, type Brain } from '../../src/index.js';
@@ -74,6 +75,21 @@ describe('hostile command lines', () => {
     expect(judgement.verdict, judgement.reason).toBe('ask');
     expect(judgement.reason).not.toBe('');
     t.refused();
+  });
+
+  it('gives, for every line it could parse, a line that parses back to the same argv lists', async () => {
+    const all = [...HOSTILE, ...EFFECTS.map((e) => e.command), ...ORDINARY].map(expand);
+    let parsed = 0;
+    for (const command of all) {
+      const judgement = await judgeCommand(command, { cwd: ws, roots: [ws] });
+      if (!judgement.commands) continue;
+      parsed++;
+      const again = await extractCommands(judgement.line ?? '');
+      expect(again.ok && again.commands.map((c) => c.argv), command).toEqual(
+        judgement.commands.map((c) => c.argv),
+      );
+    }
+    expect(parsed).toBeGreaterThan(250);
   });
 
   it('asks for git when the repository it would find lies outside the roots', async () => {
