@@ -1,8 +1,16 @@
 import { spawn } from 'node:child_process';
 import type { CommandJudgement } from '../permissions/shell.js';
+import {
+  GIT_FIXED,
+  GIT_OFFLINE,
+  gitInvocations,
+  repositoryOverrides,
+  withGitConfig,
+} from './git-config.js';
+import { bwrapArgs, currentSandbox } from './sandbox.js';
 
 export interface ExecuteOptions {
-  /** The command line as the model wrote it (run under `sh -c` when not simple). */
+  /** The command line as the model wrote it (run under `sh -c` when not simple, without `line`). */
   command: string;
   /** judgeCommand's judgement of that same line: without argv lists nothing runs. */
   judgement: CommandJudgement;
@@ -13,6 +21,15 @@ export interface ExecuteOptions {
   env: Record<string, string>;
   /** stdout and stderr together are cut to this many characters, head and tail kept. */
   maxOutputChars: number;
+  /** Real paths the command may write when confined (default: cwd). */
+  writable?: readonly string[];
+  /** Whether a confined command shares the host's network (default false). */
+  network?: boolean;
+  /**
+   * `auto` (default): under bubblewrap when it is usable, else unconfined; `required`: refused
+   * without it; `off`: unconfined.
+   */
+  sandbox?: 'auto' | 'required' | 'off';
 }
 
 export interface ExecuteResult {
@@ -24,28 +41,82 @@ export interface ExecuteResult {
   output: string;
   /** Characters the command printed in all. */
   totalChars: number;
+  /** Whether it ran in the sandbox. */
+  confined: boolean;
 }
+
+/** A command that is not run, and why: the caller tells the model. */
+export class CommandRefused extends Error {}
 
 /**
  * Run a judged command in its own process group: a simple command as its argv with no shell, a
- * pipeline or list under `sh -c`. At the timeout, on the abort signal, and once the command
- * itself has exited, the whole group is killed, so no child or grandchild outlives the call.
- * The policy is not decided here: the caller has already allowed this command.
+ * pipeline or list under `sh -c`; inside bubblewrap when it is usable (agent/tools/sandbox.ts).
+ * git in it runs no program a repository's config names (agent/tools/git-config.ts). At the
+ * timeout, on the abort signal, and once the command itself has exited, the whole group is
+ * killed, so no child or grandchild outlives the call (in the sandbox its PID namespace goes
+ * with it). The policy is not decided here: the caller has already allowed this command.
  */
-export function executeCommand(options: ExecuteOptions): Promise<ExecuteResult> {
+export async function executeCommand(options: ExecuteOptions): Promise<ExecuteResult> {
   const { judgement } = options;
-  const first = judgement.commands?.[0]?.argv;
-  if (!judgement.commands || !first)
-    return Promise.reject(new Error(`refused: the command was not parsed (${judgement.reason})`));
-  if (options.signal.aborted) return Promise.reject(new Error('the turn was cancelled'));
-  const [file, args] = judgement.simple
-    ? [first[0] ?? '', first.slice(1)]
-    : ['/bin/sh', ['-c', options.command]];
+  const argvs = judgement.commands?.map((c) => c.argv);
+  const first = argvs?.[0];
+  if (!argvs || !first)
+    throw new CommandRefused(`refused: the command was not parsed (${judgement.reason})`);
+  if (options.signal.aborted) throw new Error('the turn was cancelled');
+  const sandbox = options.sandbox === 'off' ? undefined : currentSandbox();
+  if (options.sandbox === 'required' && !sandbox?.inUse)
+    throw new CommandRefused(`refused: the sandbox is required but ${sandbox?.detail}`);
 
+  const network = options.network ?? false;
+  let env = withGitConfig(
+    { ...options.env, PWD: options.cwd },
+    network ? GIT_FIXED : [...GIT_FIXED, ...GIT_OFFLINE],
+  );
+  const invocations = gitInvocations(argvs);
+  if (invocations.length > 0) {
+    const git = await repositoryOverrides(invocations, {
+      cwd: options.cwd,
+      env,
+      signal: options.signal,
+    });
+    if (git.refused !== undefined) throw new CommandRefused(`refused: ${git.refused}`);
+    env = withGitConfig({ ...env, ...git.env }, git.pairs);
+  }
+
+  let argv = judgement.simple ? first : ['/bin/sh', '-c', judgement.line ?? options.command];
+  const confined = sandbox?.bwrap !== undefined;
+  if (sandbox?.bwrap) {
+    const writable = options.writable ?? [options.cwd];
+    argv = [
+      sandbox.bwrap,
+      ...bwrapArgs({
+        cwd: options.cwd,
+        writable,
+        network,
+        readable: env.HOME ? [env.HOME] : [],
+      }),
+      ...argv,
+    ];
+    // The host's TMPDIR is hidden or read-only in there; its /tmp is the command's own.
+    env.TMPDIR = '/tmp';
+  }
+  return spawnGroup(argv, env, options, confined);
+}
+
+/** How long output still comes after the command has exited, from what it left running. */
+const PIPE_GRACE_MS = 200;
+
+function spawnGroup(
+  argv: readonly string[],
+  env: Record<string, string>,
+  options: ExecuteOptions,
+  confined: boolean,
+): Promise<ExecuteResult> {
+  const [file = '', ...args] = argv;
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       cwd: options.cwd,
-      env: options.env,
+      env,
       shell: false,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -80,6 +151,12 @@ export function executeCommand(options: ExecuteOptions): Promise<ExecuteResult> 
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       killGroup();
+      // Unconfined, a process that left the group (setsid) can hold the pipes open for as long
+      // as it likes: what it has not written a moment after the command ended is not waited for.
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, PIPE_GRACE_MS).unref();
     });
     child.on('error', (err) => {
       clearTimeout(timer);
@@ -96,6 +173,7 @@ export function executeCommand(options: ExecuteOptions): Promise<ExecuteResult> 
         aborted,
         output: capture.text(),
         totalChars: capture.total(),
+        confined,
       });
     });
   });
@@ -126,27 +204,23 @@ export function outputCapture(max: number) {
   };
 }
 
-/** Names whose values are secrets, or belong to the assistant and its model providers. */
-const SECRET_NAME =
-  /TOKEN|SECRET|PASSWORD|PASSWD|_KEY$|^KEY$|API_?KEY|CREDENTIAL|COOKIE|_AUTH|AUTH_|SESSION/i;
-const SECRET_PREFIX = /^(BRAIN_|ANTHROPIC_|OPENAI_|OLLAMA_|AWS_|GOOGLE_|AZURE_|BRAVE_|SSH_AUTH)/i;
+/** What a command may see of the service's environment: nothing that can hold a secret. */
+const PASSED = /^(PATH|HOME|LANG|LC_[A-Z_]+|TZ|TERM|USER|LOGNAME|SHELL|TMPDIR|PWD)$/;
 
 /**
- * The environment a command gets: the assistant's own minus anything that looks like a secret
- * or belongs to the assistant (tokens, keys, passwords, BRAIN_*, provider settings); pagers and
- * git's prompts turned off, since no one is at the terminal; git's fsmonitor hook off.
+ * The environment a command gets: only the names above from the service's (an allowlist: a
+ * secret under a name no one thought of stays out), pagers and git's prompts turned off, since
+ * no one is at the terminal, and no lazy fetch of missing objects by a read-only git.
  */
 export function commandEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || SECRET_NAME.test(name) || SECRET_PREFIX.test(name)) continue;
-    out[name] = value;
-  }
-  // A repository's own config can name a program `git status` runs (core.fsmonitor): a command
-  // judged read-only must not start one, so the setting is overridden for every git call.
-  const n = Number(out.GIT_CONFIG_COUNT ?? 0) || 0;
-  out[`GIT_CONFIG_KEY_${n}`] = 'core.fsmonitor';
-  out[`GIT_CONFIG_VALUE_${n}`] = 'false';
-  out.GIT_CONFIG_COUNT = String(n + 1);
-  return { ...out, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && PASSED.test(name)) out[name] = value;
+  return {
+    ...out,
+    PAGER: 'cat',
+    GIT_PAGER: 'cat',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_NO_LAZY_FETCH: '1',
+  };
 }

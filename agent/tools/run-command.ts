@@ -2,7 +2,13 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { judgeCommand } from '../permissions/shell.js';
-import { commandEnv, executeCommand, type ExecuteResult } from './command-process.js';
+import {
+  CommandRefused,
+  commandEnv,
+  executeCommand,
+  type ExecuteResult,
+} from './command-process.js';
+import { makeRoots } from './fs-roots.js';
 import type { Tool } from './types.js';
 
 /** `tools.runCommand` in the assistant's config (wired into agent/config.ts at merge). */
@@ -16,6 +22,16 @@ export const runCommandConfig = z
     maxOutputChars: z.number().int().min(200).max(1_000_000).default(30_000),
     /** Directories besides the workspace a command may run in. */
     roots: z.array(z.string().min(1, 'must not be empty')).default([]),
+    /**
+     * `auto`: under bubblewrap when the system has a usable one; `required`: no command runs
+     * without it; `off`: commands run unconfined (the judge's allowlist still holds).
+     */
+    sandbox: z.enum(['auto', 'required', 'off']).default('auto'),
+    /**
+     * Network for confined commands: `never`; or `approved`: a command the owner was asked about
+     * and approved has it, one judged safe (read-only, run unasked) never does.
+     */
+    network: z.enum(['never', 'approved']).default('approved'),
   })
   .refine((c) => c.defaultTimeoutS <= c.maxTimeoutS, {
     message: 'defaultTimeoutS must not be above maxTimeoutS',
@@ -40,6 +56,15 @@ export async function resolveCwd(
   workspace: string,
   roots: readonly string[],
 ): Promise<string | undefined> {
+  return (await locateCwd(cwd, workspace, roots))?.dir;
+}
+
+/** `resolveCwd`, with the real path of the root it lies in (the folder a sandbox may write). */
+export async function locateCwd(
+  cwd: string | undefined,
+  workspace: string,
+  roots: readonly string[],
+): Promise<{ dir: string; root: string } | undefined> {
   let real: string;
   try {
     real = await realpath(resolve(workspace, cwd ?? '.'));
@@ -58,7 +83,8 @@ export async function resolveCwd(
       continue;
     }
     const rel = relative(realRoot, real);
-    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) return real;
+    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel)))
+      return { dir: real, root: realRoot };
   }
   return undefined;
 }
@@ -79,27 +105,36 @@ export function createRunCommandTool(deps: RunCommandDeps = {}) {
     schema: input,
     readOnly: false,
     run: async (args, ctx) => {
-      const judgement = await judgeCommand(args.command, {
-        cwd: ctx.workspace,
-        roots: [ctx.workspace],
-      });
-      if (!judgement.commands) return { content: `refused: ${judgement.reason}`, isError: true };
-      const cwd = await resolveCwd(args.cwd, ctx.workspace, config.roots);
-      if (!cwd)
+      const where = await locateCwd(args.cwd, ctx.workspace, config.roots);
+      if (!where)
         return {
           content: `refused: cwd ${args.cwd ?? '.'} is not a directory inside the workspace or an allowed root`,
           isError: true,
         };
+      const { real: roots } = await makeRoots(ctx.workspace, config.roots);
+      const judgement = await judgeCommand(args.command, { cwd: where.dir, roots });
+      if (!judgement.commands) return { content: `refused: ${judgement.reason}`, isError: true };
       const timeoutS = args.timeout_s ?? config.defaultTimeoutS;
-      const result = await executeCommand({
-        command: args.command,
-        judgement,
-        cwd,
-        timeoutMs: timeoutS * 1000,
-        signal: ctx.signal,
-        env: commandEnv(deps.env ?? process.env),
-        maxOutputChars: config.maxOutputChars,
-      });
+      // A command run unasked is read-only and gets no network: what it read stays here.
+      const network = judgement.verdict !== 'safe' && config.network === 'approved';
+      let result: ExecuteResult;
+      try {
+        result = await executeCommand({
+          command: args.command,
+          judgement,
+          cwd: where.dir,
+          timeoutMs: timeoutS * 1000,
+          signal: ctx.signal,
+          env: commandEnv(deps.env ?? process.env),
+          maxOutputChars: config.maxOutputChars,
+          writable: [...new Set([roots[0] ?? where.root, where.root])],
+          network,
+          sandbox: config.sandbox,
+        });
+      } catch (err) {
+        if (err instanceof CommandRefused) return { content: err.message, isError: true };
+        throw err;
+      }
       return { content: describeResult(result, timeoutS), isError: result.exitCode !== 0 };
     },
   };

@@ -74,6 +74,12 @@ const tool = createRunCommandTool({
   config: runCommandConfig.parse({ maxOutputChars: 1000 }),
   env: { PATH: process.env.PATH, HOME: '/home/test' },
 });
+// Process ids a command writes are the host's only outside the sandbox's PID namespace;
+// test/security/sandbox.test.ts checks the group kill inside it.
+const unconfined = createRunCommandTool({
+  config: runCommandConfig.parse({ maxOutputChars: 1000, sandbox: 'off' }),
+  env: { PATH: process.env.PATH, HOME: '/home/test' },
+});
 
 describe('run_command', () => {
   it('runs a simple command as an argv with no shell, so $HOME stays literal', async () => {
@@ -130,7 +136,7 @@ describe('run_command', () => {
 
   it('kills the whole process group at the timeout: the child and its grandchild are gone', async () => {
     await rm(join(workspace, 'pids.txt'), { force: true });
-    const out = await tool.run({ command: 'sh spawner.sh', timeout_s: 0.5 }, context());
+    const out = await unconfined.run({ command: 'sh spawner.sh', timeout_s: 0.5 }, context());
     expect(out.content).toMatch(/^timed out after 0.5 s; the process group was killed\nstarted/);
     expect(out.isError).toBe(true);
     const pids = await spawnedPids();
@@ -141,7 +147,7 @@ describe('run_command', () => {
   it('kills the whole process group when the turn is cancelled', async () => {
     await rm(join(workspace, 'pids.txt'), { force: true });
     const controller = new AbortController();
-    const running = tool.run({ command: 'sh spawner.sh' }, context(controller.signal));
+    const running = unconfined.run({ command: 'sh spawner.sh' }, context(controller.signal));
     const pids = await vi.waitFor(spawnedPids, { timeout: 10_000, interval: 50 });
     for (const pid of pids) expect(await alive(pid)).toBe(true);
     controller.abort();
@@ -174,6 +180,10 @@ describe('run_command', () => {
         MY_SECRET: 'my-secret',
         AWS_ACCESS_KEY_ID: 'aws-secret',
         BRAVE_API_KEY: 'brave-secret',
+        // Names no denylist would guess: only the allowlisted names pass.
+        DATABASE_URL: 'postgres://u:secret@db/x',
+        GIT_CONFIG_PARAMETERS: "'alias.secret'='!true'",
+        LD_PRELOAD: '/secret/lib.so',
       },
     });
     const out = await secretive.run({ command: 'env' }, context());
