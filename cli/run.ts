@@ -11,6 +11,21 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
+/**
+ * Whether a command may make the brain it is pointed at. Commands that write (`send`, `remember`,
+ * `import`, `chat` …) create a missing brain, with its folder, and say so on stderr; the others
+ * (reads, and writes that need something already there: `read`, `ack`, `link`) fail NOT_FOUND
+ * naming the path, so a mistyped --db never leaves an empty brain behind.
+ */
+export interface OpenMode {
+  create?: boolean;
+}
+
+/** The globals of a command that writes: it makes the brain when there is none. */
+export function creating(globals: GlobalOptions): GlobalOptions & OpenMode {
+  return { ...globals, create: true };
+}
+
 /** What every handle on the brain offers: the acting agent is marked seen through it. */
 type Handle = Pick<Brain, 'touchAgent' | 'close'>;
 
@@ -23,7 +38,8 @@ export interface CommandContext<B extends Handle = Brain> {
 }
 
 /**
- * loadConfig → openBrain → run → close. The path every command but `poll` takes to the brain.
+ * loadConfig → openBrain → run → close. The path every command but `poll` takes to the brain;
+ * it creates the brain only for a command that writes (`creating(globals)`).
  *
  * The library is loaded here, when a command runs, and module by module rather than through
  * `src/index.ts`: `brain poll` is run by agents' hooks many times a minute, and the whole library
@@ -31,7 +47,7 @@ export interface CommandContext<B extends Handle = Brain> {
  * imports from `src/` are likewise of small modules, or dynamic.
  */
 export async function withBrain<T>(
-  globals: GlobalOptions,
+  globals: GlobalOptions & OpenMode,
   run: (ctx: CommandContext) => T | Promise<T>,
 ): Promise<T> {
   const { openBrain } = await import('../src/brain.js');
@@ -40,7 +56,7 @@ export async function withBrain<T>(
 
 /** As withBrain, with a handle that can only poll and mark seen, and loads only what they need. */
 export async function withPoller<T>(
-  globals: GlobalOptions,
+  globals: GlobalOptions & OpenMode,
   run: (ctx: CommandContext<Poller>) => T | Promise<T>,
 ): Promise<T> {
   const { openPoller } = await import('../src/poller.js');
@@ -49,7 +65,7 @@ export async function withPoller<T>(
 
 /** As withBrain, with a handle that can only search input already checked (`brain search`). */
 export async function withSearcher<T>(
-  globals: GlobalOptions,
+  globals: GlobalOptions & OpenMode,
   run: (ctx: CommandContext<Searcher>) => T | Promise<T>,
 ): Promise<T> {
   const { openSearcher } = await import('../src/searcher.js');
@@ -62,7 +78,7 @@ export async function withSearcher<T>(
  * schema, whose words name the field.
  */
 export async function withQuickBrain<T>(
-  globals: GlobalOptions,
+  globals: GlobalOptions & OpenMode,
   run: (ctx: CommandContext<QuickBrain>) => T | Promise<T>,
 ): Promise<T> {
   const { openQuickBrain } = await import('../src/quick-brain.js');
@@ -70,7 +86,7 @@ export async function withQuickBrain<T>(
 }
 
 async function withHandle<B extends Handle, T>(
-  globals: GlobalOptions,
+  globals: GlobalOptions & OpenMode,
   open: (options: OpenBrainOptions) => B,
   run: (ctx: CommandContext<B>) => T | Promise<T>,
 ): Promise<T> {
@@ -84,6 +100,10 @@ async function withHandle<B extends Handle, T>(
     dbPath: config.dbPath,
     maxBodyBytes: config.maxBodyBytes,
     durability: config.durability,
+    create: globals.create ?? false,
+    // Said once, on stderr (never in --json's stdout): a new brain where one was expected is
+    // how a mistyped path shows itself.
+    onCreated: () => process.stderr.write(`brain: created a new brain at ${config.dbPath}\n`),
   });
   let acting = false;
   const ctx: CommandContext<B> = {

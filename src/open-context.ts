@@ -6,8 +6,15 @@ import { createAccessNotes } from './knowledge/access-counts.js';
 import { createWordCountNotes } from './search/word-counts.js';
 
 export interface OpenBrainOptions {
-  /** Path of the SQLite file; created (with its folder) if missing. */
+  /** Path of the SQLite file; created (with its folder) if missing, unless `create` is false. */
   dbPath: string;
+  /**
+   * Make the brain when the file is missing or empty (default true). False: such a file is
+   * NOT_FOUND, naming the path, and nothing is created (no file, no folder).
+   */
+  create?: boolean;
+  /** Called once when this open made a new brain, e.g. to tell a person where it is. */
+  onCreated?: () => void;
   clock?: Clock;
   maxBodyBytes?: number;
   readonly?: boolean;
@@ -30,6 +37,8 @@ export function openContext(options: OpenBrainOptions): { ctx: BrainContext; wal
     readonly: options.readonly ?? false,
     durability: options.durability,
     rankFunction: options.rankFunction,
+    create: options.create,
+    onCreated: options.onCreated,
   });
   if (options.cacheMiB !== undefined)
     db.pragma(`cache_size = -${Math.max(1, Math.floor(options.cacheMiB * 1024))}`);

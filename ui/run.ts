@@ -9,7 +9,7 @@ import {
   type Embedder,
 } from '../src/index.js';
 import { readTokensFile } from '../src/access/tokens.js';
-import { startUi } from './server.js';
+import { checkUiHost, startUi } from './server.js';
 
 const uiOptions = z.object({
   host: z.string().min(1, 'must not be empty'),
@@ -34,7 +34,14 @@ export async function runUi(
   const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
   const tokens = opts.tokens ? readTokensFile(opts.tokens) : undefined;
   for (const w of tokens?.warnings ?? []) note(`brain ui: ${w}`);
-  const writer = openBrain({ dbPath: config.dbPath, maxBodyBytes: config.maxBodyBytes });
+  // A usage error before the brain is looked for: exit 2 wherever --db points.
+  checkUiHost(opts.host, tokens !== undefined);
+  // A browser over a brain that is there: a mistyped path is NOT_FOUND, never a new brain.
+  const writer = openBrain({
+    dbPath: config.dbPath,
+    maxBodyBytes: config.maxBodyBytes,
+    create: false,
+  });
   let reader;
   try {
     reader = openBrain({ dbPath: config.dbPath, readonly: true });

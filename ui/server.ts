@@ -90,14 +90,19 @@ class HttpError extends Error {
   }
 }
 
+/** Beyond loopback only with tokens: INVALID_INPUT naming --host otherwise. */
+export function checkUiHost(host: string, tokens: boolean): void {
+  if (!isLoopback(host) && !tokens)
+    throw new BrainError(
+      'INVALID_INPUT',
+      `--host: ${host} is not loopback, so --tokens FILE is required`,
+    );
+}
+
 /** `brain ui`: the web explorer over one brain. Loopback unless tokens are given. */
 export async function startUi(options: UiOptions): Promise<RunningUi> {
   const loopback = isLoopback(options.host);
-  if (!loopback && !options.tokens)
-    throw new BrainError(
-      'INVALID_INPUT',
-      `--host: ${options.host} is not loopback, so --tokens FILE is required`,
-    );
+  checkUiHost(options.host, Boolean(options.tokens));
   const secure = options.secure ?? false;
   const gate = createGate(options.tokens, secure);
   const statics = loadStatic();

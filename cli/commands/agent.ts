@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { println } from '../output.js';
-import { withBrain, type GlobalOptions } from '../run.js';
+import { creating, withBrain, type GlobalOptions } from '../run.js';
 import { assistantEnv, loadAssistantConfigFile } from '../assistant-config.js';
 import { logLevelGiven } from '../config.js';
 
@@ -40,7 +40,7 @@ export function registerAgent(program: Command, globals: () => GlobalOptions): v
 async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<void> {
   // A bad config is refused before the brain is opened: exit 2 with its key path.
   const config = await loadAssistantConfigFile(opts.config);
-  await withBrain(globals, async ({ brain, config: brainConfig }) => {
+  await withBrain(creating(globals), async ({ brain, config: brainConfig }) => {
     const { streamLog } = await import('../../agent/log.js');
     const { startService } = await import('../../agent/service/service.js');
     const { createEmbedder } = await import('../../src/embed/create.js');
@@ -108,7 +108,7 @@ async function runCheck(globals: GlobalOptions, opts: AgentOptions): Promise<voi
   }
 
   try {
-    await withBrain(globals, async ({ brain, config: brainConfig }) => {
+    await withBrain(creating(globals), async ({ brain, config: brainConfig }) => {
       items.push({ name: 'brain', ok: true, detail: `${brainConfig.dbPath} opens` });
       items.push(...(await checkEndpoints(config)));
       const { silentLog } = await import('../../agent/log.js');

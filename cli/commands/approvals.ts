@@ -21,15 +21,16 @@ export function registerApprovals(program: Command, globals: () => GlobalOptions
     .option('--pending', 'only the asks still waiting for an answer')
     .option('--revoke <id>', 'remove the always-allow rule with this id')
     .option('--limit <n>', 'how many decisions to list', '50')
-    .action((opts: ApprovalsOptions) =>
-      withBrain(globals(), ({ brain, json }) => {
-        if (opts.revoke !== undefined) {
-          const id = positiveInt(opts.revoke, '--revoke');
-          const rule = brain.revokeApprovalRule(id);
+    .action((opts: ApprovalsOptions) => {
+      // A usage error is one before the brain is looked for.
+      const revoke = opts.revoke === undefined ? undefined : positiveInt(opts.revoke, '--revoke');
+      const limit = positiveInt(opts.limit, '--limit');
+      return withBrain(globals(), ({ brain, json }) => {
+        if (revoke !== undefined) {
+          const rule = brain.revokeApprovalRule(revoke);
           if (json) return printJson({ revoked: rule });
           return println(`revoked rule ${rule.id}: ${formatRule(rule)}`);
         }
-        const limit = positiveInt(opts.limit, '--limit');
         const decisions = brain.approvals({ pending: opts.pending ?? false, limit });
         const rules = opts.pending ? [] : brain.approvalRules();
         if (json) return printJson(opts.pending ? { pending: decisions } : { decisions, rules });
@@ -42,8 +43,8 @@ export function registerApprovals(program: Command, globals: () => GlobalOptions
         if (rules.length === 0) println(dim('  none'));
         for (const r of rules)
           println(`  ${r.id}  ${formatRule(r)}  ${dim(shortTime(r.created_at))}`);
-      }),
-    );
+      });
+    });
 }
 
 /** A rule as it will match; one stored in an old, wider form says it matches nothing. */

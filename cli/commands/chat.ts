@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { printJson, println, dim, note } from '../output.js';
-import { withBrain, type GlobalOptions } from '../run.js';
+import { creating, withBrain, type GlobalOptions } from '../run.js';
 import { loadAssistantConfigFile } from '../assistant-config.js';
 
 interface ChatOptions {
@@ -23,9 +23,10 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
       'the assistant config (else BRAIN_ASSISTANT_CONFIG, else ~/.config/brain/assistant.json)',
     )
     .option('-m, --message <text>', 'say this, print the reply, and exit')
-    .action((opts: ChatOptions) =>
-      withBrain(globals(), async ({ brain, config: brainConfig, json }) => {
-        const config = await loadAssistantConfigFile(opts.config);
+    .action(async (opts: ChatOptions) => {
+      // A bad config is refused before the brain is opened (or made).
+      const config = await loadAssistantConfigFile(opts.config);
+      return withBrain(creating(globals()), async ({ brain, config: brainConfig, json }) => {
         const { createAssistant, chatSession, runRepl } = await import('../../agent/chat.js');
         const { streamLog } = await import('../../agent/log.js');
         const { createEmbedder } = await import('../../src/embed/create.js');
@@ -83,6 +84,6 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
           process.off('SIGINT', cancel);
           process.off('SIGTERM', cancel);
         }
-      }),
-    );
+      });
+    });
 }

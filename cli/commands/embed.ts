@@ -39,8 +39,10 @@ export function registerEmbed(program: Command, globals: Globals): void {
     .description('embed queued messages and knowledge (vectors for search by meaning)')
     .option('--status', 'only show how many items wait, have failed, and are embedded')
     .option('--batch <n>', 'texts per call to the embedder')
-    .action((opts: { status?: boolean; batch?: string }) =>
-      withBrain(globals(), async ({ brain, config, json }) => {
+    .action((opts: { status?: boolean; batch?: string }) => {
+      // Checked before the brain is looked for: a usage error is exit 2 wherever --db points.
+      const batchSize = batchOption(opts.batch);
+      return withBrain(globals(), async ({ brain, config, json }) => {
         if (opts.status) {
           const status = brain.embedStatus();
           if (json) return printJson(status);
@@ -52,13 +54,6 @@ export function registerEmbed(program: Command, globals: Globals): void {
           );
           if (status.last_error) println(`last error  ${status.last_error}`);
           return;
-        }
-        let batchSize: number | undefined;
-        if (opts.batch !== undefined) {
-          batchSize = Number(opts.batch);
-          if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1024) {
-            throw new BrainError('INVALID_INPUT', '--batch: must be a whole number from 1 to 1024');
-          }
         }
         const { createEmbedder } = await import('../../src/embed/create.js');
         const embedder = await createEmbedder(config, {
@@ -109,6 +104,14 @@ export function registerEmbed(program: Command, globals: Globals): void {
             `${result.failed} item(s) could not be embedded and stay queued: ${result.errors[0]}`,
           );
         }
-      }),
-    );
+      });
+    });
+}
+
+function batchOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1024)
+    throw new BrainError('INVALID_INPUT', '--batch: must be a whole number from 1 to 1024');
+  return n;
 }

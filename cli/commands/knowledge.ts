@@ -12,7 +12,14 @@ import {
   println,
   shortTime,
 } from '../output.js';
-import { list, readStdin, withBrain, withQuickBrain, type GlobalOptions } from '../run.js';
+import {
+  list,
+  readStdin,
+  creating,
+  withBrain,
+  withQuickBrain,
+  type GlobalOptions,
+} from '../run.js';
 
 type Globals = () => GlobalOptions;
 
@@ -30,7 +37,7 @@ export function registerKnowledge(program: Command, globals: Globals): void {
         content: string,
         opts: { categories?: string; importance: string; expires?: string; source?: string },
       ) =>
-        withBrain(globals(), ({ brain, agent, json }) => {
+        withBrain(creating(globals()), ({ brain, agent, json }) => {
           const record = brain.remember({
             agent: agent(),
             content: content === '-' ? readStdin() : content,
@@ -77,7 +84,7 @@ export function registerKnowledge(program: Command, globals: Globals): void {
     .option('--confidence <n>', 'from 0 to 1', '0.5')
     .option('--source <message-id>', 'the message this knowledge came from')
     .action((opts: Record<string, string | undefined>) =>
-      withBrain(globals(), ({ brain, agent, json }) => {
+      withBrain(creating(globals()), ({ brain, agent, json }) => {
         const record = brain.createAtom({
           agent: agent(),
           subject: opts.subject as string,

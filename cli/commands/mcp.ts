@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { note } from '../output.js';
-import { list, withBrain, type GlobalOptions } from '../run.js';
+import { list, creating, withBrain, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
 
@@ -24,7 +24,7 @@ export function registerMcp(program: Command, globals: Globals): void {
         import('../../mcp/background.js'),
       ]);
       loading.catch(() => {}); // awaited below; this only keeps an earlier failure from orphaning it
-      return withBrain(globals(), async ({ brain, agent, config }) => {
+      return withBrain(creating(globals()), async ({ brain, agent, config }) => {
         const name = agent(); // createMcpServer registers it as the session starts
         const [
           { serveStdio },
@@ -55,7 +55,7 @@ export function registerMcp(program: Command, globals: Globals): void {
     .option('--tokens <file>', 'bearer tokens, one "TOKEN AGENT" per line')
     .option('--allow-origin <list>', 'comma-separated browser origins allowed besides loopback')
     .action((raw: Record<string, string | undefined>) =>
-      withBrain(globals(), async ({ brain, config }) => {
+      withBrain(creating(globals()), async ({ brain, config }) => {
         const { parseServeOptions } = await import('./serve-options.js');
         const opts = parseServeOptions(raw);
         const [

@@ -5,6 +5,7 @@ import { bold, cyan, dim, formatMessage, printJson, println, shortTime } from '.
 import {
   list,
   readStdin,
+  creating,
   withBrain,
   withPoller,
   withQuickBrain,
@@ -29,7 +30,7 @@ export function registerSend(program: Command, globals: Globals): void {
     .option('--metadata <json>', 'a JSON object stored with the message')
     .option('--tags <list>', 'comma-separated tags for the thread')
     .action((opts: Record<string, string | undefined>) =>
-      withQuickBrain(globals(), async ({ brain, agent, json }) => {
+      withQuickBrain(creating(globals()), async ({ brain, agent, json }) => {
         const input = {
           from: agent(),
           to: opts.to,
@@ -238,7 +239,7 @@ export function registerAgents(program: Command, globals: Globals): void {
     .option('--display-name <text>', 'a name for people')
     .option('--capabilities <list>', 'comma-separated capabilities')
     .action((opts: { displayName?: string; capabilities?: string }) =>
-      withBrain(globals(), ({ brain, agent, json }) => {
+      withBrain(creating(globals()), ({ brain, agent, json }) => {
         const name = agent();
         brain.touchAgent(name);
         const record =

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import type { Brain, CronRunRecord, ReminderRecord, TaskRecord } from '../../src/index.js';
 import type { ServiceHost } from '../../agent/service/types.js';
+import type { AssistantConfig } from '../../agent/config.js';
 import { BrainError } from '../../src/errors.js';
 import { bold, dim, printJson, println, shortTime } from '../output.js';
-import { withBrain, type GlobalOptions } from '../run.js';
+import { creating, withBrain, type GlobalOptions } from '../run.js';
 import { loadAssistantConfigFile } from '../assistant-config.js';
 
 interface ConfigOption {
@@ -24,10 +25,12 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
     .description('run one heartbeat tick now; prints delivered or suppressed, and why')
     .option('--force', 'ignore active hours and a missing or empty HEARTBEAT.md')
     .option('--config <file>', CONFIG_HELP)
-    .action((opts: ConfigOption & { force?: boolean }) =>
-      withBrain(globals(), async ({ brain, json }) => {
+    .action(async (opts: ConfigOption & { force?: boolean }) => {
+      // A bad config is refused before the brain is opened (or made).
+      const config = await loadConfig(opts.config);
+      return withBrain(creating(globals()), async ({ brain, json }) => {
         const { createHeartbeat } = await import('../../agent/scheduler/heartbeat.js');
-        const outcome = await withHost(brain, opts.config, async (host, printed) => {
+        const outcome = await withHost(brain, config, async (host, printed) => {
           const beat = createHeartbeat();
           await beat.start(host);
           try {
@@ -48,8 +51,8 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
           return println(`delivered ${dim('(printed here: brain heartbeat runs no channel)')}`);
         }
         println(`suppressed: ${outcome.reason}`);
-      }),
-    );
+      });
+    });
 
   const cron = program.command('cron').description("the assistant's cron jobs");
   cron
@@ -81,10 +84,15 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
     .command('run <name>')
     .description('run a job now, as its schedule would (recorded in its history)')
     .option('--config <file>', CONFIG_HELP)
-    .action((name: string, opts: ConfigOption) =>
-      withBrain(globals(), async ({ brain, json }) => {
+    .action(async (name: string, opts: ConfigOption) => {
+      // The config and the job in it are checked before the brain is opened: a mistyped name
+      // makes no brain.
+      const config = await loadConfig(opts.config);
+      if (!config.scheduler.cron.some((job) => job.name === name))
+        throw new BrainError('NOT_FOUND', `no cron job named ${name} in the config`);
+      return withBrain(creating(globals()), async ({ brain, json }) => {
         const { createCronComponent } = await import('../../agent/scheduler/cron.js');
-        const { result, printed } = await withHost(brain, opts.config, async (host, out) => ({
+        const { result, printed } = await withHost(brain, config, async (host, out) => ({
           result: await createCronComponent().runNow(name, host),
           printed: out(),
         }));
@@ -92,8 +100,8 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
         if (json) return printJson({ run: result.run, reply: printed || null });
         if (printed) println(printed);
         println(formatRun(result.run));
-      }),
-    );
+      });
+    });
   cron
     .command('history <name>')
     .description("a job's runs, newest first")
@@ -144,10 +152,10 @@ const loadConfig = loadAssistantConfigFile;
  */
 async function withHost<T>(
   brain: Brain,
-  configFile: string | undefined,
+  configOrFile: AssistantConfig | string | undefined,
   run: (host: ServiceHost, printed: () => string) => Promise<T>,
 ): Promise<T> {
-  const config = await loadConfig(configFile);
+  const config = typeof configOrFile === 'object' ? configOrFile : await loadConfig(configOrFile);
   const { createServiceHost } = await import('../../agent/service/host.js');
   const { streamLog } = await import('../../agent/log.js');
   const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), 'warn');

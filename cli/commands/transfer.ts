@@ -4,7 +4,7 @@ import type { LegacyReport } from '../../src/index.js';
 import { BrainError } from '../../src/errors.js';
 import { readJsonFile } from '../../src/transfer/json-file.js';
 import { note, printJson, println } from '../output.js';
-import { withBrain, type GlobalOptions } from '../run.js';
+import { creating, withBrain, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
 
@@ -37,7 +37,7 @@ export function registerTransfer(program: Command, globals: Globals): void {
     .description('add what a brain export holds (rows already present are left as they are)')
     .argument('<file>', 'a file written by `brain export`')
     .action((file: string) =>
-      withBrain(globals(), ({ brain, json }) => {
+      withBrain(creating(globals()), ({ brain, json }) => {
         const result = brain.import(readJsonFile(file, 'file'));
         if (json) return printJson(result);
         const parts = Object.entries(result.imported).map(
@@ -56,7 +56,7 @@ export function registerTransfer(program: Command, globals: Globals): void {
     .option('--cortex <path>', 'a Cortex STM JSON file, or a directory of them')
     .option('--cortex-agent <name>', 'the agent for Cortex entries that name none', 'cortex')
     .action((opts: { synapse?: string; cortex?: string; cortexAgent: string }) =>
-      withBrain(globals(), ({ brain, json }) => {
+      withBrain(creating(globals()), ({ brain, json }) => {
         if (!opts.synapse && !opts.cortex)
           throw new BrainError(
             'INVALID_INPUT',

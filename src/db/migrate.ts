@@ -69,17 +69,20 @@ export function inspectDatabase(db: Database, path: string): { version: number; 
   return { version, empty };
 }
 
-/** Apply pending migrations in one immediate transaction; safe when several processes race. */
-export function migrate(db: Database, path: string): number {
+/**
+ * Apply pending migrations in one immediate transaction; safe when several processes race.
+ * `from` is the version this call found under the write lock: 0 when it made the brain.
+ */
+export function migrate(db: Database, path: string): { from: number; to: number } {
   const migrations = loadMigrations();
   const { version } = inspectDatabase(db, path);
-  if (version === migrations.length) return version;
-  const apply = db.transaction(() => {
+  if (version === migrations.length) return { from: version, to: version };
+  const apply = db.transaction((): number => {
     const current = inspectDatabase(db, path).version;
     for (const m of migrations.slice(current)) db.exec(m.sql);
     db.pragma(`application_id = ${APPLICATION_ID}`);
     db.pragma(`user_version = ${migrations.length}`);
+    return current;
   });
-  apply.immediate();
-  return migrations.length;
+  return { from: apply.immediate(), to: migrations.length };
 }

@@ -28,24 +28,33 @@ export interface OpenOptions {
    * is held by that many (src/db/rank-extension.ts).
    */
   rankFunction?: boolean;
+  /**
+   * Make a brain when there is none (default true): the file, its folder and the schema. False:
+   * a missing file is NOT_FOUND and an empty one is not made a brain, so a command that only
+   * reads never leaves a brain behind where a mistyped path pointed.
+   */
+  create?: boolean;
+  /** Called once this open has made a new brain (the schema, from nothing), after it is made. */
+  onCreated?: () => void;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
-/**
- * Open (creating if needed) a brain database: busy_timeout first, then a look at what the file
- * is (a foreign database is refused before anything is written to it), WAL, synchronous,
- * foreign keys, sqlite-vec, the ranking function, and migrations.
- */
 /** How much of a brain's file is read through a memory map (the rest through reads). */
 export const MMAP_BYTES = 1024 * 1024 * 1024;
 
+/**
+ * Open (creating if needed and allowed) a brain database: busy_timeout first, then a look at
+ * what the file is (a foreign database is refused before anything is written to it), WAL,
+ * synchronous, foreign keys, sqlite-vec, the ranking function, and migrations.
+ */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
   const readonly = options.readonly ?? false;
-  if (path !== ':memory:') prepareLocation(path, readonly);
+  const create = !readonly && (options.create ?? true);
+  if (path !== ':memory:') prepareLocation(path, create);
   let db: Database;
   try {
-    db = new BetterSqlite3(path, { readonly, fileMustExist: readonly });
+    db = new BetterSqlite3(path, { readonly, fileMustExist: !create });
   } catch (err) {
     throw new BrainError('STORAGE_FAILED', `cannot open ${path}: ${describe(err)}`, {
       cause: err,
@@ -53,7 +62,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   }
   try {
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
-    inspectDatabase(db, path);
+    // An empty file (one a crash or a `touch` left) is no brain either when none may be made.
+    if (inspectDatabase(db, path).empty && !create && path !== ':memory:')
+      throw new BrainError('NOT_FOUND', `no brain database at ${path} (the file is empty)`);
     if (!readonly) {
       const mode = db.pragma('journal_mode', { simple: true });
       if (mode !== 'wal' && path !== ':memory:') db.pragma('journal_mode = WAL');
@@ -68,7 +79,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     sqliteVec.load(db);
     if (options.rankFunction ?? true) loadRankExtension(db);
     registerIndexText(db);
-    if (!readonly) migrate(db, path);
+    if (!readonly && migrate(db, path).from === 0) options.onCreated?.();
     return db;
   } catch (err) {
     db.close();
@@ -88,14 +99,14 @@ function describe(err: unknown): string {
   return describeStorageFailure(err) ?? (err as Error).message;
 }
 
-function prepareLocation(path: string, readonly: boolean): void {
+function prepareLocation(path: string, create: boolean): void {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (stat?.isDirectory())
     throw new BrainError('INVALID_INPUT', `--db: ${path} is a directory, not a database file`);
   // A device or FIFO (/dev/null, /dev/zero …) would be "opened" and written beside.
   if (stat && !stat.isFile())
     throw new BrainError('INVALID_INPUT', `--db: ${path} is not a regular file`);
-  if (!stat && readonly) throw new BrainError('NOT_FOUND', `no brain database at ${path}`);
+  if (!stat && !create) throw new BrainError('NOT_FOUND', `no brain database at ${path}`);
   if (!stat) {
     try {
       mkdirSync(dirname(path), { recursive: true });

@@ -108,6 +108,7 @@ describe('approvals through the CLI', { timeout: 90_000 }, () => {
     const bad = await s.cli(['approvals', '--revoke', 'x1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^brain: INVALID_INPUT: --revoke: /m);
+    await s.cli(['whoami', '--agent', 'ann']); // a brain to look in: reads never make one
     const missing = await s.cli(['approvals', '--revoke', '7']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^brain: NOT_FOUND: .*rule 7/m);

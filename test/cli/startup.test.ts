@@ -2,12 +2,17 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openBrain } from '../../src/index.js';
 import { CLI, ROOT, tempDir } from '../helpers.js';
 import { loadedModules, moduleHookImport } from './module-hooks.js';
 
 let dir: string;
 let cleanup: () => void;
-beforeAll(() => ({ dir, cleanup } = tempDir('brain-startup-')));
+beforeAll(() => {
+  ({ dir, cleanup } = tempDir('brain-startup-'));
+  // The commands measured here read: they need a brain to be there.
+  openBrain({ dbPath: join(dir, 'brain.db') }).close();
+});
 afterAll(() => cleanup());
 
 /** The URLs of every module a `brain …` process loads, seen by a module resolution hook. */

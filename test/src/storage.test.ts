@@ -160,7 +160,8 @@ describe('opening', () => {
   it('the CLI says the same, exits 1 and prints no stack trace', async () => {
     const link = join(dir, 'link.db');
     symlinkSync(join(dir, 'nowhere', 'brain.db'), link);
-    const r = await runCli(['poll', '--agent', 'nova', '--db', link]);
+    // A command that writes: one that reads finds no brain there (NOT_FOUND) before opening.
+    const r = await runCli(['send', '--agent', 'nova', '--body', 'hi', '--db', link]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^brain: STORAGE_FAILED: cannot open .*\(SQLITE_CANTOPEN\)\n$/);
   });

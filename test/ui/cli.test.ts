@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openBrain } from '../../src/index.js';
 import { runCliInProcess } from '../cli-in-process.js';
 import { runCli, tempDir } from '../helpers.js';
 import { spawnUi } from './browser.js';
@@ -36,6 +37,8 @@ describe('brain ui (the command)', () => {
   });
 
   it('serves on loopback, prints its URL and stops on SIGTERM', async () => {
+    // brain ui browses a brain that is there; on a missing one it is NOT_FOUND (missing-brain.test.ts).
+    openBrain({ dbPath: db }).close();
     const ui = await spawnUi(db);
     const res = await fetch(ui.url + '/');
     expect(res.status).toBe(200);
