@@ -1,4 +1,4 @@
-import { constants, promises as fs } from 'node:fs';
+import { constants, promises as fs, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
@@ -96,12 +96,30 @@ export async function resolveNew(roots: Roots, path: string): Promise<string> {
   return target;
 }
 
-/** Open a file for reading without following a symlink at its last component; re-check the fd. */
+/** What a path is when it is neither a file nor a folder, or undefined when it is one of those. */
+export function specialKind(st: Stats): string | undefined {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return undefined;
+}
+
+/**
+ * Open a file or folder for reading without following a symlink at its last component, and
+ * re-check the descriptor's path. A FIFO, socket or device is refused before it is opened (a
+ * FIFO's open waits for a writer, /dev/zero never ends); the open is non-blocking so one swapped
+ * in after that look cannot hang it, and the descriptor is looked at again before any read.
+ */
 export async function openConfined(roots: Roots, real: string): Promise<fs.FileHandle> {
-  const fh = await fs.open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const before = specialKind(await fs.stat(real));
+  if (before) throw new PathRefused(`${shown(roots, real)} is ${before}, not a file`);
+  const fh = await fs.open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const now = await fs.readlink(`/proc/self/fd/${fh.fd}`).catch(() => real);
     if (!insideRoots(roots, now)) refuse(real);
+    const after = specialKind(await fh.stat());
+    if (after) throw new PathRefused(`${shown(roots, real)} is ${after}, not a file`);
     return fh;
   } catch (err) {
     await fh.close();

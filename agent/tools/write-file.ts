@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import { insideRoots, makeRoots, PathRefused, resolveNew, shown } from './fs-roots.js';
+import { insideRoots, makeRoots, PathRefused, resolveNew, shown, specialKind } from './fs-roots.js';
 import { fileError, type FileToolOptions } from './read-file.js';
 import type { Tool } from './types.js';
 
@@ -34,6 +34,10 @@ export function createWriteFileTool(options: FileToolOptions = {}): Tool<z.outpu
         const target = await resolveNew(roots, args.path);
         const st = await fs.lstat(target).catch(() => null);
         if (st && st.isDirectory()) return { content: `${args.path} is a folder`, isError: true };
+        // A FIFO, socket or device there is something else's (a server's socket, a pipe someone
+        // reads): it is not replaced by a file.
+        const kind = st && specialKind(st);
+        if (kind) return { content: `refused: ${args.path} is ${kind}, not a file`, isError: true };
         tmp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
         const fh = await fs.open(
           tmp,
