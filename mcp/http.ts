@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BrainError, watchBrain, type Brain, type Embedder } from '../src/index.js';
@@ -25,6 +25,11 @@ export interface HttpOptions {
   maxRequestBytes?: number;
   /** Open sessions at most; more get 503. Default 100. */
   maxSessions?: number;
+  /**
+   * Open sessions one token may hold; more get 429, so one agent cannot take every session and
+   * lock the others out. Default 16. Not applied without tokens (every client is one agent).
+   */
+  maxSessionsPerToken?: number;
   /** A session with no open stream and no request for this long is closed. Default 30 min. */
   idleSessionMs?: number;
   log: Logger;
@@ -46,6 +51,8 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   agent: string;
+  /** Whose session it is: a digest of the bearer token (never the token), or the agent. */
+  holder: string;
   lastSeen: number;
   open: number;
 }
@@ -72,18 +79,27 @@ export async function serveHttp(brain: Brain, options: HttpOptions): Promise<Run
     );
   const maxBytes = options.maxRequestBytes ?? 4 * 1024 * 1024;
   const maxSessions = options.maxSessions ?? 100;
+  const perToken = options.tokens ? (options.maxSessionsPerToken ?? 16) : Infinity;
   const idleMs = options.idleSessionMs ?? 30 * 60_000;
   const sessions = new Map<string, Session>();
+  // Initializes under way, by holder: a burst of them in parallel must not pass the caps before
+  // any has registered its session.
+  const opening = new Map<string, number>();
+  const held = (holder: string) =>
+    (opening.get(holder) ?? 0) + [...sessions.values()].filter((s) => s.holder === holder).length;
+  const openingTotal = () => [...opening.values()].reduce((a, b) => a + b, 0);
   const watcher = watchBrain(brain, { onError: watchError(log) });
 
-  const agentOf = (req: IncomingMessage): string | undefined => {
-    if (!options.tokens) return options.agent;
+  const callerOf = (req: IncomingMessage): { agent: string; holder: string } | undefined => {
+    if (!options.tokens) return options.agent ? { agent: options.agent, holder: '' } : undefined;
     const token = bearerToken(req.headers.authorization);
-    return token === undefined ? undefined : options.tokens.agentFor(token);
+    const agent = token === undefined ? undefined : options.tokens.agentFor(token);
+    if (token === undefined || agent === undefined) return undefined;
+    return { agent, holder: createHash('sha256').update(token).digest('hex') };
   };
 
   const openSession = async (
-    agent: string,
+    { agent, holder }: { agent: string; holder: string },
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
@@ -92,7 +108,7 @@ export async function serveHttp(brain: Brain, options: HttpOptions): Promise<Run
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: maxBytes,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, agent, lastSeen: Date.now(), open: 0 });
+        sessions.set(id, { transport, server, agent, holder, lastSeen: Date.now(), open: 0 });
         log.info(`serve: session ${id.slice(0, 8)} opened for ${agent}`);
       },
     });
@@ -115,8 +131,8 @@ export async function serveHttp(brain: Brain, options: HttpOptions): Promise<Run
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigin(origin, options.allowedOrigins ?? []))
       return fail(res, 403, 'forbidden: Origin not allowed');
-    const agent = agentOf(req);
-    if (agent === undefined) {
+    const caller = callerOf(req);
+    if (caller === undefined) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="brain"');
       return fail(res, 401, 'unauthorized: send Authorization: Bearer <token>');
     }
@@ -129,14 +145,27 @@ export async function serveHttp(brain: Brain, options: HttpOptions): Promise<Run
     }
     const id = req.headers['mcp-session-id'];
     if (id === undefined && req.method === 'POST' && isInitializeRequest(body)) {
-      if (sessions.size >= maxSessions)
+      if (sessions.size + openingTotal() >= maxSessions)
         return fail(res, 503, 'too many open sessions; close one (DELETE) and retry');
-      return openSession(agent, req, res, body);
+      if (held(caller.holder) >= perToken)
+        return fail(
+          res,
+          429,
+          `too many open sessions for this token (at most ${perToken}); close one (DELETE) and retry`,
+        );
+      opening.set(caller.holder, (opening.get(caller.holder) ?? 0) + 1);
+      try {
+        return await openSession(caller, req, res, body);
+      } finally {
+        const left = (opening.get(caller.holder) ?? 1) - 1;
+        if (left > 0) opening.set(caller.holder, left);
+        else opening.delete(caller.holder);
+      }
     }
     if (typeof id !== 'string') return fail(res, 400, 'bad request: no valid mcp-session-id');
     const session = sessions.get(id);
     if (!session) return fail(res, 404, 'session not found; initialize a new one', -32001);
-    if (session.agent !== agent)
+    if (session.agent !== caller.agent)
       return fail(res, 403, 'forbidden: this session belongs to another agent');
     session.lastSeen = Date.now();
     session.open++;
