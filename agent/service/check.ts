@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { AssistantConfig } from '../config.js';
 import { DEFAULT_OLLAMA_HOST } from '../models/create.js';
 import type { EndpointConfig } from '../models/config.js';
+import { sandboxStatus } from '../tools/sandbox.js';
 import type { CheckItem, ServiceComponent, ServiceHost } from './types.js';
 
 /**
@@ -73,6 +74,27 @@ async function checkOllama(
       `${host} answers but has no model ${endpoint.model} (ollama pull ${endpoint.model})`,
     );
   return `answers at ${host}`;
+}
+
+/**
+ * Whether run_command's commands run in the sandbox. Not in use is a failure only when the
+ * config requires it (then every command is refused).
+ */
+export function checkSandbox(config: AssistantConfig): CheckItem {
+  const mode = config.tools.runCommand.sandbox;
+  if (mode === 'off')
+    return {
+      name: 'sandbox',
+      ok: true,
+      detail: 'off (tools.runCommand.sandbox); commands run unconfined, the allowlist still holds',
+    };
+  const { inUse, detail } = sandboxStatus();
+  if (inUse || mode === 'auto') return { name: 'sandbox', ok: true, detail };
+  return {
+    name: 'sandbox',
+    ok: false,
+    detail: `${detail}; required by the config, so every command is refused`,
+  };
 }
 
 /** Each component's check; one that throws is a failed item under its name. */

@@ -86,7 +86,7 @@ async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<v
 }
 
 async function runCheck(globals: GlobalOptions, opts: AgentOptions): Promise<void> {
-  const { formatCheckItem, checkEndpoints, checkComponents } =
+  const { formatCheckItem, checkEndpoints, checkComponents, checkSandbox } =
     await import('../../agent/service/check.js');
   const items: Array<{ name: string; ok: boolean; detail: string }> = [];
   const report = () => {
@@ -110,7 +110,7 @@ async function runCheck(globals: GlobalOptions, opts: AgentOptions): Promise<voi
   try {
     await withBrain(creating(globals), async ({ brain, config: brainConfig }) => {
       items.push({ name: 'brain', ok: true, detail: `${brainConfig.dbPath} opens` });
-      items.push(...(await checkEndpoints(config)));
+      items.push(...(await checkEndpoints(config)), checkSandbox(config));
       const { silentLog } = await import('../../agent/log.js');
       const { createServiceHost } = await import('../../agent/service/host.js');
       const { buildComponents } = await import('../../agent/service/components.js');

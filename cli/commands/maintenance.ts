@@ -19,8 +19,11 @@ export function registerMaintenance(program: Command, globals: Globals): void {
         });
         // Problems left are a failed check, not a failed command: the report is the answer.
         if (!report.ok) process.exitCode = 1;
-        if (json) return printJson(report);
-        printReport(report, opts.repair ?? false);
+        // The assistant's run_command sandbox: reported here too, since doctor is where one looks.
+        const { sandboxStatus } = await import('../../agent/tools/sandbox.js');
+        const sandbox = sandboxStatus();
+        if (json) return printJson({ ...report, sandbox });
+        printReport(report, opts.repair ?? false, sandbox.detail);
       }),
     );
 
@@ -41,7 +44,7 @@ export function registerMaintenance(program: Command, globals: Globals): void {
     );
 }
 
-function printReport(report: DoctorReport, repairing: boolean): void {
+function printReport(report: DoctorReport, repairing: boolean, sandbox: string): void {
   if (report.backup) println(dim(`backup first: ${report.backup.path}`));
   for (const check of report.checks) {
     const mark = check.ok ? '✓' : '✗';
@@ -51,6 +54,7 @@ function printReport(report: DoctorReport, repairing: boolean): void {
     for (const r of check.repairs) println(dim(`    repair: ${r}`));
     if (repairing && !check.ok) for (const p of check.remaining) println(`    still: ${p}`);
   }
+  println(`sandbox: ${sandbox}`);
   if (report.ok) println(report.backup ? 'repaired; every check passes' : 'every check passes');
   else if (repairing)
     println('some problems could not be repaired: restore the backup, or ask for help');

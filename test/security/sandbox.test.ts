@@ -23,6 +23,9 @@ import {
 } from '../../agent/tools/command-process.js';
 import { createRunCommandTool, runCommandConfig } from '../../agent/tools/run-command.js';
 import { findBwrap, probeSandbox, sandboxStatus } from '../../agent/tools/sandbox.js';
+import type { AssistantConfig } from '../../agent/config.js';
+import { checkSandbox } from '../../agent/service/check.js';
+import { runCliInProcess } from '../cli-in-process.js';
 import type { ToolContext } from '../../agent/tools/types.js';
 import { systemClock, type Brain } from '../../src/index.js';
 import { plainEnv } from './hostile-repo.js';
@@ -123,6 +126,26 @@ describe('the sandbox status', () => {
     if (findBwrap())
       expect(status.detail).toMatch(/^bubblewrap \d+\.\d+(\.\d+)? in use$|^not in use/);
     expect(status.inUse).toBe(status.detail.endsWith(' in use'));
+  });
+
+  it('is one line of `brain agent --check`, failed only when the config requires it and it is missing', () => {
+    const check = (sandbox: 'auto' | 'required' | 'off') =>
+      checkSandbox({
+        tools: { runCommand: runCommandConfig.parse({ sandbox }) },
+      } as unknown as AssistantConfig);
+    const { inUse, detail } = sandboxStatus();
+    expect(check('auto')).toEqual({ name: 'sandbox', ok: true, detail });
+    expect(check('required')).toMatchObject({ name: 'sandbox', ok: inUse });
+    expect(check('off')).toMatchObject({ ok: true, detail: expect.stringMatching(/^off /) });
+  });
+
+  it('is one line of `brain doctor`, and a field of its JSON', async () => {
+    const env = { BRAIN_DB: join(root, 'doctor.db'), BRAIN_AGENT: 'helios' };
+    await runCliInProcess(['send', '--to', 'nova', '--body', 'hello'], env);
+    const human = await runCliInProcess(['doctor'], env);
+    expect(human.stdout, human.stderr).toContain(`\nsandbox: ${sandboxStatus().detail}\n`);
+    const json = await runCliInProcess(['doctor', '--json'], env);
+    expect(JSON.parse(json.stdout).sandbox).toEqual(sandboxStatus());
   });
 });
 
