@@ -214,8 +214,11 @@ interface Run {
   signal?: AbortSignal;
 }
 
-/** One git process to its end: its stdout, or undefined with the reason on a failure. */
-function git(args: string[], run: Run): Promise<{ ok: boolean; out: string; err: string }> {
+/** One git process to its end: whether it succeeded, what it printed, and whether git is there. */
+function git(
+  args: string[],
+  run: Run,
+): Promise<{ ok: boolean; out: string; err: string; missing?: boolean }> {
   return new Promise((resolve) => {
     const child = spawn('git', args, {
       cwd: run.cwd,
@@ -228,7 +231,9 @@ function git(args: string[], run: Run): Promise<{ ok: boolean; out: string; err:
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', (e) => resolve({ ok: false, out, err: e.message }));
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      resolve({ ok: false, out, err: e.message, missing: e.code === 'ENOENT' }),
+    );
     child.on('close', (code) => resolve({ ok: code === 0, out, err }));
   });
 }
@@ -260,6 +265,8 @@ export async function repositoryOverrides(
       git([...globals, 'rev-parse', '--show-toplevel'], run),
       git([...globals, 'ls-files', '-z', '--stage', '--full-name', '--', ':/'], run),
     ]);
+    // Without git on PATH no repository config is read by anything the command runs.
+    if (listing.missing) return { pairs: [], env: {} };
     if (!listing.ok)
       return { refused: `git config could not be read: ${listing.err.trim().split('\n')[0]}` };
     entries.push(...parseConfigList(listing.out));

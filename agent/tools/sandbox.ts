@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 /**
@@ -107,8 +107,10 @@ export function sandboxStatus(): SandboxStatus {
 export function bwrapArgs(options: ConfineOptions): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   args.push('--tmpfs', '/tmp', '--tmpfs', '/run');
-  // With the network shared, name lookups may go through systemd-resolved's stub file there.
-  if (options.network) args.push('--ro-bind-try', '/run/systemd/resolve', '/run/systemd/resolve');
+  // With the network shared, /etc/resolv.conf may be a link into /run (systemd-resolved,
+  // resolvconf, NetworkManager): its target comes back, read-only.
+  const resolv = options.network ? resolvConf() : undefined;
+  if (resolv?.startsWith('/run/')) args.push('--ro-bind-try', resolv, resolv);
   for (const dir of options.readable ?? []) args.push('--ro-bind-try', dir, dir);
   for (const dir of options.writable) args.push('--bind', dir, dir);
   args.push('--unshare-all');
@@ -116,4 +118,13 @@ export function bwrapArgs(options: ConfineOptions): string[] {
   args.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session');
   args.push('--chdir', options.cwd, '--');
   return args;
+}
+
+function resolvConf(): string | undefined {
+  try {
+    return realpathSync('/etc/resolv.conf');
+  } catch {
+    // No resolver file: name lookups fail inside as they would outside.
+    return undefined;
+  }
 }
