@@ -100,6 +100,8 @@ export async function executeCommand(options: ExecuteOptions): Promise<ExecuteRe
     // The host's TMPDIR is hidden or read-only in there; its /tmp is the command's own.
     env.TMPDIR = '/tmp';
   }
+  // Reading git's config takes a moment: a turn cancelled meanwhile starts nothing.
+  if (options.signal.aborted) throw new Error('the turn was cancelled');
   return spawnGroup(argv, env, options, confined);
 }
 
