@@ -215,6 +215,22 @@ describe.runIf(sandboxStatus().inUse)('run_command under bubblewrap', () => {
     expect(received).toEqual(['/allowed']);
   });
 
+  it("follows tools.runCommand.network for a command the owner approved: 'never' keeps it offline", async () => {
+    const command = `node -e 'fetch(process.argv[1]).catch(() => process.exit(3))' '${serverUrl}/tool'`;
+    for (const network of ['never', 'approved'] as const) {
+      received.length = 0;
+      const tool = createRunCommandTool({
+        config: runCommandConfig.parse({ network }),
+        env: { PATH: process.env.PATH, HOME: home },
+      });
+      // The tool runs what the policy let through: a `node` line is never judged safe, so here
+      // it stands for one the owner approved.
+      await tool.run({ command }, context());
+      expect(received, network).toEqual(network === 'never' ? [] : ['/tool']);
+    }
+    t.refused();
+  });
+
   it('gives a command judged safe no network: a partial clone fetches nothing on `git show`', async () => {
     const repo = join(workspace, 'partial');
     mkdirSync(repo);
