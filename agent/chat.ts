@@ -16,6 +16,7 @@ import { createPolicy, type JudgeCommand } from './permissions/policy.js';
 import { judgeCommand } from './permissions/shell.js';
 import type { Driver } from './permissions/trust.js';
 import { createRunCommandTool } from './tools/run-command.js';
+import { sandboxStatus } from './tools/sandbox.js';
 import { createModels } from './models/create.js';
 import { ModelError, type ModelPool } from './models/types.js';
 import { fsWebTools } from './tools/fs-web.js';
@@ -90,6 +91,8 @@ export function createAssistant(options: {
     }),
     timeoutMs: config.permissions.approvalTimeoutSeconds * 1000,
     profiles: config.permissions.profiles,
+    // Probed once per process, at the first tainted turn that wants a command run.
+    offline: () => config.tools.runCommand.sandbox !== 'off' && sandboxStatus().inUse,
   };
   return {
     config,

@@ -19,6 +19,7 @@ import {
   gateToolCall,
   type ApprovalAnswer,
   type ApprovalRequest,
+  type GateResult,
 } from './permissions/approvals.js';
 import type { Policy } from './permissions/policy.js';
 import {
@@ -98,7 +99,16 @@ export interface RunTurnOptions {
    * The permission policy, how long an ask waits, and the tool profiles by driver; absent: every
    * tool call runs.
    */
-  permissions?: { policy: Policy; timeoutMs: number; profiles?: ProfilesConfig };
+  permissions?: {
+    policy: Policy;
+    timeoutMs: number;
+    profiles?: ProfilesConfig;
+    /**
+     * Whether commands can be run cut off from the network (run_command's sandbox is in use);
+     * asked only when a tainted turn wants to run one.
+     */
+    offline?: () => boolean;
+  };
   /** Heartbeat, cron, other agents' messages: nobody is asked, so every `ask` is denied. */
   unattended?: boolean;
   /**
@@ -327,15 +337,19 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           );
           continue;
         }
-        const refusal = await checkPermission(options, use, ctx, trust);
-        if (refusal !== undefined) {
+        const gate = await checkPermission(options, use, ctx, trust);
+        if (!gate.allowed) {
           log('info', 'turn.tool_refused', { tool: use.name });
-          results.push(errorResult(use, refusal));
+          results.push(errorResult(use, gate.message));
           continue;
         }
         io.onToolCall?.(use.name, use.input);
         log('debug', 'turn.tool', { tool: use.name });
-        const result = await runToolCall(toolsOf(options), use, ctx);
+        const result = await runToolCall(
+          toolsOf(options),
+          use,
+          gate.offline ? { ...ctx, network: false } : ctx,
+        );
         trust.taintFrom(result.content);
         results.push(result);
       }
@@ -435,7 +449,7 @@ function storedInput(brain: Brain, id: string, threadId: string): { id: string }
 }
 
 /**
- * The policy's word on one call, recorded in the brain: undefined when it may run, else the
+ * The policy's word on one call, recorded in the brain: whether it may run (and how), else the
  * error the model reads. A call to an unknown tool or with input its schema refuses is left to
  * runToolCall, which answers it with an error and runs nothing.
  */
@@ -444,11 +458,11 @@ async function checkPermission(
   use: ToolUseBlock,
   ctx: ToolContext,
   trust: MutableTrust,
-): Promise<string | undefined> {
-  if (!options.permissions) return undefined;
+): Promise<GateResult> {
+  if (!options.permissions) return { allowed: true };
   const tool = toolsOf(options).find((t) => t.name === use.name);
-  if (!tool || !tool.schema.safeParse(use.input).success) return undefined;
-  const gate = await gateToolCall({
+  if (!tool || !tool.schema.safeParse(use.input).success) return { allowed: true };
+  return gateToolCall({
     brain: options.brain,
     policy: options.permissions.policy,
     tool,
@@ -460,10 +474,10 @@ async function checkPermission(
     unattended: options.unattended ?? false,
     trust,
     ...(options.permissions.profiles ? { profiles: options.permissions.profiles } : {}),
+    ...(options.permissions.offline ? { offline: options.permissions.offline } : {}),
     ask: options.io.askApproval?.bind(options.io),
     signal: options.signal,
   });
-  return gate.allowed ? undefined : gate.message;
 }
 
 function textOf(content: ContentBlock[]): string {

@@ -47,9 +47,17 @@ export interface GateOptions {
   trust?: TurnTrust;
   /** The tool profiles by driver; default: the config's defaults. */
   profiles?: ProfilesConfig;
+  /** Whether commands can be run with no network (run_command's sandbox is in use). */
+  offline?: () => boolean;
 }
 
-export type GateResult = { allowed: true } | { allowed: false; message: string };
+export type GateResult =
+  | {
+      allowed: true;
+      /** Run it with no network (a command allowed in a tainted turn; the sandbox cuts it). */
+      offline?: boolean;
+    }
+  | { allowed: false; message: string };
 
 /**
  * Decide whether one tool call may run and record the decision in the brain: the policy first;
@@ -60,7 +68,14 @@ export type GateResult = { allowed: true } | { allowed: false; message: string }
 export async function gateToolCall(o: GateOptions): Promise<GateResult> {
   const decided = await o.policy.decide(o.tool, o.input, { workspace: o.workspace });
   const d = o.trust
-    ? applyTrust(decided, o.tool, o.input, o.trust, o.profiles ?? profilesConfig.parse(undefined))
+    ? applyTrust(
+        decided,
+        o.tool,
+        o.input,
+        o.trust,
+        o.profiles ?? profilesConfig.parse(undefined),
+        o.offline,
+      )
     : decided;
   // What is recorded is what the owner is (or would be) shown.
   const display = describeCall(o.tool, o.input, { workspace: o.workspace });
@@ -73,9 +88,9 @@ export async function gateToolCall(o: GateOptions): Promise<GateResult> {
   };
   if (d.decision !== 'ask') {
     o.brain.recordApproval({ ...common, decision: d.decision, decided_by: d.by, reason: d.reason });
-    return d.decision === 'allow'
-      ? { allowed: true }
-      : { allowed: false, message: `denied by policy: ${d.reason}` };
+    if (d.decision === 'allow')
+      return d.offline ? { allowed: true, offline: true } : { allowed: true };
+    return { allowed: false, message: `denied by policy: ${d.reason}` };
   }
   if (o.unattended || !o.ask) {
     o.brain.recordApproval({

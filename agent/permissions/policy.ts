@@ -69,6 +69,8 @@ export interface Decision {
   alwaysPattern?: string | undefined;
   /** A command judged safe: a read-only program, confined, that cannot send data out. */
   confined?: boolean;
+  /** It runs with no network: allowed in a tainted turn because the sandbox can cut it off. */
+  offline?: boolean;
 }
 
 export interface Policy {

@@ -250,6 +250,8 @@ export function applyTrust(
   input: unknown,
   trust: TurnTrust,
   profiles: ProfilesConfig,
+  /** Whether commands can be run with no network (run_command's sandbox is in use). */
+  offline: () => boolean = () => false,
 ): Decision {
   if (decision.decision === 'deny') return decision;
   const level = profileLevel(profiles, trust.driver, tool);
@@ -275,6 +277,14 @@ export function applyTrust(
   const secret = readsSecret(tool, input);
   const persists = reach.persists === true;
   if (!out && !secret && !persists) return next;
+  // A command the policy or a rule allows can still run, cut off from the network: what it
+  // read cannot leave. The owner's yes to an ask is what gives one the network.
+  if (out && !secret && reach.egress === 'command' && next.decision === 'allow' && offline())
+    return {
+      ...next,
+      offline: true,
+      reason: `${next.reason}; with no network: the turn has taken in content from outside the owner`,
+    };
   const what = out
     ? 'can send data out'
     : secret

@@ -115,8 +115,10 @@ export function createRunCommandTool(deps: RunCommandDeps = {}) {
       const judgement = await judgeCommand(args.command, { cwd: where.dir, roots });
       if (!judgement.commands) return { content: `refused: ${judgement.reason}`, isError: true };
       const timeoutS = args.timeout_s ?? config.defaultTimeoutS;
-      // A command run unasked is read-only and gets no network: what it read stays here.
-      const network = judgement.verdict !== 'safe' && config.network === 'approved';
+      // A command run unasked is read-only and gets no network: what it read stays here. Nor
+      // does one the turn's trust runs offline (allowed after foreign content, not asked).
+      const network =
+        ctx.network !== false && judgement.verdict !== 'safe' && config.network === 'approved';
       let result: ExecuteResult;
       try {
         result = await executeCommand({

@@ -21,6 +21,11 @@ export interface ToolContext {
    * turn schedules carries it (agent/permissions/trust.ts).
    */
   taint?: () => readonly string[];
+  /**
+   * False when this call must run with no network (a command allowed in a tainted turn);
+   * undefined leaves it to the tool's own rules.
+   */
+  network?: boolean;
 }
 
 export interface ToolOutput {
