@@ -41,7 +41,9 @@ function programOf(name: string | undefined): Program | undefined {
  */
 export function argvToRun(argv: readonly string[]): string[] {
   const [name, ...args] = argv;
-  const prefix = programOf(name)?.prefix ?? [];
+  const program = programOf(name);
+  if (name !== undefined && program?.rewrite) return [name, ...program.rewrite(args)];
+  const prefix = program?.prefix ?? [];
   if (name === undefined || prefix.every((word, i) => args[i] === word)) return [...argv];
   return [name, ...prefix, ...args];
 }

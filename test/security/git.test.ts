@@ -252,6 +252,32 @@ describe('git under run_command runs no program the repository names', () => {
   });
 });
 
+describe('git diffs in a hostile repository, judged safe and run unasked', () => {
+  it('show the diff with the repository’s diff drivers off, and run none of its programs', async () => {
+    const dir = mkdtempSync(join(root, 'drivers-'));
+    const repo = hostileRepo(join(dir, 'repo'));
+    const tool = createRunCommandTool({
+      config: runCommandConfig.parse({}),
+      env: { PATH: process.env.PATH, HOME: home },
+    });
+    const ctx = context(repo.dir);
+    for (const command of [
+      'git diff',
+      'git log -p -1',
+      'git show',
+      'git diff HEAD~1',
+      'git blame f',
+    ]) {
+      const judged = await judgeCommand(command, { cwd: repo.dir, roots: [dir] });
+      expect(judged.verdict, command).toBe('safe');
+      const out = await tool.run({ command }, ctx);
+      expect(out.isError, `${command}: ${out.content}`).toBe(false);
+      expect(repo.ran(), command).toEqual([]);
+      t.refused();
+    }
+  });
+});
+
 function approved(argv: string[], cwd: string, writable: string): Promise<ExecuteResult> {
   return executeCommand({
     command: argv.join(' '),

@@ -165,6 +165,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
       '-n --show-number', '-w', '-p --porcelain', '--line-porcelain', '--incremental',
       '-M[=]', '-C[=]', '-L=', '--date=', '--abbrev[=]', '-c', '--color-lines', '--color-by-age',
       '--minimal', '--first-parent', '--ignore-rev=', '--progress', '--no-progress',
+      '--no-textconv',
     ]), // prettier-ignore
   },
   grep: {
@@ -237,7 +238,35 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
  * given as the next word must not start with `-` (or it might be an option git reads), and it is
  * confined like an operand (in case git reads it as one).
  */
+/**
+ * Subcommands that show diffs: they run with external diff programs and textconv filters off, so
+ * a repository whose config names them still shows its diffs (the environment disarms what the
+ * repository names, and git would fail on the disarmed driver).
+ */
+const NO_DRIVERS: Record<string, readonly string[]> = {
+  diff: ['--no-ext-diff', '--no-textconv'],
+  log: ['--no-ext-diff', '--no-textconv'],
+  show: ['--no-ext-diff', '--no-textconv'],
+  'diff-tree': ['--no-ext-diff', '--no-textconv'],
+  blame: ['--no-textconv'],
+};
+
 export const git: Program = {
+  rewrite(args) {
+    let i = 0;
+    // Global options before the subcommand; -C, -c and the long ones without `=` take the next word.
+    while (args[i]?.startsWith('-'))
+      i += /^(-C|-c|--git-dir|--work-tree|--namespace|--super-prefix|--config-env)$/.test(args[i]!)
+        ? 2
+        : 1;
+    const sub = args[i];
+    const extra = sub !== undefined && Object.hasOwn(NO_DRIVERS, sub) ? NO_DRIVERS[sub]! : [];
+    const rest = args.slice(i + 1);
+    const end = rest.indexOf('--');
+    const options = end === -1 ? rest : rest.slice(0, end);
+    const missing = extra.filter((w) => !options.includes(w));
+    return [...args.slice(0, i + 1), ...missing, ...rest];
+  },
   check(args) {
     let i = 0;
     while (args[i]?.startsWith('-')) {

@@ -23,6 +23,8 @@ export interface Program {
    * the check may have missed (`sed --sandbox`: no e, r or w commands).
    */
   prefix?: readonly string[];
+  /** Like `prefix`, where the words go elsewhere than first (git's after its subcommand). */
+  rewrite?(args: readonly string[]): string[];
 }
 
 export const NEEDS_NOTHING: Needs = { paths: [] };
