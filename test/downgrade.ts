@@ -27,7 +27,24 @@ export function downgrade(path: string, version: number): void {
         const added = [
           ...sql.matchAll(/\bALTER\s+TABLE\s+([A-Za-z_]\w*)\s+ADD\s+COLUMN\s+([A-Za-z_]\w*)/giu),
         ];
-        const rest = sql.replace(/\bALTER\s+TABLE\s+[A-Za-z_]\w*\s+ADD\s+COLUMN\b/giu, '');
+        // A table rebuilt (a new one filled, the old dropped, the new renamed to the old name, as
+        // SQLite changes a CHECK) is undone by undoing the migration that created it, when that
+        // one is undone too.
+        const rebuilt = [...sql.matchAll(/\bALTER\s+TABLE\s+\w+\s+RENAME\s+TO\s+(\w+)/giu)].map(
+          (m) => m[1]!,
+        );
+        let rest = sql.replace(/\bALTER\s+TABLE\s+[A-Za-z_]\w*\s+ADD\s+COLUMN\b/giu, '');
+        for (const table of rebuilt) {
+          const createdLater = later.some((f) =>
+            new RegExp(`\\bCREATE\\s+TABLE\\s+${table}\\b`, 'iu').test(
+              readFileSync(join(MIGRATIONS, f), 'utf8'),
+            ),
+          );
+          if (!createdLater) continue;
+          rest = rest
+            .replace(new RegExp(`\\bDROP\\s+TABLE\\s+${table}\\b`, 'giu'), '')
+            .replace(/\bALTER\s+TABLE\s+\w+\s+RENAME\s+TO\b/giu, '');
+        }
         if (/\b(ALTER|DROP)\s+(TABLE|INDEX|VIEW|TRIGGER)\b/iu.test(rest))
           throw new Error(`downgrade: ${file} alters or drops; it cannot be undone by dropping`);
         for (const [, table, column] of added.reverse())

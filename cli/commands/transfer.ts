@@ -40,10 +40,11 @@ export function registerTransfer(program: Command, globals: Globals): void {
       withBrain(creating(globals()), ({ brain, json }) => {
         const result = brain.import(readJsonFile(file, 'file'));
         if (json) return printJson(result);
-        const parts = Object.entries(result.imported).map(
-          ([k, n]) => `${n} ${k.replace('_', ' ')}`,
-        );
-        println(`imported ${parts.join(', ')}`);
+        // Only what was added: an export has sixteen sections, most of them often empty.
+        const parts = Object.entries(result.imported)
+          .filter(([, n]) => n > 0)
+          .map(([k, n]) => `${n} ${k.replaceAll('_', ' ')}`);
+        println(parts.length ? `imported ${parts.join(', ')}` : 'imported nothing new');
         const existing = Object.values(result.existing).reduce((a, b) => a + b, 0);
         if (existing) println(`${existing} rows were already present and left as they were`);
       }),

@@ -5,6 +5,7 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, messageKey } from '../ids.js';
 import { messageId, parseInput, text } from '../validation.js';
+import { NO_OWNER, thisProcess } from './owner-process.js';
 import { cutVisibly, escapeInvisible, quoteWord, splitQuoted } from './shown.js';
 
 /** What became of a tool call: settled at once (allow, deny) or asked (pending → the answer). */
@@ -142,8 +143,8 @@ export function recordApproval(ctx: BrainContext, input: RecordApprovalInput): A
       return ctx.q
         .get(
           `INSERT INTO approvals (tool, args_digest, summary, decision, decided_by, reason, session,
-             message_id, asked_at, decided_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             message_id, asked_at, decided_at, pid, host)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           args.tool,
@@ -156,6 +157,8 @@ export function recordApproval(ctx: BrainContext, input: RecordApprovalInput): A
           message,
           now,
           pending ? null : now,
+          // A pending ask is waited on by this process: once it is gone, nobody will settle it.
+          ...(pending ? thisProcess() : NO_OWNER),
         ).lastInsertRowid;
     })
     .immediate();

@@ -3,6 +3,7 @@ import { isoNow, isoOfMillis, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { isoTime, parseInput, text } from '../validation.js';
+import { NO_OWNER, thisProcess, type OwnerColumns } from './owner-process.js';
 
 /**
  * What the scheduler keeps across restarts: one row per due time of a cron job (the claim that
@@ -10,7 +11,8 @@ import { isoTime, parseInput, text } from '../validation.js';
  * heartbeat's last delivery).
  */
 
-export const CRON_OUTCOMES = ['running', 'ok', 'error', 'skipped'] as const;
+/** `interrupted`: the process running it ended without finishing it (migration 0019). */
+export const CRON_OUTCOMES = ['running', 'ok', 'error', 'skipped', 'interrupted'] as const;
 export type CronOutcome = (typeof CRON_OUTCOMES)[number];
 
 export interface CronRunRecord {
@@ -64,7 +66,8 @@ const toRun = (r: CronRow): CronRunRecord => ({
 
 /**
  * Claim a job's due time before running it: the run's row, or undefined when that due time was
- * already claimed (run, running or skipped), by this process or another.
+ * already claimed (run, running or skipped), by this process or another. A run to be run records
+ * this process (pid on host): while it is `running`, that process is the one doing it.
  */
 export function claimCronRun(
   ctx: BrainContext,
@@ -75,9 +78,12 @@ export function claimCronRun(
   const row = ctx.db
     .transaction(() =>
       ctx.q
-        .get<[string, number, number, number | null, string, number, string], CronRow>(
-          `INSERT INTO cron_runs (job, due_at, started_at, ended_at, outcome, late, detail)
-           VALUES (?, ?, ?, ?, ?, ?, ?)
+        .get<
+          [string, number, number, number | null, string, number, string, ...OwnerColumns],
+          CronRow
+        >(
+          `INSERT INTO cron_runs (job, due_at, started_at, ended_at, outcome, late, detail, pid, host)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (job, due_at) DO NOTHING
            RETURNING *`,
         )
@@ -89,6 +95,7 @@ export function claimCronRun(
           args.outcome,
           args.late ? 1 : 0,
           args.detail,
+          ...(args.outcome === 'running' ? thisProcess() : NO_OWNER),
         ),
     )
     .immediate();

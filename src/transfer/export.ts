@@ -5,14 +5,17 @@ import { BrainError } from '../errors.js';
 import { messageIdSql, threadIdSql } from '../ids.js';
 import { threadRowId } from '../messaging/threads.js';
 import { parseInput, threadId } from '../validation.js';
+import { exportAssistant, noAssistant } from './export-assistant.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from './format.js';
 
 const exportInput = z.strictObject({ thread_id: threadId.optional() });
 export type ExportInput = z.input<typeof exportInput>;
 
 /**
- * Everything (or one thread with the knowledge derived from it) as one JSON document. Rows come
- * in insertion order and carry no export time, so export → import → export is identical.
+ * Everything (or one thread with the knowledge derived from it) as one JSON document: every table
+ * that holds data, the assistant's included (TABLES in assistant-format.ts says what is rebuilt
+ * instead). Rows come in insertion order and carry no export time, so export → import → export
+ * is identical.
  */
 export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportDocument {
   const args = parseInput(exportInput, input);
@@ -174,6 +177,8 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
       stm,
       atoms,
       atom_links,
+      // The assistant's state belongs to the whole brain, not to one thread.
+      ...(scope.thread === null ? exportAssistant(ctx) : noAssistant()),
     };
   })();
 }

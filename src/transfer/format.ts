@@ -11,16 +11,8 @@ import {
   text,
   threadId,
 } from '../validation.js';
-
-/** ISO time exactly as stored (so a round trip changes nothing). */
-const storedTime = z
-  .string()
-  .regex(
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/,
-    'must be an ISO time like 2026-01-31T12:00:00.000Z',
-  )
-  // The shape alone lets through a 13th month or a 25th hour, which have no milliseconds.
-  .refine((s) => Number.isFinite(Date.parse(s)), 'must be a time that exists');
+import { assistantSections } from './assistant-format.js';
+import { storedTime } from './stored-time.js';
 
 export const exportAgent = z.strictObject({
   name: agentName,
@@ -92,17 +84,39 @@ export const exportLink = z.strictObject({
 });
 
 export const EXPORT_FORMAT = 'brain-export';
-export const EXPORT_VERSION = 1;
+/** 1: messages and knowledge; 2: the assistant's tables too (assistant-format.ts). */
+export const EXPORT_VERSION = 2;
 
-export const exportDocument = z.strictObject({
+const knowledgeSections = {
   format: z.literal(EXPORT_FORMAT),
-  version: z.literal(EXPORT_VERSION),
   agents: z.array(exportAgent),
   threads: z.array(exportThread),
   messages: z.array(exportMessage),
   stm: z.array(exportStm),
   atoms: z.array(exportAtom),
   atom_links: z.array(exportLink),
+};
+
+/** What a version 1 export (before the assistant's tables were carried) holds: still imported. */
+const exportDocumentV1 = z.strictObject({ version: z.literal(1), ...knowledgeSections });
+
+const exportDocumentV2 = z.strictObject({
+  version: z.literal(EXPORT_VERSION),
+  ...knowledgeSections,
+  ...assistantSections,
 });
 
-export type ExportDocument = z.infer<typeof exportDocument>;
+/** What every export starts with; checked first, so a wrong file is named as such. */
+export const exportHeader = z.object({
+  format: z.literal(EXPORT_FORMAT),
+  version: z.union([z.literal(1), z.literal(EXPORT_VERSION)], {
+    error: `must be 1 or ${EXPORT_VERSION} (the export versions this brain reads)`,
+  }),
+});
+
+export const exportDocument = z.discriminatedUnion('version', [exportDocumentV1, exportDocumentV2]);
+
+/** What `exportBrain` writes: always the current version. */
+export type ExportDocument = z.infer<typeof exportDocumentV2>;
+/** What `importBrain` reads: the current version or an older one. */
+export type ImportDocument = z.infer<typeof exportDocument>;

@@ -12,9 +12,12 @@ import {
   insertThread,
   writeAgent,
 } from '../messaging/store.js';
-import { exportDocument, type ExportDocument } from './format.js';
+import { assistantSections, type AssistantSection } from './assistant-format.js';
+import { exportDocument, exportHeader, type ImportDocument } from './format.js';
+import { importAssistant } from './import-assistant.js';
 
-type Section = 'agents' | 'threads' | 'messages' | 'stm' | 'atoms' | 'atom_links';
+type Section =
+  'agents' | 'threads' | 'messages' | 'stm' | 'atoms' | 'atom_links' | AssistantSection;
 export type ImportCounts = Record<Section, number>;
 
 export interface ImportResult {
@@ -31,10 +34,20 @@ const zero = (): ImportCounts => ({
   stm: 0,
   atoms: 0,
   atom_links: 0,
+  ...(Object.fromEntries(Object.keys(assistantSections).map((k) => [k, 0])) as Record<
+    AssistantSection,
+    number
+  >),
 });
 
-/** Validate a whole export document, then add what is new in one transaction: all or nothing. */
+/**
+ * Validate a whole export document (this version or an older one), then add what is new in one
+ * transaction: all or nothing.
+ */
 export function importBrain(ctx: BrainContext, input: unknown): ImportResult {
+  const header = exportHeader.safeParse(input);
+  if (!header.success)
+    throw new BrainError('INVALID_INPUT', `import: ${formatZodError(header.error)}`);
   const parsed = exportDocument.safeParse(input);
   if (!parsed.success)
     throw new BrainError('INVALID_INPUT', `import: ${formatZodError(parsed.error)}`);
@@ -51,7 +64,7 @@ export function importBrain(ctx: BrainContext, input: unknown): ImportResult {
   return ctx.db.transaction(() => importDocument(ctx, doc)).immediate();
 }
 
-function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
+function importDocument(ctx: BrainContext, doc: ImportDocument): ImportResult {
   const imported = zero();
   const existing = zero();
   const count = (section: Section, added: boolean) => {
@@ -192,5 +205,18 @@ function importDocument(ctx: BrainContext, doc: ExportDocument): ImportResult {
     });
     count('atom_links', added);
   }
+
+  // Version 1 files hold no assistant state.
+  if (doc.version === 2)
+    importAssistant(
+      ctx,
+      doc,
+      {
+        agent: agentId,
+        thread: (id, where) => rowId('threads', id, where),
+        message: (id, where) => rowId('messages', id, where),
+      },
+      count,
+    );
   return { imported, existing };
 }

@@ -61,13 +61,14 @@ describe('export and import', () => {
     const other = tempBrain();
     try {
       const result = other.brain.import(JSON.parse(JSON.stringify(first)));
-      expect(result.imported).toEqual({
+      expect(result.imported).toMatchObject({
         agents: 3,
         threads: 2,
         messages: 3,
         stm: 1,
         atoms: 2,
         atom_links: 1,
+        sessions: 0,
       });
       expect(other.brain.export()).toEqual(first);
       // Importing again adds nothing.

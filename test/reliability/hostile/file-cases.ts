@@ -112,7 +112,7 @@ export function importCases(doc: ExportDocument, text: string): FileCase[] {
 
   for (const key of Object.keys(base)) mutate(`without "${key}"`, key, (d) => delete d[key]);
   mutate('of another format', 'format', (d) => (d.format = 'synapse'));
-  mutate('of a newer version', 'version', (d) => (d.version = 2));
+  mutate('of a newer version', 'version', (d) => (d.version = 3));
   mutate('with a "__proto__" key', 'input', (d) =>
     Object.defineProperty(d, '__proto__', { value: { polluted: true }, enumerable: true }),
   );

@@ -1,0 +1,203 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectionOf } from '../../src/brain.js';
+import { tableTreatment } from '../../src/transfer/assistant-format.js';
+import { wordEmbedder } from '../embedders.js';
+import { useEveryFeature } from '../full-brain.js';
+import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
+
+let clock: ReturnType<typeof fixedClock>;
+let t: TempBrain;
+const others: TempBrain[] = [];
+beforeEach(() => {
+  clock = fixedClock();
+  t = tempBrain({ clock });
+});
+afterEach(() => {
+  for (const o of others.splice(0)) o.cleanup();
+  t.cleanup();
+});
+
+function emptyBrain(): TempBrain {
+  const o = tempBrain({ clock });
+  others.push(o);
+  return o;
+}
+
+const WHO = { name: 'chat/work', agent: 'assistant', owner: 'ann' };
+
+describe('export is a backup', () => {
+  it('covers every table: each one holding data is exported, the others say why not', async () => {
+    useEveryFeature(t.brain, clock);
+    await t.brain.embedQueued(wordEmbedder(['gate', 'plan'])); // the vector tables exist too
+    const db = connectionOf(t.brain);
+    const tables = db
+      .prepare(
+        `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+      )
+      .pluck()
+      .all() as string[];
+    expect(tables).toContain('vec_index');
+    for (const table of tables) {
+      const treatment = tableTreatment(table);
+      expect(treatment, `${table} is neither exported nor explained`).toBeDefined();
+      // The fixture uses every feature: each exported table has rows to carry.
+      if (treatment!.kind === 'exported')
+        expect(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), table).toBeGreaterThan(0);
+    }
+  });
+
+  it('export → import into an empty brain → export is identical, the assistant included', () => {
+    const made = useEveryFeature(t.brain, clock);
+    const first = t.brain.export();
+    expect(first.version).toBe(2);
+    expect(first.reminders.map((r) => r.tainted_by)).toContain('tool:web_fetch');
+    expect(first.tasks.map((r) => r.tainted_by)).toContain('agent:nova');
+    expect(first.cron_runs.map((r) => r.outcome).sort()).toEqual([
+      'error',
+      'ok',
+      'running',
+      'skipped',
+    ]);
+
+    const other = emptyBrain();
+    const result = other.brain.import(JSON.parse(JSON.stringify(first)));
+    expect(result.imported).toEqual({
+      agents: 5,
+      threads: 4,
+      messages: 7,
+      stm: 2,
+      atoms: 2,
+      atom_links: 1,
+      sessions: 2,
+      reminders: 4,
+      tasks: 2,
+      cron_runs: 4,
+      approvals: 3,
+      approval_rules: 1,
+      pairings: 2,
+      owner_targets: 1,
+      model_usage: 2,
+      scheduler_state: 2,
+    });
+    expect(other.brain.export()).toEqual(first);
+
+    // The same brain through its own API: same ids, same states, same numbers.
+    expect(other.brain.sessions()).toEqual(t.brain.sessions());
+    expect(other.brain.reminders({ all: true })).toEqual(t.brain.reminders({ all: true }));
+    expect(other.brain.tasks({ status: 'all' })).toEqual(t.brain.tasks({ status: 'all' }));
+    expect(other.brain.cronRuns()).toEqual(t.brain.cronRuns());
+    expect(other.brain.approvals({ limit: 100 })).toEqual(t.brain.approvals({ limit: 100 }));
+    expect(other.brain.approvalRules()).toEqual(t.brain.approvalRules());
+    expect(other.brain.pairings()).toEqual(t.brain.pairings());
+    expect(other.brain.ownerTarget('assistant')).toEqual(t.brain.ownerTarget('assistant'));
+    expect(other.brain.usage({ by: 'source' })).toEqual(t.brain.usage({ by: 'source' }));
+    expect(other.brain.schedulerState('heartbeat:last')).toEqual({
+      at: '2026-01-01T00:00:00.000Z',
+      text: 'all quiet',
+    });
+    expect(other.brain.isPaired({ channel: 'telegram', user_id: '8' })).toBe(true);
+
+    // The session continues its thread, with its history; no second thread is started.
+    const resumed = other.brain.session(WHO);
+    expect(resumed.thread_id).toBe(made.session.thread_id);
+    expect(resumed.threads).toBe(2);
+    expect(other.brain.sessionOfThread(made.firstThread)?.name).toBe('chat/work');
+    expect(other.brain.latestSummary(made.session.thread_id)?.stm.content).toBe(
+      'summary: ann planned',
+    );
+    // Leases belong to the processes of the brain they were taken in.
+    expect(other.brain.getLease('session:chat/work')).toBeUndefined();
+  });
+
+  it('imports again without doubling anything', () => {
+    useEveryFeature(t.brain, clock);
+    const doc = t.brain.export();
+    const other = emptyBrain();
+    other.brain.import(doc);
+    const again = other.brain.import(doc);
+    expect(Object.values(again.imported).every((n) => n === 0)).toBe(true);
+    expect(again.existing).toMatchObject({ sessions: 2, reminders: 4, model_usage: 2 });
+    expect(other.brain.export()).toEqual(doc);
+  });
+
+  it('into a brain in use: keeps what is there, adds what is new under free ids, doubles nothing', () => {
+    const made = useEveryFeature(t.brain, clock);
+    const doc = t.brain.export();
+
+    const other = emptyBrain();
+    const own = other.brain.session(WHO);
+    other.brain.send({ from: 'ann', to: 'assistant', body: 'mine', thread: own.thread_id });
+    const mine = other.brain.addReminder({ text: 'water plants', due_at: '2026-01-09' });
+    other.brain.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log' });
+    other.brain.setOwnerTarget({ agent: 'assistant', channel: 'discord', chat_id: '9' });
+    other.brain.setSchedulerState('heartbeat:last', 'here');
+
+    const result = other.brain.import(doc);
+    expect(result.existing).toMatchObject({
+      sessions: 1,
+      approval_rules: 1,
+      owner_targets: 1,
+      scheduler_state: 1,
+    });
+    expect(result.imported).toMatchObject({ sessions: 1, reminders: 4, approval_rules: 0 });
+
+    // The session here keeps its thread; the file's threads of it join its history.
+    const session = other.brain.session(WHO);
+    expect(session.thread_id).toBe(own.thread_id);
+    expect(session.threads).toBe(3);
+    expect(other.brain.sessionOfThread(made.session.thread_id)?.name).toBe('chat/work');
+    // Reminder 1 was taken here: the file's reminder 1 came in under a new id.
+    const texts = other.brain.reminders({ all: true }).map((r) => [r.id, r.text]);
+    expect(texts).toContainEqual([mine.id, 'water plants']);
+    expect(texts.filter(([, text]) => text === 'stand up')).toHaveLength(1);
+    expect(other.brain.ownerTarget('assistant')?.channel).toBe('discord');
+    expect(other.brain.schedulerState('heartbeat:last')).toBe('here');
+
+    const twice = other.brain.import(doc);
+    expect(Object.values(twice.imported).every((n) => n === 0)).toBe(true);
+    expect(other.brain.reminders({ all: true })).toHaveLength(5);
+  });
+
+  it('still reads a version 1 export, which holds no assistant state', () => {
+    useEveryFeature(t.brain, clock);
+    const doc = t.brain.export();
+    const v1 = {
+      format: doc.format,
+      version: 1,
+      agents: doc.agents,
+      threads: doc.threads,
+      messages: doc.messages,
+      stm: doc.stm,
+      atoms: doc.atoms,
+      atom_links: doc.atom_links,
+    };
+    const other = emptyBrain();
+    expect(other.brain.import(v1).imported).toMatchObject({ messages: 7, sessions: 0 });
+    expect(other.brain.export().messages).toEqual(doc.messages);
+  });
+
+  it('rejects a bad assistant row whole, naming the field, and changes nothing', () => {
+    useEveryFeature(t.brain, clock);
+    const doc = JSON.parse(JSON.stringify(t.brain.export()));
+    doc.reminders[1].mode = 'shout';
+    const other = emptyBrain();
+    expect(() => other.brain.import(doc)).toThrow(/reminders\.1\.mode: /);
+    doc.reminders[1].mode = 'notify';
+    doc.sessions[0].threads = [];
+    expect(() => other.brain.import(doc)).toThrow(
+      /sessions\.0\.threads: must include the session's thread_id/,
+    );
+    doc.sessions[0].threads = t.brain.export().sessions[0]!.threads;
+    doc.version = 3;
+    expect(() => other.brain.import(doc)).toThrow(/version: /);
+    expect(other.brain.export().messages).toEqual([]);
+  });
+
+  it('exports no assistant state with one thread: it belongs to the whole brain', () => {
+    const made = useEveryFeature(t.brain, clock);
+    const doc = t.brain.export({ thread_id: made.session.thread_id });
+    expect(doc.messages.map((m) => m.body)).toEqual(['next', 'sure']);
+    expect(doc.sessions).toEqual([]);
+    expect(doc.model_usage).toEqual([]);
+  });
+});
