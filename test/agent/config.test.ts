@@ -43,7 +43,14 @@ describe('loadAssistantConfig', () => {
       tools: {
         roots: [],
         web: { allowHosts: [], maxBytes: 2 * 1024 * 1024, timeoutSeconds: 15 },
-        runCommand: { defaultTimeoutS: 30, maxTimeoutS: 600, maxOutputChars: 30_000, roots: [] },
+        runCommand: {
+          defaultTimeoutS: 30,
+          maxTimeoutS: 600,
+          maxOutputChars: 30_000,
+          roots: [],
+          sandbox: 'auto',
+          network: 'approved',
+        },
       },
       permissions: {
         tools: {},
@@ -155,7 +162,14 @@ describe('loadAssistantConfig', () => {
         timeoutSeconds: 15,
         search: { provider: 'brave' },
       },
-      runCommand: { defaultTimeoutS: 30, maxTimeoutS: 600, maxOutputChars: 30_000, roots: [] },
+      runCommand: {
+        defaultTimeoutS: 30,
+        maxTimeoutS: 600,
+        maxOutputChars: 30_000,
+        roots: [],
+        sandbox: 'auto',
+        network: 'approved',
+      },
     });
     const bad = write(
       'tools-bad.json',
