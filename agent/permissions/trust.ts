@@ -16,9 +16,7 @@ export const DRIVERS = ['owner', 'contact', 'agent', 'scheduled'] as const;
 export type Driver = (typeof DRIVERS)[number];
 
 const levels = z.enum(['allow', 'ask', 'deny']);
-const toolName = z
-  .string()
-  .regex(/^[A-Za-z0-9_.-]{1,200}$/, 'must be a tool name (letters, digits, _ - .; no patterns)');
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
 
 const profile = z
   .strictObject({
@@ -26,7 +24,20 @@ const profile = z
      * Per tool, by its exact name: `deny` takes it away, `ask` always asks, `allow` offers it
      * under the usual policy. For contacts and agents a tool is offered only when named here.
      */
-    tools: z.record(toolName, levels).default({}),
+    tools: z
+      .record(z.string(), levels)
+      .superRefine((tools, ctx) => {
+        // Each key by its own path, so the error names the exact entry that is wrong.
+        for (const key of Object.keys(tools))
+          if (!TOOL_NAME.test(key))
+            ctx.addIssue({
+              code: 'custom',
+              path: [key],
+              message:
+                'must be a tool name (letters, digits, _ - .): a profile grants by exact name, not by pattern',
+            });
+      })
+      .default({}),
   })
   .prefault({});
 
