@@ -121,6 +121,11 @@ in
       relayToOwner = lib.mkOption { type = lib.types.bool; default = false; description = "Forward other agents' exchanges to the owner."; };
       maxConcurrent = lib.mkOption { type = lib.types.ints.between 1 16; default = 2; description = "Sessions whose turns run at once."; };
       extraConfig = lib.mkOption { type = json.type; default = { }; description = "Merged over the generated config."; };
+      sandbox = lib.mkOption {
+        type = lib.types.bool;
+        default = true;
+        description = "Run run_command's commands under bubblewrap: the unit may then make user, mount, pid and network namespaces and mount inside them (bwrap needs it); brain agent --check says whether the sandbox is in use.";
+      };
     };
   };
 
@@ -172,6 +177,7 @@ in
           XDG_CONFIG_HOME = "${acfg.stateDir}/config";
         };
         preStart = "mkdir -p ${lib.escapeShellArg acfg.workspace}";
+        path = lib.optional acfg.sandbox pkgs.bubblewrap;
         serviceConfig = hardening acfg.stateDir // {
           ExecStart = "${cfg.package}/bin/brain agent";
           User = cfg.user;
@@ -187,6 +193,10 @@ in
           Restart = "on-failure";
           # brain agent stops within 10 s of SIGTERM.
           TimeoutStopSec = 15;
+        } // lib.optionalAttrs acfg.sandbox {
+          # bubblewrap makes its namespaces and mounts inside them, unprivileged.
+          RestrictNamespaces = [ "user" "mnt" "pid" "net" "ipc" "uts" "cgroup" ];
+          SystemCallFilter = [ "@system-service" "@mount" ];
         };
       };
     })
