@@ -8,7 +8,9 @@ type Globals = () => GlobalOptions;
 export function registerMaintenance(program: Command, globals: Globals): void {
   program
     .command('doctor')
-    .description('check the database: integrity, full-text indexes, thread counters, deliveries')
+    .description(
+      "check the database: integrity, indexes, counters, deliveries, and the assistant's work left under way",
+    )
     .option('--repair', 'back up the database, then rebuild what can be rebuilt')
     .option('--backup <file>', 'where --repair saves the database first (default: beside it)')
     .action((opts: { repair?: boolean; backup?: string }) =>

@@ -1,5 +1,10 @@
 import type { Database } from 'better-sqlite3';
 
+/** What a check may need besides the database: the time now (ms), from the brain's clock. */
+export interface CheckContext {
+  now: number;
+}
+
 /**
  * One thing `brain doctor` verifies. `run` lists problems (empty when all is well) and never
  * changes data; `repair`, when a check has one, rebuilds what can be rebuilt from the base rows
@@ -8,8 +13,8 @@ import type { Database } from 'better-sqlite3';
 export interface DoctorCheck {
   name: string;
   description: string;
-  run(db: Database): string[];
-  repair?(db: Database): string[];
+  run(db: Database, at: CheckContext): string[];
+  repair?(db: Database, at: CheckContext): string[];
 }
 
 /** At most this many problems are listed per check; the count says how many there were. */

@@ -2,6 +2,7 @@ import { isoSql } from '../clock.js';
 import { hasRankFunction, rankExtensionPath } from '../db/rank-extension.js';
 import { messageIdSql, threadIdSql } from '../ids.js';
 import { agentCountsCheck } from './agent-counts-check.js';
+import { ASSISTANT_CHECKS } from './assistant-checks.js';
 import { MAX_LISTED, listed, type DoctorCheck } from './check.js';
 import { ftsCheck } from './fts-check.js';
 import { vectorsCheck } from './vectors-check.js';
@@ -176,6 +177,7 @@ export const DOCTOR_CHECKS: readonly DoctorCheck[] = [
   agentCountsCheck,
   deliveriesCheck,
   vectorsCheck,
+  ...ASSISTANT_CHECKS,
   rankingCheck,
 ];
 

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { describeStorageFailure } from '../db/storage-errors.js';
 import { parseInput, text } from '../validation.js';
 import { backupDatabase, type BackupResult } from './backup.js';
+import type { CheckContext } from './check.js';
 import { DOCTOR_CHECKS, type DoctorCheck } from './checks.js';
 
 export interface CheckReport {
@@ -45,7 +46,8 @@ export async function runDoctor(
   checks: readonly DoctorCheck[] = DOCTOR_CHECKS,
 ): Promise<DoctorReport> {
   const args = parseInput(doctorInput, input);
-  const first = checks.map((check) => ({ check, problems: safeRun(check, db) }));
+  const at = { now: clock().getTime() };
+  const first = checks.map((check) => ({ check, problems: safeRun(check, db, at) }));
   const failing = first.filter((r) => r.problems.length > 0);
   if (!args.repair || failing.length === 0) {
     const reports = first.map(({ check, problems }) => report(check, problems, [], problems));
@@ -60,19 +62,19 @@ export async function runDoctor(
   for (const { check } of failing) {
     if (!check.repair) continue;
     const repairFn = check.repair.bind(check);
-    repairs.set(check, db.transaction(() => repairFn(db)).immediate());
+    repairs.set(check, db.transaction(() => repairFn(db, at)).immediate());
   }
   const reports = first.map(({ check, problems }) => {
-    const remaining = problems.length ? safeRun(check, db) : [];
+    const remaining = problems.length ? safeRun(check, db, at) : [];
     return report(check, problems, repairs.get(check) ?? [], remaining);
   });
   return { ok: reports.every((r) => r.remaining.length === 0), checks: reports, backup };
 }
 
 /** A check that cannot even run (say, the file is too damaged to read) reports that as its problem. */
-function safeRun(check: DoctorCheck, db: Database): string[] {
+function safeRun(check: DoctorCheck, db: Database, at: CheckContext): string[] {
   try {
-    return check.run(db);
+    return check.run(db, at);
   } catch (err) {
     return [`could not run: ${describeStorageFailure(err) ?? (err as Error).message}`];
   }

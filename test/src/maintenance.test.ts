@@ -55,6 +55,10 @@ describe('brain doctor', () => {
       'agent_counts',
       'deliveries',
       'vectors',
+      'cron_runs',
+      'leases',
+      'approvals',
+      'sessions',
       'ranking',
     ]);
     expect(report.backup).toBeNull();
