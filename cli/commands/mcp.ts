@@ -54,6 +54,11 @@ export function registerMcp(program: Command, globals: Globals): void {
     .option('--port <n>', 'port to listen on (0: any free port)', '7337')
     .option('--tokens <file>', 'bearer tokens, one "TOKEN AGENT" per line')
     .option('--allow-origin <list>', 'comma-separated browser origins allowed besides loopback')
+    .option(
+      '--max-sessions-per-token <n>',
+      'MCP sessions one token may hold at once; the next gets 429',
+      '16',
+    )
     .action((raw: Record<string, string | undefined>) =>
       withBrain(creating(globals()), async ({ brain, config }) => {
         const { parseServeOptions } = await import('./serve-options.js');
@@ -81,6 +86,7 @@ export function registerMcp(program: Command, globals: Globals): void {
           tokens: tokens?.table,
           agent: config.agent,
           allowedOrigins: list(opts.allowOrigin),
+          maxSessionsPerToken: opts.maxSessionsPerToken,
           log,
           background: [embedding.task, accessFlushTask(), maintenanceTask(), warmSearchTask()],
           embedder: embedding.get,
