@@ -158,6 +158,21 @@ describe('export is a backup', () => {
     expect(other.brain.reminders({ all: true })).toHaveLength(5);
   });
 
+  it('refuses, whole, a new session whose thread is another session’s here', () => {
+    useEveryFeature(t.brain, clock);
+    const doc = t.brain.export();
+    const other = emptyBrain();
+    other.brain.import(doc);
+    const renamed = JSON.parse(JSON.stringify(doc));
+    renamed.sessions[0].name = 'chat/renamed';
+    renamed.reminders.push({ ...renamed.reminders[0], id: 99, text: 'new here' });
+    expect(() => other.brain.import(renamed)).toThrow(
+      /^import: session chat\/renamed: its thread thr_\S+ is the thread of session chat\/work here$/,
+    );
+    expect(other.brain.sessions().map((s) => s.name)).toEqual(['chat/work', 'inbox/nova']);
+    expect(other.brain.getReminder(99)).toBeUndefined();
+  });
+
   it('still reads a version 1 export, which holds no assistant state', () => {
     useEveryFeature(t.brain, clock);
     const doc = t.brain.export();
