@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnIo } from '../../agent/loop.js';
@@ -311,6 +312,47 @@ describe('ordinary work still flows', () => {
     );
     expect(w.asked).toEqual([]);
     expect(w.lastToolResult(w.fake.requests[2]!)).toContain('page B says goodbye');
+  });
+
+  it('runs the issue’s ordinary commands in the workspace without asking, before and after a page', async () => {
+    w = await hostileWorld();
+    const ws = w.workspace;
+    mkdirSync(join(ws, 'src'));
+    writeFileSync(join(ws, 'README.md'), '# notes\n');
+    writeFileSync(join(ws, 'package.json'), '{"name": "notes"}\n');
+    writeFileSync(join(ws, 'src', 'a.ts'), '// TODO: more\n');
+    writeFileSync(join(ws, 'file'), 'one\ntwo\n');
+    const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', HOME: ws };
+    for (const args of [
+      ['init', '-q'],
+      ['add', '.'],
+      ['-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-qm', 'one'],
+    ])
+      spawnSync('git', args, { cwd: ws, env });
+    writeFileSync(join(ws, 'README.md'), '# notes\nmore\n');
+    w.pages.set('news', 'the news');
+    const commands = [
+      'ls -la',
+      'git status',
+      'git log --oneline -5',
+      'git diff',
+      'cat README.md | head -20',
+      'grep -rn TODO src',
+      'sed -n 1,20p file',
+      'jq .name package.json',
+    ];
+    w.fake.script.push(
+      ...commands.map((command, i) => call('run_command', { command }, `toolu_a${i}`)),
+      call('web_fetch', { url: `${w.pageUrl}/news` }),
+      ...commands.map((command, i) => call('run_command', { command }, `toolu_b${i}`)),
+      { text: 'done' },
+    );
+    await w.assistant.turn('chat/default', `look around, and read ${w.pageUrl}/news`, w.ownerIo());
+    expect(w.asked).toEqual([]);
+    const results = w.fake.requests.slice(1).map((r) => w.lastToolResult(r));
+    for (const [i, result] of results.entries())
+      if (i !== commands.length) expect(result, String(i)).toMatch(/exit code 0/);
+    expect(results[3]).toContain('+more');
   });
 
   it('reads the owner’s own files and memories in a clean owner turn without asking', async () => {
