@@ -238,7 +238,7 @@ export async function runRepl(options: {
             {
               onText: (delta) => {
                 wrote = true;
-                write(delta);
+                write(terminalText(delta));
               },
               onToolCall: (name) => note(`  [${name}]`),
               onRestart: () => note('(the answer starts over)'),
@@ -255,7 +255,7 @@ export async function runRepl(options: {
             // Without a terminal nobody can answer: an ask is denied, as in any unattended run.
             { signal: running.signal, unattended: !terminal },
           );
-          if (!wrote && !result.cancelled) write(result.reply);
+          if (!wrote && !result.cancelled) write(terminalText(result.reply));
           if (result.cancelled) note('(cancelled)');
           else write('\n');
         } catch (err) {
@@ -274,6 +274,15 @@ export async function runRepl(options: {
     options.signals?.off('SIGINT', onInterrupt);
     rl.close();
   }
+}
+
+/**
+ * The model's text as the terminal may print it: control characters other than newline and tab
+ * (and so every escape sequence) are left out, so a reply cannot move the cursor, clear the
+ * screen, hide what follows or paint a prompt of its own over the real one.
+ */
+export function terminalText(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
 }
 
 /**
