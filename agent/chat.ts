@@ -282,7 +282,16 @@ export async function runRepl(options: {
  * screen, hide what follows or paint a prompt of its own over the real one.
  */
 export function terminalText(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+  let out = '';
+  for (const c of text) if (printable(c.codePointAt(0)!)) out += c;
+  return out;
+}
+
+/** Newline, tab and everything but the C0 and C1 controls, DEL and the bidi overrides. */
+function printable(code: number): boolean {
+  if (code === 0x0a || code === 0x09) return true;
+  if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return false;
+  return !((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069));
 }
 
 /**
