@@ -380,10 +380,13 @@ export function createTelegramChannel(
   };
 }
 
-/** Who a forwarded message is from, as Telegram tells it; undefined when it is not forwarded. */
+/**
+ * Who a forwarded message is from, as Telegram tells it; undefined when it is not forwarded. A
+ * message sent through an inline bot is that bot's text, however the owner picked it.
+ */
 function forwardedFrom(msg: Message): string | undefined {
   const origin = msg.forward_origin;
-  if (!origin) return undefined;
+  if (!origin) return msg.via_bot ? `the inline bot @${msg.via_bot.username}` : undefined;
   switch (origin.type) {
     case 'user':
       return origin.sender_user.username ?? origin.sender_user.first_name;
