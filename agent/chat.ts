@@ -79,7 +79,7 @@ export function createAssistant(options: {
     createSearchMemoryTool({ embedder: options.embedder }) as Tool,
     // Every tool goes through the permission policy before it runs (agent/permissions/).
     ...fsWebTools(config.tools, config.secrets),
-    createRunCommandTool({ config: config.tools.runCommand }) as Tool,
+    createRunCommandTool({ config: config.tools.runCommand, env: config.commandEnv }) as Tool,
   ];
   const cache = createSessionCache();
   const permissions = {
@@ -92,7 +92,9 @@ export function createAssistant(options: {
     timeoutMs: config.permissions.approvalTimeoutSeconds * 1000,
     profiles: config.permissions.profiles,
     // Probed once per process, at the first tainted turn that wants a command run.
-    offline: () => config.tools.runCommand.sandbox !== 'off' && sandboxStatus().inUse,
+    offline: () =>
+      config.tools.runCommand.sandbox !== 'off' &&
+      sandboxStatus(config.commandEnv.PATH ?? '').inUse,
   };
   return {
     config,

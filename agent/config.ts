@@ -1,3 +1,4 @@
+import { commandEnv } from './tools/command-process.js';
 import { toolsConfigSchema, type ToolsConfig } from './tools/web-config.js';
 import { discordConfigSchema, type DiscordConfig } from './channels/discord/config.js';
 import { readFileSync } from 'node:fs';
@@ -128,6 +129,8 @@ export interface AssistantConfig {
   relayToOwner: boolean;
   /** The Discord channel, with its token from `DISCORD_BOT_TOKEN`; undefined when not configured. */
   discord: DiscordConfig | undefined;
+  /** The part of the environment a command of run_command starts from (agent/tools/command-process.ts). */
+  commandEnv: Record<string, string>;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -213,6 +216,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     lane: file.lane,
     relayToOwner: file.relayToOwner,
     discord: file.discord && { ...file.discord, token: env.DISCORD_BOT_TOKEN || undefined },
+    commandEnv: commandEnv(env),
     secrets,
   };
 }

@@ -88,7 +88,7 @@ export function checkSandbox(config: AssistantConfig): CheckItem {
       ok: true,
       detail: 'off (tools.runCommand.sandbox); commands run unconfined, the allowlist still holds',
     };
-  const { inUse, detail } = sandboxStatus();
+  const { inUse, detail } = sandboxStatus(config.commandEnv.PATH ?? '');
   if (inUse || mode === 'auto') return { name: 'sandbox', ok: true, detail };
   return {
     name: 'sandbox',

@@ -63,7 +63,7 @@ export async function executeCommand(options: ExecuteOptions): Promise<ExecuteRe
   if (!argvs || !first)
     throw new CommandRefused(`refused: the command was not parsed (${judgement.reason})`);
   if (options.signal.aborted) throw new Error('the turn was cancelled');
-  const sandbox = options.sandbox === 'off' ? undefined : currentSandbox();
+  const sandbox = options.sandbox === 'off' ? undefined : currentSandbox(options.env.PATH ?? '');
   if (options.sandbox === 'required' && !sandbox?.inUse)
     throw new CommandRefused(`refused: the sandbox is required but ${sandbox?.detail}`);
 

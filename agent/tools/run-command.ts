@@ -43,8 +43,8 @@ export type RunCommandConfig = z.output<typeof runCommandConfig>;
 
 export interface RunCommandDeps {
   config?: RunCommandConfig;
-  /** The environment the command's is made from (secrets removed); default process.env. */
-  env?: Record<string, string | undefined>;
+  /** The environment the command's is made from (only allowlisted names pass: command-process.ts). */
+  env: Record<string, string | undefined>;
 }
 
 /**
@@ -90,7 +90,7 @@ export async function locateCwd(
 }
 
 /** `run_command`: one command line in the workspace, killed with its children at the timeout. */
-export function createRunCommandTool(deps: RunCommandDeps = {}) {
+export function createRunCommandTool(deps: RunCommandDeps) {
   const config = deps.config ?? runCommandConfig.parse(undefined);
   const input = z.strictObject({
     command: z.string().min(1, 'must not be empty').max(10_000),
@@ -127,7 +127,7 @@ export function createRunCommandTool(deps: RunCommandDeps = {}) {
           cwd: where.dir,
           timeoutMs: timeoutS * 1000,
           signal: ctx.signal,
-          env: commandEnv(deps.env ?? process.env),
+          env: commandEnv(deps.env),
           maxOutputChars: config.maxOutputChars,
           writable: [...new Set([roots[0] ?? where.root, where.root])],
           network,

@@ -52,7 +52,7 @@ const PROBE = [
 ];
 
 /** The first executable `bwrap` on PATH, else /usr/bin/bwrap when it is there. */
-export function findBwrap(path: string = process.env.PATH ?? ''): string | undefined {
+export function findBwrap(path: string): string | undefined {
   const dirs = path.split(delimiter).filter((d) => isAbsolute(d));
   for (const file of [...dirs.map((d) => join(d, 'bwrap')), '/usr/bin/bwrap']) {
     try {
@@ -85,18 +85,20 @@ export function probeSandbox(bwrap: string | undefined): Sandbox {
   return { inUse: true, detail: `${name} in use`, bwrap };
 }
 
-// Once per process: the probe starts two processes, and whether namespaces work does not change
-// while the service runs. Computed at the first call, never at import.
-let probed: Sandbox | undefined;
+// Once per process and PATH: the probe starts two processes, and whether namespaces work does not
+// change while the service runs. Computed at the first call, never at import.
+const probed = new Map<string, Sandbox>();
 
-/** The sandbox of this process, probed at the first call. */
-export function currentSandbox(): Sandbox {
-  return (probed ??= probeSandbox(findBwrap()));
+/** The sandbox of this process for commands run with this PATH, probed at the first call. */
+export function currentSandbox(path: string): Sandbox {
+  let sandbox = probed.get(path);
+  if (!sandbox) probed.set(path, (sandbox = probeSandbox(findBwrap(path))));
+  return sandbox;
 }
 
 /** For `brain agent --check` and `brain doctor`: whether commands run confined, and why not. */
-export function sandboxStatus(): SandboxStatus {
-  const { inUse, detail } = currentSandbox();
+export function sandboxStatus(path: string): SandboxStatus {
+  const { inUse, detail } = currentSandbox(path);
   return { inUse, detail };
 }
 

@@ -22,8 +22,11 @@ export function registerMaintenance(program: Command, globals: Globals): void {
         // Problems left are a failed check, not a failed command: the report is the answer.
         if (!report.ok) process.exitCode = 1;
         // The assistant's run_command sandbox: reported here too, since doctor is where one looks.
-        const { sandboxStatus } = await import('../../agent/tools/sandbox.js');
-        const sandbox = sandboxStatus();
+        const [{ sandboxStatus }, { assistantEnv }] = await Promise.all([
+          import('../../agent/tools/sandbox.js'),
+          import('../assistant-config.js'),
+        ]);
+        const sandbox = sandboxStatus(assistantEnv().PATH ?? '');
         if (json) return printJson({ ...report, sandbox });
         printReport(report, opts.repair ?? false, sandbox.detail);
       }),

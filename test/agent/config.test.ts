@@ -76,6 +76,13 @@ describe('loadAssistantConfig', () => {
         heartbeat: undefined,
         reminders: { checkEverySeconds: 30 },
       },
+      commandEnv: {
+        HOME: expect.any(String),
+        PAGER: 'cat',
+        GIT_PAGER: 'cat',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_NO_LAZY_FETCH: '1',
+      },
       secrets: { anthropicApiKey: undefined, anthropicBaseUrl: undefined, ollamaHost: undefined },
     });
     expect(config.owner).toMatch(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/);

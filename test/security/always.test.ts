@@ -61,7 +61,7 @@ const mcpTool: Tool = {
 };
 const mcpOther: Tool = { ...mcpTool, name: 'mcp__github__delete_repo' };
 const tools: Record<string, Tool> = {
-  run_command: createRunCommandTool(),
+  run_command: createRunCommandTool({ env: process.env }),
   write_file: createWriteFileTool(),
   send_message: sendMessageTool,
   [mcpTool.name]: mcpTool,

@@ -53,7 +53,7 @@ const mcpTool: Tool = {
   readOnly: false,
   run: async () => ({ content: 'ran' }),
 };
-const runCommand = createRunCommandTool();
+const runCommand = createRunCommandTool({ env: process.env });
 const writeFile = createWriteFileTool();
 
 /** Characters that must never reach a prompt as themselves (newlines between lines aside). */

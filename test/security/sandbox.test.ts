@@ -31,6 +31,9 @@ import { systemClock, type Brain } from '../../src/index.js';
 import { plainEnv } from './hostile-repo.js';
 import { tally } from './tally.js';
 
+/** The PATH the sandbox is looked for on, as the assistant's config passes it. */
+const PATH = process.env.PATH ?? '';
+
 const t = tally('sandbox');
 const canary = `canary-${randomBytes(8).toString('hex')}`;
 let root: string;
@@ -122,8 +125,8 @@ describe('the sandbox status', () => {
     expect(probeSandbox(undefined).detail).toBe(
       'not in use (bubblewrap not found); commands run unconfined, the allowlist still holds',
     );
-    const status = sandboxStatus();
-    if (findBwrap())
+    const status = sandboxStatus(PATH);
+    if (findBwrap(PATH))
       expect(status.detail).toMatch(/^bubblewrap \d+\.\d+(\.\d+)? in use$|^not in use/);
     expect(status.inUse).toBe(status.detail.endsWith(' in use'));
   });
@@ -132,8 +135,9 @@ describe('the sandbox status', () => {
     const check = (sandbox: 'auto' | 'required' | 'off') =>
       checkSandbox({
         tools: { runCommand: runCommandConfig.parse({ sandbox }) },
+        commandEnv: { PATH },
       } as unknown as AssistantConfig);
-    const { inUse, detail } = sandboxStatus();
+    const { inUse, detail } = sandboxStatus(PATH);
     expect(check('auto')).toEqual({ name: 'sandbox', ok: true, detail });
     expect(check('required')).toMatchObject({ name: 'sandbox', ok: inUse });
     expect(check('off')).toMatchObject({ ok: true, detail: expect.stringMatching(/^off /) });
@@ -143,13 +147,13 @@ describe('the sandbox status', () => {
     const env = { BRAIN_DB: join(root, 'doctor.db'), BRAIN_AGENT: 'helios' };
     await runCliInProcess(['send', '--to', 'nova', '--body', 'hello'], env);
     const human = await runCliInProcess(['doctor'], env);
-    expect(human.stdout, human.stderr).toContain(`\nsandbox: ${sandboxStatus().detail}\n`);
+    expect(human.stdout, human.stderr).toContain(`\nsandbox: ${sandboxStatus(PATH).detail}\n`);
     const json = await runCliInProcess(['doctor', '--json'], env);
-    expect(JSON.parse(json.stdout).sandbox).toEqual(sandboxStatus());
+    expect(JSON.parse(json.stdout).sandbox).toEqual(sandboxStatus(PATH));
   });
 });
 
-describe.runIf(sandboxStatus().inUse)('run_command under bubblewrap', () => {
+describe.runIf(sandboxStatus(PATH).inUse)('run_command under bubblewrap', () => {
   it("cannot read the service's environment, through /proc or its own", async () => {
     const line = [
       `cat /proc/${service.pid}/environ`,

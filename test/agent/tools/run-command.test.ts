@@ -218,7 +218,10 @@ describe('run_command', () => {
         isError: true,
       });
     }
-    const rooted = createRunCommandTool({ config: runCommandConfig.parse({ roots: [outside] }) });
+    const rooted = createRunCommandTool({
+      config: runCommandConfig.parse({ roots: [outside] }),
+      env: process.env,
+    });
     expect(await rooted.run({ command: 'pwd', cwd: 'escape' }, context())).toEqual({
       content: `exit code 0\n${outside}\n`,
       isError: false,
