@@ -1,6 +1,6 @@
 import { BrainError, type Brain, type Clock, type Embedder } from '../src/index.js';
 import { loadContext, type CompactionSettings, type SessionCache } from './compaction.js';
-import { isHeadText, type Round } from './history.js';
+import type { Round } from './history.js';
 import { acquireTurnLease } from './lease.js';
 import { silentLog, type Log } from './log.js';
 import { buildSystemPrompt, relevantMemories } from './prompt.js';
@@ -25,6 +25,7 @@ import type { Policy } from './permissions/policy.js';
 import {
   createTrust,
   offeredTools,
+  trustContext,
   withoutForeign,
   type Driver,
   type MutableTrust,
@@ -522,25 +523,6 @@ function driverOf(options: RunTurnOptions): Driver {
   if (options.driver) return options.driver;
   const from = options.input.from ?? options.config.owner;
   return from === options.config.owner ? 'owner' : 'agent';
-}
-
-/**
- * What the context holds, for the turn's trust: every block of foreign content taints it (a
- * page read three turns ago is still there for the model to obey), and the owner's own words
- * are where a URL or query the owner chose can be found. Summaries and notes are not the
- * owner's words.
- */
-function trustContext(trust: MutableTrust, history: ChatMessage[]): void {
-  for (const message of history) {
-    for (const block of message.content) {
-      if (block.type === 'tool_result') trust.taintFrom(block.content);
-      else if (block.type === 'text') {
-        trust.taintFrom(block.text);
-        if (message.role === 'user' && !isHeadText(block.text))
-          trust.addOwnerText(withoutForeign(block.text));
-      }
-    }
-  }
 }
 
 /**

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { isHeadText } from '../history.js';
+import type { ChatMessage } from '../models/types.js';
 import type { Tool } from '../tools/types.js';
 import type { Decision, PermissionLevel } from './policy.js';
 
@@ -121,7 +123,9 @@ export interface TurnTrust {
 /** A turn's trust, grown as it takes content in. */
 export function createTrust(driver: Driver, ownerText = '', sources: Iterable<string> = []) {
   const seen = new Set<string>(sources);
-  let text = ownerText;
+  // Joined when read (only a tainted turn's way out reads it): a long session adds many pieces.
+  const pieces = ownerText ? [ownerText] : [];
+  let joined: string | undefined;
   return {
     get driver() {
       return driver;
@@ -130,7 +134,7 @@ export function createTrust(driver: Driver, ownerText = '', sources: Iterable<st
       return [...seen];
     },
     get ownerText() {
-      return text;
+      return (joined ??= pieces.join('\n'));
     },
     taint(source: string) {
       seen.add(source);
@@ -140,7 +144,9 @@ export function createTrust(driver: Driver, ownerText = '', sources: Iterable<st
       for (const s of markedSources(content)) seen.add(s);
     },
     addOwnerText(more: string) {
-      text = text ? `${text}\n${more}` : more;
+      if (more === '') return;
+      pieces.push(more);
+      joined = undefined;
     },
   };
 }
@@ -310,3 +316,33 @@ export function applyTrust(
     alwaysPattern: undefined,
   };
 }
+
+/**
+ * What the context holds, for the turn's trust: every block of foreign content taints it (a
+ * page read three turns ago is still there for the model to obey), and the owner's own words
+ * are where a URL or query the owner chose can be found. Summaries and notes are not the
+ * owner's words.
+ */
+export function trustContext(trust: MutableTrust, history: ChatMessage[]): void {
+  for (const message of history) {
+    for (const block of message.content) {
+      let read = trustRead.get(block);
+      if (!read) {
+        const text =
+          block.type === 'tool_result' ? block.content : block.type === 'text' ? block.text : '';
+        read = { sources: markedSources(text) };
+        if (block.type === 'text' && message.role === 'user' && !isHeadText(text))
+          read.owner = withoutForeign(text);
+        trustRead.set(block, read);
+      }
+      for (const s of read.sources) trust.taint(s);
+      if (read.owner !== undefined) trust.addOwnerText(read.owner);
+    }
+  }
+}
+
+/**
+ * What each block of a context says for trust, read once: a long-running process rebuilds the
+ * context from the same blocks every turn (agent/compaction.ts SessionCache).
+ */
+const trustRead = new WeakMap<object, { sources: string[]; owner?: string }>();
