@@ -79,9 +79,9 @@ export function arrivalTurn(host: ServiceHost, arrival: Arrival): ArrivalTurn {
 }
 
 /**
- * The sender's words, preceded by the message they reply to. Only the assistant's own earlier
- * words, and the owner's in the owner's turn, are quoted as they are; anyone else's come as
- * untrusted data. A forwarded message is someone else's words however it arrived.
+ * The sender's words, preceded by the message they reply to. Only the owner's own words, in the
+ * owner's turn, are quoted as they are; anyone else's, the bot's own included, come as untrusted
+ * data. A forwarded message is someone else's words however it arrived.
  */
 export function turnText(arrival: Arrival, ownerTurn: boolean): string {
   const said = arrival.forwardedFrom
@@ -91,7 +91,10 @@ export function turnText(arrival: Arrival, ownerTurn: boolean): string {
   if (!q) return said;
   const content = q.text === '' ? '(its text is not available)' : q.text;
   let context: string;
-  if (q.byAssistant) context = `(Replying to your earlier message:)\n${quote(content)}`;
+  // The bot's own messages in a chat carry what it relayed (another agent's words, a reminder
+  // set by a tainted turn, a mail summary): quoted back, they are data like anyone else's.
+  if (q.byAssistant)
+    context = `(Replying to your earlier message on ${arrival.channel}:)\n${untrusted(`${arrival.channel}:assistant`, content)}`;
   else if (q.byOwner && ownerTurn) context = `(Replying to my earlier message:)\n${quote(content)}`;
   else
     context = `(Replying to a message by ${label(q.author)} on ${arrival.channel}:)\n${untrusted(`${arrival.channel}:${label(q.author)}`, content)}`;
