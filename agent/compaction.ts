@@ -242,8 +242,8 @@ export async function loadContext(o: LoadContextOptions): Promise<ChatMessage[]>
   });
 
   const olderHistory = buildHistory({ agent, owner, summary, messages: older });
-  await saveBeforeCompaction(o, olderHistory);
   const foreign = foreignSources(olderHistory);
+  await saveBeforeCompaction(o, olderHistory, foreign);
   try {
     const response = await o.compactionPool.complete({
       system: SUMMARY_SYSTEM,
@@ -291,7 +291,11 @@ function readContext(
 }
 
 /** One silent model turn offering only save_memory, its calls run, its text never shown. */
-async function saveBeforeCompaction(o: LoadContextOptions, older: ChatMessage[]): Promise<void> {
+async function saveBeforeCompaction(
+  o: LoadContextOptions,
+  older: ChatMessage[],
+  foreign: readonly string[],
+): Promise<void> {
   const save = o.tools.find((t) => t.name === 'save_memory');
   if (!save) return;
   const messages = repairHistory([
@@ -308,7 +312,11 @@ async function saveBeforeCompaction(o: LoadContextOptions, older: ChatMessage[])
     o.onUsage(response);
     for (const b of response.content) {
       if (b.type === 'tool_use' && b.name === save.name)
-        await runToolCall([save], b, o.toolContext);
+        // What is saved from foreign content is marked so (agent/tools/save-memory.ts).
+        await runToolCall([save], b, {
+          ...o.toolContext,
+          taint: () => [...(o.toolContext.taint?.() ?? []), ...foreign],
+        });
     }
   } catch (err) {
     if (aborted(o)) throw err;

@@ -24,6 +24,7 @@ import {
 import type { Policy } from './permissions/policy.js';
 import {
   createTrust,
+  markedSources,
   offeredTools,
   trustContext,
   withoutForeign,
@@ -527,16 +528,17 @@ function driverOf(options: RunTurnOptions): Driver {
 
 /**
  * The memories the prompt shows; one written by anyone but the owner or the assistant taints, and
- * so does one the assistant saved in a tainted turn.
+ * so does one the assistant saved in a tainted turn or one that quotes foreign content (a message
+ * of the owner's with a forwarded text in it).
  */
-function foreignMemories<M extends { id: string; agent: string; foreign?: boolean }>(
+function foreignMemories<M extends { id: string; agent: string; text: string; foreign?: boolean }>(
   trust: MutableTrust,
   config: TurnConfig,
   memories: M[],
 ): M[] {
   for (const m of memories) {
     if (m.agent !== config.owner && m.agent !== config.agent) trust.taint(`memory:${m.agent}`);
-    else if (m.foreign) trust.taint(`memory:${m.id}`);
+    else if (m.foreign || markedSources(m.text).length > 0) trust.taint(`memory:${m.id}`);
   }
   return memories;
 }

@@ -182,6 +182,31 @@ describe('compaction in a turn', () => {
     ).toMatchObject({ calls: 2 });
   });
 
+  it('marks a summary of foreign content, and what the silent turn saves from it, as foreign', async () => {
+    f = await assistantFixture({ compaction: { thresholdTokens: 1000, keepRecentTokens: 20 } });
+    f.t.brain.remember({ agent: 'ann', content: 'Ann lives in Bern' });
+    f.fake.script.push(
+      { toolUses: [{ id: 'toolu_s', name: 'search_memory', input: { query: 'Bern' } }] },
+      { text: 'You live in Bern.' },
+      { text: 'Noted.', usage: { input_tokens: 5000, output_tokens: 4 } },
+    );
+    await f.turn('where do I live?');
+    await f.turn('thanks');
+    f.fake.script.push(
+      { toolUses: [{ name: 'save_memory', input: { content: 'Ann lives in Bern (checked)' } }] },
+      { text: '## Facts\nAnn lives in Bern' },
+      { text: 'ok' },
+    );
+    const third = await f.turn('and now?');
+    const summary = f.t.brain.latestSummary(third.threadId)!;
+    expect(summary.stm.content).toMatch(/<untrusted source="compacted:tool:search_memory">/);
+    const saved = f.t.brain.listStm().find((s) => s.content === 'Ann lives in Bern (checked)');
+    expect(saved!.categories).toEqual(['foreign']);
+    // The turn after the summary is tainted by it.
+    const reply = f.t.brain.getMessage(third.messageIds.reply)!;
+    expect(reply.metadata.assistant).toMatchObject({ taint: ['compacted:tool:search_memory'] });
+  });
+
   it('keeps tool pairs whole when the cut falls after a turn with tool rounds', async () => {
     f = await assistantFixture({ compaction: { thresholdTokens: 1000, keepRecentTokens: 400 } });
     await twoTurns();
