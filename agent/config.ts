@@ -27,7 +27,7 @@ import {
 export type Env = Record<string, string | undefined>;
 
 /** The model used when the config names none: Anthropic's when a key is set, else Ollama's. */
-export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5';
 export const DEFAULT_OLLAMA_MODEL = 'llama3.1';
 
 const timeZone = z.string().refine((tz) => {
@@ -239,7 +239,9 @@ export function defaultModels(hasAnthropicKey: boolean): ModelsConfig {
   const endpoint = hasAnthropicKey
     ? { provider: 'anthropic' as const, model: DEFAULT_ANTHROPIC_MODEL }
     : { provider: 'ollama' as const, model: DEFAULT_OLLAMA_MODEL };
-  return { endpoints: [endpointConfig.parse(endpoint)] };
+  const models: ModelsConfig = { endpoints: [endpointConfig.parse(endpoint)] };
+  if (!hasAnthropicKey) models.chosenBecause = 'no ANTHROPIC_API_KEY set';
+  return models;
 }
 
 /** The login name as an agent name: other characters become `-`; `owner` if nothing is left. */

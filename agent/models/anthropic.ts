@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Clock } from '../../src/index.js';
+import type { ModelLog } from './pool.js';
 import { streamWatchdog } from './watchdog.js';
 import {
   ModelError,
@@ -31,6 +32,10 @@ export interface AnthropicClientOptions {
   maxRetries?: number;
   /** For `retry-after` given as a date. */
   clock?: Clock;
+  /** Where the SDK's deprecation notices go instead of the console. */
+  log?: ModelLog;
+  /** Models whose deprecation notice is already logged: shared by a pool's clients, so once a model. */
+  warnedModels?: Set<string>;
 }
 
 type Param = Anthropic.MessageCreateParamsStreaming;
@@ -145,18 +150,22 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     maxRetries: options.maxRetries ?? 0,
     timeout: options.timeoutMs ?? 120_000,
   });
+  const url = (options.baseUrl ?? sdk.baseURL).replace(/\/+$/, '');
+  // The endpoint as a reader of an error needs it: provider, model and where it was asked.
+  const where = `${id} (anthropic ${model} at ${url})`;
+  const warnedModels = options.warnedModels ?? new Set<string>();
   // The key must not reach a log or an error, whatever the server echoed.
   const scrub = (text: string) => (apiKey ? text.replaceAll(apiKey, '[redacted]') : text);
 
   function toModelError(err: unknown, signal: AbortSignal | undefined): ModelError {
     if (err instanceof ModelError) return err;
     if (signal?.aborted || err instanceof Anthropic.APIUserAbortError) {
-      return new ModelError('aborted', `${id}: request aborted`, { endpoint: id });
+      return new ModelError('aborted', `${where}: request aborted`, { endpoint: id });
     }
     if (err instanceof Anthropic.APIConnectionError) {
       const what = err instanceof Anthropic.APIConnectionTimeoutError ? 'timed out' : 'failed';
       const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-      return new ModelError('connection', scrub(`${id}: connection ${what}${cause}`), {
+      return new ModelError('connection', scrub(`${where}: connection ${what}${cause}`), {
         endpoint: id,
       });
     }
@@ -164,7 +173,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       const kind = classify(err);
       const status = err.status ?? undefined;
       const label = [status, err.type].filter((x) => x !== undefined && x !== null).join(' ');
-      return new ModelError(kind, scrub(`${id}: ${label}: ${apiMessage(err)}`), {
+      return new ModelError(kind, scrub(`${where}: ${label}: ${apiMessage(err)}`), {
         endpoint: id,
         ...(status !== undefined ? { status } : {}),
         ...(kind === 'rate_limited' || kind === 'overloaded'
@@ -173,7 +182,29 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       });
     }
     const message = err instanceof Error ? err.message : String(err);
-    return new ModelError('server', scrub(`${id}: ${message}`), { endpoint: id });
+    return new ModelError('server', scrub(`${where}: ${message}`), { endpoint: id });
+  }
+
+  /**
+   * Starts the SDK's stream. The SDK prints a deprecation notice with `console.warn` on every
+   * request for a deprecated model (it does not use its `logger` for it), synchronously inside
+   * `messages.stream()`: for that synchronous call only, the notice goes to our log, once a model,
+   * so it never reaches a chat, a reply or the service's stderr again.
+   */
+  function startStream(params: Param, signal: AbortSignal) {
+    const consoleWarn = console.warn;
+    console.warn = (...args: unknown[]) => {
+      const text = args.map(String).join(' ');
+      if (!warnedModels.has(model)) {
+        warnedModels.add(model);
+        options.log?.('warn', 'model_deprecated', { endpoint: id, model, notice: text });
+      }
+    };
+    try {
+      return sdk.messages.stream(params, { signal });
+    } finally {
+      console.warn = consoleWarn;
+    }
   }
 
   return {
@@ -196,7 +227,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       if (request.tools.length > 0) params.tools = toParamTools(request.tools);
       const watchdog = streamWatchdog(options.idleTimeoutMs ?? 120_000, signal);
       try {
-        const stream = sdk.messages.stream(params, { signal: watchdog.signal });
+        const stream = startStream(params, watchdog.signal);
         stream.on('connect', () => watchdog.touch());
         stream.on('streamEvent', () => watchdog.touch());
         if (onText) stream.on('text', (delta) => onText(delta));

@@ -19,4 +19,7 @@ export const modelsConfig = z.strictObject({
   /** Summarises old turns; default: the pool's first endpoint. */
   compactionModel: endpointConfig.optional(),
 });
-export type ModelsConfig = z.output<typeof modelsConfig>;
+export type ModelsConfig = z.output<typeof modelsConfig> & {
+  /** Set when no config chose the models, e.g. `no ANTHROPIC_API_KEY set`: errors then say so. */
+  chosenBecause?: string;
+};

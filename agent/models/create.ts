@@ -54,6 +54,7 @@ function clientOf(
   path: string,
   secrets: ModelSecrets,
   clock: Clock,
+  shared: { log: ModelLog; warnedModels: Set<string>; chosenBecause?: string | undefined },
 ): ModelClient {
   if (endpoint.provider === 'ollama') {
     return lazyClient(id, endpoint, async () => {
@@ -63,6 +64,7 @@ function clientOf(
         model: endpoint.model,
         host: endpoint.baseUrl ?? secrets.ollamaHost ?? DEFAULT_OLLAMA_HOST,
         maxTokens: endpoint.maxTokens,
+        chosenBecause: shared.chosenBecause,
       });
     });
   }
@@ -83,6 +85,8 @@ function clientOf(
       baseUrl: endpoint.baseUrl ?? secrets.anthropicBaseUrl,
       maxTokens: endpoint.maxTokens,
       clock,
+      log: shared.log,
+      warnedModels: shared.warnedModels,
     });
   });
 }
@@ -105,6 +109,11 @@ export function createModels(
     ...(options.backoff ? { backoff: options.backoff } : {}),
     ...(options.cooldown ? { cooldown: options.cooldown } : {}),
   };
+  const shared = {
+    log: options.log,
+    warnedModels: new Set<string>(),
+    chosenBecause: config.chosenBecause,
+  };
   const endpoints: PoolEndpoint[] = config.endpoints.map((endpoint, i) => ({
     client: clientOf(
       endpoint,
@@ -112,6 +121,7 @@ export function createModels(
       `models.endpoints.${i}`,
       secrets,
       clock,
+      shared,
     ),
     priority: endpoint.priority,
     tags: endpoint.tags,
@@ -127,6 +137,7 @@ export function createModels(
       'models.compactionModel',
       secrets,
       clock,
+      shared,
     ),
     priority: first - 1,
     tags: chosen.tags,

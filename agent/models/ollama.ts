@@ -23,6 +23,11 @@ export interface OllamaClientOptions {
    * local model may take that long to load before its first word.
    */
   idleTimeoutMs?: number;
+  /**
+   * Why this endpoint serves at all when the user chose none, e.g. `no ANTHROPIC_API_KEY set`:
+   * said when it does not answer, since the fix is then the missing variable, not Ollama.
+   */
+  chosenBecause?: string | undefined;
 }
 
 /** Ollama's tool calls carry no id; ours must, to pair each result with its call. */
@@ -99,11 +104,14 @@ function argumentsOf(call: ToolCall): Record<string, unknown> {
 
 export function createOllamaClient(options: OllamaClientOptions): ModelClient {
   const { id, model, host } = options;
+  const url = host.replace(/\/+$/, '');
+  // The endpoint as a reader of an error needs it: provider, model and where it was asked.
+  const where = `${id} (ollama ${model} at ${url})`;
 
   function toModelError(err: unknown, signal: AbortSignal | undefined): ModelError {
     if (err instanceof ModelError) return err;
     if (signal?.aborted)
-      return new ModelError('aborted', `${id}: request aborted`, { endpoint: id });
+      return new ModelError('aborted', `${where}: request aborted`, { endpoint: id });
     const status = (err as { status_code?: unknown }).status_code;
     const message = err instanceof Error ? err.message : String(err);
     if (typeof status === 'number') {
@@ -115,14 +123,17 @@ export function createOllamaClient(options: OllamaClientOptions): ModelClient {
             : status === 400
               ? 'bad_request'
               : 'server'; // 404 (model not pulled here) and 5xx: another endpoint may answer
-      return new ModelError(kind, `${id}: ${status}: ${message}`, { status, endpoint: id });
+      return new ModelError(kind, `${where}: ${status}: ${message}`, { status, endpoint: id });
     }
     // fetch() fails with a TypeError whose cause is the socket's error (ECONNREFUSED, …).
     if (err instanceof TypeError) {
       const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-      return new ModelError('connection', `${id}: connection failed${cause}`, { endpoint: id });
+      const text = options.chosenBecause
+        ? `${options.chosenBecause}, so the default is Ollama at ${url}, which did not answer${cause} (${id})`
+        : `${where}: connection failed${cause}`;
+      return new ModelError('connection', text, { endpoint: id });
     }
-    return new ModelError('server', `${id}: ${message}`, { endpoint: id });
+    return new ModelError('server', `${where}: ${message}`, { endpoint: id });
   }
 
   return {

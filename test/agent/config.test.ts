@@ -35,6 +35,7 @@ describe('loadAssistantConfig', () => {
         endpoints: [
           { provider: 'ollama', model: 'llama3.1', tags: [], priority: 0, maxTokens: 4096 },
         ],
+        chosenBecause: 'no ANTHROPIC_API_KEY set',
       },
       compaction: { thresholdTokens: 100_000, keepRecentTokens: 20_000 },
       maxRounds: 20,
@@ -97,7 +98,7 @@ describe('loadAssistantConfig', () => {
       }),
     });
     expect(config.models.endpoints.map((e) => [e.provider, e.model])).toEqual([
-      ['anthropic', 'claude-sonnet-4-5'],
+      ['anthropic', 'claude-sonnet-5-5'],
     ]);
     expect(config.secrets).toEqual({
       anthropicApiKey: 'sk-test',

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAnthropicClient, retryAfterOf } from '../../../agent/models/anthropic.js';
 import { ModelError, type ModelRequest } from '../../../agent/models/types.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
-import { closedPortUrl } from './helpers.js';
+import { captureLog, closedPortUrl } from './helpers.js';
 
 const KEY = 'sk-ant-test-secret-key-1234';
 let fake: FakeAnthropic;
@@ -205,10 +205,41 @@ describe('the Anthropic client', () => {
     });
   });
 
-  it('maps a refused connection to connection', async () => {
-    const err = await failure(client(await closedPortUrl()).complete(request()));
+  it('maps a refused connection to connection, naming the provider, model and URL', async () => {
+    const url = await closedPortUrl();
+    const err = await failure(client(url).complete(request()));
     expect(err.kind).toBe('connection');
+    expect(err.message).toContain(`anthropic:claude-test@0 (anthropic claude-test at ${url})`);
     expect(err.message).not.toContain(KEY);
+  });
+
+  it('logs the SDK deprecation notice once per model and never prints it', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    const { log, lines } = captureLog();
+    const warnedModels = new Set<string>();
+    const old = (id: string) =>
+      createAnthropicClient({
+        id,
+        model: 'claude-sonnet-4-5',
+        apiKey: KEY,
+        baseUrl: fake.baseUrl,
+        maxTokens: 64,
+        log,
+        warnedModels,
+      });
+    fake.script.push({ text: 'one' }, { text: 'two' }, { text: 'three' });
+    await old('a@0').complete(request());
+    await old('a@0').complete(request());
+    await old('a@1').complete(request());
+    try {
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+    const deprecated = lines.filter((line) => line.event === 'model_deprecated');
+    expect(deprecated).toHaveLength(1);
+    expect(deprecated[0]).toMatchObject({ level: 'warn', fields: { model: 'claude-sonnet-4-5' } });
+    expect(String(deprecated[0]!.fields.notice)).toContain('end-of-life');
   });
 
   it('rejects with aborted soon after the signal fires mid-stream, and closes the connection', async () => {

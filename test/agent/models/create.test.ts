@@ -1,11 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { modelsConfig } from '../../../agent/models/config.js';
 import { createModels } from '../../../agent/models/create.js';
 import type { ModelRequest } from '../../../agent/models/types.js';
 import { BrainError } from '../../../src/index.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
 import { startFakeOllamaChat, type FakeOllamaChat } from '../fakes/ollama-server.js';
-import { captureLog, manualTime } from './helpers.js';
+import { captureLog, closedPortUrl, manualTime } from './helpers.js';
+import { DEFAULT_ANTHROPIC_MODEL, defaultModels } from '../../../agent/config.js';
 
 let envAnthropic: FakeAnthropic;
 let ownAnthropic: FakeAnthropic;
@@ -83,5 +84,34 @@ describe('createModels', () => {
     ollama.failure = { error: 'server' };
     expect((await compaction.complete(ask)).endpoint).toBe('anthropic:claude-main@0');
     expect(ollama.requests.map((r) => r.body.model)).toEqual(['qwen3', 'qwen3']);
+  });
+
+  it('says a missing ANTHROPIC_API_KEY made Ollama the default when Ollama does not answer', async () => {
+    const url = await closedPortUrl();
+    const models = defaultModels(false);
+    const { pool } = createModels(models, { ollamaHost: url }, options());
+    const err = (await pool.complete(ask).catch((e: unknown) => e)) as Error;
+    expect(err.message).toContain(
+      `no ANTHROPIC_API_KEY set, so the default is Ollama at ${url}, which did not answer`,
+    );
+  });
+
+  it('defaults to a Sonnet the installed SDK does not deprecate', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    const { log, lines } = captureLog();
+    const { pool } = createModels(
+      defaultModels(true),
+      { anthropicApiKey: 'sk-test', anthropicBaseUrl: envAnthropic.baseUrl },
+      { ...options(), log },
+    );
+    envAnthropic.script.push({ text: 'hi' });
+    await pool.complete(ask);
+    try {
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+    expect(envAnthropic.requests[0]!.body).toMatchObject({ model: DEFAULT_ANTHROPIC_MODEL });
+    expect(lines.filter((line) => line.event === 'model_deprecated')).toEqual([]);
   });
 });

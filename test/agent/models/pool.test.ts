@@ -176,7 +176,7 @@ describe('the model pool', () => {
     const err = (await pool.complete(ask).catch((e: unknown) => e)) as ModelError;
     expect(err).toMatchObject({ kind: 'connection' });
     expect(err.message).toMatch(
-      /^no model endpoint answered: a cooling until .* \(a: connection failed/,
+      /^no model endpoint answered: a cooling until .* \(a \(anthropic .* at http:\/\/127\.0\.0\.1:\d+\): connection failed/,
     );
     expect(time.waits).toEqual([250, 500]);
   });
