@@ -23,6 +23,12 @@ import { fsWebTools } from './tools/fs-web.js';
 import { saveMemoryTool } from './tools/save-memory.js';
 import { createSearchMemoryTool } from './tools/search-memory.js';
 import type { Tool } from './tools/types.js';
+import {
+  createSessionModels,
+  parseCommand,
+  runCommand,
+  type SessionModels,
+} from './service/commands.js';
 
 /** `chat/NAME`: the session a terminal conversation is. */
 export const chatSession = (name: string) => `chat/${name}`;
@@ -55,6 +61,8 @@ export interface Assistant {
    * census; the session's context), so that it costs what later turns do: for idle time.
    */
   warm(session: string): void;
+  /** Each session's endpoint chosen with `/model` (agent/service/commands.ts). */
+  readonly models: SessionModels;
 }
 
 export function createAssistant(options: {
@@ -67,6 +75,8 @@ export function createAssistant(options: {
   judgeCommand?: JudgeCommand;
   /** Tools beside the built-in ones, asked for at each turn (the service's components). */
   moreTools?: (session: string) => readonly Tool[];
+  /** Each session's `/model` choice; kept by the host across reconfigurations. */
+  sessionModels?: SessionModels;
 }): Assistant {
   const { brain, config, clock, log } = options;
   const models: { pool: ModelPool; compaction: ModelPool } = createModels(
@@ -74,6 +84,23 @@ export function createAssistant(options: {
     config.secrets,
     { clock, log },
   );
+  const sessionModels = options.sessionModels ?? createSessionModels();
+  // A pool of the one endpoint `/model` chose, built once per endpoint on first use.
+  const chosenPools = new Map<number, ModelPool>();
+  const poolOf = (session: string): ModelPool => {
+    const index = sessionModels.get(session);
+    const endpoint = index === undefined ? undefined : config.models.endpoints[index];
+    if (index === undefined || !endpoint) return models.pool;
+    let pool = chosenPools.get(index);
+    if (!pool) {
+      pool = createModels({ ...config.models, endpoints: [endpoint] }, config.secrets, {
+        clock,
+        log,
+      }).pool;
+      chosenPools.set(index, pool);
+    }
+    return pool;
+  };
   const tools: Tool[] = [
     saveMemoryTool as Tool,
     createSearchMemoryTool({ embedder: options.embedder }) as Tool,
@@ -98,6 +125,7 @@ export function createAssistant(options: {
   };
   return {
     config,
+    models: sessionModels,
     warm(session) {
       brain.warmSearch();
       const current = brain.session({ name: session, agent: config.agent, owner: config.owner });
@@ -107,7 +135,7 @@ export function createAssistant(options: {
       try {
         return await runTurn({
           brain,
-          pool: models.pool,
+          pool: poolOf(session),
           compactionPool: models.compaction,
           tools,
           // Asked for again before each model call: find_tools can load MCP tools mid-turn.
@@ -159,8 +187,8 @@ export interface ReplStreams {
 
 /**
  * The terminal conversation: a line is a turn whose reply streams as it is written; Ctrl-C
- * cancels the running turn (a second one, or one at an idle prompt, quits); `/new` starts a
- * fresh session, `/exit` quits.
+ * cancels the running turn (a second one, or one at an idle prompt, quits); `/exit` quits, and
+ * the other slash commands are the conversation's (agent/service/commands.ts), never a turn.
  */
 export async function runRepl(options: {
   assistant: Assistant;
@@ -169,6 +197,8 @@ export async function runRepl(options: {
   streams: ReplStreams;
   /** Where Ctrl-C arrives from when stdin is not a terminal (readline only sees it on a TTY). */
   signals?: NodeJS.EventEmitter;
+  /** The components' tools for the owner's turn (reminders, tasks, MCP servers: chat-host.ts). */
+  tools?: (session: string) => readonly Tool[];
 }): Promise<void> {
   const { assistant, brain, session, streams } = options;
   const { config } = assistant;
@@ -204,7 +234,7 @@ export async function runRepl(options: {
 
   const current = brain.session({ name: session, agent: config.agent, owner: config.owner });
   note(
-    `brain chat: session ${session} (${current.thread_id}); /new starts afresh, /exit or Ctrl-C quits`,
+    `brain chat: session ${session} (${current.thread_id}); /help lists commands, /exit or Ctrl-C quits`,
   );
   rl.setPrompt('you> ');
   rl.prompt();
@@ -227,9 +257,19 @@ export async function runRepl(options: {
     for await (const raw of rl) {
       const line = raw.trim();
       if (line === '/exit') break;
-      if (line === '/new') {
-        const fresh = brain.newSession({ name: session, agent: config.agent, owner: config.owner });
-        note(`(new session: ${fresh.thread_id}; the old one stays searchable)`);
+      const command = parseCommand(line);
+      if (command) {
+        // The terminal's user is the owner; a line is read only between turns, so nothing runs.
+        const { reply } = runCommand(command.name, command.arg, {
+          brain,
+          config,
+          session,
+          owner: true,
+          models: assistant.models,
+          busy: () => running !== undefined,
+          cancel: () => running?.abort(new Error('cancelled')),
+        });
+        if (reply !== '') write(`${terminalText(reply)}\n`);
       } else if (line !== '') {
         running = new AbortController();
         let wrote = false;
@@ -255,7 +295,11 @@ export async function runRepl(options: {
                 : {}),
             },
             // Without a terminal nobody can answer: an ask is denied, as in any unattended run.
-            { signal: running.signal, unattended: !terminal },
+            {
+              signal: running.signal,
+              unattended: !terminal,
+              ...(options.tools ? { tools: () => options.tools!(session) } : {}),
+            },
           );
           if (!wrote && !result.cancelled) write(terminalText(result.reply));
           if (result.cancelled) note('(cancelled)');

@@ -5,6 +5,7 @@ import type { Log } from '../log.js';
 import type { Driver } from '../permissions/trust.js';
 import type { TurnResult } from '../loop.js';
 import type { Tool } from '../tools/types.js';
+import { createSessionModels } from './commands.js';
 import { createLane, TurnCancelledError, type Lane } from './lane.js';
 import type {
   Channel,
@@ -101,10 +102,19 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
 
   const componentTools = (session: string, origin: TurnOrigin): readonly Tool[] =>
     components.flatMap((c) => (c.tools ? [...c.tools(session, origin)] : []));
+  // Outlives each reconfiguration's assistant: a `/model` choice holds until the process ends.
+  const sessionModels = createSessionModels();
   const makeAssistant =
     options.assistant ??
     ((cfg: AssistantConfig) =>
-      createAssistant({ brain, config: cfg, clock, log, embedder: options.embedder }));
+      createAssistant({
+        brain,
+        config: cfg,
+        clock,
+        log,
+        embedder: options.embedder,
+        sessionModels,
+      }));
   let assistant = makeAssistant(config);
 
   const run = async (request: TurnRequest, signal: AbortSignal): Promise<TurnResult> => {
@@ -156,6 +166,8 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
     clock,
     log,
     lane,
+    sessionModels,
+    queuedTurns: () => lane.queued,
     config: () => config,
     enqueue(request): QueuedTurn {
       if (closed) {

@@ -4,6 +4,7 @@ import type { Log } from '../log.js';
 import type { TurnIo, TurnResult } from '../loop.js';
 import type { Driver } from '../permissions/trust.js';
 import type { Tool } from '../tools/types.js';
+import type { SessionModels } from './commands.js';
 
 /**
  * The contract between `brain agent` (agent/service/) and what runs inside it: the channels
@@ -96,6 +97,10 @@ export interface ServiceHost {
   noteOwnerTarget(target: ChannelTarget): void;
   /** Send text to the owner at `target`, else where the owner spoke last; false when nothing could. */
   deliver(text: string, target?: ChannelTarget): Promise<boolean>;
+  /** Each session's `/model` choice, which the host's assistant follows (agent/service/commands.ts). */
+  readonly sessionModels?: SessionModels;
+  /** Turns waiting in the lane: `/status`. */
+  queuedTurns?(): number;
 }
 
 /** `brain agent --check`: one line per thing looked at. */

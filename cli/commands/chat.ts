@@ -40,15 +40,29 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
           embedder,
         });
         const session = chatSession(opts.session);
+        // The owner's turn gets the service's tools by origin: reminders, tasks, MCP servers.
+        const { startChatComponents } = await import('../../agent/chat-host.js');
+        const components = await startChatComponents({
+          brain,
+          config,
+          clock: () => new Date(),
+          log,
+          assistant,
+        });
 
         if (opts.message === undefined) {
-          return runRepl({
-            assistant,
-            brain,
-            session,
-            streams: { input: process.stdin, output: process.stdout, note: (l) => note(dim(l)) },
-            signals: process.stdin.isTTY ? undefined : process,
-          });
+          try {
+            return await runRepl({
+              assistant,
+              brain,
+              session,
+              streams: { input: process.stdin, output: process.stdout, note: (l) => note(dim(l)) },
+              signals: process.stdin.isTTY ? undefined : process,
+              tools: components.tools,
+            });
+          } finally {
+            await components.stop();
+          }
         }
 
         const controller = new AbortController();
@@ -61,7 +75,11 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
             opts.message,
             { onText: () => {} },
             // One turn and exit: nobody is there to answer an ask, so it is denied.
-            { signal: controller.signal, unattended: true },
+            {
+              signal: controller.signal,
+              unattended: true,
+              tools: () => components.tools(session),
+            },
           );
           if (result.cancelled) process.exitCode = 130;
           if (json)
@@ -70,7 +88,13 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
               session: result.session,
               thread_id: result.threadId,
               message_ids: [result.messageIds.user, result.messageIds.reply],
-              usage: result.usage,
+              // snake_case like every other --json document
+              usage: {
+                input_tokens: result.usage.input,
+                output_tokens: result.usage.output,
+                cache_read_tokens: result.usage.cacheRead,
+                cache_write_tokens: result.usage.cacheWrite,
+              },
               model: result.model ?? null,
               stop_reason: result.stopReason,
             });
@@ -83,6 +107,7 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
         } finally {
           process.off('SIGINT', cancel);
           process.off('SIGTERM', cancel);
+          await components.stop();
         }
       });
     });

@@ -92,6 +92,8 @@ const usageInput = z.strictObject({
   since: isoTime.optional(),
   until: isoTime.optional(),
   by: z.enum(USAGE_GROUPS).default('model'),
+  /** Only this session's calls (`/usage` in a conversation). */
+  session: z.string().min(1).max(500).optional(),
 });
 export type UsageInput = z.input<typeof usageInput>;
 
@@ -134,18 +136,20 @@ const KEY_SQL: Record<UsageGroup, string> = {
 export function usageSummary(ctx: BrainContext, input: UsageInput = {}): UsageRow[] {
   const args = parseInput(usageInput, input);
   const rows = ctx.q
-    .get<[Record<string, number>], SumRow>(
+    .get<[Record<string, number | string | null>], SumRow>(
       // Three statements in the cache, one per grouping; the time range is a range of the index.
       `SELECT ${KEY_SQL[args.by]} AS key, model, endpoint, count(*) AS calls,
          sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
          sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens,
          min(at) AS first_at, max(at) AS last_at
        FROM model_usage WHERE at >= @since AND at < @until
+         AND (@session IS NULL OR session = @session)
        GROUP BY 1, model, endpoint ORDER BY 1, model, endpoint`,
     )
     .all({
       since: args.since ? millisOf(args.since) : Number.MIN_SAFE_INTEGER,
       until: args.until ? millisOf(args.until) : Number.MAX_SAFE_INTEGER,
+      session: args.session ?? null,
     });
   const groups = new Map<string, UsageRow>();
   for (const r of rows) {

@@ -19,6 +19,7 @@ import { splitMessage } from '../split.js';
 import { createDiscordApprovals } from './approvals.js';
 import { DEFAULT_DISCORD_API, type DiscordConfig } from './config.js';
 import { arrivalTurn } from '../../service/arrival.js';
+import { createSessionModels, parseCommand, runCommand } from '../../service/commands.js';
 import { stripMention } from './inbound.js';
 import { keepTyping, type IntervalTimers } from './typing.js';
 
@@ -84,6 +85,8 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     return client.rest;
   };
 
+  /** `/model` choices when the host keeps none (a test's host): held by this channel. */
+  const fallbackModels = createSessionModels();
   const approvals = createDiscordApprovals({
     transport: {
       post: async (channelId, body) =>
@@ -165,6 +168,24 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     });
     const { session, text } = turn;
     log()('info', 'discord.message', { ...fields, session, chars: said.length });
+    const command = parseCommand(said);
+    if (command) {
+      // Decided by the conversation module (agent/service/commands.ts); never a turn.
+      const h = host;
+      const { reply } = runCommand(command.name, command.arg, {
+        brain: h.brain,
+        config: h.config(),
+        session,
+        owner: turn.driver === 'owner',
+        models: h.sessionModels ?? fallbackModels,
+        busy: () => h.busy(session),
+        cancel: () => void h.cancelSession(session),
+        ...(h.queuedTurns ? { queued: h.queuedTurns } : {}),
+        approvalsWaiting: () => approvals.pendingCount(),
+      });
+      await sendText(message.channelId, reply || 'Stopped.', message.id);
+      return;
+    }
 
     const channelId = message.channelId;
     const stopTyping = keepTyping(

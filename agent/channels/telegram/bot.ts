@@ -7,6 +7,7 @@ import { sleep } from '../../sleep.js';
 import { TurnCancelledError } from '../../service/lane.js';
 import type { Channel, CheckItem, ServiceHost } from '../../service/types.js';
 import { arrivalTurn, type Arrival, type ArrivalTurn } from '../../service/arrival.js';
+import { createSessionModels, parseCommand, runCommand } from '../../service/commands.js';
 import { createApprovalPrompts, type ApprovalPrompts } from './approvals.js';
 import type { TelegramConfig } from './config.js';
 import { pairingReply } from './pairing.js';
@@ -31,8 +32,6 @@ export interface TelegramChannelOptions {
 
 const NOT_TEXT =
   'I can only read text messages for now (no photos, voice, files or stickers). Send me your question as text; /new starts afresh, /stop stops me, /status says what I am doing.';
-const HELP =
-  'Write to me and I answer. /new starts a fresh conversation (the old one stays searchable), /stop cancels what I am doing, /status says what I am doing.';
 
 export function createTelegramChannel(
   initial: TelegramConfig,
@@ -51,6 +50,8 @@ export function createTelegramChannel(
   const typing = new Set<ReturnType<typeof setInterval>>();
   /** Chats whose running turn /stop cancelled: its end says "Stopped." whichever way it ends. */
   const stopped = new Set<string>();
+  /** `/model` choices when the host keeps none (a test's host): held by this channel. */
+  const fallbackModels = createSessionModels();
 
   const log: Log = (level, event, fields) => host?.log(level, event, fields);
 
@@ -164,42 +165,31 @@ export function createTelegramChannel(
       );
   }
 
-  async function command(ctx: Context, name: string, chatId: string, session: string) {
+  /** A slash command: decided by the conversation module (agent/service/commands.ts). */
+  async function command(
+    ctx: Context,
+    name: string,
+    arg: string,
+    chatId: string,
+    turn: ArrivalTurn,
+  ) {
     const h = host!;
-    const { agent, owner } = h.config();
-    switch (name) {
-      case 'new': {
-        if (h.busy(session)) {
-          stopped.add(chatId);
-          h.cancelSession(session);
-        }
-        const fresh = h.brain.newSession({ name: session, agent, owner });
-        log('info', 'telegram.new_session', { chat: chatId, session });
-        return void (await ctx.reply(
-          `Fresh start (thread ${fresh.thread_id}); the old conversation stays searchable.`,
-        ));
-      }
-      case 'stop': {
-        if (!h.busy(session)) return void (await ctx.reply('Nothing is running.'));
-        stopped.add(chatId);
-        h.cancelSession(session);
-        log('info', 'telegram.stop', { chat: chatId, session });
-        return;
-      }
-      case 'status': {
-        const current = h.brain.sessions().find((s) => s.name === session);
-        const model = h.config().models.endpoints[0]?.model ?? 'none';
-        const lines = [
-          `Session ${session}${current ? ` (thread ${current.thread_id})` : ' (no messages yet)'}`,
-          h.busy(session) ? 'Working on a turn.' : 'Idle.',
-          `Model: ${model}.`,
-        ];
-        if (approvals!.waiting() > 0) lines.push(`Approvals waiting: ${approvals!.waiting()}.`);
-        return void (await ctx.reply(lines.join('\n')));
-      }
-      default:
-        return void (await ctx.reply(HELP));
-    }
+    const session = turn.session;
+    const { reply, cancelled } = runCommand(name, arg, {
+      brain: h.brain,
+      config: h.config(),
+      session,
+      owner: turn.driver === 'owner',
+      models: h.sessionModels ?? fallbackModels,
+      busy: () => h.busy(session),
+      cancel: () => void h.cancelSession(session),
+      ...(h.queuedTurns ? { queued: h.queuedTurns } : {}),
+      approvalsWaiting: () => approvals!.waiting(),
+    });
+    // The cancelled turn's end says "Stopped." whichever way it ends.
+    if (cancelled) stopped.add(chatId);
+    log('info', 'telegram.command', { chat: chatId, session, command: name });
+    if (reply !== '') await ctx.reply(reply);
   }
 
   async function onMessage(ctx: Context) {
@@ -243,11 +233,24 @@ export function createTelegramChannel(
         h.isOwner({ channel: 'telegram', userId: id }),
       ),
     });
-    const cmd = msg.forward_origin ? null : /^\/([a-z]+)(?:@(\w+))?(?:\s|$)/i.exec(text);
-    if (cmd && (!cmd[2] || cmd[2].toLowerCase() === bot!.botInfo.username.toLowerCase()))
-      return command(ctx, cmd[1]!.toLowerCase(), chatId, turn.session);
+    const cmd = msg.forward_origin ? undefined : parseCommand(text);
+    if (cmd && (!cmd.bot || cmd.bot.toLowerCase() === bot!.botInfo.username.toLowerCase()))
+      return command(ctx, cmd.name, cmd.arg, chatId, turn);
     if (text.trim() === '') return;
     runTurn(chatId, turn);
+  }
+
+  /**
+   * Tells Telegram that updates up to `upTo` were handled before a restart, so grammY's first
+   * getUpdates (offset 0) gets only the rest; a failure leaves the middleware's check to skip them.
+   */
+  async function confirmHandled(b: Bot, upTo: number) {
+    try {
+      await b.api.getUpdates({ offset: upTo + 1, limit: 1, timeout: 0 });
+      log('info', 'telegram.offset_restored', { handled_up_to: upTo });
+    } catch (err) {
+      log('warn', 'telegram.offset_confirm_failed', { error: (err as Error).message });
+    }
   }
 
   async function poll(b: Bot, ready: { resolve(): void; reject(err: unknown): void }) {
@@ -312,12 +315,18 @@ export function createTelegramChannel(
         isOwner: (userId) => h.isOwner({ channel: 'telegram', userId }),
         log,
       });
+      const offsetKey = `telegram:offset:${config.token.split(':')[0]}`;
+      const handledUpTo = h.brain.schedulerState(offsetKey);
       b.use(async (ctx, next) => {
-        if (!firstSeen(ctx.update.update_id)) {
-          log('debug', 'telegram.duplicate_update', { update: ctx.update.update_id });
+        const id = ctx.update.update_id;
+        if (!firstSeen(id) || (typeof handledUpTo === 'number' && id <= handledUpTo)) {
+          log('debug', 'telegram.duplicate_update', { update: id });
           return;
         }
         await next();
+        // Handled: its turn is queued or its reply sent. Kept in the brain because grammY keeps
+        // the offset in memory, and Telegram resends what the last getUpdates did not confirm.
+        h.brain.setSchedulerState(offsetKey, id);
       });
       b.on('callback_query:data', async (ctx) => {
         if (!(await approvals!.onPress(ctx))) await ctx.answerCallbackQuery();
@@ -330,6 +339,7 @@ export function createTelegramChannel(
         }),
       );
       bot = b;
+      if (typeof handledUpTo === 'number') await confirmHandled(b, handledUpTo);
       await new Promise<void>((resolve, reject) => {
         polling = poll(b, { resolve, reject });
         void polling.then(resolve);

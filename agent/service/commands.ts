@@ -1,0 +1,187 @@
+import { estimateCost, type Brain } from '../../src/index.js';
+import type { AssistantConfig } from '../config.js';
+
+/**
+ * The conversation's slash commands, the same on every channel (terminal, Telegram, Discord):
+ * the channel finds the command, this module decides and answers, and the model never sees it
+ * (a command costs no call). Who may do what follows who speaks: the owner may change the owner's
+ * state (`/model`, `/usage`); anyone else in a chat may ask for `/help`, `/status`, and `/new` or
+ * `/stop` of the session they speak in, which is their own.
+ */
+
+export const COMMAND_NAMES = ['help', 'new', 'stop', 'status', 'model', 'usage'] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+export const HELP_TEXT = [
+  '/new starts a fresh conversation (the old one stays searchable)',
+  '/stop cancels what I am doing',
+  '/status says what I am doing: model, session, context, queued work',
+  '/model lists the models; /model NAME uses NAME in this conversation',
+  '/usage shows this conversation’s tokens and cost',
+  'Anything else you write is for me to answer.',
+].join('\n');
+
+/** A line that is a command: `/name`, `/name@bot` or `/name args`; undefined for anything else. */
+export function parseCommand(
+  text: string,
+): { name: string; arg: string; bot?: string } | undefined {
+  const m = /^\/([a-z]+)(?:@(\w+))?(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  if (!m) return undefined;
+  return { name: m[1]!.toLowerCase(), arg: (m[3] ?? '').trim(), ...(m[2] ? { bot: m[2] } : {}) };
+}
+
+/** Which endpoint each session uses after `/model`: held for the life of the process. */
+export interface SessionModels {
+  get(session: string): number | undefined;
+  set(session: string, endpoint: number | undefined): void;
+}
+
+export function createSessionModels(): SessionModels {
+  const chosen = new Map<string, number>();
+  return {
+    get: (session) => chosen.get(session),
+    set(session, endpoint) {
+      if (endpoint === undefined) chosen.delete(session);
+      else chosen.set(session, endpoint);
+    },
+  };
+}
+
+/** What a command may look at and change, given by the channel it was typed in. */
+export interface CommandScope {
+  brain: Brain;
+  config: AssistantConfig;
+  /** The session the command was typed in. */
+  session: string;
+  /** The owner typed it: only then may it change or read the owner's state. */
+  owner: boolean;
+  models: SessionModels;
+  /** Whether a turn of the session runs or waits. */
+  busy(): boolean;
+  /** Cancel the session's running and queued turns. */
+  cancel(): void;
+  /** Turns waiting in the lane, and approvals waiting for an answer, when the channel knows. */
+  queued?(): number;
+  approvalsWaiting?(): number;
+}
+
+export interface CommandResult {
+  /** What to tell the speaker; empty when the channel says it its own way (`/stop`'s "Stopped."). */
+  reply: string;
+  /** `/stop` or `/new` cancelled a running turn. */
+  cancelled: boolean;
+}
+
+const OWNER_ONLY = 'Only the owner can do that.';
+
+/** Run a command; an unknown name answers with the help. */
+export function runCommand(name: string, arg: string, scope: CommandScope): CommandResult {
+  const { brain, config, session } = scope;
+  const done = (reply: string, cancelled = false): CommandResult => ({ reply, cancelled });
+  switch (name) {
+    case 'new': {
+      const cancelled = scope.busy();
+      if (cancelled) scope.cancel();
+      const fresh = brain.newSession({ name: session, agent: config.agent, owner: config.owner });
+      return done(
+        `Fresh start (thread ${fresh.thread_id}); the old conversation stays searchable.`,
+        cancelled,
+      );
+    }
+    case 'stop': {
+      if (!scope.busy()) return done('Nothing is running.');
+      scope.cancel();
+      return done('', true);
+    }
+    case 'status':
+      return done(status(scope));
+    case 'model':
+      return scope.owner ? done(model(scope, arg)) : done(OWNER_ONLY);
+    case 'usage':
+      return scope.owner ? done(usage(scope)) : done(OWNER_ONLY);
+    default:
+      return done(HELP_TEXT);
+  }
+}
+
+/** The endpoint a session's turns use: the one `/model` chose, else the pool's first. */
+export function endpointLabel(config: AssistantConfig, index: number | undefined): string {
+  if (index === undefined) {
+    const first = config.models.endpoints[0];
+    return first ? `${first.model} (${first.provider})` : 'none';
+  }
+  const e = config.models.endpoints[index];
+  return e ? `${e.model} (${e.provider}, chosen with /model)` : 'none';
+}
+
+function status(scope: CommandScope): string {
+  const { brain, config, session } = scope;
+  const current = brain.sessions().find((s) => s.name === session);
+  const lines = [
+    `Session ${session}${current ? ` (thread ${current.thread_id})` : ' (no messages yet)'}`,
+    scope.busy() ? 'Working on a turn.' : 'Idle.',
+  ];
+  // A contact sees their own session's state; the model, the lane and the owner's approvals are
+  // the owner's to know.
+  if (!scope.owner) return lines.join('\n');
+  lines.push(`Model: ${endpointLabel(config, scope.models.get(session))}.`);
+  const context = current ? contextUse(brain, current.thread_id, config.agent) : undefined;
+  if (context !== undefined)
+    lines.push(
+      `Context: ${context} tokens of ${config.compaction.thresholdTokens} before compaction.`,
+    );
+  const queued = scope.queued?.() ?? 0;
+  if (queued > 0) lines.push(`Queued turns: ${queued}.`);
+  const waiting = scope.approvalsWaiting?.() ?? 0;
+  if (waiting > 0) lines.push(`Approvals waiting: ${waiting}.`);
+  return lines.join('\n');
+}
+
+/** The context size the session's last reply reported (agent/loop.ts `context_tokens`). */
+function contextUse(brain: Brain, threadId: string, agent: string): number | undefined {
+  const summary = brain.latestSummary(threadId);
+  const records = brain.sessionMessages({ thread_id: threadId, after: summary?.covers_through });
+  for (let i = records.length - 1; i >= 0; i--) {
+    const m = records[i]!;
+    const reported = (m.metadata.assistant as { context_tokens?: unknown } | undefined)
+      ?.context_tokens;
+    if (m.from === agent && typeof reported === 'number') return reported;
+  }
+  return undefined;
+}
+
+function model(scope: CommandScope, arg: string): string {
+  const { config, session } = scope;
+  const endpoints = config.models.endpoints;
+  const chosen = scope.models.get(session);
+  if (arg === '') {
+    const lines = endpoints.map((e, i) => {
+      const mark = (chosen ?? 0) === i ? ' (in use)' : '';
+      return `${i + 1}. ${e.model} (${e.provider})${mark}`;
+    });
+    return [...lines, '/model NAME or /model NUMBER picks one; /model default goes back.'].join(
+      '\n',
+    );
+  }
+  if (arg === 'default') {
+    scope.models.set(session, undefined);
+    return `Back to the configured order: ${endpointLabel(config, undefined)}.`;
+  }
+  const byNumber = /^\d+$/.test(arg) ? Number(arg) - 1 : -1;
+  const index = endpoints[byNumber] ? byNumber : endpoints.findIndex((e) => e.model === arg);
+  if (index < 0) return `No configured model is called ${arg}; /model lists them.`;
+  scope.models.set(session, index);
+  const e = endpoints[index]!;
+  return `This conversation now uses ${e.model} (${e.provider}) until /model default or a restart.`;
+}
+
+function usage(scope: CommandScope): string {
+  const rows = scope.brain.usage({ by: 'model', session: scope.session });
+  if (rows.length === 0) return `No model calls in ${scope.session} yet.`;
+  const lines = rows.map((r) => {
+    const cost = estimateCost(r.models);
+    const price = cost === null ? 'cost unknown' : `$${cost.toFixed(4)}`;
+    return `${r.key}: ${r.calls} calls, ${r.input_tokens} in / ${r.output_tokens} out (cache ${r.cache_read_tokens} read, ${r.cache_write_tokens} written), ${price}`;
+  });
+  return [`Usage of ${scope.session}:`, ...lines].join('\n');
+}
