@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Brain, CronRunRecord, ReminderRecord, TaskRecord } from '../../src/index.js';
-import type { ServiceHost } from '../../agent/service/types.js';
+import type { ChannelTarget, ServiceHost } from '../../agent/service/types.js';
 import type { AssistantConfig } from '../../agent/config.js';
 import { BrainError } from '../../src/errors.js';
 import { bold, dim, printJson, println, shortTime } from '../output.js';
@@ -46,10 +46,8 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
             reason: outcome.reason,
             reply: outcome.reply ?? null,
           });
-        if (outcome.status === 'delivered') {
-          println(outcome.printed);
-          return println(`delivered ${dim('(printed here: brain heartbeat runs no channel)')}`);
-        }
+        if (outcome.printed) println(outcome.printed);
+        if (outcome.status === 'delivered') return println('delivered');
         println(`suppressed: ${outcome.reason}`);
       });
     });
@@ -147,8 +145,9 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
 const loadConfig = loadAssistantConfigFile;
 
 /**
- * The service host in this process: the real assistant on the lane, no channel components. What
- * it would deliver is kept and printed by the caller (there is no channel to send it to here).
+ * The service host in this process: the real assistant on the lane, and the configured channels'
+ * send APIs (agent/channels/senders.ts) to deliver with. What it delivers is kept with where it
+ * went, for the caller to print; what no channel took is kept too and counts as not delivered.
  */
 async function withHost<T>(
   brain: Brain,
@@ -160,12 +159,17 @@ async function withHost<T>(
   const { streamLog } = await import('../../agent/log.js');
   const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), 'warn');
   const real = createServiceHost({ brain, config, clock: () => new Date(), log });
+  const { sendOnlyChannels } = await import('../../agent/channels/senders.js');
+  real.setComponents(await sendOnlyChannels(config, log));
   const out: string[] = [];
   const host = {
     ...real,
-    async deliver(text: string) {
-      out.push(text);
-      return true;
+    async deliver(text: string, target?: ChannelTarget) {
+      const to = target ?? ownerTarget(brain, config.agent);
+      const sent = await real.deliver(text, target);
+      const where = to ? `${to.channel}:${to.chatId}` : 'nowhere: no deliverTo, no owner chat yet';
+      out.push(text, sent ? `delivered to ${where}` : `not delivered (${where})`);
+      return sent;
     },
   };
   try {
@@ -173,6 +177,11 @@ async function withHost<T>(
   } finally {
     await real.close();
   }
+}
+
+function ownerTarget(brain: Brain, agent: string): ChannelTarget | undefined {
+  const row = brain.ownerTarget(agent);
+  return row ? { channel: row.channel, chatId: row.chat_id } : undefined;
 }
 
 function formatRun(r: CronRunRecord): string {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openBrain } from '../../src/index.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../agent/fakes/anthropic-server.js';
+import { startFakeTelegram, type FakeTelegram } from '../agent/fakes/telegram-server.js';
 import { runCliInProcess } from '../cli-in-process.js';
 import { runCli, tempDir } from '../helpers.js';
 
@@ -16,7 +17,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(extra: Record<string, unknown> = {}) {
+async function setup(extra: Record<string, unknown> = {}, extraEnv: Record<string, string> = {}) {
   const { dir, cleanup } = tempDir('brain-scheduler-cli-');
   cleanups.push(cleanup);
   const fake: FakeAnthropic = await startFakeAnthropic();
@@ -41,6 +42,7 @@ async function setup(extra: Record<string, unknown> = {}) {
     BRAIN_ASSISTANT_CONFIG: config,
     XDG_CONFIG_HOME: join(dir, 'cfg'),
     ANTHROPIC_API_KEY: 'sk-test',
+    ...extraEnv,
   };
   return {
     dir,
@@ -52,9 +54,20 @@ async function setup(extra: Record<string, unknown> = {}) {
   };
 }
 
+/** A brain whose config delivers to Telegram chat 42 of the fake Bot API, with polling nowhere. */
+async function withTelegram(extra: Record<string, unknown> = {}) {
+  const tg: FakeTelegram = await startFakeTelegram();
+  cleanups.push(() => tg.close());
+  const s = await setup(
+    { telegram: { apiRoot: tg.apiRoot }, ...extra },
+    { TELEGRAM_BOT_TOKEN: tg.token },
+  );
+  return { ...s, tg };
+}
+
 describe('brain heartbeat', { timeout: 90_000 }, () => {
-  it('prints a finding and delivered, then suppressed for the same finding or HEARTBEAT_OK', async () => {
-    const s = await setup();
+  it('sends a finding to deliverTo with the bot API, then suppresses the same finding or HEARTBEAT_OK', async () => {
+    const s = await withTelegram({ heartbeat: { deliverTo: 'telegram:42' } });
     expect((await s.cli(['heartbeat'])).stdout).toBe('suppressed: no HEARTBEAT.md\n');
     writeFileSync(join(s.workspace, 'HEARTBEAT.md'), '# Checks\n- Is the backup fresh?\n');
     s.fake.script.push(
@@ -64,7 +77,13 @@ describe('brain heartbeat', { timeout: 90_000 }, () => {
     );
     const first = await s.cli(['heartbeat']);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^The backup is 3 days old\.\ndelivered/);
+    expect(first.stdout).toBe('The backup is 3 days old.\n\ndelivered to telegram:42\ndelivered\n');
+    const sent = s.tg.callsOf('sendMessage');
+    expect(sent.map((c) => [c.params.chat_id, c.params.text])).toEqual([
+      ['42', 'The backup is 3 days old.'],
+    ]);
+    // Sent, not polled: the command never asked for updates.
+    expect(s.tg.callsOf('getUpdates')).toHaveLength(0);
     const second = await s.cli(['heartbeat']);
     expect(second.stdout).toBe('suppressed: same as the last delivered, within 24 h\n');
     const third = await s.cli(['heartbeat', '--json']);
@@ -85,13 +104,31 @@ describe('brain heartbeat', { timeout: 90_000 }, () => {
     expect((await s.cli(['heartbeat', '--force'])).stdout).toBe('suppressed: HEARTBEAT_OK\n');
     expect(s.fake.requests).toHaveLength(1);
   });
+
+  it('does not count a finding no channel took as delivered, and says so', async () => {
+    const s = await setup();
+    writeFileSync(join(s.workspace, 'HEARTBEAT.md'), '# Checks\n- Is the backup fresh?\n');
+    s.fake.script.push({ text: 'The backup is old.' }, { text: 'The backup is old.' });
+    const first = await s.cli(['heartbeat']);
+    expect(first.stdout).toContain('The backup is old.');
+    expect(first.stdout).toContain('not delivered (nowhere: no deliverTo, no owner chat yet)');
+    expect(first.stdout).toMatch(/suppressed: no channel took it\n$/);
+    // Not remembered as delivered: the same finding is tried again.
+    expect((await s.cli(['heartbeat'])).stdout).toMatch(/suppressed: no channel took it\n$/);
+  });
 });
 
 describe('brain cron', { timeout: 90_000 }, () => {
   it('runs a job now, records it in its history, and lists it with its last run', async () => {
-    const s = await setup({
+    const s = await withTelegram({
       cron: [
-        { name: 'brief', schedule: '0 8 * * *', timezone: 'Europe/Berlin', message: 'Brief me' },
+        {
+          name: 'brief',
+          schedule: '0 8 * * *',
+          timezone: 'Europe/Berlin',
+          message: 'Brief me',
+          deliverTo: 'telegram:42',
+        },
       ],
     });
     s.fake.script.push({ text: 'Two meetings today.' });
@@ -102,6 +139,8 @@ describe('brain cron', { timeout: 90_000 }, () => {
       outcome: 'ok',
       delivered: true,
     });
+    expect(JSON.parse(run.stdout).reply).toContain('delivered to telegram:42');
+    expect(s.tg.callsOf('sendMessage').map((c) => c.params.text)).toEqual(['Two meetings today.']);
     const history = JSON.parse((await s.cli(['cron', 'history', 'brief', '--json'])).stdout);
     expect(history.runs).toHaveLength(1);
     const list = await s.cli(['cron', 'list']);
