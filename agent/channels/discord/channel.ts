@@ -277,7 +277,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         ok: false,
         detail:
           status === 401
-            ? `the token was refused by ${api()} (401)`
+            ? `DISCORD_BOT_TOKEN was refused by Discord (${api()}): 401`
             : `${api()} did not answer: ${errorText(err)}`,
       };
     }
@@ -359,6 +359,16 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         if (state === 'refused')
           throw new BrainError('UPSTREAM_FAILED', `discord: ${REFUSED_DETAIL}`);
         state = 'stopped';
+        // discord.js says TokenInvalid for a token it or Discord rejects: name the variable to fix.
+        const refusedToken =
+          (err instanceof DiscordAPIError && err.status === 401) ||
+          (err as { code?: unknown }).code === 'TokenInvalid';
+        if (refusedToken)
+          throw new BrainError(
+            'UPSTREAM_FAILED',
+            `DISCORD_BOT_TOKEN was refused by Discord (${api()}): 401`,
+            { cause: err },
+          );
         throw new BrainError(
           'UPSTREAM_FAILED',
           `discord: could not connect to the gateway: ${errorText(err)}`,

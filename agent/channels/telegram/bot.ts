@@ -3,6 +3,7 @@ import { Api, Bot, GrammyError, type Context } from 'grammy';
 import type { Message, UserFromGetMe } from 'grammy/types';
 import type { AssistantConfig } from '../../config.js';
 import type { Log } from '../../log.js';
+import { BrainError } from '../../../src/index.js';
 import { sleep } from '../../sleep.js';
 import { TurnCancelledError } from '../../service/lane.js';
 import type { Channel, CheckItem, ServiceHost } from '../../service/types.js';
@@ -271,7 +272,7 @@ export function createTelegramChannel(
         if (stopping.signal.aborted) return;
         if (err instanceof GrammyError && err.error_code === 401) {
           log('error', 'telegram.unauthorized', { error: err.description });
-          ready.reject(err);
+          ready.reject(tokenRefused(err));
           return;
         }
         if (err instanceof GrammyError && err.error_code === 409)
@@ -379,7 +380,11 @@ export function createTelegramChannel(
           },
         ];
       } catch (err) {
-        return [{ name: 'telegram', ok: false, detail: (err as Error).message }];
+        const detail =
+          err instanceof GrammyError && err.error_code === 401
+            ? tokenRefused(err).message
+            : (err as Error).message;
+        return [{ name: 'telegram', ok: false, detail }];
       }
     },
 
@@ -388,6 +393,15 @@ export function createTelegramChannel(
       await sendHtml(chatId, text);
     },
   };
+}
+
+/** A 401 names the variable to fix; never the token, which grammY's message would carry. */
+function tokenRefused(err: GrammyError): BrainError {
+  return new BrainError(
+    'UPSTREAM_FAILED',
+    `TELEGRAM_BOT_TOKEN was refused by Telegram: ${err.error_code} ${err.description}`,
+    { cause: err },
+  );
 }
 
 /**

@@ -367,8 +367,13 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
     expect((await refused.check!(f.host))[0]).toEqual({
       name: 'discord token',
       ok: false,
-      detail: `the token was refused by ${f.discord.apiBase} (401)`,
+      detail: `DISCORD_BOT_TOKEN was refused by Discord (${f.discord.apiBase}): 401`,
     });
+    await expect(refused.start(f.host)).rejects.toMatchObject({
+      code: 'UPSTREAM_FAILED',
+      message: `DISCORD_BOT_TOKEN was refused by Discord (${f.discord.apiBase}): 401`,
+    });
+    await refused.stop();
   });
 
   it('check() on a channel not running connects once to the gateway and reports a 4014 refusal', async () => {

@@ -212,10 +212,15 @@ describe('the Telegram channel', { timeout: 60_000 }, () => {
   it('refuses to start with a token Telegram rejects, and says so on check without the token', async () => {
     f = await telegramFixture();
     const wrong = createTelegramChannel({ ...f.config.telegram!, token: '999:wrong-secret' });
-    await expect(wrong.start(f.host)).rejects.toThrow(/401/);
+    await expect(wrong.start(f.host)).rejects.toMatchObject({
+      code: 'UPSTREAM_FAILED',
+      message: expect.stringMatching(
+        /^TELEGRAM_BOT_TOKEN was refused by Telegram: 401 Unauthorized/,
+      ),
+    });
     const [item] = await wrong.check!(f.host);
     expect(item).toMatchObject({ name: 'telegram', ok: false });
-    expect(item!.detail).toMatch(/Unauthorized/);
+    expect(item!.detail).toMatch(/^TELEGRAM_BOT_TOKEN was refused by Telegram: 401 Unauthorized/);
     expect(item!.detail + f.lines.join('')).not.toContain('wrong-secret');
     await wrong.stop();
   });
