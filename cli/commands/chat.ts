@@ -65,6 +65,23 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
           }
         }
 
+        const { parseCommand, runCommand } = await import('../../agent/service/commands.js');
+        const command = parseCommand(opts.message);
+        if (command) {
+          // A slash command is the conversation's, not a turn: no model call (commands.ts).
+          await components.stop();
+          const { reply } = runCommand(command.name, command.arg, {
+            brain,
+            config,
+            session,
+            owner: true,
+            models: assistant.models,
+            busy: () => false,
+            cancel: () => {},
+          });
+          return json ? printJson({ command: command.name, reply }) : println(reply);
+        }
+
         const controller = new AbortController();
         const cancel = () => controller.abort(new Error('cancelled'));
         process.once('SIGINT', cancel);
