@@ -122,7 +122,9 @@ import {
   finishCronRun,
   getSchedulerState,
   initSchedulerState,
+  interruptCronRuns,
   listCronRuns,
+  retryCronRun,
   setSchedulerState,
   type ClaimCronRunInput,
   type CronRunsInput,
@@ -293,6 +295,10 @@ export interface Brain {
   finishCronRun: (input: FinishCronRunInput) => ReturnType<typeof finishCronRun>;
   /** Cron runs, newest due time first. */
   cronRuns: (input?: CronRunsInput) => ReturnType<typeof listCronRuns>;
+  /** Runs left `running` by a process that ended, now marked `interrupted`. */
+  interruptCronRuns: () => ReturnType<typeof interruptCronRuns>;
+  /** Run an interrupted run once more (once only): undefined when it cannot be. */
+  retryCronRun: (id: number) => ReturnType<typeof retryCronRun>;
   /** A value the scheduler kept (last email UID, last heartbeat delivery), or undefined. */
   schedulerState: (key: string) => unknown;
   setSchedulerState: (key: string, value: unknown) => void;
@@ -424,6 +430,8 @@ export function openBrain(options: OpenBrainOptions): Brain {
     claimCronRun: (input) => claimCronRun(ctx, input),
     finishCronRun: (input) => finishCronRun(ctx, input),
     cronRuns: (input) => listCronRuns(ctx, input),
+    interruptCronRuns: () => interruptCronRuns(ctx),
+    retryCronRun: (id) => retryCronRun(ctx, id),
     schedulerState: (key) => getSchedulerState(ctx, key),
     setSchedulerState: (key, value) => setSchedulerState(ctx, key, value),
     initSchedulerState: (key, value) => initSchedulerState(ctx, key, value),

@@ -197,6 +197,7 @@ export {
 } from './assistant/pairing.js';
 export {
   CRON_OUTCOMES,
+  RETRIED,
   type CronOutcome,
   type CronRunRecord,
   type ClaimCronRunInput,

@@ -65,6 +65,8 @@ const cronJob = z.strictObject({
   session: z.enum(['isolated', 'owner']).default('isolated'),
   deliverTo: deliverTo.optional(),
   enabled: z.boolean().default(true),
+  /** A run cut short by a crash: `retry` runs it once more on start, `skip` leaves it. */
+  onInterrupt: z.enum(['retry', 'skip']).default('retry'),
 });
 
 const uniqueNames = (jobs: Array<{ name: string }>, ctx: z.RefinementCtx) => {

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { BrainError, type CronRunRecord } from '../../src/index.js';
+import { BrainError, RETRIED, type CronRunRecord } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { ServiceComponent, ServiceHost } from '../service/types.js';
 import { parseTarget, type CronJobConfig } from './config.js';
@@ -38,13 +38,21 @@ export function createCronComponent(): CronComponent {
     return host;
   };
 
-  async function run(job: CronJobConfig, due: Date, late: boolean): Promise<CronRunResult> {
+  async function run(
+    job: CronJobConfig,
+    due: Date,
+    late: boolean,
+    retry?: CronRunRecord,
+  ): Promise<CronRunResult> {
     const h = need();
-    const claim = h.brain.claimCronRun({ job: job.name, due_at: due.toISOString(), late });
+    const claim = retry ?? h.brain.claimCronRun({ job: job.name, due_at: due.toISOString(), late });
     if (!claim) {
       h.log('debug', 'cron.already_claimed', { job: job.name, due: due.toISOString() });
       return { status: 'claimed', reason: `the run due ${due.toISOString()} was claimed already` };
     }
+    // A retry says so in its history, whatever its end; that also keeps it from a second retry.
+    const note = (detail: string) =>
+      retry ? [RETRIED, detail].filter(Boolean).join('; ') : detail;
     running.add(job.name);
     h.log('info', 'cron.run', { job: job.name, due: claim.due_at, late });
     try {
@@ -60,7 +68,7 @@ export function createCronComponent(): CronComponent {
         id: claim.id,
         outcome: result.cancelled ? 'error' : 'ok',
         delivered,
-        detail: result.cancelled ? 'cancelled' : delivered ? '' : 'nothing delivered',
+        detail: note(result.cancelled ? 'cancelled' : delivered ? '' : 'nothing delivered'),
       });
       h.log('info', 'cron.done', { job: job.name, delivered });
       return { status: 'ran', run: done };
@@ -69,7 +77,7 @@ export function createCronComponent(): CronComponent {
       const done = h.brain.finishCronRun({
         id: claim.id,
         outcome: 'error',
-        detail: errorText(err).slice(0, 2000),
+        detail: note(errorText(err)).slice(0, 2000),
       });
       return { status: 'ran', run: done };
     } finally {
@@ -118,6 +126,20 @@ export function createCronComponent(): CronComponent {
       });
   }
 
+  /**
+   * Runs a crashed service left `running` become `interrupted`; a job whose policy is `retry`
+   * runs its interrupted due time once more (a retry that is interrupted too stays so).
+   */
+  function resumeInterrupted(config: AssistantConfig): void {
+    const h = need();
+    for (const r of h.brain.interruptCronRuns()) {
+      const job = config.scheduler.cron.find((j) => j.name === r.job && j.enabled);
+      const retry = job?.onInterrupt === 'retry' ? h.brain.retryCronRun(r.id) : undefined;
+      h.log('warn', 'cron.interrupted', { job: r.job, due: r.due_at, retry: Boolean(retry) });
+      if (job && retry) void inflight.track(run(job, new Date(r.due_at), r.late, retry));
+    }
+  }
+
   function unschedule(name: string): void {
     scheduled.get(name)?.cron.stop();
     scheduled.delete(name);
@@ -136,6 +158,7 @@ export function createCronComponent(): CronComponent {
     name: 'cron',
     async start(h) {
       host = h;
+      resumeInterrupted(h.config());
       apply(h.config(), true);
     },
     async stop() {

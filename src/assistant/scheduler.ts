@@ -3,7 +3,7 @@ import { isoNow, isoOfMillis, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { isoTime, parseInput, text } from '../validation.js';
-import { NO_OWNER, thisProcess, type OwnerColumns } from './owner-process.js';
+import { NO_OWNER, ownerState, thisProcess, type OwnerColumns } from './owner-process.js';
 
 /**
  * What the scheduler keeps across restarts: one row per due time of a cron job (the claim that
@@ -131,6 +131,55 @@ export function finishCronRun(ctx: BrainContext, input: FinishCronRunInput): Cro
     .immediate();
   if (!row) throw new BrainError('NOT_FOUND', `id: no cron run ${args.id}`);
   return toRun(row);
+}
+
+/** The mark a retried run's detail carries: a run is retried once, never twice. */
+export const RETRIED = 'retried after an interruption';
+
+/**
+ * Runs left `running` by a process that has ended (a crash, `kill -9`), each now `interrupted`;
+ * runs whose owner lives, or cannot be checked (another host, no owner), stay as they are.
+ */
+export function interruptCronRuns(ctx: BrainContext): CronRunRecord[] {
+  const now = millisOf(isoNow(ctx.clock));
+  return ctx.db
+    .transaction(() => {
+      const rows = ctx.q
+        .get<[], CronRow & { pid: number | null; host: string | null }>(
+          `SELECT * FROM cron_runs WHERE outcome = 'running' ORDER BY id`,
+        )
+        .all();
+      const mark = ctx.q.get<[number, string, number], CronRow>(
+        `UPDATE cron_runs SET outcome = 'interrupted', ended_at = ?, detail = ?
+         WHERE id = ? AND outcome = 'running' RETURNING *`,
+      );
+      return rows.flatMap((r) => {
+        if (ownerState(r.pid, r.host, r.started_at) !== 'gone') return [];
+        const why = `interrupted: process ${r.pid} ended`;
+        const row = mark.get(now, r.detail ? `${r.detail}; ${why}` : why, r.id);
+        return row ? [toRun(row)] : [];
+      });
+    })
+    .immediate();
+}
+
+/**
+ * Claim an interrupted run again, for this process, to run it once more: undefined when it is
+ * not interrupted (another process took it) or was retried already.
+ */
+export function retryCronRun(ctx: BrainContext, id: number): CronRunRecord | undefined {
+  const row = ctx.db
+    .transaction(() =>
+      ctx.q
+        .get<[number, string, ...OwnerColumns, number, string], CronRow>(
+          `UPDATE cron_runs SET outcome = 'running', ended_at = NULL, started_at = ?, detail = ?,
+             pid = ?, host = ?
+           WHERE id = ? AND outcome = 'interrupted' AND instr(detail, ?) = 0 RETURNING *`,
+        )
+        .get(millisOf(isoNow(ctx.clock)), RETRIED, ...thisProcess(), id, RETRIED),
+    )
+    .immediate();
+  return row ? toRun(row) : undefined;
 }
 
 const runsInput = z.strictObject({
