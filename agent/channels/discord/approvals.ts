@@ -59,8 +59,11 @@ export function createDiscordApprovals(options: {
   transport: ApprovalTransport;
   isOwner: (userId: string) => boolean;
   log: () => Log;
+  /** For how long an ask waited before it was closed; default the system clock. */
+  now?: () => number;
 }) {
   const pending = new Map<string, Pending>();
+  const now = options.now ?? (() => Date.now());
 
   async function ask(channelId: string, request: ApprovalRequest): Promise<ApprovalAnswer> {
     const nonce = randomBytes(9).toString('base64url');
@@ -83,6 +86,7 @@ export function createDiscordApprovals(options: {
         .setLabel('Deny')
         .setStyle(ButtonStyle.Danger),
     );
+    const askedAt = now();
     return new Promise<ApprovalAnswer>((resolve) => {
       const entry: Pending = {
         channelId,
@@ -101,7 +105,7 @@ export function createDiscordApprovals(options: {
         if (entry.messageId)
           void options.transport
             .edit(channelId, entry.messageId, {
-              content: `${text}\n→ no answer in time: denied`,
+              content: `${text}\n→ denied: no answer within ${Math.round((now() - askedAt) / 1000)} s`,
               components: [],
             })
             .catch((err: unknown) => warn('edit', err));
@@ -130,7 +134,7 @@ export function createDiscordApprovals(options: {
 
   function onAbortAfterSend(entry: Pending, messageId: string) {
     void options.transport
-      .edit(entry.channelId, messageId, { content: `${entry.text}\n→ closed`, components: [] })
+      .edit(entry.channelId, messageId, { content: `${entry.text}\n→ denied`, components: [] })
       .catch((err: unknown) => warn('edit', err));
   }
 

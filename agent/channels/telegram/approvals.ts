@@ -18,7 +18,8 @@ export function approvalHtml(request: ApprovalRequest): string {
  * Always only when the call can be allowed always.
  * Callback data is `ap:<id>:<y|a|n>` (13 bytes, well under Telegram's 64). Only the owner's
  * presses count; anyone else's is answered with a notice and changes nothing. When the ask ends
- * unanswered (timeout, cancelled turn) the buttons are removed and the answer is deny — the
+ * unanswered (timeout, cancelled turn) the buttons are removed, the message says it was denied
+ * with no answer within how many seconds, and the answer is deny — the
  * gate (agent/permissions/approvals.ts) decides the timeout and aborts the request's signal.
  */
 
@@ -49,8 +50,11 @@ export function createApprovalPrompts(options: {
   api: () => Api;
   isOwner: (userId: string) => boolean;
   log: Log;
+  /** For how long an ask waited before it was closed; default the system clock. */
+  now?: () => number;
 }): ApprovalPrompts {
   const { log } = options;
+  const now = options.now ?? (() => Date.now());
   const pending = new Map<string, Waiting>();
 
   return {
@@ -72,6 +76,7 @@ export function createApprovalPrompts(options: {
         },
       });
       log('info', 'telegram.approval_asked', { chat: chatId, tool: request.tool });
+      const askedAt = now();
       return new Promise<ApprovalAnswer>((resolve) => {
         const entry: Waiting = {
           chatId,
@@ -85,11 +90,17 @@ export function createApprovalPrompts(options: {
           pending.delete(id);
           resolve('deny');
           log('info', 'telegram.approval_expired', { chat: chatId, tool: request.tool });
+          // The gate closes an unanswered ask (timeout or stopped turn) as a deny: the chat
+          // where it was asked says so, and how long it waited.
+          const waited = Math.round((now() - askedAt) / 1000);
           options
             .api()
-            .editMessageReplyMarkup(chatId, entry.messageId, {
-              reply_markup: { inline_keyboard: [] },
-            })
+            .editMessageText(
+              chatId,
+              entry.messageId,
+              `${html}\n\n<i>Denied: no answer within ${waited} s</i>`,
+              { parse_mode: 'HTML', reply_markup: { inline_keyboard: [] } },
+            )
             .catch((err: unknown) =>
               log('warn', 'telegram.approval_cleanup_failed', { error: (err as Error).message }),
             );

@@ -25,12 +25,14 @@ function setup() {
     },
   };
   const lines: string[] = [];
+  const clock = { now: 0 };
   const approvals = createDiscordApprovals({
     transport,
     isOwner: (id) => id === 'owner',
     log: () => (level, event) => lines.push(`${level} ${event}`),
+    now: () => clock.now,
   });
-  return { approvals, calls, wasPosted, lines };
+  return { approvals, calls, wasPosted, lines, clock };
 }
 
 const request = (signal: AbortSignal, extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
@@ -66,10 +68,11 @@ describe('Discord approvals', () => {
     const expiry = new AbortController();
     const answer = s.approvals.ask('5', request(expiry.signal));
     await s.wasPosted;
+    s.clock.now += 300_000;
     expiry.abort();
     await expect(answer).resolves.toBe('deny');
     expect(s.calls.at(-1)).toMatchObject({ op: 'edit', channelId: '5', body: { components: [] } });
-    expect(String(s.calls.at(-1)!.body.content)).toMatch(/no answer in time: denied$/);
+    expect(String(s.calls.at(-1)!.body.content)).toMatch(/→ denied: no answer within 300 s$/);
     expect(s.approvals.pendingCount()).toBe(0);
   });
 

@@ -73,7 +73,7 @@ describe('Telegram turns that wait', { timeout: 30_000 }, () => {
     });
   });
 
-  it('denies an unanswered ask at the timeout and removes its buttons', async () => {
+  it('denies an unanswered ask at the timeout, says so in the question and removes its buttons', async () => {
     f = await telegramFixture({ file: { permissions: { approvalTimeoutSeconds: 60 } } });
     fakeTimers();
     f.model.script.push(
@@ -83,8 +83,11 @@ describe('Telegram turns that wait', { timeout: 30_000 }, () => {
     f.tg.message(OWNER_ID, 'make it later');
     await askedApproval(f);
     await vi.advanceTimersByTimeAsync(60_000);
-    const [removed] = await f.tg.waitFor('editMessageReplyMarkup', 1);
-    expect(keyboardOf(removed!.params)).toEqual([]);
+    const [closed] = await f.tg.waitFor('editMessageText', 1);
+    expect(keyboardOf(closed!.params)).toEqual([]);
+    // The seconds waited are measured by the system clock, which these fake timers leave alone.
+    expect(String(closed!.params.text)).toMatch(/<i>Denied: no answer within \d+ s<\/i>$/);
+    expect(String(closed!.params.text)).toContain('touch late.txt');
     await f.tg.waitFor('sendMessage', 2);
     expect(sentTexts(f.tg)[1]).toBe('I was not allowed.');
     expect(lastToolResult(f, 1)).toMatchObject({ is_error: true });
