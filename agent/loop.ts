@@ -180,12 +180,13 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   try {
     const user = options.input.messageId
       ? storedInput(brain, options.input.messageId, session.thread_id)
-      : brain.send({
+      : (unansweredRetry(brain, session.thread_id, from, options.input.text) ??
+        brain.send({
           from,
           to: config.agent,
           thread: session.thread_id,
           body: options.input.text,
-        });
+        }));
     log('info', 'turn.start', {
       session: options.session,
       message: user.id,
@@ -439,6 +440,23 @@ function questionLast(history: ChatMessage[], options: RunTurnOptions): ChatMess
   const said =
     from === undefined || from === options.config.owner ? text : untrusted(`agent:${from}`, text);
   return [...history, { role: 'user', content: [{ type: 'text', text: said }] }];
+}
+
+/**
+ * A turn that fails before any round stores no reply (its question stands, for the next turn to
+ * answer). When the same sender then sends the same text again, that is a retry: it answers the
+ * message already stored, which is still the thread's last, instead of storing it a second time.
+ */
+function unansweredRetry(
+  brain: Brain,
+  threadId: string,
+  from: string,
+  text: string,
+): { id: string } | undefined {
+  const count = brain.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
+  if (count === 0) return undefined;
+  const last = brain.thread({ thread_id: threadId, limit: 1, offset: count - 1 }).messages[0];
+  return last && last.from === from && last.body === text ? last : undefined;
 }
 
 /** The turn's input when it is a message already in the session's thread. */

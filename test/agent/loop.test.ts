@@ -6,6 +6,7 @@ import { BREAKER_TEXT, maxRoundsText } from '../../agent/loop.js';
 import type { ChatMessage } from '../../agent/models/types.js';
 import type { Tool } from '../../agent/tools/types.js';
 import { z } from 'zod';
+import { createModels } from '../../agent/models/create.js';
 import { assistantFixture, type AssistantFixture } from './helpers.js';
 
 let f: AssistantFixture;
@@ -265,6 +266,46 @@ describe('runTurn', () => {
           { type: 'text', text: 'anyone?' },
         ],
       },
+    ]);
+  });
+  it('stores a retried message once: the retry answers the message a failed turn left standing', async () => {
+    f = await assistantFixture();
+    f.fake.failure = { error: 'auth' };
+    await expect(f.turn('hello?')).rejects.toMatchObject({ name: 'ModelError', kind: 'auth' });
+    f.fake.failure = undefined;
+    // A pool of its own: the fixture's has put the failed endpoint aside.
+    const { pool } = createModels(
+      {
+        endpoints: [
+          {
+            provider: 'anthropic',
+            model: 'claude-test',
+            baseUrl: f.fake.baseUrl,
+            tags: [],
+            priority: 0,
+            maxTokens: 100,
+          },
+        ],
+      },
+      { anthropicApiKey: 'sk-test' },
+      { clock: () => new Date(), log: () => {} },
+    );
+    f.fake.script.push({ text: 'Hi.' });
+    const result = await f.turn('hello?', { pool });
+    const thread = f.t.brain.thread({ thread_id: result.threadId });
+    expect(thread.messages.map((m) => m.body)).toEqual(['hello?', 'Hi.']);
+    expect(result.messageIds.user).toBe(thread.messages[0]!.id);
+    expect(requestMessages(f.fake.requests.length - 1)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hello?' }] },
+    ]);
+    // Said again once answered, the same words are a new message.
+    f.fake.script.push({ text: 'Hi again.' });
+    await f.turn('hello?', { pool });
+    expect(f.t.brain.thread({ thread_id: result.threadId }).messages.map((m) => m.body)).toEqual([
+      'hello?',
+      'Hi.',
+      'hello?',
+      'Hi again.',
     ]);
   });
 });
