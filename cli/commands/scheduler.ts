@@ -45,8 +45,9 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
             skipped: outcome.status === 'skipped',
             reason: outcome.reason,
             reply: outcome.reply ?? null,
+            delivered_to: outcome.printed.flatMap((d) => (d.to ? [d.to] : [])),
           });
-        if (outcome.printed) println(outcome.printed);
+        if (outcome.printed.length > 0) println(deliveryText(outcome.printed));
         if (outcome.status === 'delivered') return println('delivered');
         println(`suppressed: ${outcome.reason}`);
       });
@@ -95,8 +96,13 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
           printed: out(),
         }));
         if (result.status === 'claimed') throw new BrainError('CONFLICT', result.reason);
-        if (json) return printJson({ run: result.run, reply: printed || null });
-        if (printed) println(printed);
+        if (json)
+          return printJson({
+            run: result.run,
+            reply: printed.map((d) => d.text).join('\n\n') || null,
+            delivered_to: printed.flatMap((d) => (d.to ? [d.to] : [])),
+          });
+        if (printed.length > 0) println(deliveryText(printed));
         println(formatRun(result.run));
       });
     });
@@ -152,7 +158,7 @@ const loadConfig = loadAssistantConfigFile;
 async function withHost<T>(
   brain: Brain,
   configOrFile: AssistantConfig | string | undefined,
-  run: (host: ServiceHost, printed: () => string) => Promise<T>,
+  run: (host: ServiceHost, printed: () => Delivery[]) => Promise<T>,
 ): Promise<T> {
   const config = typeof configOrFile === 'object' ? configOrFile : await loadConfig(configOrFile);
   const { createServiceHost } = await import('../../agent/service/host.js');
@@ -161,22 +167,36 @@ async function withHost<T>(
   const real = createServiceHost({ brain, config, clock: () => new Date(), log });
   const { sendOnlyChannels } = await import('../../agent/channels/senders.js');
   real.setComponents(await sendOnlyChannels(config, log));
-  const out: string[] = [];
+  const out: Delivery[] = [];
   const host = {
     ...real,
     async deliver(text: string, target?: ChannelTarget) {
       const to = target ?? ownerTarget(brain, config.agent);
       const sent = await real.deliver(text, target);
       const where = to ? `${to.channel}:${to.chatId}` : 'nowhere: no deliverTo, no owner chat yet';
-      out.push(text, sent ? `delivered to ${where}` : `not delivered (${where})`);
+      out.push({ text, to: sent && to ? `${to.channel}:${to.chatId}` : null, where });
       return sent;
     },
   };
   try {
-    return await run(host, () => out.join('\n\n'));
+    return await run(host, () => [...out]);
   } finally {
     await real.close();
   }
+}
+
+/** One text the command sent or tried to: where it went (`to`), or null when nothing took it. */
+interface Delivery {
+  text: string;
+  to: string | null;
+  where: string;
+}
+
+/** The texts with where each went, as the human output prints them. */
+function deliveryText(deliveries: Delivery[]): string {
+  return deliveries
+    .map((d) => `${d.text}\n\n${d.to ? `delivered to ${d.to}` : `not delivered (${d.where})`}`)
+    .join('\n\n');
 }
 
 function ownerTarget(brain: Brain, agent: string): ChannelTarget | undefined {

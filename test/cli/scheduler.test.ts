@@ -139,7 +139,10 @@ describe('brain cron', { timeout: 90_000 }, () => {
       outcome: 'ok',
       delivered: true,
     });
-    expect(JSON.parse(run.stdout).reply).toContain('delivered to telegram:42');
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      reply: 'Two meetings today.',
+      delivered_to: ['telegram:42'],
+    });
     expect(s.tg.callsOf('sendMessage').map((c) => c.params.text)).toEqual(['Two meetings today.']);
     const history = JSON.parse((await s.cli(['cron', 'history', 'brief', '--json'])).stdout);
     expect(history.runs).toHaveLength(1);
