@@ -25,7 +25,7 @@ import { createSearchMemoryTool } from './tools/search-memory.js';
 import type { Tool } from './tools/types.js';
 import {
   createSessionModels,
-  parseCommand,
+  knownCommand,
   runCommand,
   type SessionModels,
 } from './service/commands.js';
@@ -257,7 +257,7 @@ export async function runRepl(options: {
     for await (const raw of rl) {
       const line = raw.trim();
       if (line === '/exit') break;
-      const command = parseCommand(line);
+      const command = knownCommand(line);
       if (command) {
         // The terminal's user is the owner; a line is read only between turns, so nothing runs.
         const { reply } = runCommand(command.name, command.arg, {

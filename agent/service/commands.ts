@@ -30,6 +30,17 @@ export function parseCommand(
   return { name: m[1]!.toLowerCase(), arg: (m[3] ?? '').trim(), ...(m[2] ? { bot: m[2] } : {}) };
 }
 
+/**
+ * A line that names one of the commands: what the terminal and Discord take as a command, so that
+ * "/tmp is full, why?" still reaches the model. (Telegram takes any `/word`, its convention.)
+ */
+export function knownCommand(text: string): { name: string; arg: string } | undefined {
+  const command = parseCommand(text);
+  return command && (COMMAND_NAMES as readonly string[]).includes(command.name)
+    ? command
+    : undefined;
+}
+
 /** Which endpoint each session uses after `/model`: held for the life of the process. */
 export interface SessionModels {
   get(session: string): number | undefined;

@@ -65,8 +65,8 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
           }
         }
 
-        const { parseCommand, runCommand } = await import('../../agent/service/commands.js');
-        const command = parseCommand(opts.message);
+        const { knownCommand, runCommand } = await import('../../agent/service/commands.js');
+        const command = knownCommand(opts.message);
         if (command) {
           // A slash command is the conversation's, not a turn: no model call (commands.ts).
           await components.stop();

@@ -4,6 +4,7 @@ import { createAssistant, runRepl, type Assistant } from '../../agent/chat.js';
 import { startChatComponents } from '../../agent/chat-host.js';
 import {
   createSessionModels,
+  knownCommand,
   parseCommand,
   runCommand,
   type CommandScope,
@@ -171,5 +172,8 @@ describe('the conversation module', () => {
     expect(parseCommand('/stop@my_bot')).toEqual({ name: 'stop', arg: '', bot: 'my_bot' });
     expect(parseCommand('please /stop')).toBeUndefined();
     expect(parseCommand('/etc/passwd is a file')).toBeUndefined();
+    // The terminal and Discord take only the commands they know: the rest is for the model.
+    expect(knownCommand('/tmp is full, why?')).toBeUndefined();
+    expect(knownCommand('/usage')).toEqual({ name: 'usage', arg: '' });
   });
 });

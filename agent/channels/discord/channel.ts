@@ -19,7 +19,7 @@ import { splitMessage } from '../split.js';
 import { createDiscordApprovals } from './approvals.js';
 import { DEFAULT_DISCORD_API, type DiscordConfig } from './config.js';
 import { arrivalTurn } from '../../service/arrival.js';
-import { createSessionModels, parseCommand, runCommand } from '../../service/commands.js';
+import { createSessionModels, knownCommand, runCommand } from '../../service/commands.js';
 import { stripMention } from './inbound.js';
 import { keepTyping, type IntervalTimers } from './typing.js';
 
@@ -168,7 +168,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     });
     const { session, text } = turn;
     log()('info', 'discord.message', { ...fields, session, chars: said.length });
-    const command = parseCommand(said);
+    const command = knownCommand(said);
     if (command) {
       // Decided by the conversation module (agent/service/commands.ts); never a turn.
       const h = host;
