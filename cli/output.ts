@@ -27,6 +27,27 @@ export function shortTime(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
 }
 
+/**
+ * `2030-01-01 10:00 Europe/Zurich`: an ISO time in the owner's zone, named, so a listing never
+ * shows UTC as if it were local. `timeZone` undefined is the system's zone.
+ */
+export function zonedTime(iso: string, timeZone: string | undefined): string {
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  const part = Object.fromEntries(
+    format.formatToParts(new Date(iso)).map((p) => [p.type, p.value]),
+  ) as Record<string, string>;
+  const zone = format.resolvedOptions().timeZone;
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute} ${zone}`;
+}
+
 export function oneLine(text: string, max = 100): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;

@@ -3,7 +3,7 @@ import type { Brain, CronRunRecord, ReminderRecord, TaskRecord } from '../../src
 import type { ChannelTarget, ServiceHost } from '../../agent/service/types.js';
 import type { AssistantConfig } from '../../agent/config.js';
 import { BrainError } from '../../src/errors.js';
-import { bold, dim, printJson, println, shortTime } from '../output.js';
+import { bold, dim, printJson, println, shortTime, zonedTime } from '../output.js';
 import { creating, withBrain, type GlobalOptions } from '../run.js';
 import { loadAssistantConfigFile } from '../assistant-config.js';
 
@@ -123,12 +123,14 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
     .command('reminders')
     .description("the assistant's pending reminders, soonest first")
     .option('--all', 'with the done and cancelled ones, newest first')
-    .action((opts: { all?: boolean }) =>
-      withBrain(globals(), ({ brain, json }) => {
+    .option('--config <file>', CONFIG_HELP)
+    .action((opts: ConfigOption & { all?: boolean }) =>
+      withBrain(globals(), async ({ brain, json }) => {
         const reminders = brain.reminders({ all: opts.all ?? false });
         if (json) return printJson({ reminders });
         if (reminders.length === 0) return println('no reminders');
-        for (const r of reminders) println(formatReminder(r));
+        const zone = await ownerZone(opts.config);
+        for (const r of reminders) println(formatReminder(r, zone));
       }),
     );
 
@@ -137,18 +139,25 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
     .description("the owner's tasks kept by the assistant (pending ones by default)")
     .option('--done', 'only the done ones')
     .option('--all', 'pending and done')
-    .action((opts: { done?: boolean; all?: boolean }) =>
-      withBrain(globals(), ({ brain, json }) => {
+    .option('--config <file>', CONFIG_HELP)
+    .action((opts: ConfigOption & { done?: boolean; all?: boolean }) =>
+      withBrain(globals(), async ({ brain, json }) => {
         const status = opts.all ? 'all' : opts.done ? 'done' : 'pending';
         const tasks = brain.tasks({ status });
         if (json) return printJson({ tasks });
         if (tasks.length === 0) return println(`no ${status === 'all' ? '' : `${status} `}tasks`);
-        for (const t of tasks) println(formatTask(t));
+        const zone = await ownerZone(opts.config);
+        for (const t of tasks) println(formatTask(t, zone));
       }),
     );
 }
 
 const loadConfig = loadAssistantConfigFile;
+
+/** The owner's time zone for listings: the assistant config's `timeZone`, else the system's. */
+async function ownerZone(file: string | undefined): Promise<string | undefined> {
+  return (await loadConfig(file)).timeZone;
+}
 
 /**
  * The service host in this process: the real assistant on the lane, and the configured channels'
@@ -211,14 +220,14 @@ function formatRun(r: CronRunRecord): string {
   return `${r.id}  due ${shortTime(r.due_at)}  ${r.outcome}${late}${delivered}${detail}`;
 }
 
-function formatReminder(r: ReminderRecord): string {
+function formatReminder(r: ReminderRecord, zone: string | undefined): string {
   const repeat = r.repeat ? ` repeats "${r.repeat}"` : '';
   const status = r.status === 'pending' ? '' : ` ${r.status}${r.late ? ' (late)' : ''}`;
-  return `${r.id}  ${shortTime(r.due_at)}  [${r.mode}]${repeat}${status}  ${r.text}`;
+  return `${r.id}  ${zonedTime(r.due_at, zone)}  [${r.mode}]${repeat}${status}  ${r.text}`;
 }
 
-function formatTask(t: TaskRecord): string {
-  const due = t.due_at ? `  due ${shortTime(t.due_at)}` : '';
+function formatTask(t: TaskRecord, zone: string | undefined): string {
+  const due = t.due_at ? `  due ${zonedTime(t.due_at, zone)}` : '';
   const done = t.status === 'done' ? ` ${dim('done')}` : '';
   return `${t.id}  [${t.priority}]${due}${done}  ${t.title}${t.message_id ? `  ${dim(t.message_id)}` : ''}`;
 }

@@ -166,11 +166,11 @@ describe(
   'brain reminders, brain tasks, brain memories --category memo',
   { timeout: 60_000 },
   () => {
-    it('lists what the assistant keeps', async () => {
-      const s = await setup();
+    it('lists what the assistant keeps, at times in the owner’s zone, named', async () => {
+      const s = await setup({ timeZone: 'Europe/Zurich' });
       const brain = openBrain({ dbPath: s.db });
       brain.addReminder({ text: 'Call the dentist', due_at: '2030-01-01T09:00:00Z' });
-      brain.addTask({ title: 'Renew passport', priority: 'high' });
+      brain.addTask({ title: 'Renew passport', priority: 'high', due_at: '2030-07-01T22:30:00Z' });
       const done = brain.addTask({ title: 'Pay rent' });
       brain.completeTask(done.id);
       brain.remember({ agent: 'assistant', content: 'Memo: buy milk', categories: ['memo'] });
@@ -178,8 +178,9 @@ describe(
       brain.close();
 
       expect((await s.cli(['reminders'])).stdout).toMatch(
-        /^1 {2}.* {2}\[notify\] {2}Call the dentist\n$/,
+        /^1 {2}2030-01-01 10:00 Europe\/Zurich {2}\[notify\] {2}Call the dentist\n$/,
       );
+      expect((await s.cli(['tasks'])).stdout).toContain('due 2030-07-02 00:30 Europe/Zurich');
       expect(JSON.parse((await s.cli(['tasks', '--json'])).stdout).tasks).toMatchObject([
         { title: 'Renew passport', priority: 'high' },
       ]);
