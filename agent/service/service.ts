@@ -5,6 +5,7 @@ import { buildComponents } from './components.js';
 import { watchConfigFile, type ConfigWatch, type DebounceTimers } from './config-watch.js';
 import { createServiceHost, type RunningServiceHost, type ServiceHostOptions } from './host.js';
 import { createInboxWatcher, type InboxOptions } from './inbox.js';
+import { createResumer } from './resume.js';
 import type { ServiceComponent } from './types.js';
 
 /**
@@ -58,6 +59,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const components: ServiceComponent[] = [
     ...(options.components ?? (await buildComponents(options.config, { brain, clock, log }))),
     ...(options.inbox === false ? [] : [createInboxWatcher(options.inbox ?? {})]),
+    // After the channels: what a crash cut short is answered or told through them.
+    ...(options.components ? [] : [createResumer()]),
   ];
   host.setComponents(components);
 

@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, tempDir } from '../../helpers.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram-server.js';
+
+/**
+ * Crash drills with the built `brain agent`: SIGKILL while the owner's Telegram turn waits on the
+ * model, restart; the owner gets exactly one reply (nothing with side effects had run) or exactly
+ * one notice (a tool with side effects had started).
+ */
+
+const OWNER = 111;
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('until: the condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function setup(): Promise<{ tg: FakeTelegram; model: FakeAnthropic; start(): Agent }> {
+  const { dir, cleanup } = tempDir('brain-crash-turn-');
+  cleanups.push(cleanup);
+  const tg = await startFakeTelegram();
+  cleanups.push(() => tg.close());
+  const model = await startFakeAnthropic();
+  cleanups.push(() => model.close());
+  mkdirSync(join(dir, 'ws'));
+  const config = join(dir, 'assistant.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      agent: 'assistant',
+      owner: { name: 'ann', telegram: OWNER },
+      workspace: join(dir, 'ws'),
+      models: {
+        endpoints: [{ provider: 'anthropic', model: 'claude-fake', baseUrl: model.baseUrl }],
+      },
+      telegram: { allowedChatIds: [OWNER], apiRoot: tg.apiRoot },
+    }),
+  );
+  const env = {
+    BRAIN_DB: join(dir, 'brain.db'),
+    BRAIN_ASSISTANT_CONFIG: config,
+    XDG_CONFIG_HOME: join(dir, 'cfg'),
+    ANTHROPIC_API_KEY: 'sk-test',
+    TELEGRAM_BOT_TOKEN: tg.token,
+  };
+  return { tg, model, start: () => agent(env) };
+}
+
+interface Agent {
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+function agent(env: Record<string, string>): Agent {
+  const child = spawn(process.execPath, [CLI, 'agent'], {
+    env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const kill = (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  cleanups.push(() => kill('SIGKILL'));
+  return { kill };
+}
+
+const texts = (tg: FakeTelegram) => tg.callsOf('sendMessage').map((c) => String(c.params.text));
+
+describe('a turn cut short by SIGKILL', { timeout: 120_000 }, () => {
+  it('is run again on restart when no tool with side effects had run: one reply, the message stored once', async () => {
+    const { tg, model, start } = await setup();
+    const first = start();
+    model.script.push({ error: 'stall' }, { text: 'Answer after the restart.' });
+    tg.message(OWNER, 'what is on today?');
+    await until(() => model.requests.length === 1);
+    await first.kill('SIGKILL');
+
+    const second = start();
+    await tg.waitFor('sendMessage', 1);
+    await until(() => model.requests.length === 2);
+    expect(texts(tg)).toEqual(['Answer after the restart.']);
+    const asked = JSON.stringify(model.requests[1]!.body.messages);
+    expect(asked.split('what is on today?')).toHaveLength(2);
+    await second.kill('SIGTERM');
+    expect(texts(tg)).toHaveLength(1);
+  });
+
+  it('is told about on restart when a tool with side effects had started: one notice, no new model call', async () => {
+    const { tg, model, start } = await setup();
+    const first = start();
+    model.script.push(
+      { toolUses: [{ name: 'save_memory', input: { content: 'Ann likes tea' } }] },
+      { error: 'stall' },
+    );
+    tg.message(OWNER, 'remember that I like tea');
+    await until(() => model.requests.length === 2);
+    await first.kill('SIGKILL');
+
+    const second = start();
+    await tg.waitFor('sendMessage', 1);
+    expect(texts(tg)).toHaveLength(1);
+    expect(texts(tg)[0]).toMatch(/interrupted .*"remember that I like tea".*save_memory/);
+    await second.kill('SIGTERM');
+    expect(model.requests).toHaveLength(2);
+    expect(texts(tg)).toHaveLength(1);
+  });
+});
