@@ -52,7 +52,15 @@ async function checkAnthropic(
     maxRetries: 0,
     timeout: timeoutMs,
   });
-  const info = await client.models.retrieve(endpoint.model);
+  // A failure names where it asked: the SDK's own message ("Connection error.") does not.
+  const info = await client.models.retrieve(endpoint.model).catch((err: unknown) => {
+    const status = err instanceof Anthropic.APIError ? err.status : undefined;
+    if (status === 401)
+      throw new Error(`ANTHROPIC_API_KEY was refused by ${client.baseURL}: 401`, { cause: err });
+    const cause =
+      err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    throw new Error(`${client.baseURL}: ${(err as Error).message}${cause}`, { cause: err });
+  });
   return `answers (${info.id})`;
 }
 
@@ -62,7 +70,20 @@ async function checkOllama(
   timeoutMs: number,
 ): Promise<string> {
   const host = endpoint.baseUrl ?? config.secrets.ollamaHost ?? DEFAULT_OLLAMA_HOST;
-  const res = await fetch(new URL('/api/tags', host), { signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(new URL('/api/tags', host), {
+    signal: AbortSignal.timeout(timeoutMs),
+  }).catch((err: unknown) => {
+    // fetch fails with a TypeError whose cause is the socket's error (ECONNREFUSED, …).
+    const cause =
+      err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    const why = config.models.chosenBecause;
+    throw new Error(
+      why
+        ? `${why}, so the default is Ollama at ${host}, which did not answer${cause}`
+        : `ollama ${endpoint.model} at ${host} did not answer${cause}`,
+      { cause: err },
+    );
+  });
   if (!res.ok) throw new Error(`${host} answered ${res.status}`);
   const body = (await res.json()) as { models?: Array<{ name?: string; model?: string }> };
   const names = (body.models ?? []).flatMap((m) => [m.name, m.model]).filter(Boolean) as string[];

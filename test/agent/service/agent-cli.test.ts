@@ -1,3 +1,4 @@
+import { closedPortUrl } from '../models/helpers.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -190,7 +191,23 @@ describe('brain agent', { timeout: 120_000 }, () => {
     const r = await s.cli(['agent', '--check']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^FAIL model models\.endpoints\.0 /m);
+    expect(r.stdout).toContain(`ANTHROPIC_API_KEY was refused by ${s.fake.baseUrl}`);
     expect(r.stdout).toMatch(/^ok {3}brain: /m);
+  });
+
+  it('--check says a missing ANTHROPIC_API_KEY made Ollama the default when Ollama does not answer', async () => {
+    const s = await setup();
+    const body = configFileBody(s.fake.baseUrl, s.dir, {}) as Record<string, unknown>;
+    delete body.models;
+    writeFileSync(s.config, JSON.stringify(body));
+    const ollama = await closedPortUrl();
+    const env: Record<string, string> = { ...s.env, OLLAMA_HOST: ollama };
+    delete env.ANTHROPIC_API_KEY;
+    const r = await runCliInProcess(['agent', '--check'], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      `no ANTHROPIC_API_KEY set, so the default is Ollama at ${ollama}, which did not answer`,
+    );
   });
 
   it('--check exits 1 on a config that does not validate, naming the key path', async () => {
