@@ -144,6 +144,8 @@ function spawnGroup(
       killGroup();
     };
     options.signal.addEventListener('abort', onAbort, { once: true });
+    // The service's exit, forced included, takes the group with it (the group is detached).
+    process.once('exit', killGroup);
     for (const stream of [child.stdout, child.stderr]) {
       stream.setEncoding('utf8');
       stream.on('data', (chunk: string) => capture.add(chunk));
@@ -161,11 +163,13 @@ function spawnGroup(
       }, PIPE_GRACE_MS).unref();
     });
     child.on('error', (err) => {
+      process.off('exit', killGroup);
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
       reject(new Error(`could not start ${file}: ${err.message}`));
     });
     child.on('close', (code, signal) => {
+      process.off('exit', killGroup);
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
       resolve({
