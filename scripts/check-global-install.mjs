@@ -69,6 +69,9 @@ try {
     fail(`brain --version printed ${JSON.stringify(version.stdout)}, want ${manifest.version}`);
   console.log(`brain --version: ${version.stdout.trim()}`);
 
+  // A read never creates a brain: make it first, as a user's first write would.
+  const made = brain(['send', '--agent', 'ci', '--to', 'ci', '--body', 'hello']);
+  if (made.status !== 0) fail(`brain send failed (${made.status}):\n${made.stdout}${made.stderr}`);
   const doctor = brain(['doctor', '--json']);
   if (doctor.status !== 0)
     fail(`brain doctor failed (${doctor.status}):\n${doctor.stdout}${doctor.stderr}`);
