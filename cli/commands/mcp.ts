@@ -8,7 +8,7 @@ type Globals = () => GlobalOptions;
  * `brain mcp` (stdio) and `brain serve` (streamable HTTP). The MCP SDK is imported only when one
  * of them runs, so other commands do not pay for it.
  *
- * Background work of long-running servers (the embedding queue's drainer, issue 3) goes in the
+ * Background work of long-running servers (the embedding queue's drainer) goes in the
  * `background` lists below: it starts once the server answers, and stops on shutdown.
  */
 export function registerMcp(program: Command, globals: Globals): void {
