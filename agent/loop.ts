@@ -37,7 +37,7 @@ import { noteSideEffect } from './turn-effects.js';
 import { untrusted } from './untrusted.js';
 import type { Tool, ToolContext } from './tools/types.js';
 
-/** How a turn talks to whoever asked: streamed text, tool calls as they start, and (issue 14) approvals. */
+/** How a turn talks to whoever asked: streamed text, tool calls as they start, and approvals. */
 export interface TurnIo {
   onText(delta: string): void;
   onToolCall?(name: string, input: Record<string, unknown>): void;

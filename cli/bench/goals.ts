@@ -39,11 +39,11 @@ export const GOALS: readonly Goal[] = [
   latency('send', 'p50_ms', 0.2),
   latency('send', 'p99_ms', 2),
   latency('read_unread', 'p50_ms', 0.5),
-  // Issue 18: the exact top k over every match (issue 5's 5 / 50 ms were met by ranking a sample).
+  // The exact top k over every match, not a ranked sample.
   latency('search_fts', 'p50_ms', 10),
   latency('search_fts', 'p99_ms', 60),
   latency('poll_process', 'p50_ms', 150, 'brain poll as a process ≤ 150 ms'),
-  // Issue 12: every one-shot command that does not embed.
+  // Every one-shot command that does not embed.
   ...['search', 'provenance', 'thread', 'send', 'read'].map((command) =>
     latency(`${command}_process`, 'p50_ms', 120, `brain ${command} as a process ≤ 120 ms`),
   ),
