@@ -1,14 +1,37 @@
 import type { Database } from 'better-sqlite3';
 import type { Clock } from './clock.js';
 import type { StatementCache } from './db/open.js';
-import type { AccessNotes } from './knowledge/access-counts.js';
-import type { WordCountNotes } from './search/word-counts.js';
+import type { SearchType } from './validation.js';
 
 /** What a new searchable item is, told to indexers inside the write transaction that made it. */
 export interface IndexedItem {
   type: 'message' | 'stm' | 'atom';
   rowid: number;
 }
+
+/** Row id → accesses noted since the last flush, and when the latest was (ms). */
+export type AccessNotes = Map<number, { count: number; lastMs: number }>;
+
+/** How many rows of an index hold a word (word-counts.ts): n rows with an id ≤ upto. */
+export interface KeptWordCount {
+  n: number;
+  upto: number;
+  epoch: number;
+  /**
+   * The index's rows when the count was last brought up to date (in memory only): while they and
+   * the epoch stay the same, no row was added, and the rows above upto need not be read.
+   */
+  rows?: number;
+}
+
+/**
+ * Counts to write: `type\0term` → the count and the epoch it holds in; `impacts\0type\0term` → a
+ * word's score classes (impacts.ts), with the count they hold (n rows up to upto).
+ */
+export type WordCountNotes = Map<
+  string,
+  KeptWordCount & { type: SearchType; term: string; impacts?: Buffer }
+>;
 
 /** Everything the brain's modules share: one database, its statements, a clock, the limits. */
 export interface BrainContext {

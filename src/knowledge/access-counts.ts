@@ -1,4 +1,4 @@
-import type { BrainContext } from '../context.js';
+import type { AccessNotes, BrainContext } from '../context.js';
 import { writeWithoutWaiting } from '../db/no-wait.js';
 
 /*
@@ -17,9 +17,6 @@ import { writeWithoutWaiting } from '../db/no-wait.js';
 
 /** Rows whose accesses are noted but not yet written, and so at most this many are kept. */
 export const MAX_NOTED_ROWS = 10_000;
-
-/** Row id → accesses noted since the last flush, and when the latest was (ms). */
-export type AccessNotes = Map<number, { count: number; lastMs: number }>;
 
 export function createAccessNotes(): AccessNotes {
   return new Map();

@@ -1,15 +1,9 @@
 import type { Database } from 'better-sqlite3';
-import type { BrainContext } from '../context.js';
+import type { BrainContext, WordCountNotes } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { BM25_K1, idf, type Ranked } from './bm25-top-k.js';
 import { quoteTerm } from './fts-query.js';
-import {
-  keepImpacts,
-  noteImpacts,
-  ownToken,
-  storedImpacts,
-  type WordCountNotes,
-} from './word-counts.js';
+import { keepImpacts, noteImpacts, ownToken, storedImpacts } from './word-counts.js';
 
 /*
  * The exact top k of one common word without scoring each of its rows (Lucene keeps "impacts"

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { BrainContext } from '../context.js';
+import type { BrainContext, KeptWordCount, WordCountNotes } from '../context.js';
 import { writeWithoutWaiting } from '../db/no-wait.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import type { SearchType } from '../validation.js';
@@ -41,32 +41,12 @@ const TABLES: Record<SearchType, string> = {
   atom: 'atoms_fts',
 };
 
-interface Kept {
-  n: number;
-  upto: number;
-  epoch: number;
-  /**
-   * The index's rows when the count was last brought up to date (in memory only): while they and
-   * the epoch stay the same, no row was added, and the rows above upto need not be read.
-   */
-  rows?: number;
-}
-
-/**
- * Counts to write: `type\0term` → the count and the epoch it holds in; `impacts\0type\0term` → a
- * word's score classes (impacts.ts), with the count they hold (n rows up to upto).
- */
-export type WordCountNotes = Map<
-  string,
-  Kept & { type: SearchType; term: string; impacts?: Buffer }
->;
-
 export function createWordCountNotes(): WordCountNotes {
   return new Map();
 }
 
 /** Per connection and index: the counts kept in memory. */
-const kept = new WeakMap<Database, Map<SearchType, Map<string, Kept>>>();
+const kept = new WeakMap<Database, Map<SearchType, Map<string, KeptWordCount>>>();
 
 /**
  * What a connection's schema has, asked once per connection: `sql` counts the objects looked for
@@ -143,8 +123,8 @@ export function createWordCounter(
   let epoch: number | undefined;
   const currentEpoch = (): number => (epoch ??= keptTable ? indexEpoch(ctx, type) : -1);
 
-  let memory: Map<string, Kept> | undefined;
-  const inMemory = (): Map<string, Kept> => {
+  let memory: Map<string, KeptWordCount> | undefined;
+  const inMemory = (): Map<string, KeptWordCount> => {
     if (memory) return memory;
     let byType = kept.get(db);
     if (!byType) kept.set(db, (byType = new Map()));
@@ -153,7 +133,7 @@ export function createWordCounter(
     return memory;
   };
 
-  const storedAs = (key: string): Kept | undefined => {
+  const storedAs = (key: string): KeptWordCount | undefined => {
     const row = ctx.q
       .get<[string, string], { n: number; upto: number }>(
         `SELECT n, upto FROM search_word_counts WHERE idx = ? AND term = ?`,
@@ -162,7 +142,7 @@ export function createWordCounter(
     return row && { n: row.n, upto: row.upto, epoch: currentEpoch() };
   };
   /** The word's count as kept in the brain: its own, else its token's from the census. */
-  const stored = (term: string): Kept | undefined => {
+  const stored = (term: string): KeptWordCount | undefined => {
     if (!keptTable) return undefined;
     const own = storedAs(term);
     if (own || !hasRankFunction(db) || !censusTaken(ctx, type, currentEpoch())) return own;
@@ -187,7 +167,7 @@ export function createWordCounter(
     return { n, top };
   };
 
-  const note = (term: string, count: Kept): void => {
+  const note = (term: string, count: KeptWordCount): void => {
     const notes = ctx.wordCounts;
     if (!notes || !keptTable || db.readonly) return;
     const key = `${type}\0${term}`;

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionOf, type Brain } from '../../../src/brain.js';
+import type { WordCountNotes } from '../../../src/context.js';
 import { StatementCache } from '../../../src/db/open.js';
 import type { Ranked } from '../../../src/search/bm25-top-k.js';
 import { RANK_SQL } from '../../../src/search/fts.js';
@@ -15,7 +16,6 @@ import {
   createWordCounter,
   createWordCountNotes,
   flushWordCounts,
-  type WordCountNotes,
 } from '../../../src/search/word-counts.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 

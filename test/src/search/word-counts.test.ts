@@ -1,13 +1,13 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionOf, type Brain } from '../../../src/brain.js';
+import type { WordCountNotes } from '../../../src/context.js';
 import { StatementCache } from '../../../src/db/open.js';
 import {
   KEEP_FROM_ROWS,
   createWordCountNotes,
   createWordCounter,
   flushWordCounts,
-  type WordCountNotes,
 } from '../../../src/search/word-counts.js';
 import { quoteTerm } from '../../../src/search/fts-query.js';
 import type { SearchType } from '../../../src/validation.js';
