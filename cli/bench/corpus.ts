@@ -2,18 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readLocomo, type LocomoConversation } from '../../src/eval/locomo-format.js';
 import { BrainError } from '../../src/errors.js';
 import { createChatText } from './chat-text.js';
-import { createTextGenerator, type TextGenerator } from './text.js';
-
-/** The raw material of the benchmark's text: real sentences and the names said in them. */
-export interface Corpus {
-  /** Where the text came from, for the report. */
-  source: string;
-  sentences: string[];
-  /** Names of the people who speak (to vary them). */
-  names: string[];
-  /** Questions asked about the conversations (some messages are questions). */
-  questions: string[];
-}
+import { createTextGenerator, type Corpus, type TextGenerator } from './text.js';
 
 /** Split a turn into sentences ("Wow! That's great." → two). */
 export function splitSentences(text: string): string[] {

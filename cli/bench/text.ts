@@ -1,5 +1,15 @@
-import type { Corpus } from './corpus.js';
 import { createRandom, type Random } from './random.js';
+
+/** The raw material of the benchmark's text: real sentences and the names said in them. */
+export interface Corpus {
+  /** Where the text came from, for the report. */
+  source: string;
+  sentences: string[];
+  /** Names of the people who speak (to vary them). */
+  names: string[];
+  /** Questions asked about the conversations (some messages are questions). */
+  questions: string[];
+}
 
 /**
  * Varied text from a corpus: corpus sentences with their names, numbers, months and weekdays
