@@ -5,10 +5,10 @@ import { resolveCwd } from '../tools/run-command.js';
 import type { Tool } from '../tools/types.js';
 import { alwaysPatternOf, toolPatternOf, workspacePath } from './always.js';
 import { describeCall, firstLine } from './describe.js';
+import { PERMISSION_LEVELS, type Decision, type PermissionLevel } from './decision.js';
 import { profilesConfig } from './trust.js';
 
-export const PERMISSION_LEVELS = ['allow', 'ask', 'deny'] as const;
-export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
+export { PERMISSION_LEVELS, type Decision, type PermissionLevel } from './decision.js';
 
 /** A tool name, or a pattern where `*` stands for any run of characters (`mcp__github__*`). */
 const toolPattern = z
@@ -53,24 +53,6 @@ export type JudgeCommand = (command: string, place: CommandPlace) => Promise<Com
 export interface DecideContext {
   /** The workspace: where relative paths and a command's default cwd start. */
   workspace: string;
-}
-
-export interface Decision {
-  decision: PermissionLevel;
-  reason: string;
-  /** Who settled it: the config or the defaults (`policy`), or a stored rule (`always`). */
-  by: 'policy' | 'always';
-  /**
-   * The first line of the call as the owner is shown it (describeCall in
-   * agent/permissions/describe.ts): the tool and its first argument, hidden characters escaped.
-   */
-  summary: string;
-  /** What answering "always" would store, when the call can be allowed always. */
-  alwaysPattern?: string | undefined;
-  /** A command judged safe: a read-only program, confined, that cannot send data out. */
-  confined?: boolean;
-  /** It runs with no network: allowed in a tainted turn because the sandbox can cut it off. */
-  offline?: boolean;
 }
 
 export interface Policy {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isHeadText } from '../history.js';
 import type { ChatMessage } from '../models/types.js';
 import type { Tool } from '../tools/types.js';
-import type { Decision, PermissionLevel } from './policy.js';
+import type { Decision, PermissionLevel } from './decision.js';
 
 /**
  * Trust follows origin through a turn. Who drives the turn picks a tool profile; everything the
