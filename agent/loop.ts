@@ -33,7 +33,7 @@ import {
   type ProfilesConfig,
 } from './permissions/trust.js';
 import { runToolCall, toolSchemas } from './tools/registry.js';
-import { noteSideEffect } from './turn-effects.js';
+import { noteSideEffect, noteSideEffectFinished } from './turn-effects.js';
 import { untrusted } from './untrusted.js';
 import type { Tool, ToolContext } from './tools/types.js';
 
@@ -350,13 +350,14 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         io.onToolCall?.(use.name, use.input);
         log('debug', 'turn.tool', { tool: use.name });
         // Noted before it runs: a turn cut short after this is told about, not run again.
-        if (toolsOf(options).find((t) => t.name === use.name)?.readOnly === false)
-          noteSideEffect(brain, options.session, { message: user.id, tool: use.name });
+        const effect = toolsOf(options).find((t) => t.name === use.name)?.readOnly === false;
+        if (effect) noteSideEffect(brain, options.session, { message: user.id, tool: use.name });
         const result = await runToolCall(
           toolsOf(options),
           use,
           gate.offline ? { ...ctx, network: false } : ctx,
         );
+        if (effect) noteSideEffectFinished(brain, options.session, user.id);
         trust.taintFrom(result.content);
         results.push(result);
       }

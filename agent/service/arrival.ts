@@ -1,6 +1,7 @@
-import type { Driver } from '../permissions/trust.js';
 import { untrusted } from '../untrusted.js';
-import type { LanePriority, ServiceHost } from './types.js';
+import type { ArrivalTurn, ServiceHost } from './types.js';
+
+export type { ArrivalTurn } from './types.js';
 
 /**
  * What a chat message becomes: the one place that decides, for every channel, whose turn it is,
@@ -30,21 +31,6 @@ export interface Arrival {
         byAssistant: boolean;
       }
     | undefined;
-}
-
-/** How the turn is to be queued. */
-export interface ArrivalTurn {
-  session: string;
-  /** The model's input: the sender's words, anything foreign in it marked as data. */
-  text: string;
-  driver: Driver;
-  /** Who said it, as an agent name, when it is not the owner. */
-  from?: string;
-  priority: LanePriority;
-  /** Nobody can answer an approval: every `ask` is denied. */
-  unattended: boolean;
-  /** Approval prompts go to this chat: only in the owner's own turns. */
-  asks: boolean;
 }
 
 /**

@@ -226,6 +226,7 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
       components = list;
     },
     components: () => components,
+    channels: () => components.filter(isChannel),
     setConfig(next) {
       config = next;
       lane.setMaxConcurrent(next.lane.maxConcurrent);

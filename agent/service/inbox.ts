@@ -4,6 +4,7 @@ import {
   type BrainWatcher,
   type WatchTimers,
 } from '../../src/index.js';
+import { describeInterruption, lastSideEffect } from '../turn-effects.js';
 import type { ServiceComponent, ServiceHost } from './types.js';
 
 /**
@@ -14,7 +15,8 @@ import type { ServiceComponent, ServiceHost } from './types.js';
  * acknowledged. The session's context is that thread (the sender's words untrusted data, `from`).
  * With `relayToOwner`, the exchange is also delivered to the owner. Messages unread when the
  * service starts are answered too; a turn that fails before its reply is stored leaves the
- * message unread, for the next start.
+ * message unread, for the next start, which answers it again, or, when the turn had started a
+ * tool with side effects, tells the sender so in the thread instead of running it twice.
  *
  * Not answered: the assistant's own messages, broadcasts, and anything in the thread of another
  * session (the owner's chat, a Telegram chat: those messages are that session's turns).
@@ -61,6 +63,25 @@ export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent
         code: (err as { code?: string }).code ?? 'ERROR',
         error: (err as Error).message,
       });
+      return;
+    }
+    const effect = lastSideEffect(brain, session);
+    if (effect?.message === message.id) {
+      // Cut short after a tool with side effects had started: told, not run twice.
+      brain.batch(() => {
+        brain.send({
+          from: config.agent,
+          to: message.from,
+          thread: message.thread_id,
+          reply_to: message.id,
+          body: `I was interrupted (the service stopped) while answering this, ${describeInterruption(effect)}. Send it again if you still want it.`,
+          metadata: {
+            assistant: { interrupted: { tool: effect.tool, finished: effect.finished } },
+          },
+        });
+        brain.ack({ message_id: message.id, agent: config.agent });
+      });
+      log('warn', 'inbox.told', { id, tool: effect.tool });
       return;
     }
     const text = message.subject ? `Subject: ${message.subject}\n\n${message.body}` : message.body;

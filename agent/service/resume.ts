@@ -1,62 +1,137 @@
 import type { Brain } from '../../src/index.js';
-import { lastSideEffect } from '../turn-effects.js';
-import type { ServiceComponent, ServiceHost } from './types.js';
+import { describeInterruption, lastSideEffect } from '../turn-effects.js';
+import { acceptedTurnOf } from './accepted.js';
+import type { ChannelTarget, ServiceComponent, ServiceHost } from './types.js';
 
 /**
- * Work a crash cut short, taken up on start: the owner's last message with no reply after it is
- * answered again when the turn had run no tool with side effects, and otherwise the owner is
- * told what was interrupted, once. The loop stores the owner's message before the model call and
- * the reply at the end, so an unanswered message at the end of the thread is a turn cut short.
+ * Work a crash cut short, taken up on start, in every session a chat can reach: the messages at
+ * the end of a session's thread that nothing answered are answered again by one turn when the
+ * turn they started had run no tool with side effects; otherwise whoever asked is told what was
+ * cut short and what had finished (the notice is stored as the answer, so the next turn's context
+ * says so too), and any message after it is answered. The loop stores its input before the model
+ * call and the reply at the end, and channels store a message when it arrives
+ * (agent/service/accepted.ts), so an unanswered message at the end of a thread is work cut short.
+ *
+ * Other agents' messages are the inbox's (agent/service/inbox.ts) and scheduled work the
+ * scheduler's (cron's `onInterrupt`); a session nobody can be told in (a terminal session with no
+ * channel to reach the owner) is left for the next turn there.
  */
 
-/** The owner's message at the end of a session's thread, when nothing answered it. */
-function unanswered(brain: Brain, session: string, owner: string) {
-  const found = brain.sessions().find((s) => s.name === session);
-  if (!found) return undefined;
-  const count = brain.thread({ thread_id: found.thread_id, limit: 1 }).thread.message_count;
-  if (count === 0) return undefined;
-  const last = brain.thread({ thread_id: found.thread_id, limit: 1, offset: count - 1 })
-    .messages[0];
-  return last && last.from === owner ? last : undefined;
+/** How many messages at the end of a thread are looked at. */
+const SCAN = 50;
+
+/** The messages at the end of a thread after the assistant's last word, oldest first. */
+function unanswered(brain: Brain, threadId: string, agent: string) {
+  const count = brain.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
+  if (count === 0) return [];
+  const tail = brain.thread({
+    thread_id: threadId,
+    limit: SCAN,
+    offset: Math.max(0, count - SCAN),
+  }).messages;
+  const lastAnswer = tail.findLastIndex((m) => m.from === agent);
+  return tail.slice(lastAnswer + 1);
 }
 
-const RESUMED_KEY = 'resume:last';
+const takenKey = (session: string) => `resume:${session}`;
+
+/** Sessions whose cut-short work other components take up. */
+const elsewhere = (session: string) =>
+  session.startsWith('inbox/') || session.startsWith('cron/') || session === 'heartbeat';
 
 export function createResumer(): ServiceComponent {
   return {
     name: 'resume',
     async start(h: ServiceHost) {
-      const session = h.ownerSession();
-      const message = unanswered(h.brain, session, h.config().owner);
-      // Taken up once: a crash during the retry itself is not taken up again.
-      if (!message || h.brain.schedulerState(RESUMED_KEY) === message.id) return;
-      h.brain.setSchedulerState(RESUMED_KEY, message.id);
-      const effect = lastSideEffect(h.brain, session);
-      if (effect?.message === message.id) {
-        h.log('warn', 'resume.told', { session, message: message.id, tool: effect.tool });
-        const asked = message.body.length > 80 ? `${message.body.slice(0, 77)}...` : message.body;
-        await h.deliver(
-          `I was interrupted (the service stopped) while answering "${asked}", after starting ${effect.tool}. Ask again if you still want it.`,
-        );
-        return;
+      for (const session of h.brain.sessions()) {
+        if (elsewhere(session.name)) continue;
+        try {
+          await resumeSession(h, session.name, session.thread_id);
+        } catch (err) {
+          h.log('warn', 'resume.failed', {
+            session: session.name,
+            error: (err as Error).message,
+          });
+        }
       }
-      h.log('info', 'resume.rerun', { session, message: message.id });
-      const turn = h.enqueue({
-        session,
-        text: message.body,
-        messageId: message.id,
-        source: 'channel',
-        priority: 'owner',
-        unattended: true,
-        io: { onText: () => {} },
-      });
-      void turn.done.then(
-        async (result) => {
-          if (!result.cancelled && result.reply.trim() !== '') await h.deliver(result.reply);
-        },
-        (err: unknown) => h.log('warn', 'resume.failed', { error: (err as Error).message }),
-      );
     },
     async stop() {},
   };
+}
+
+async function resumeSession(h: ServiceHost, session: string, threadId: string): Promise<void> {
+  const { brain } = h;
+  const config = h.config();
+  const waiting = unanswered(brain, threadId, config.agent);
+  const last = waiting.at(-1);
+  if (!last) return;
+  const ownerSession = session === h.ownerSession();
+  const route: ChannelTarget | undefined = acceptedTurnOf(last.metadata)?.route;
+  // Only where someone can be answered: the owner's session, or a chat a channel stored.
+  if (!ownerSession && !route) return;
+  // Taken up once: a crash during the retry itself is not taken up again.
+  if (brain.schedulerState(takenKey(session)) === last.id) return;
+  brain.setSchedulerState(takenKey(session), last.id);
+
+  let rest = waiting;
+  const effect = lastSideEffect(brain, session);
+  const cut = effect && waiting.find((m) => m.id === effect.message);
+  if (effect && cut) {
+    const asked = cut.body.length > 80 ? `${cut.body.slice(0, 77)}...` : cut.body;
+    const notice = `I was interrupted (the service stopped) while answering "${asked}", ${describeInterruption(effect)}. Ask again if you still want it.`;
+    brain.batch(() => {
+      brain.markRead({ message_id: cut.id, agent: config.agent });
+      brain.send({
+        from: config.agent,
+        to: cut.from,
+        thread: threadId,
+        reply_to: cut.id,
+        body: notice,
+        metadata: { assistant: { interrupted: { tool: effect.tool, finished: effect.finished } } },
+      });
+    });
+    h.log('warn', 'resume.told', { session, message: cut.id, tool: effect.tool });
+    await h.deliver(notice, acceptedTurnOf(cut.metadata)?.route ?? route);
+    rest = waiting.slice(waiting.indexOf(cut) + 1);
+  }
+  const input = rest.at(-1);
+  if (!input) return;
+  const accepted = acceptedTurnOf(input.metadata);
+  const from = input.from === config.owner ? undefined : input.from;
+  h.log('info', 'resume.rerun', { session, message: input.id, waiting: rest.length });
+  const channel = accepted && h.channels?.().find((c) => c.channel === accepted.route.channel);
+  if (accepted && channel?.takeUp) {
+    // The channel runs it as it runs a message that just arrived: typing, approvals, its reply.
+    channel.takeUp(
+      accepted.route.chatId,
+      {
+        session,
+        text: input.body,
+        driver: accepted.driver,
+        ...(from === undefined ? {} : { from }),
+        priority: accepted.priority,
+        unattended: accepted.unattended,
+        asks: !accepted.unattended,
+      },
+      input.id,
+    );
+    return;
+  }
+  const turn = h.enqueue({
+    session,
+    text: input.body,
+    ...(from === undefined ? {} : { from }),
+    messageId: input.id,
+    source: 'channel',
+    priority: accepted?.priority ?? 'owner',
+    ...(accepted ? { driver: accepted.driver } : {}),
+    unattended: true,
+    io: { onText: () => {} },
+  });
+  void turn.done.then(
+    async (result) => {
+      if (!result.cancelled && result.reply.trim() !== '') await h.deliver(result.reply, route);
+    },
+    (err: unknown) => h.log('warn', 'resume.failed', { session, error: (err as Error).message }),
+  );
 }

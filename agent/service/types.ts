@@ -21,6 +21,21 @@ export interface ChannelTarget {
   chatId: string;
 }
 
+/** How a chat message's turn is to be queued (agent/service/arrival.ts decides it). */
+export interface ArrivalTurn {
+  session: string;
+  /** The model's input: the sender's words, anything foreign in it marked as data. */
+  text: string;
+  driver: Driver;
+  /** Who said it, as an agent name, when it is not the owner. */
+  from?: string;
+  priority: LanePriority;
+  /** Nobody can answer an approval: every `ask` is denied. */
+  unattended: boolean;
+  /** Approval prompts go to this chat: only in the owner's own turns. */
+  asks: boolean;
+}
+
 /** One turn asked of the lane. */
 export interface TurnRequest {
   /** The session's name: the owner's session, `telegram/<chat_id>`, `heartbeat`, `cron/<job>`, … */
@@ -101,6 +116,8 @@ export interface ServiceHost {
   readonly sessionModels?: SessionModels;
   /** Turns waiting in the lane: `/status`. */
   queuedTurns?(): number;
+  /** The running channels: what the resumer hands a stored message back to. */
+  channels?(): readonly Channel[];
 }
 
 /** `brain agent --check`: one line per thing looked at. */
@@ -130,4 +147,9 @@ export interface Channel extends ServiceComponent {
   readonly channel: 'telegram' | 'discord';
   /** A proactive message (heartbeat, reminders, relays) to a chat of this channel. */
   notify(chatId: string, text: string): Promise<void>;
+  /**
+   * Run a turn for a message of this chat already stored (agent/service/accepted.ts), as if it had
+   * just arrived: what the resumer does with one a crash left unanswered.
+   */
+  takeUp?(chatId: string, turn: ArrivalTurn, messageId: string): void;
 }

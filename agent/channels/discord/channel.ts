@@ -18,7 +18,8 @@ import type { Channel, CheckItem, QueuedTurn, ServiceHost } from '../../service/
 import { splitMessage } from '../split.js';
 import { createDiscordApprovals } from './approvals.js';
 import { DEFAULT_DISCORD_API, type DiscordConfig } from './config.js';
-import { arrivalTurn } from '../../service/arrival.js';
+import { acceptArrival } from '../../service/accepted.js';
+import { arrivalTurn, type ArrivalTurn } from '../../service/arrival.js';
 import { createSessionModels, knownCommand, runCommand } from '../../service/commands.js';
 import { stripMention } from './inbound.js';
 import { keepTyping, type IntervalTimers } from './typing.js';
@@ -116,12 +117,37 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     }
   }
 
-  async function onMessage(message: Message): Promise<void> {
+  /**
+   * Where each chat's handled messages end (`discord:resume:<bot id>` in the brain: channel id →
+   * the last message id handled). The gateway does not replay what was sent while the bot was
+   * away, so on start each chat is read from there through REST; a message at or before it is not
+   * handled again.
+   */
+  let resumeKey = '';
+  const resumePoints = (): Record<string, string> =>
+    (host?.brain.schedulerState(resumeKey) as Record<string, string> | undefined) ?? {};
+  const handled = (message: Message) => {
+    const last = resumePoints()[message.channelId];
+    return last !== undefined && BigInt(message.id) <= BigInt(last);
+  };
+  const noteHandled = (message: Message) => {
+    if (!host || handled(message)) return;
+    host.brain.setSchedulerState(resumeKey, { ...resumePoints(), [message.channelId]: message.id });
+  };
+  /** Messages from the gateway wait while what came during the downtime is read. */
+  let caughtUp: Promise<void> = Promise.resolve();
+
+  async function onMessage(message: Message, catchingUp = false): Promise<void> {
+    if (!catchingUp) await caughtUp;
     // discord.js hands over the messages that arrived while it connected right after READY,
     // before `login()` resolves: those count too (only a stopped or refused channel drops them).
     if (!host || state === 'stopped' || state === 'refused' || !client?.user) return;
     const botId = client.user.id;
     if (message.author.bot || message.author.id === botId || message.system) return;
+    if (handled(message)) {
+      log()('debug', 'discord.duplicate', { channel_id: message.channelId });
+      return;
+    }
     const inGuild = message.inGuild();
     const mentioned = message.mentions.users.has(botId);
     if (inGuild) {
@@ -166,7 +192,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         byAssistant: replied.author.id === botId,
       },
     });
-    const { session, text } = turn;
+    const { session } = turn;
     log()('info', 'discord.message', { ...fields, session, chars: said.length });
     const command = knownCommand(said);
     if (command) {
@@ -184,10 +210,24 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         approvalsWaiting: () => approvals.pendingCount(),
       });
       await sendText(message.channelId, reply || 'Stopped.', message.id);
+      noteHandled(message);
       return;
     }
+    // Stored with the chat's resume point in one transaction: from here a crash loses nothing.
+    const messageId = acceptArrival(
+      host.brain,
+      host.config(),
+      { ...turn, idle: !host.busy(session) },
+      { channel: 'discord', chatId: message.channelId },
+      () => noteHandled(message),
+    );
+    runTurn(message.channelId, turn, messageId, message.id);
+  }
 
-    const channelId = message.channelId;
+  /** Runs the turn of a message stored in the session's thread; the reply answers `replyTo`. */
+  function runTurn(channelId: string, turn: ArrivalTurn, messageId: string, replyTo?: string) {
+    if (!host) throw new BrainError('CONFLICT', 'discord: the channel is not started');
+    const { session, text } = turn;
     const stopTyping = keepTyping(
       () => rest().post(Routes.channelTyping(channelId)),
       (err) => log()('debug', 'discord.typing_failed', { error: (err as Error).message }),
@@ -198,6 +238,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       queued = host.enqueue({
         session,
         text,
+        messageId,
         ...(turn.from === undefined ? {} : { from: turn.from }),
         driver: turn.driver,
         source: 'channel',
@@ -220,7 +261,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         return;
       }
       const reply = result.reply;
-      await sendText(channelId, reply || '(no reply)', message.id).catch((err: unknown) =>
+      await sendText(channelId, reply || '(no reply)', replyTo).catch((err: unknown) =>
         log()('warn', 'discord.send_failed', { channel_id: channelId, error: errorText(err) }),
       );
       log()('info', 'discord.replied', { channel_id: channelId, session, chars: reply.length });
@@ -241,7 +282,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       await sendText(
         channelId,
         `Sorry, that failed${typeof code === 'string' ? ` (${code})` : ''}.`,
-        message.id,
+        replyTo,
       ).catch(() => {});
     };
     // Never awaited here: the handler returns and the next event (a button press) is handled.
@@ -249,6 +290,23 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       (result) => finish(result),
       (err: unknown) => fail(err),
     );
+  }
+
+  /** What each chat with a resume point received while the bot was away, oldest first. */
+  async function catchUp(c: Client<true>): Promise<void> {
+    for (const [channelId, after] of Object.entries(resumePoints())) {
+      try {
+        const chat = await c.channels.fetch(channelId);
+        if (!chat?.isTextBased()) continue;
+        const missed = await chat.messages.fetch({ after, limit: 100 });
+        const ordered = [...missed.values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+        if (ordered.length > 0)
+          log()('info', 'discord.catch_up', { channel_id: channelId, messages: ordered.length });
+        for (const m of ordered) await onMessage(m, true);
+      } catch (err) {
+        log()('warn', 'discord.catch_up_failed', { channel_id: channelId, error: errorText(err) });
+      }
+    }
   }
 
   /** The message replied to: from the cache (the gateway sends it along), else fetched. */
@@ -332,6 +390,12 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         allowedMentions: { parse: [], repliedUser: false },
       };
       client = new Client(clientOptions);
+      let markCaughtUp!: () => void;
+      caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
+      client.once('clientReady', (c) => {
+        resumeKey = `discord:resume:${c.user.id}`;
+        void catchUp(c).finally(markCaughtUp);
+      });
       client.on('messageCreate', (m) => {
         onMessage(m).catch((err: unknown) =>
           log()('warn', 'discord.message_failed', { error: errorText(err) }),
@@ -377,6 +441,10 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       }
       state = 'connected';
       log()('info', 'discord.connected', { bot_id: client.user?.id });
+    },
+
+    takeUp(chatId, turn, messageId) {
+      runTurn(chatId, turn, messageId);
     },
 
     async stop() {

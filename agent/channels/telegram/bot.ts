@@ -7,6 +7,7 @@ import { BrainError } from '../../../src/index.js';
 import { sleep } from '../../sleep.js';
 import { TurnCancelledError } from '../../service/lane.js';
 import type { Channel, CheckItem, ServiceHost } from '../../service/types.js';
+import { acceptArrival } from '../../service/accepted.js';
 import { arrivalTurn, type Arrival, type ArrivalTurn } from '../../service/arrival.js';
 import { createSessionModels, parseCommand, runCommand } from '../../service/commands.js';
 import { createApprovalPrompts, type ApprovalPrompts } from './approvals.js';
@@ -108,7 +109,11 @@ export function createTelegramChannel(
     return { yes: true, text: (text.slice(0, at) + text.slice(at + mention.length)).trim() };
   }
 
-  function runTurn(chatId: string, turn: ArrivalTurn) {
+  /** Where handled updates end, in the brain: `telegram:offset:<bot id>`. */
+  let offsetKey = '';
+
+  /** Runs the turn of a message stored in the session's thread (`messageId`). */
+  function runTurn(chatId: string, turn: ArrivalTurn, messageId: string) {
     const h = host!;
     const { session, text } = turn;
     const stopTyping = startTyping(chatId);
@@ -117,6 +122,7 @@ export function createTelegramChannel(
       queued = h.enqueue({
         session,
         text,
+        messageId,
         ...(turn.from === undefined ? {} : { from: turn.from }),
         driver: turn.driver,
         source: 'channel',
@@ -238,7 +244,16 @@ export function createTelegramChannel(
     if (cmd && (!cmd.bot || cmd.bot.toLowerCase() === bot!.botInfo.username.toLowerCase()))
       return command(ctx, cmd.name, cmd.arg, chatId, turn);
     if (text.trim() === '') return;
-    runTurn(chatId, turn);
+    // Stored with the update's offset in one transaction: from here a crash loses nothing.
+    const updateId = ctx.update.update_id;
+    const messageId = acceptArrival(
+      h.brain,
+      h.config(),
+      { ...turn, idle: !h.busy(turn.session) },
+      { channel: 'telegram', chatId },
+      () => h.brain.setSchedulerState(offsetKey, updateId),
+    );
+    runTurn(chatId, turn, messageId);
   }
 
   /**
@@ -316,7 +331,7 @@ export function createTelegramChannel(
         isOwner: (userId) => h.isOwner({ channel: 'telegram', userId }),
         log,
       });
-      const offsetKey = `telegram:offset:${config.token.split(':')[0]}`;
+      offsetKey = `telegram:offset:${config.token.split(':')[0]}`;
       const handledUpTo = h.brain.schedulerState(offsetKey);
       b.use(async (ctx, next) => {
         const id = ctx.update.update_id;
@@ -391,6 +406,11 @@ export function createTelegramChannel(
     async notify(chatId, text) {
       if (!bot) throw new Error('telegram: the channel is not running');
       await sendHtml(chatId, text);
+    },
+
+    takeUp(chatId, turn, messageId) {
+      if (!bot) throw new Error('telegram: the channel is not running');
+      runTurn(chatId, turn, messageId);
     },
   };
 }

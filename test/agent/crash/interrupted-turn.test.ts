@@ -13,6 +13,7 @@ import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram-server.j
  */
 
 const OWNER = 111;
+const GROUP = -1001;
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -26,7 +27,12 @@ async function until(check: () => boolean, ms = 20_000): Promise<void> {
   }
 }
 
-async function setup(): Promise<{ tg: FakeTelegram; model: FakeAnthropic; start(): Agent }> {
+async function setup(): Promise<{
+  tg: FakeTelegram;
+  model: FakeAnthropic;
+  db: string;
+  start(): Agent;
+}> {
   const { dir, cleanup } = tempDir('brain-crash-turn-');
   cleanups.push(cleanup);
   const tg = await startFakeTelegram();
@@ -44,7 +50,7 @@ async function setup(): Promise<{ tg: FakeTelegram; model: FakeAnthropic; start(
       models: {
         endpoints: [{ provider: 'anthropic', model: 'claude-fake', baseUrl: model.baseUrl }],
       },
-      telegram: { allowedChatIds: [OWNER], apiRoot: tg.apiRoot },
+      telegram: { allowedChatIds: [OWNER, GROUP], apiRoot: tg.apiRoot },
     }),
   );
   const env = {
@@ -54,7 +60,7 @@ async function setup(): Promise<{ tg: FakeTelegram; model: FakeAnthropic; start(
     ANTHROPIC_API_KEY: 'sk-test',
     TELEGRAM_BOT_TOKEN: tg.token,
   };
-  return { tg, model, start: () => agent(env) };
+  return { tg, model, db: env.BRAIN_DB, start: () => agent(env) };
 }
 
 interface Agent {
@@ -76,6 +82,25 @@ function agent(env: Record<string, string>): Agent {
 }
 
 const texts = (tg: FakeTelegram) => tg.callsOf('sendMessage').map((c) => String(c.params.text));
+const textsTo = (tg: FakeTelegram, chat: number) =>
+  tg
+    .callsOf('sendMessage')
+    .filter((c) => String(c.params.chat_id) === String(chat))
+    .map((c) => String(c.params.text));
+
+/** A brain file's messages with this body, read by the built CLI's own library. */
+async function stored(db: string, body: string): Promise<number> {
+  const { openBrain } = await import('../../../src/index.js');
+  const brain = openBrain({ dbPath: db, create: false });
+  try {
+    return brain
+      .sessions()
+      .flatMap((s) => brain.thread({ thread_id: s.thread_id, limit: 1000 }).messages)
+      .filter((m) => m.body === body).length;
+  } finally {
+    brain.close();
+  }
+}
 
 describe('a turn cut short by SIGKILL', { timeout: 120_000 }, () => {
   it('is run again on restart when no tool with side effects had run: one reply, the message stored once', async () => {
@@ -114,5 +139,72 @@ describe('a turn cut short by SIGKILL', { timeout: 120_000 }, () => {
     await second.kill('SIGTERM');
     expect(model.requests).toHaveLength(2);
     expect(texts(tg)).toHaveLength(1);
+  });
+
+  it('answers a message that waited behind the cut-short turn: one reply to both, each stored once', async () => {
+    const { tg, model, db, start } = await setup();
+    const first = start();
+    model.script.push({ error: 'stall' }, { text: 'Both answered.' });
+    tg.message(OWNER, 'first question');
+    await until(() => model.requests.length === 1);
+    // Queued behind the running turn: Telegram is told it was handled, the brain holds it.
+    tg.message(OWNER, 'second question');
+    await until(() => tg.callsOf('getUpdates').length >= 3);
+    await first.kill('SIGKILL');
+
+    const second = start();
+    await tg.waitFor('sendMessage', 1);
+    await second.kill('SIGTERM');
+    expect(texts(tg)).toEqual(['Both answered.']);
+    expect(model.requests).toHaveLength(2);
+    const asked = JSON.stringify(model.requests[1]!.body.messages);
+    expect(asked).toContain('first question');
+    expect(asked).toContain('second question');
+    expect(await stored(db, 'second question')).toBe(1);
+    expect(await stored(db, 'first question')).toBe(1);
+  });
+
+  it('answers a group message cut short in the group it came from, not to the owner', async () => {
+    const { tg, model, start } = await setup();
+    const first = start();
+    model.script.push({ error: 'stall' }, { text: 'Group answer.' });
+    tg.push({
+      message: {
+        message_id: 5,
+        date: 1,
+        chat: { id: GROUP, type: 'supergroup', title: 'g' },
+        from: { id: 222, is_bot: false, first_name: 'Bob' },
+        text: '@brain_test_bot when is the meeting?',
+      },
+    });
+    await until(() => model.requests.length === 1);
+    await first.kill('SIGKILL');
+
+    const second = start();
+    await tg.waitFor('sendMessage', 1);
+    await second.kill('SIGTERM');
+    expect(textsTo(tg, GROUP)).toEqual(['Group answer.']);
+    expect(textsTo(tg, OWNER)).toEqual([]);
+    // Still the stranger's turn: the owner's context is not in it.
+    expect(JSON.stringify(model.requests[1]!.body.messages)).toContain('when is the meeting?');
+  });
+
+  it('says which step had finished when the cut came after a tool with side effects returned', async () => {
+    const { tg, model, start } = await setup();
+    const first = start();
+    model.script.push(
+      { toolUses: [{ name: 'save_memory', input: { content: 'Ann likes green tea' } }] },
+      { error: 'stall' },
+    );
+    tg.message(OWNER, 'note my tea');
+    await until(() => model.requests.length === 2);
+    await first.kill('SIGKILL');
+
+    const second = start();
+    await tg.waitFor('sendMessage', 1);
+    await second.kill('SIGTERM');
+    expect(texts(tg)).toHaveLength(1);
+    expect(texts(tg)[0]).toMatch(/"note my tea", after save_memory had finished/);
+    expect(model.requests).toHaveLength(2);
   });
 });

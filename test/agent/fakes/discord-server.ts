@@ -49,6 +49,13 @@ export interface FakeDiscord {
     /** The id of a message the fake holds: it becomes `referenced_message`. */
     replyTo?: string;
   }): Record<string, unknown>;
+  /** A message sent while no client is connected: held for REST reads, never dispatched. */
+  holdMessage(message: {
+    channelId: string;
+    author: FakeUser;
+    content: string;
+    guildId?: string;
+  }): Record<string, unknown>;
   /** An INTERACTION_CREATE for a button press on a message the fake holds. */
   pressButton(press: { messageId: string; customId: string; user: FakeUser; guildId?: string }): {
     id: string;
@@ -257,6 +264,32 @@ export async function startFakeDiscord(
       if (body && 'components' in body) msg.components = body.components;
       return json(200, msg);
     }
+    if (call.method === 'GET' && (m = path.match(/^\/channels\/(\d+)$/))) {
+      const held = [...messages.values()].filter((x) => x.channel_id === m![1]);
+      if (held.length === 0) return json(404, { message: 'Unknown Channel', code: 10003 });
+      const guildId = held.find((x) => x.guild_id)?.guild_id;
+      const other = held.map((x) => x.author as FakeUser).find((a) => a.id !== bot.id);
+      return json(
+        200,
+        guildId
+          ? { id: m[1], type: 0, guild_id: guildId, name: `channel ${m[1]}` }
+          : {
+              id: m[1],
+              type: 1,
+              recipients: other ? [{ discriminator: '0', avatar: null, ...other }] : [],
+            },
+      );
+    }
+    if (call.method === 'GET' && (m = path.match(/^\/channels\/(\d+)\/messages$/))) {
+      // As Discord answers `after`: the messages after it, newest first.
+      const after = BigInt(url.searchParams.get('after') ?? '0');
+      const limit = Number(url.searchParams.get('limit') ?? '50');
+      const found = [...messages.values()]
+        .filter((x) => x.channel_id === m![1] && BigInt(x.id as string) > after)
+        .sort((a, b) => (BigInt(a.id as string) < BigInt(b.id as string) ? 1 : -1))
+        .slice(0, limit);
+      return json(200, found);
+    }
     if (call.method === 'GET' && (m = path.match(/^\/channels\/(\d+)\/messages\/(\d+)$/))) {
       const msg = messages.get(m[2]!);
       return msg ? json(200, msg) : json(404, { message: 'Unknown Message', code: 10008 });
@@ -285,6 +318,11 @@ export async function startFakeDiscord(
         channel_type: o.guildId ? 0 : 1,
         ...(o.guildId ? { member: { roles: [] } } : {}),
       });
+      return msg;
+    },
+    holdMessage(o) {
+      const msg = messageObject({ id: nextId(), ...o });
+      messages.set(msg.id as string, msg);
       return msg;
     },
     pressButton(o) {

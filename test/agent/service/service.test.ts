@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startService, type RunningService } from '../../../agent/service/service.js';
 import type { ServiceComponent } from '../../../agent/service/types.js';
 import type { AssistantConfig } from '../../../agent/config.js';
+import { noteSideEffect } from '../../../agent/turn-effects.js';
 import { systemClock } from '../../../src/index.js';
 import {
   TEST_ENV,
@@ -79,6 +80,29 @@ describe('startService', { timeout: 60_000 }, () => {
     await new Promise((r) => setTimeout(r, 50));
     await service.host.lane.idle();
     expect(f.fake.requests).toHaveLength(1);
+  });
+
+  it('tells another agent its message was cut short after a side effect, instead of running it twice', async () => {
+    const f = await serviceFixture();
+    cleanups.push(() => f.close());
+    const sent = f.t.brain.send({ from: 'ci-bot', to: 'assistant', body: 'Restart the runner.' });
+    // What a crashed run left: the turn had started run_command for this message.
+    f.t.brain.sessionInThread({
+      name: `inbox/${sent.thread_id}`,
+      agent: 'assistant',
+      owner: 'ann',
+      thread_id: sent.thread_id,
+    });
+    noteSideEffect(f.t.brain, `inbox/${sent.thread_id}`, { message: sent.id, tool: 'run_command' });
+    await start(f, [recordingChannel('telegram')]);
+    await until(() => f.t.brain.thread({ thread_id: sent.thread_id }).messages.length === 2);
+    const notice = f.t.brain.thread({ thread_id: sent.thread_id }).messages.at(-1)!;
+    expect(notice).toMatchObject({ from: 'assistant', to: 'ci-bot', reply_to: sent.id });
+    expect(notice.body).toMatch(
+      /interrupted .*after starting run_command, which may not have finished/,
+    );
+    expect(f.fake.requests).toHaveLength(0);
+    expect(f.t.brain.peek({ agent: 'assistant' })).toEqual([]);
   });
 
   it('starts its components in order, logs ready, and stops them', async () => {

@@ -96,6 +96,40 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
     expect(info).not.toContain('Hello Ann');
   });
 
+  it('answers once, after a restart, what was sent while it was away, and nothing it had answered', async () => {
+    const f = await started();
+    f.anthropic.script.push({ text: 'First answer.' }, { text: 'Answer to the missed one.' });
+    f.discord.dispatchMessage({ channelId: OWNER_DM, author: OWNER, content: 'before' });
+    await f.discord.waitForCall(isPostTo(OWNER_DM));
+    await f.host.lane.idle();
+    await f.channel.stop();
+    // Sent while the service was down: the gateway never delivers it.
+    const missed = f.discord.holdMessage({ channelId: OWNER_DM, author: OWNER, content: 'missed' });
+
+    const again = createDiscordChannel({
+      config: { ...f.config.discord!, token: f.discord.token },
+    });
+    f.host.setComponents([again]);
+    await again.start(f.host);
+    try {
+      await f.discord.waitForCall(
+        (c) => isPostTo(OWNER_DM)(c) && c.body?.content === 'Answer to the missed one.',
+      );
+      await f.host.lane.idle();
+      expect(postsTo(f, OWNER_DM).map((c) => c.body?.content)).toEqual([
+        'First answer.',
+        'Answer to the missed one.',
+      ]);
+      expect(postsTo(f, OWNER_DM)[1]!.body).toMatchObject({
+        message_reference: { message_id: missed.id },
+      });
+      expect(f.anthropic.requests).toHaveLength(2);
+      expect(lastUserText(f, 1)).toBe('missed');
+    } finally {
+      await again.stop();
+    }
+  });
+
   it("ignores a stranger's DM: no turn, no answer", async () => {
     const f = await started();
     f.discord.dispatchMessage({ channelId: STRANGER_DM, author: STRANGER, content: 'hi there' });
