@@ -21,6 +21,14 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
+    // CommonJS config files for tools that load them with require (.dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { module: 'writable' },
+    },
+  },
+  {
     // The browser script of `brain ui`: plain JavaScript run by the page, not by Node.
     files: ['ui/static/**/*.js'],
     languageOptions: {
