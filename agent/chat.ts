@@ -84,7 +84,7 @@ export function createAssistant(options: {
     config.secrets,
     { clock, log },
   );
-  const sessionModels = options.sessionModels ?? createSessionModels();
+  const sessionModels = options.sessionModels ?? createSessionModels(brain);
   // A pool of the one endpoint `/model` chose, built once per endpoint on first use.
   const chosenPools = new Map<number, ModelPool>();
   const poolOf = (session: string): ModelPool => {

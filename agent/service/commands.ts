@@ -41,18 +41,28 @@ export function knownCommand(text: string): { name: string; arg: string } | unde
     : undefined;
 }
 
-/** Which endpoint each session uses after `/model`: held for the life of the process. */
+/** Which endpoint each session uses after `/model`. */
 export interface SessionModels {
   get(session: string): number | undefined;
   set(session: string, endpoint: number | undefined): void;
 }
 
-export function createSessionModels(): SessionModels {
+/**
+ * `/model` choices, kept in the brain when one is given (`model:<session>` in the scheduler's
+ * state), so that a choice outlives a restart and holds in `brain chat` and `brain agent` alike.
+ */
+export function createSessionModels(brain?: Brain): SessionModels {
   const chosen = new Map<string, number>();
+  const key = (session: string) => `model:${session}`;
   return {
-    get: (session) => chosen.get(session),
+    get(session) {
+      if (!brain) return chosen.get(session);
+      const stored = brain.schedulerState(key(session)) as { endpoint?: unknown } | undefined;
+      return typeof stored?.endpoint === 'number' ? stored.endpoint : undefined;
+    },
     set(session, endpoint) {
-      if (endpoint === undefined) chosen.delete(session);
+      if (brain) brain.setSchedulerState(key(session), endpoint === undefined ? {} : { endpoint });
+      else if (endpoint === undefined) chosen.delete(session);
       else chosen.set(session, endpoint);
     },
   };

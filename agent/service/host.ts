@@ -102,8 +102,8 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
 
   const componentTools = (session: string, origin: TurnOrigin): readonly Tool[] =>
     components.flatMap((c) => (c.tools ? [...c.tools(session, origin)] : []));
-  // Outlives each reconfiguration's assistant: a `/model` choice holds until the process ends.
-  const sessionModels = createSessionModels();
+  // Kept in the brain: a `/model` choice outlives reconfigurations and restarts.
+  const sessionModels = createSessionModels(brain);
   const makeAssistant =
     options.assistant ??
     ((cfg: AssistantConfig) =>

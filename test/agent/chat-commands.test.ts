@@ -106,6 +106,12 @@ describe("brain chat's slash commands", () => {
     expect(printed).toContain('from the second');
     expect(f.fake.requests).toHaveLength(1);
     expect(f.fake.requests[0]!.body.model).toBe('claude-second');
+
+    // Kept in the brain: an assistant made afresh on it (a restart) still uses the choice.
+    const restarted = createAssistant({ brain: f.t.brain, config, clock: systemClock, log: f.log });
+    f.fake.script.push({ text: 'still the second' });
+    expect(await chat(f, restarted, ['hello again'])).toContain('still the second');
+    expect(f.fake.requests[1]!.body.model).toBe('claude-second');
   });
 
   it('/new starts a fresh thread for the session', async () => {
