@@ -1,9 +1,10 @@
 import type { Database } from 'better-sqlite3';
+import { FTS_TABLES, type FtsTable } from '../search/fts-tables.js';
 import { readVarint } from '../search/word-counts.js';
 
-/** The brain's full-text indexes (migrations 0001 and 0003): one per searchable kind. */
-export const FTS_INDEXES = ['messages_fts', 'stm_fts', 'atoms_fts'] as const;
-export type FtsIndex = (typeof FTS_INDEXES)[number];
+/** The brain's full-text indexes: one per searchable kind. */
+export const FTS_INDEXES: readonly FtsTable[] = Object.values(FTS_TABLES);
+export type FtsIndex = FtsTable;
 
 /** One level of an FTS5 index: its segments' sizes in leaf pages, oldest first. */
 export interface FtsLevel {

@@ -6,6 +6,7 @@ import { pruneTopK, upperBound, type Counted, type Ranked } from './bm25-top-k.j
 import { createWordCounter } from './word-counts.js';
 import { IMPACTS_KEEP, impactsBound, impactsTopK, type ImpactsIndex } from './impacts.js';
 import { holdsStem, normalized, quoteTerm, roughStem, type FtsQueries } from './fts-query.js';
+import { FTS_TABLES } from './fts-tables.js';
 import { postingsTopK, type PostingsRanked } from './postings.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
@@ -57,7 +58,7 @@ const KNOWLEDGE_FILTERS = `AND (@since_ms IS NULL OR x.created_at >= @since_ms)
 const SOURCES: Record<SearchType, FtsSource> = {
   // subject, body, sender ("nova to everyone"), date ("8 May 2023"): migration 0003.
   message: {
-    table: 'messages_fts',
+    table: FTS_TABLES.message,
     base: 'messages',
     weights: '2.0, 1.0, 1.0, 0.5',
     where: `AND (@since_ms IS NULL OR x.created_at >= @since_ms)
@@ -67,13 +68,13 @@ const SOURCES: Record<SearchType, FtsSource> = {
       AND (@agent IS NULL OR x.from_agent = @agent)`,
   },
   stm: {
-    table: 'stm_fts',
+    table: FTS_TABLES.stm,
     base: 'stm',
     weights: '1.0',
     where: `AND (x.expires_at IS NULL OR x.expires_at > @now_ms) ${KNOWLEDGE_FILTERS}`,
   },
   atom: {
-    table: 'atoms_fts',
+    table: FTS_TABLES.atom,
     base: 'atoms',
     weights: '2.0, 1.0, 1.0, 1.0',
     where: KNOWLEDGE_FILTERS,

@@ -3,6 +3,7 @@ import type { BrainContext, WordCountNotes } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { BM25_K1, idf, type Ranked } from './bm25-top-k.js';
 import { quoteTerm } from './fts-query.js';
+import { FTS_TABLES } from './fts-tables.js';
 import { keepImpacts, noteImpacts, ownToken, storedImpacts } from './word-counts.js';
 
 /*
@@ -78,12 +79,6 @@ export interface IndexStats {
   /** The word counts' epoch (migration 0015), -1 without it. */
   epoch: number;
 }
-
-const TABLES: Record<SearchType, string> = {
-  message: 'messages_fts',
-  stm: 'stm_fts',
-  atom: 'atoms_fts',
-};
 
 const kept = new WeakMap<Database, Map<SearchType, Map<string, WordImpacts>>>();
 
@@ -190,7 +185,7 @@ function withImpacts<T>(
   use: (word: WordImpacts, added: Added[]) => T | undefined,
 ): T | undefined {
   if (df < from || stats.epoch < 0) return undefined;
-  const table = TABLES[type];
+  const table = FTS_TABLES[type];
   const match = quoteTerm(term);
   const words = wordsOf(ctx.db, type);
   /** The word's classes: as the brain keeps them, unless `fresh`, else read from its rows. */
@@ -252,7 +247,7 @@ function readClasses(
   df: number,
   keep: number,
 ): Buffer | null {
-  const table = TABLES[type];
+  const table = FTS_TABLES[type];
   return (
     ctx.q
       .get<[number, number, string], Buffer | null>(

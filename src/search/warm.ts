@@ -2,15 +2,10 @@ import type { BrainContext } from '../context.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import type { SearchType } from '../validation.js';
 import { indexWeights } from './fts.js';
+import { FTS_TABLES } from './fts-tables.js';
 import { primeImpacts } from './impacts.js';
 import { keepPostings, PRIME_SHARE, primePostings } from './postings.js';
 import { censusTokens, createWordCounter, takeCensus } from './word-counts.js';
-
-const INDEXES: Record<SearchType, string> = {
-  message: 'messages_fts',
-  stm: 'stm_fts',
-  atom: 'atoms_fts',
-};
 
 /**
  * What a long-running process does once at start, so that its first searches cost what the later
@@ -27,7 +22,7 @@ const INDEXES: Record<SearchType, string> = {
 export function warmSearch(ctx: Pick<BrainContext, 'db' | 'q'>): void {
   if (!hasRankFunction(ctx.db) || ctx.db.inTransaction) return;
   keepPostings(ctx.db);
-  for (const [type, index] of Object.entries(INDEXES) as Array<[SearchType, string]>) {
+  for (const [type, index] of Object.entries(FTS_TABLES) as Array<[SearchType, string]>) {
     ctx.q.get<[string], unknown>(`SELECT brain_fts_norms(?)`).get(`${index}_docsize`);
     const tokens = takeCensus(ctx, type);
     const counter = createWordCounter(ctx, type);

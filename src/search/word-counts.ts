@@ -4,6 +4,7 @@ import { writeWithoutWaiting } from '../db/no-wait.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import type { SearchType } from '../validation.js';
 import { quoteTerm } from './fts-query.js';
+import { FTS_TABLES } from './fts-tables.js';
 
 /*
  * How many rows of an index hold a word, exactly, for BM25's idf and the pruning's bounds
@@ -34,12 +35,6 @@ export const COUNTS_KEPT = 4096;
 
 /** How many counts may wait to be written; more are dropped (they will be counted again). */
 export const MAX_NOTED_COUNTS = 2_000;
-
-const TABLES: Record<SearchType, string> = {
-  message: 'messages_fts',
-  stm: 'stm_fts',
-  atom: 'atoms_fts',
-};
 
 export function createWordCountNotes(): WordCountNotes {
   return new Map();
@@ -114,7 +109,7 @@ export function createWordCounter(
   type: SearchType,
   { keepFrom = KEEP_FROM_ROWS, rekeepAfter = REKEEP_AFTER_ROWS }: KeepRule = {},
 ): WordCounter {
-  const table = TABLES[type];
+  const table = FTS_TABLES[type];
   const db = ctx.db;
   const keptTable = keepsCounts(ctx);
   const fullStmt = ctx.q.get<[string], { n: number; top: number }>(
@@ -271,7 +266,7 @@ export function takeCensus(
   const db = ctx.db;
   if (db.readonly || db.inTransaction || !keepsCounts(ctx)) return undefined;
   if (censusTaken(ctx, type, indexEpoch(ctx, type))) return undefined;
-  const table = TABLES[type];
+  const table = FTS_TABLES[type];
   db.exec(
     `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_census USING fts5vocab(main, ${table}, row)`,
   );
