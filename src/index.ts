@@ -76,6 +76,8 @@ export type { Provenance, ProvenanceInput } from './knowledge/provenance.js';
 export {
   searchInput,
   MAX_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
+  DEFAULT_SEARCH_LIMIT,
   FUSION_DEPTH,
   type SearchInput,
   type SearchHit,

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { LocomoReport } from '../../src/index.js';
+import { MAX_SEARCH_LIMIT, type LocomoReport } from '../../src/index.js';
 import { BrainError } from '../../src/errors.js';
 import { bold, note, printJson, println } from '../output.js';
 import { list, type GlobalOptions } from '../run.js';
@@ -69,10 +69,13 @@ export function registerEval(program: Command, globals: Globals): void {
     .action(async (file: string, opts: { k: string } & Record<string, unknown>) => {
       const json = globals().json ?? false;
       const ks = (list(opts.k) ?? []).map(Number);
-      if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1 || k > 200)) {
+      if (
+        ks.length === 0 ||
+        ks.some((k) => !Number.isInteger(k) || k < 1 || k > MAX_SEARCH_LIMIT)
+      ) {
         throw new BrainError(
           'INVALID_INPUT',
-          '--k: must be whole numbers from 1 to 200, e.g. 5,10',
+          `--k: must be whole numbers from 1 to ${MAX_SEARCH_LIMIT}, e.g. 5,10`,
         );
       }
       const { k: _k, ...rest } = opts;

@@ -1,6 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { SEARCH_TYPES, type SearchResult } from '../../src/index.js';
+import {
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  SEARCH_TYPES,
+  type SearchResult,
+} from '../../src/index.js';
 import { hitText } from '../format.js';
 import { defineTool, type ToolContext } from './define.js';
 import { searchHit } from './records.js';
@@ -13,7 +18,13 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
     input: z.strictObject({
       query: z.string().describe('Words or a question'),
       types: z.array(z.enum(SEARCH_TYPES)).optional().describe('Default all'),
-      limit: z.number().int().min(1).max(200).optional().describe('At most this many (20)'),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_SEARCH_LIMIT)
+        .optional()
+        .describe(`At most this many (${DEFAULT_SEARCH_LIMIT})`),
       since: z.string().optional().describe('ISO 8601 date or time'),
       until: z.string().optional().describe('ISO 8601 date or time'),
       thread: z.string().optional().describe('Only this thread (thr_…)'),

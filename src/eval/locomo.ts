@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { connectionOf, openBrain, type Brain } from '../brain.js';
 import type { Embedder } from '../embed/embedder.js';
 import { BrainError } from '../errors.js';
-import type { SearchMode } from '../search/search.js';
+import { MAX_SEARCH_LIMIT, type SearchMode } from '../search/search.js';
 import { readLocomo, type LocomoConversation } from './locomo-format.js';
 
 /** LoCoMo categories that have answers in the conversation (5 is adversarial, left out). */
@@ -137,8 +137,11 @@ export async function evalLocomo(
   options: LocomoEvalOptions = {},
 ): Promise<LocomoReport> {
   const ks = [...new Set(options.ks ?? [5, 10])].sort((x, y) => x - y);
-  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1 || k > 200)) {
-    throw new BrainError('INVALID_INPUT', '--k: must be whole numbers from 1 to 200');
+  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1 || k > MAX_SEARCH_LIMIT)) {
+    throw new BrainError(
+      'INVALID_INPUT',
+      `--k: must be whole numbers from 1 to ${MAX_SEARCH_LIMIT}`,
+    );
   }
   const conversations = readLocomo(doc);
   const embedder = options.embedder;

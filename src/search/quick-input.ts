@@ -1,8 +1,12 @@
 import { SEARCH_TYPES, type SearchType } from '../vocabulary.js';
-import { MAX_QUERY_CHARS, type SearchArgs } from './search-run.js';
+import {
+  DEFAULT_SEARCH_LIMIT,
+  MAX_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
+  type SearchArgs,
+} from './search-run.js';
 
 const KEYS = new Set(['query', 'types', 'limit', 'since', 'until', 'thread', 'agent']);
-const DEFAULT_LIMIT = 20;
 
 /**
  * The checked input of a plainly valid search, without zod: a query of words, perhaps types and a
@@ -28,12 +32,12 @@ export function quickSearchArgs(input: unknown): SearchArgs | undefined {
   else return undefined;
 
   let checkedLimit: number;
-  if (limit === undefined) checkedLimit = DEFAULT_LIMIT;
+  if (limit === undefined) checkedLimit = DEFAULT_SEARCH_LIMIT;
   else if (typeof limit === 'string' && /^[1-9][0-9]{0,2}$/.test(limit))
     checkedLimit = Number(limit);
   else if (typeof limit === 'number' && Number.isInteger(limit)) checkedLimit = limit;
   else return undefined;
-  if (checkedLimit < 1 || checkedLimit > 200) return undefined;
+  if (checkedLimit < 1 || checkedLimit > MAX_SEARCH_LIMIT) return undefined;
 
   return { query, types: checkedTypes, limit: checkedLimit };
 }

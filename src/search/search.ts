@@ -3,7 +3,9 @@ import type { BrainContext } from '../context.js';
 import type { Embedder } from '../embed/embedder.js';
 import { SEARCH_TYPES, agentName, isoTime, parseInput, text, threadId } from '../validation.js';
 import {
+  DEFAULT_SEARCH_LIMIT,
   MAX_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
   runSearch,
   runSearchHybrid,
   type HybridOptions,
@@ -12,8 +14,10 @@ import {
 } from './search-run.js';
 
 export {
+  DEFAULT_SEARCH_LIMIT,
   FUSION_DEPTH,
   MAX_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
   VECTOR_DEPTH,
   type HybridOptions,
   type Retriever,
@@ -43,7 +47,7 @@ export const searchInput = z.strictObject({
     .array(z.enum(SEARCH_TYPES))
     .min(1, 'must name at least one type')
     .default([...SEARCH_TYPES]),
-  limit: z.coerce.number().int().min(1).max(200).default(20),
+  limit: z.coerce.number().int().min(1).max(MAX_SEARCH_LIMIT).default(DEFAULT_SEARCH_LIMIT),
   since: isoTime.optional(),
   until: untilTime.optional(),
   thread: threadId.optional(),
