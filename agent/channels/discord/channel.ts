@@ -15,6 +15,7 @@ import { silentLog, type Log } from '../../log.js';
 import type { TurnResult } from '../../loop.js';
 import { TurnCancelledError } from '../../service/lane.js';
 import type { Channel, CheckItem, QueuedTurn, ServiceHost } from '../../service/types.js';
+import { createLiveReply, type LiveReply, type LiveTransport } from '../live-reply.js';
 import { splitMessage } from '../split.js';
 import { createDiscordApprovals } from './approvals.js';
 import { DEFAULT_DISCORD_API, type DiscordConfig } from './config.js';
@@ -60,6 +61,8 @@ export interface DiscordChannelOptions {
   /** Timers for typing (default the global ones). */
   timers?: IntervalTimers;
   typingEveryMs?: number;
+  /** The least time between two updates of a reply as it streams (default 1 s). */
+  streamEveryMs?: number;
 }
 
 export type DiscordChannel = Channel & {
@@ -136,6 +139,40 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
   };
   /** Messages from the gateway wait while what came during the downtime is read. */
   let caughtUp: Promise<void> = Promise.resolve();
+
+  /** The reply of one turn, shown as it streams (agent/channels/live-reply.ts). */
+  function liveReply(channelId: string, replyTo: string | undefined): LiveReply {
+    const transport: LiveTransport = {
+      async send(content, index) {
+        const sent = (await rest().post(Routes.channelMessages(channelId), {
+          body: {
+            content,
+            // The model's text never pings anyone.
+            allowed_mentions: { parse: [] },
+            ...(index === 0 && replyTo
+              ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
+              : {}),
+          },
+        })) as { id: string };
+        return sent.id;
+      },
+      async edit(id, content) {
+        await rest().patch(Routes.channelMessage(channelId, id), {
+          body: { content, allowed_mentions: { parse: [] } },
+        });
+      },
+      async remove(id) {
+        await rest().delete(Routes.channelMessage(channelId, id));
+      },
+    };
+    return createLiveReply({
+      transport,
+      limit: DISCORD_LIMIT,
+      everyMs: options.streamEveryMs ?? 1_000,
+      onError: (err) =>
+        log()('debug', 'discord.live_failed', { channel_id: channelId, error: errorText(err) }),
+    });
+  }
 
   async function onMessage(message: Message, catchingUp = false): Promise<void> {
     if (!catchingUp) await caughtUp;
@@ -233,6 +270,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       (err) => log()('debug', 'discord.typing_failed', { error: (err as Error).message }),
       { everyMs: options.typingEveryMs, timers: options.timers },
     );
+    const live = liveReply(channelId, replyTo);
     let queued: QueuedTurn;
     try {
       queued = host.enqueue({
@@ -245,8 +283,17 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         priority: turn.priority,
         unattended: turn.unattended,
         io: {
-          onText: () => {},
-          ...(turn.asks ? { askApproval: (request) => approvals.ask(channelId, request) } : {}),
+          onText: (delta) => live.onText(delta),
+          onRestart: () => live.onRestart(),
+          ...(turn.asks
+            ? {
+                askApproval: (request) => {
+                  // The prompt goes below the reply: the reply moves under it.
+                  live.moved();
+                  return approvals.ask(channelId, request);
+                },
+              }
+            : {}),
         },
       });
     } catch (err) {
@@ -257,19 +304,23 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     const finish = async (result: TurnResult) => {
       stopTyping();
       if (result.cancelled) {
+        await live.finish([]).catch(() => {});
         log()('info', 'discord.turn_cancelled', { channel_id: channelId, session });
         return;
       }
       const reply = result.reply;
-      await sendText(channelId, reply || '(no reply)', replyTo).catch((err: unknown) =>
-        log()('warn', 'discord.send_failed', { channel_id: channelId, error: errorText(err) }),
-      );
+      await live
+        .finish(splitMessage(reply || '(no reply)', DISCORD_LIMIT))
+        .catch((err: unknown) =>
+          log()('warn', 'discord.send_failed', { channel_id: channelId, error: errorText(err) }),
+        );
       log()('info', 'discord.replied', { channel_id: channelId, session, chars: reply.length });
     };
     const fail = async (err: unknown) => {
       stopTyping();
       if (err instanceof TurnCancelledError) {
         // Cancelled (a stop, a shutdown): nothing was answered, and nothing failed.
+        await live.finish([]).catch(() => {});
         log()('info', 'discord.turn_cancelled', { channel_id: channelId, session });
         return;
       }
@@ -279,11 +330,9 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         session,
         error: errorText(err),
       });
-      await sendText(
-        channelId,
-        `Sorry, that failed${typeof code === 'string' ? ` (${code})` : ''}.`,
-        replyTo,
-      ).catch(() => {});
+      await live
+        .finish([`Sorry, that failed${typeof code === 'string' ? ` (${code})` : ''}.`])
+        .catch(() => {});
     };
     // Never awaited here: the handler returns and the next event (a button press) is handled.
     void queued.done.then(

@@ -14,7 +14,8 @@ import { createApprovalPrompts, type ApprovalPrompts } from './approvals.js';
 import type { TelegramConfig } from './config.js';
 import { pairingReply } from './pairing.js';
 import { htmlToPlain, renderTelegramHtml } from './render.js';
-import { splitTelegramHtml } from './split.js';
+import { splitTelegramHtml, TELEGRAM_MESSAGE_LIMIT } from './split.js';
+import { createLiveReply, type LiveReply, type LiveTransport } from '../live-reply.js';
 
 /**
  * The Telegram channel: grammY long polling, one session per chat (`telegram/<chat_id>`, the
@@ -30,6 +31,11 @@ export interface TelegramChannelOptions {
   conflictBackoffMs?: { initial: number; max: number };
   /** How often the typing indicator is renewed (Telegram shows it for about 5 s). */
   typingIntervalMs?: number;
+  /**
+   * The least time between two updates of a reply as it streams: in a private chat (default
+   * 1 s, Telegram's pace for one chat) and in a group (default 3 s: 20 messages a minute).
+   */
+  streamEveryMs?: { private: number; group: number };
 }
 
 const NOT_TEXT =
@@ -65,25 +71,82 @@ export function createTelegramChannel(
     return true;
   }
 
-  async function sendHtml(chatId: string, markdown: string): Promise<void> {
-    const api = bot!.api;
+  /** A reply as Telegram shows it: HTML parts of at most 4,096 characters. */
+  function htmlParts(markdown: string): string[] {
     const parts = splitTelegramHtml(renderTelegramHtml(markdown));
     if (parts.length === 0) parts.push('(nothing to say)');
-    for (const part of parts) {
-      try {
-        await api.sendMessage(chatId, part, {
-          parse_mode: 'HTML',
-          link_preview_options: { is_disabled: true },
-        });
-      } catch (err) {
-        if (!(err instanceof GrammyError && /can't parse entities/i.test(err.description)))
-          throw err;
-        log('warn', 'telegram.parse_fallback', { chat: chatId, error: err.description });
-        await api.sendMessage(chatId, htmlToPlain(part), {
-          link_preview_options: { is_disabled: true },
-        });
-      }
+    return parts;
+  }
+
+  /** Sends or edits one part as HTML, as plain text when Telegram cannot parse it. */
+  async function htmlOrPlain<T>(
+    chatId: string,
+    part: string,
+    send: (text: string, html: boolean) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await send(part, true);
+    } catch (err) {
+      if (!(err instanceof GrammyError && /can't parse entities/i.test(err.description))) throw err;
+      log('warn', 'telegram.parse_fallback', { chat: chatId, error: err.description });
+      return send(htmlToPlain(part), false);
     }
+  }
+
+  async function sendHtml(chatId: string, markdown: string): Promise<void> {
+    const api = bot!.api;
+    for (const part of htmlParts(markdown)) {
+      await htmlOrPlain(chatId, part, (text, html) =>
+        api.sendMessage(chatId, text, {
+          ...(html ? { parse_mode: 'HTML' as const } : {}),
+          link_preview_options: { is_disabled: true },
+        }),
+      );
+    }
+  }
+
+  /** The reply of one turn, shown as it streams (agent/channels/live-reply.ts). */
+  function liveReply(chatId: string, group: boolean): LiveReply {
+    const api = bot!.api;
+    const every = options.streamEveryMs ?? { private: 1_000, group: 3_000 };
+    const transport: LiveTransport = {
+      async send(part, _index, final) {
+        const sent = await (final
+          ? htmlOrPlain(chatId, part, (text, html) =>
+              api.sendMessage(chatId, text, {
+                ...(html ? { parse_mode: 'HTML' as const } : {}),
+                link_preview_options: { is_disabled: true },
+              }),
+            )
+          : api.sendMessage(chatId, part, { link_preview_options: { is_disabled: true } }));
+        return String(sent.message_id);
+      },
+      async edit(id, part, final) {
+        const edit = (text: string, html: boolean) =>
+          api
+            .editMessageText(chatId, Number(id), text, {
+              ...(html ? { parse_mode: 'HTML' as const } : {}),
+              link_preview_options: { is_disabled: true },
+            })
+            .catch((err: unknown) => {
+              // The same text again: nothing to change, which is what was wanted.
+              if (err instanceof GrammyError && /message is not modified/i.test(err.description))
+                return;
+              throw err;
+            });
+        await (final ? htmlOrPlain(chatId, part, edit) : edit(part, false));
+      },
+      async remove(id) {
+        await api.deleteMessage(chatId, Number(id));
+      },
+    };
+    return createLiveReply({
+      transport,
+      limit: TELEGRAM_MESSAGE_LIMIT,
+      everyMs: group ? every.group : every.private,
+      onError: (err) =>
+        log('debug', 'telegram.live_failed', { chat: chatId, error: (err as Error).message }),
+    });
   }
 
   function startTyping(chatId: string): () => void {
@@ -117,6 +180,8 @@ export function createTelegramChannel(
     const h = host!;
     const { session, text } = turn;
     const stopTyping = startTyping(chatId);
+    // Group and supergroup ids are negative.
+    const live = liveReply(chatId, chatId.startsWith('-'));
     let queued;
     try {
       queued = h.enqueue({
@@ -129,8 +194,17 @@ export function createTelegramChannel(
         priority: turn.priority,
         unattended: turn.unattended,
         io: {
-          onText: () => {},
-          ...(turn.asks ? { askApproval: (request) => approvals!.ask(chatId, request) } : {}),
+          onText: (delta) => live.onText(delta),
+          onRestart: () => live.onRestart(),
+          ...(turn.asks
+            ? {
+                askApproval: (request) => {
+                  // The prompt goes below the reply: the reply moves under it.
+                  live.moved();
+                  return approvals!.ask(chatId, request);
+                },
+              }
+            : {}),
         },
       });
     } catch (err) {
@@ -144,26 +218,27 @@ export function createTelegramChannel(
         async (result) => {
           stopTyping();
           if (result.cancelled || stopped.delete(chatId))
-            return void (await sendHtml(chatId, 'Stopped.'));
-          await sendHtml(chatId, result.reply);
+            return void (await live.finish(htmlParts('Stopped.')));
+          await live.finish(htmlParts(result.reply));
           log('info', 'telegram.replied', { chat: chatId, chars: result.reply.length });
         },
         async (err: unknown) => {
           stopTyping();
-          if (stopped.delete(chatId)) return void (await sendHtml(chatId, 'Stopped.'));
+          if (stopped.delete(chatId)) return void (await live.finish(htmlParts('Stopped.')));
           // Cancelled without /stop (the service is stopping, another queued turn of a stopped
           // chat): nothing went wrong that the chat should hear about.
-          if (err instanceof TurnCancelledError || (err as Error).name === 'AbortError')
+          if (err instanceof TurnCancelledError || (err as Error).name === 'AbortError') {
+            await live.finish([]);
             return log('info', 'telegram.turn_cancelled', { chat: chatId });
+          }
           const code = (err as { code?: string }).code ?? 'ERROR';
           log('error', 'telegram.turn_failed', {
             chat: chatId,
             code,
             error: (err as Error).message,
           });
-          await sendHtml(
-            chatId,
-            `Sorry, that failed (${code}). The details are in the assistant's log.`,
+          await live.finish(
+            htmlParts(`Sorry, that failed (${code}). The details are in the assistant's log.`),
           );
         },
       )

@@ -26,6 +26,8 @@ export interface FakeReply {
   usage?: FakeUsage;
   /** Default: the request's model. */
   model?: string;
+  /** Streaming: the first text delta goes out at once, the rest once this resolves. */
+  hold?: Promise<void>;
 }
 
 /** The ways the fake fails a request. */
@@ -129,11 +131,21 @@ function writeEvent(res: ServerResponse, event: string, data: unknown): void {
   res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
+const writeSseEvent = writeEvent;
+
 function streamReply(res: ServerResponse, reply: FakeReply, model: string): void {
   const { texts, blocks } = blocksOf(reply);
   const message = messageOf(reply, model, blocks);
   const usage = message.usage;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  // With `hold`, every event after the first text delta waits for it.
+  const held: Array<() => void> = [];
+  let deltas = 0;
+  const writeEvent = (r: ServerResponse, name: string, data: Record<string, unknown>) => {
+    if (reply.hold && deltas > 0) held.push(() => writeSseEvent(r, name, data));
+    else writeSseEvent(r, name, data);
+    if (data.type === 'content_block_delta') deltas++;
+  };
   writeEvent(res, 'message_start', {
     type: 'message_start',
     message: {
@@ -180,7 +192,11 @@ function streamReply(res: ServerResponse, reply: FakeReply, model: string): void
     usage: { output_tokens: usage.output_tokens },
   });
   writeEvent(res, 'message_stop', { type: 'message_stop' });
-  res.end();
+  if (!reply.hold || held.length === 0) return void res.end();
+  void reply.hold.then(() => {
+    for (const write of held) write();
+    res.end();
+  });
 }
 
 function fail(res: ServerResponse, failure: FakeFailure, stream: boolean, model: string): void {

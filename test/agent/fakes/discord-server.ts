@@ -264,6 +264,10 @@ export async function startFakeDiscord(
       if (body && 'components' in body) msg.components = body.components;
       return json(200, msg);
     }
+    if (call.method === 'DELETE' && (m = path.match(/^\/channels\/(\d+)\/messages\/(\d+)$/))) {
+      if (!messages.delete(m[2]!)) return json(404, { message: 'Unknown Message', code: 10008 });
+      return res.writeHead(204).end();
+    }
     if (call.method === 'GET' && (m = path.match(/^\/channels\/(\d+)$/))) {
       const held = [...messages.values()].filter((x) => x.channel_id === m![1]);
       if (held.length === 0) return json(404, { message: 'Unknown Channel', code: 10003 });

@@ -101,6 +101,7 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
       case 'deleteWebhook':
       case 'sendChatAction':
       case 'answerCallbackQuery':
+      case 'deleteMessage':
         return ok(res, true);
       case 'getUpdates':
         return getUpdates(res, params);

@@ -130,6 +130,29 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
     }
   });
 
+  it('streams a reply into one message edited in place, which replies to the question', async () => {
+    const f = await started({ streamEveryMs: 20 });
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    f.anthropic.script.push({ text: ['Looking ', 'into it: all good.'], hold });
+    const asked = f.discord.dispatchMessage({ channelId: OWNER_DM, author: OWNER, content: 'ok?' });
+    const first = await f.discord.waitForCall(isPostTo(OWNER_DM));
+    expect(first.body).toMatchObject({
+      content: 'Looking …',
+      message_reference: { message_id: asked.id },
+    });
+    release();
+    await f.discord.waitForCall(
+      (c) => c.method === 'PATCH' && c.body?.content === 'Looking into it: all good.',
+    );
+    await f.host.lane.idle();
+    expect(postsTo(f, OWNER_DM)).toHaveLength(1);
+    const shown = [...f.discord.messages.values()].filter(
+      (m) => m.channel_id === OWNER_DM && (m.author as { id: string }).id === f.discord.bot.id,
+    );
+    expect(shown.map((m) => m.content)).toEqual(['Looking into it: all good.']);
+  });
+
   it("ignores a stranger's DM: no turn, no answer", async () => {
     const f = await started();
     f.discord.dispatchMessage({ channelId: STRANGER_DM, author: STRANGER, content: 'hi there' });

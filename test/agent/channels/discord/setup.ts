@@ -41,7 +41,7 @@ export interface DiscordFixture {
  * The owner is `ann`, on Discord OWNER; OWNER and FRIEND are allowed, STRANGER is not.
  */
 export async function discordFixture(
-  options: { guilds?: FakeGuild[]; discord?: Record<string, unknown> } = {},
+  options: { guilds?: FakeGuild[]; discord?: Record<string, unknown>; streamEveryMs?: number } = {},
 ): Promise<DiscordFixture> {
   const discord = await startFakeDiscord({
     guilds: options.guilds ?? [{ id: GUILD, channelIds: [GUILD_CHANNEL] }],
@@ -60,7 +60,10 @@ export async function discordFixture(
   mkdirSync(join(workspace, 'build'), { recursive: true });
   writeFileSync(join(workspace, 'build', 'out.js'), 'built');
   // The token comes from the environment in `brain agent`; here, straight from the fake.
-  const channel = createDiscordChannel({ config: { ...s.config.discord!, token: discord.token } });
+  const channel = createDiscordChannel({
+    config: { ...s.config.discord!, token: discord.token },
+    ...(options.streamEveryMs === undefined ? {} : { streamEveryMs: options.streamEveryMs }),
+  });
   s.host.setComponents([channel]);
   const requests: TurnRequest[] = [];
   const enqueue = s.host.enqueue.bind(s.host);

@@ -106,10 +106,14 @@ describe('Telegram turns that wait', { timeout: 30_000 }, () => {
     await vi.advanceTimersByTimeAsync(4_000);
     await f.tg.waitFor('sendChatAction', 2);
 
+    // What the model had written is shown as it streamed, in one message...
+    expect(sentTexts(f.tg)).toEqual(['Let me think …']);
     f.tg.message(OWNER_ID, '/stop');
     await f.model.waitForClientClose(0);
-    await f.tg.waitFor('sendMessage', 1);
-    expect(sentTexts(f.tg)).toEqual(['Stopped.']);
+    // ...which then says the turn stopped.
+    const [edit] = await f.tg.waitFor('editMessageText', 1);
+    expect(edit!.params.text).toBe('Stopped.');
+    expect(sentTexts(f.tg)).toEqual(['Let me think …']);
     const typed = f.tg.callsOf('sendChatAction').length;
     await vi.advanceTimersByTimeAsync(12_000);
     expect(f.tg.callsOf('sendChatAction')).toHaveLength(typed);
