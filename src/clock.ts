@@ -21,11 +21,6 @@ export function isoOfMillis(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
-/** SQL giving the milliseconds of a column of ISO 8601 text; NULL stays NULL. */
-export function millisSql(column: string): string {
-  return `CAST(round(unixepoch(${column}, 'subsec') * 1000) AS INTEGER)`;
-}
-
 /** SQL giving the ISO 8601 form (with milliseconds) of a column of milliseconds; NULL stays NULL. */
 export function isoSql(column: string): string {
   return `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;

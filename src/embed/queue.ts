@@ -181,16 +181,6 @@ function requeueOtherModels(ctx: BrainContext, model: string): void {
   ctx.db.transaction(() => requeueAll(ctx)).immediate();
 }
 
-/** Items ready to be embedded now (new, or due for a retry). */
-export function readyCount(ctx: BrainContext): number {
-  const queued = ctx.q
-    .get<[string], { n: number }>(
-      `SELECT count(*) AS n FROM embed_queue WHERE retry_at IS NULL OR retry_at <= ?`,
-    )
-    .get(isoNow(ctx.clock))!.n;
-  return queued + unclaimed(ctx);
-}
-
 /**
  * Embed queued items until none is ready: build texts (read), call the embedder (no transaction
  * open), store vectors and drop their queue rows (one short write). A failed batch stays queued
