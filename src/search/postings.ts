@@ -27,8 +27,6 @@ export const COLD_READS = 20_000;
 export const PRIME_SHARE = 20;
 
 const warmed = new WeakSet<Database>();
-/** Connections whose ranking extension has no brain_topk. */
-const lacking = new WeakSet<Database>();
 
 /** The connection searches again and again: its lists are worth reading whole (warm.ts). */
 export function keepPostings(db: Database): void {
@@ -68,31 +66,22 @@ export interface PostingsRanked {
 /**
  * The best rows, best first, or undefined when they cannot be ranked from memory here (a write
  * transaction, too many rows to read for a process that has not warmed, a list the function
- * cannot hold): the caller then ranks with statements.
+ * cannot hold): the caller then ranks with statements. Only on a connection with the ranking
+ * extension, which brain_topk is part of (binding.gyp).
  */
 export function postingsTopK(
   ctx: Pick<BrainContext, 'db' | 'q'>,
   query: PostingsQuery,
 ): PostingsRanked | undefined {
-  if (lacking.has(ctx.db)) return undefined;
   const { table, weights, terms } = query;
   // Lists read whole are worth it only where they are kept: a warm process, in an epoch (without
   // one, migration 0015 missing, nothing is kept and each search would read them again).
   const unlimited = query.reads === undefined && warmed.has(ctx.db) && query.epoch >= 0;
-  let statement;
-  try {
-    statement = ctx.q.get<[Record<string, unknown>], Buffer | null>(
-      `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @k, @wide,
-         @epoch, @budget, @reads, ${weights})
-       FROM ${table} WHERE ${table} MATCH @match LIMIT 1`,
-    );
-  } catch (err) {
-    // An extension built before brain_topk (a checkout updated without `npm install`): the
-    // statements rank, as they did.
-    if (!/no such function: brain_topk/.test((err as Error).message)) throw err;
-    lacking.add(ctx.db);
-    return undefined;
-  }
+  const statement = ctx.q.get<[Record<string, unknown>], Buffer | null>(
+    `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @k, @wide,
+       @epoch, @budget, @reads, ${weights})
+     FROM ${table} WHERE ${table} MATCH @match LIMIT 1`,
+  );
   const blob = statement.pluck().get({
     // Lists are kept by token, so that "gardens" and "garden" share one.
     keys: terms.map((t) => tokenOf(ctx, t) ?? t).join('\x1f'),

@@ -288,22 +288,6 @@ describe('the top k from posting lists in memory', () => {
     expectSame(o.fromPostings(terms, false, 20, { reads: 0 }), o.exhaustive(terms, false, 20));
   });
 
-  it('leaves the ranking to the statements when the extension loaded has no brain_topk', () => {
-    fill(t.brain, 50, 20);
-    // A connection without the extension stands for one built before brain_topk.
-    const db = connectionOf(t.reopen({ rankFunction: false }));
-    const query = {
-      table: 'messages_fts',
-      weights: indexWeights('message'),
-      terms: ['harbour', 'rope'],
-      counts: () => [1, 1],
-      k: 5,
-      wide: 5,
-      epoch: 0,
-    };
-    expect(postingsTopK({ db, q: new StatementCache(db) }, query)).toBeUndefined();
-  });
-
   it('gives nothing when no row holds any of the words', () => {
     fill(t.brain, 50, 12);
     const o = on(connectionOf(t.brain));
