@@ -14,6 +14,7 @@ export { packageVersion } from './version.js';
 export type { IndexedItem } from './context.js';
 export { latestVersion, APPLICATION_ID } from './db/migrate.js';
 export { idKind, type IdKind } from './ids.js';
+export { MAX_SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT } from './vocabulary.js';
 export {
   PRIORITIES,
   THREAD_STATUSES,
@@ -76,8 +77,6 @@ export type { Provenance, ProvenanceInput } from './knowledge/provenance.js';
 export {
   searchInput,
   MAX_QUERY_CHARS,
-  MAX_SEARCH_LIMIT,
-  DEFAULT_SEARCH_LIMIT,
   FUSION_DEPTH,
   type SearchInput,
   type SearchHit,

@@ -10,3 +10,7 @@ export const LINK_TYPES = ['causes', 'enables', 'precedes', 'correlates'] as con
 export type LinkType = (typeof LINK_TYPES)[number];
 export const SEARCH_TYPES = ['message', 'stm', 'atom'] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
+/** The most hits one search returns: every caller's `limit` (and eval's k) stops here. */
+export const MAX_SEARCH_LIMIT = 200;
+/** How many hits a search returns when it is given no limit. */
+export const DEFAULT_SEARCH_LIMIT = 20;

@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { MAX_SEARCH_LIMIT, type LocomoReport } from '../../src/index.js';
+import type { LocomoReport } from '../../src/index.js';
 import { BrainError } from '../../src/errors.js';
+import { MAX_SEARCH_LIMIT } from '../../src/vocabulary.js';
 import { bold, note, printJson, println } from '../output.js';
 import { list, type GlobalOptions } from '../run.js';
 

@@ -5,7 +5,8 @@ import { performance } from 'node:perf_hooks';
 import { connectionOf, openBrain, type Brain } from '../brain.js';
 import type { Embedder } from '../embed/embedder.js';
 import { BrainError } from '../errors.js';
-import { MAX_SEARCH_LIMIT, type SearchMode } from '../search/search.js';
+import type { SearchMode } from '../search/search.js';
+import { MAX_SEARCH_LIMIT } from '../vocabulary.js';
 import { readLocomo, type LocomoConversation } from './locomo-format.js';
 
 /** LoCoMo categories that have answers in the conversation (5 is adversarial, left out). */

@@ -1,10 +1,10 @@
-import { SEARCH_TYPES, type SearchType } from '../vocabulary.js';
 import {
   DEFAULT_SEARCH_LIMIT,
-  MAX_QUERY_CHARS,
   MAX_SEARCH_LIMIT,
-  type SearchArgs,
-} from './search-run.js';
+  SEARCH_TYPES,
+  type SearchType,
+} from '../vocabulary.js';
+import { MAX_QUERY_CHARS, type SearchArgs } from './search-run.js';
 
 const KEYS = new Set(['query', 'types', 'limit', 'since', 'until', 'thread', 'agent']);
 

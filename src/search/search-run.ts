@@ -32,12 +32,6 @@ import { vectorRetrieve } from './vector.js';
 
 export const MAX_QUERY_CHARS = 2000;
 
-/** The most hits one search returns: every caller's `limit` (and eval's k) stops here. */
-export const MAX_SEARCH_LIMIT = 200;
-
-/** How many hits a search returns when it is given no limit. */
-export const DEFAULT_SEARCH_LIMIT = 20;
-
 /** A search's input once checked: defaults applied, times normalised to ISO 8601 with ms. */
 export interface SearchArgs {
   query: string;

@@ -2,10 +2,9 @@ import { z } from 'zod';
 import type { BrainContext } from '../context.js';
 import type { Embedder } from '../embed/embedder.js';
 import { SEARCH_TYPES, agentName, isoTime, parseInput, text, threadId } from '../validation.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../vocabulary.js';
 import {
-  DEFAULT_SEARCH_LIMIT,
   MAX_QUERY_CHARS,
-  MAX_SEARCH_LIMIT,
   runSearch,
   runSearchHybrid,
   type HybridOptions,
@@ -14,10 +13,8 @@ import {
 } from './search-run.js';
 
 export {
-  DEFAULT_SEARCH_LIMIT,
   FUSION_DEPTH,
   MAX_QUERY_CHARS,
-  MAX_SEARCH_LIMIT,
   VECTOR_DEPTH,
   type HybridOptions,
   type Retriever,
