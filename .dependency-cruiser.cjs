@@ -6,8 +6,9 @@
 
 /**
  * The assistant's config, the scheduler's config and the service's types (with the session
- * commands the types take SessionModels from) import one another. This exclusion names only
- * those files and goes when agent/service is reworked and the cycle is broken.
+ * commands the types take SessionModels from) import one another. A cycle is let through only
+ * when every module in it is one of these; the exclusion goes when agent/service is reworked and
+ * the cycle is broken.
  */
 const AGENT_CONFIG_CYCLE = '^agent/(config|scheduler/config|service/types|service/commands)[.]ts$';
 
