@@ -1,5 +1,5 @@
 import type { Brain, Clock } from '../src/index.js';
-import type { Assistant } from './chat.js';
+import type { Assistant } from './assistant.js';
 import type { AssistantConfig } from './config.js';
 import type { Log } from './log.js';
 import { createMcpManager } from './mcp/manager.js';

@@ -1,4 +1,4 @@
-import type { AssistantConfig } from '../agent/config.js';
+import type { AssistantConfig } from '../agent/index.js';
 
 /**
  * The assistant's environment: where its config file's secrets and `${VAR}`s come from. With
@@ -14,6 +14,6 @@ export function assistantEnv(): NodeJS.ProcessEnv {
  * not start the assistant never load its schemas.
  */
 export async function loadAssistantConfigFile(file: string | undefined): Promise<AssistantConfig> {
-  const { loadAssistantConfig } = await import('../agent/config.js');
+  const { loadAssistantConfig } = await import('../agent/index.js');
   return loadAssistantConfig({ file, env: assistantEnv() });
 }

@@ -1,6 +1,6 @@
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
-import type { Channel } from '../service/types.js';
+import type { Channel } from '../contracts.js';
 import { DEFAULT_DISCORD_API } from './discord/config.js';
 import { splitMessage } from './split.js';
 import { htmlToPlain, renderTelegramHtml } from './telegram/render.js';

@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import { silentLog, type Log } from '../log.js';
-import type { CheckItem, ServiceComponent, ServiceHost } from '../service/types.js';
+import type { CheckItem, ServiceComponent, ServiceHost } from '../contracts.js';
 import type { Tool } from '../tools/types.js';
 import { sameServer, type McpConfig } from './config.js';
 import { globalTimers, ServerConnection, type McpTimers, type ServerStatus } from './connection.js';

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
-import type { ChannelTarget } from '../service/types.js';
+import type { ChannelTarget } from '../channels/target.js';
 
 /**
  * The scheduler's part of the assistant's config file: `heartbeat`, `cron`, `reminders`, `email`

@@ -1,9 +1,10 @@
 import { Cron } from 'croner';
 import { BrainError, RETRIED, type CronRunRecord } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
-import type { ServiceComponent, ServiceHost } from '../service/types.js';
+import type { ServiceComponent, ServiceHost } from '../contracts.js';
 import { parseTarget, type CronJobConfig } from './config.js';
 import { createInflight, errorText, scheduledTurn } from './turn.js';
+import { cronSession } from '../conversation/sessions.js';
 
 /** What `cron run NAME` and the tests get from a run. */
 export type CronRunResult =
@@ -56,7 +57,7 @@ export function createCronComponent(): CronComponent {
     running.add(job.name);
     h.log('info', 'cron.run', { job: job.name, due: claim.due_at, late });
     try {
-      const session = job.session === 'owner' ? h.ownerSession() : `cron/${job.name}`;
+      const session = job.session === 'owner' ? h.ownerSession() : cronSession(job.name);
       const turn = inflight.turn(scheduledTurn(h, { session, text: job.message, source: 'cron' }));
       const result = await turn.done;
       const reply = result.reply.trim();

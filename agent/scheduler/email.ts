@@ -1,10 +1,11 @@
 import { Cron } from 'croner';
 import type { AssistantConfig } from '../config.js';
-import type { ServiceComponent, ServiceHost } from '../service/types.js';
+import type { ServiceComponent, ServiceHost } from '../contracts.js';
 import { untrusted } from '../untrusted.js';
 import { parseTarget, type EmailJobConfig } from './config.js';
 import { mailText } from './mail-text.js';
 import { createInflight, errorText, scheduledTurn } from './turn.js';
+import { emailSession } from '../conversation/sessions.js';
 
 /** What the model answers when no new mail matters. */
 export const NOTHING_NEW = 'NOTHING_NEW';
@@ -141,7 +142,12 @@ export function createEmailWatcher(): EmailComponent {
     ].join('\n');
     const result = await inflight.turn(
       // Other people's mail is the text: the turn is not the owner's to drive.
-      scheduledTurn(h, { session: `email/${job.name}`, text, source: 'email', foreignText: true }),
+      scheduledTurn(h, {
+        session: emailSession(job.name),
+        text,
+        source: 'email',
+        foreignText: true,
+      }),
     ).done;
     const reply = result.reply.trim();
     if (result.cancelled)

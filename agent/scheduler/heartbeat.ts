@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ServiceComponent, ServiceHost } from '../service/types.js';
+import type { ServiceComponent, ServiceHost } from '../contracts.js';
 import { parseTarget } from './config.js';
 import { formatTask } from './tools.js';
 import { createInflight, errorText, scheduledTurn } from './turn.js';
 import { withinHours, zonedParts } from './when.js';
+import { HEARTBEAT_SESSION } from '../conversation/sessions.js';
 
 /** The checklist file in the workspace. */
 export const HEARTBEAT_FILE = 'HEARTBEAT.md';
@@ -110,7 +111,7 @@ export function createHeartbeat(): HeartbeatComponent {
     try {
       const turn = inflight.turn(
         scheduledTurn(h, {
-          session: 'heartbeat',
+          session: HEARTBEAT_SESSION,
           text: prompt(h, checklist, zone, now),
           source: 'heartbeat',
         }),

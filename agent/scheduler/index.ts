@@ -1,5 +1,5 @@
 import type { AssistantConfig } from '../config.js';
-import type { ServiceComponent } from '../service/types.js';
+import type { ServiceComponent } from '../contracts.js';
 import { createCronComponent } from './cron.js';
 import { createEmailWatcher } from './email.js';
 import { createHeartbeat } from './heartbeat.js';

@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import type { ReminderRecord } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
-import type { ServiceComponent, ServiceHost, TurnOrigin } from '../service/types.js';
+import type { ServiceComponent, ServiceHost, TurnOrigin } from '../contracts.js';
 import type { Tool } from '../tools/types.js';
 import { parseTarget } from './config.js';
 import { schedulerTools } from './tools.js';

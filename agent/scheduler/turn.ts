@@ -1,4 +1,4 @@
-import type { QueuedTurn, ServiceHost } from '../service/types.js';
+import type { QueuedTurn, ServiceHost } from '../contracts.js';
 
 /** A scheduled turn: queued behind the owner's and other agents' work, nobody there to ask. */
 export function scheduledTurn(

@@ -1,9 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { systemClock, type Brain } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
+import { silentLog } from '../log.js';
+import { buildComponents } from './components.js';
+import { createServiceHost } from './host.js';
+import { createInboxWatcher } from './inbox.js';
 import { DEFAULT_OLLAMA_HOST } from '../models/create.js';
 import type { EndpointConfig } from '../models/config.js';
 import { sandboxStatus } from '../tools/sandbox.js';
-import type { CheckItem, ServiceComponent, ServiceHost } from './types.js';
+import type { CheckItem, ServiceComponent, ServiceHost } from '../contracts.js';
 
 /**
  * `brain agent --check`: what can be looked at without starting anything — each model endpoint
@@ -135,7 +140,30 @@ export async function checkComponents(
   return items;
 }
 
-/** One line per item: `ok   name: detail` or `FAIL name: detail`. */
-export function formatCheckItem(item: CheckItem): string {
-  return `${item.ok ? 'ok  ' : 'FAIL'} ${item.name}: ${item.detail}`;
+/**
+ * Everything `brain agent --check` looks at once the config loaded and the brain opened: the
+ * endpoints, the sandbox, then the service's components built as `brain agent` builds them (none
+ * started) and asked for their own checks.
+ */
+export async function checkService(options: {
+  brain: Brain;
+  config: AssistantConfig;
+}): Promise<CheckItem[]> {
+  const { brain, config } = options;
+  const items = [...(await checkEndpoints(config)), checkSandbox(config)];
+  let host;
+  try {
+    host = createServiceHost({ brain, config, clock: systemClock, log: silentLog });
+  } catch (err) {
+    items.push({ name: 'assistant', ok: false, detail: (err as Error).message });
+    return items;
+  }
+  const components = [
+    ...(await buildComponents(config, { brain, clock: systemClock, log: silentLog })),
+    createInboxWatcher(),
+  ];
+  host.setComponents(components);
+  items.push(...(await checkComponents(components, host)));
+  await host.close();
+  return items;
 }

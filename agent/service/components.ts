@@ -4,7 +4,7 @@ import type { Log } from '../log.js';
 import { schedulerComponents } from '../scheduler/index.js';
 import { createMcpManager } from '../mcp/manager.js';
 import { createIdleMaintenance } from './maintenance.js';
-import type { ServiceComponent } from './types.js';
+import type { ServiceComponent } from '../contracts.js';
 
 /** What a component may need to be built; each branch adds what its components take. */
 export interface ComponentDeps {

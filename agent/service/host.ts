@@ -1,12 +1,14 @@
 import type { Brain, Clock, Embedder } from '../../src/index.js';
-import { chatSession, createAssistant, type Assistant } from '../chat.js';
+import { createAssistant, type Assistant } from '../assistant.js';
+import { OWNER_SESSION } from '../conversation/sessions.js';
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
 import type { Driver } from '../permissions/trust.js';
 import type { TurnResult } from '../loop.js';
 import type { Tool } from '../tools/types.js';
-import { createSessionModels } from './commands.js';
-import { createLane, TurnCancelledError, type Lane } from './lane.js';
+import { createSessionModels } from '../conversation/commands.js';
+import { createLane, type Lane } from './lane.js';
+import { TurnCancelledError } from '../contracts.js';
 import type {
   Channel,
   ChannelTarget,
@@ -15,7 +17,7 @@ import type {
   ServiceHost,
   TurnOrigin,
   TurnRequest,
-} from './types.js';
+} from '../contracts.js';
 
 /**
  * The host `brain agent` gives its components (agent/service/types.ts): the running config, the
@@ -182,7 +184,7 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
     },
     cancelSession: (session) => lane.cancelSession(session),
     busy: (session) => lane.busy(session),
-    ownerSession: () => chatSession('default'),
+    ownerSession: () => OWNER_SESSION,
     isOwner({ channel, userId }) {
       const id = (config.ownerIdentities as Record<string, string | undefined>)[channel];
       return id !== undefined && id === String(userId);

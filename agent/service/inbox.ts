@@ -5,7 +5,8 @@ import {
   type WatchTimers,
 } from '../../src/index.js';
 import { describeInterruption, lastSideEffect } from '../turn-effects.js';
-import type { ServiceComponent, ServiceHost } from './types.js';
+import type { ServiceComponent, ServiceHost } from '../contracts.js';
+import { inboxSession } from '../conversation/sessions.js';
 
 /**
  * The inbox watcher: a brain message addressed to the assistant's agent name by another agent
@@ -22,8 +23,7 @@ import type { ServiceComponent, ServiceHost } from './types.js';
  * session (the owner's chat, a Telegram chat: those messages are that session's turns).
  */
 
-/** The session an inbox thread's turns run in. */
-export const inboxSession = (threadId: string) => `inbox/${threadId}`;
+export { inboxSession };
 
 export interface InboxOptions {
   /** The brain watcher's tick (default 50 ms) and timers, for tests. */

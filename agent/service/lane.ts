@@ -1,5 +1,10 @@
 import type { TurnResult } from '../loop.js';
-import type { LanePriority, QueuedTurn, TurnRequest } from './types.js';
+import {
+  TurnCancelledError,
+  type LanePriority,
+  type QueuedTurn,
+  type TurnRequest,
+} from '../contracts.js';
 
 /**
  * The one lane every inbound turn goes through: a priority queue (owner, then other agents, then
@@ -7,17 +12,6 @@ import type { LanePriority, QueuedTurn, TurnRequest } from './types.js';
  * up to `maxConcurrent` sessions running at once. A queued turn can be cancelled before it starts
  * (its `done` rejects with a `TurnCancelledError`); a running one is cancelled through its signal.
  */
-
-/** Thrown into `done` of a turn cancelled before it started, and of one whose runner gave up on abort. */
-export class TurnCancelledError extends Error {
-  override readonly name = 'TurnCancelledError';
-  constructor(
-    readonly session: string,
-    reason = 'cancelled',
-  ) {
-    super(`turn of ${session} cancelled: ${reason}`);
-  }
-}
 
 export const LANE_PRIORITIES: readonly LanePriority[] = ['owner', 'agent', 'scheduled'];
 

@@ -1,5 +1,5 @@
 import { startIdleMaintenance } from '../../src/index.js';
-import type { ServiceComponent } from './types.js';
+import type { ServiceComponent } from '../contracts.js';
 
 /**
  * `brain agent`'s idle upkeep of the brain (Brain.maintain every two seconds): the word index

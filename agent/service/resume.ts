@@ -1,7 +1,8 @@
 import type { Brain } from '../../src/index.js';
 import { describeInterruption, lastSideEffect } from '../turn-effects.js';
-import { acceptedTurnOf } from './accepted.js';
-import type { ChannelTarget, ServiceComponent, ServiceHost } from './types.js';
+import { acceptedTurnOf } from '../conversation/accepted.js';
+import type { ChannelTarget, ServiceComponent, ServiceHost } from '../contracts.js';
+import { takenUpElsewhere } from '../conversation/sessions.js';
 
 /**
  * Work a crash cut short, taken up on start, in every session a chat can reach: the messages at
@@ -35,16 +36,12 @@ function unanswered(brain: Brain, threadId: string, agent: string) {
 
 const takenKey = (session: string) => `resume:${session}`;
 
-/** Sessions whose cut-short work other components take up. */
-const elsewhere = (session: string) =>
-  session.startsWith('inbox/') || session.startsWith('cron/') || session === 'heartbeat';
-
 export function createResumer(): ServiceComponent {
   return {
     name: 'resume',
     async start(h: ServiceHost) {
       for (const session of h.brain.sessions()) {
-        if (elsewhere(session.name)) continue;
+        if (takenUpElsewhere(session.name)) continue;
         try {
           await resumeSession(h, session.name, session.thread_id);
         } catch (err) {

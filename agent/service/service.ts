@@ -6,7 +6,7 @@ import { watchConfigFile, type ConfigWatch, type DebounceTimers } from './config
 import { createServiceHost, type RunningServiceHost, type ServiceHostOptions } from './host.js';
 import { createInboxWatcher, type InboxOptions } from './inbox.js';
 import { createResumer } from './resume.js';
-import type { ServiceComponent } from './types.js';
+import type { ServiceComponent } from '../contracts.js';
 
 /**
  * `brain agent` without the command line: the host, the components (buildComponents' list, then

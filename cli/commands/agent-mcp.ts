@@ -30,61 +30,52 @@ export function registerAgentMcp(program: Command, globals: () => GlobalOptions)
       // `brain agent --config F mcp` and `brain agent mcp --config F`: the parent's option takes
       // the flag wherever it is written, so read it there too.
       const file = opts.config ?? (command.parent?.opts() as AgentMcpOptions | undefined)?.config;
-      const { createMcpManager } = await import('../../agent/mcp/manager.js');
-      const { streamLog } = await import('../../agent/log.js');
+      const { checkMcpServers, streamLog } = await import('../../agent/index.js');
       const config = await loadAssistantConfigFile(file);
       const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), 'error');
-      const manager = createMcpManager({ config: config.mcp, log });
-      try {
-        await manager.check();
-        const servers = manager.status();
-        const refused = manager.refused();
-        const budget = manager.budget();
-        const down = servers.filter((s) => !s.connected && !(s.lazy && s.state === 'idle'));
-        if (down.length > 0 || refused.length > 0) process.exitCode = 1;
-        if (globals().json)
-          return printJson({
-            file: config.file,
-            servers: servers.map((s) => ({
-              name: s.name,
-              type: s.type,
-              connected: s.connected,
-              state: s.state,
-              lazy: s.lazy,
-              tools: s.tools,
-              last_error: s.lastError ?? null,
-            })),
-            refused: refused.map((r) => ({ server: r.server, error: r.message })),
-            tool_tokens: budget.tokens,
-            budget_tokens: budget.budget,
-            find_tools: budget.findTools,
-          });
-        if (servers.length === 0 && refused.length === 0)
-          return println(`no mcpServers in ${config.file}`);
-        const rows = servers.map((s) => [
-          s.name,
-          s.connected ? 'connected' : s.lazy && s.state === 'idle' ? 'lazy' : 'not connected',
-          s.type,
-          `${s.tools} tool${s.tools === 1 ? '' : 's'}`,
-          s.connected ? '' : (s.lastError ?? (s.lazy ? 'starts on first use' : '')),
-        ]);
-        for (const r of refused) rows.push([r.server, 'refused', '', '', r.message]);
-        const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
-        for (const row of rows)
-          println(
-            `${bold(row[0]!.padEnd(widths[0]!))}  ${row
-              .slice(1, 4)
-              .map((c, i) => c.padEnd(widths[i + 1]!))
-              .join('  ')}  ${row[4]}`.trimEnd(),
-          );
+      const { servers, refused, budget } = await checkMcpServers({ config, log });
+      const down = servers.filter((s) => !s.connected && !(s.lazy && s.state === 'idle'));
+      if (down.length > 0 || refused.length > 0) process.exitCode = 1;
+      if (globals().json)
+        return printJson({
+          file: config.file,
+          servers: servers.map((s) => ({
+            name: s.name,
+            type: s.type,
+            connected: s.connected,
+            state: s.state,
+            lazy: s.lazy,
+            tools: s.tools,
+            last_error: s.lastError ?? null,
+          })),
+          refused: refused.map((r) => ({ server: r.server, error: r.message })),
+          tool_tokens: budget.tokens,
+          budget_tokens: budget.budget,
+          find_tools: budget.findTools,
+        });
+      if (servers.length === 0 && refused.length === 0)
+        return println(`no mcpServers in ${config.file}`);
+      const rows = servers.map((s) => [
+        s.name,
+        s.connected ? 'connected' : s.lazy && s.state === 'idle' ? 'lazy' : 'not connected',
+        s.type,
+        `${s.tools} tool${s.tools === 1 ? '' : 's'}`,
+        s.connected ? '' : (s.lastError ?? (s.lazy ? 'starts on first use' : '')),
+      ]);
+      for (const r of refused) rows.push([r.server, 'refused', '', '', r.message]);
+      const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
+      for (const row of rows)
         println(
-          dim(
-            `tool schemas: ~${budget.tokens.toLocaleString('en-US')} of ${budget.budget.toLocaleString('en-US')} tokens` +
-              (budget.findTools ? ' (the model gets find_tools)' : ''),
-          ),
+          `${bold(row[0]!.padEnd(widths[0]!))}  ${row
+            .slice(1, 4)
+            .map((c, i) => c.padEnd(widths[i + 1]!))
+            .join('  ')}  ${row[4]}`.trimEnd(),
         );
-      } finally {
-        await manager.stop();
-      }
+      println(
+        dim(
+          `tool schemas: ~${budget.tokens.toLocaleString('en-US')} of ${budget.budget.toLocaleString('en-US')} tokens` +
+            (budget.findTools ? ' (the model gets find_tools)' : ''),
+        ),
+      );
     });
 }

@@ -41,8 +41,7 @@ async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<v
   // A bad config is refused before the brain is opened: exit 2 with its key path.
   const config = await loadAssistantConfigFile(opts.config);
   await withBrain(creating(globals), async ({ brain, config: brainConfig }) => {
-    const { streamLog } = await import('../../agent/log.js');
-    const { startService } = await import('../../agent/service/service.js');
+    const { streamLog, startService } = await import('../../agent/index.js');
     const { createEmbedder } = await import('../../src/embed/create.js');
     // A service reports its events at info unless BRAIN_LOG_LEVEL says otherwise.
     const minLevel = logLevelGiven() ? brainConfig.logLevel : 'info';
@@ -86,8 +85,7 @@ async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<v
 }
 
 async function runCheck(globals: GlobalOptions, opts: AgentOptions): Promise<void> {
-  const { formatCheckItem, checkEndpoints, checkComponents, checkSandbox } =
-    await import('../../agent/service/check.js');
+  const { formatCheckItem, checkService } = await import('../../agent/index.js');
   const items: Array<{ name: string; ok: boolean; detail: string }> = [];
   const report = () => {
     for (const item of items) println(formatCheckItem(item));
@@ -110,26 +108,7 @@ async function runCheck(globals: GlobalOptions, opts: AgentOptions): Promise<voi
   try {
     await withBrain(creating(globals), async ({ brain, config: brainConfig }) => {
       items.push({ name: 'brain', ok: true, detail: `${brainConfig.dbPath} opens` });
-      items.push(...(await checkEndpoints(config)), checkSandbox(config));
-      const { silentLog } = await import('../../agent/log.js');
-      const { createServiceHost } = await import('../../agent/service/host.js');
-      const { buildComponents } = await import('../../agent/service/components.js');
-      const { createInboxWatcher } = await import('../../agent/service/inbox.js');
-      const clock = () => new Date();
-      let host;
-      try {
-        host = createServiceHost({ brain, config, clock, log: silentLog });
-      } catch (err) {
-        items.push({ name: 'assistant', ok: false, detail: (err as Error).message });
-        return;
-      }
-      const components = [
-        ...(await buildComponents(config, { brain, clock, log: silentLog })),
-        createInboxWatcher(),
-      ];
-      host.setComponents(components);
-      items.push(...(await checkComponents(components, host)));
-      await host.close();
+      items.push(...(await checkService({ brain, config })));
     });
   } catch (err) {
     items.push({ name: 'brain', ok: false, detail: (err as Error).message });

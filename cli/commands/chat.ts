@@ -27,59 +27,21 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
       // A bad config is refused before the brain is opened (or made).
       const config = await loadAssistantConfigFile(opts.config);
       return withBrain(creating(globals()), async ({ brain, config: brainConfig, json }) => {
-        const { createAssistant, chatSession, runRepl } = await import('../../agent/chat.js');
-        const { streamLog } = await import('../../agent/log.js');
+        const { openChat, streamLog } = await import('../../agent/index.js');
         const { createEmbedder } = await import('../../src/embed/create.js');
         const embedder = await createEmbedder(brainConfig, { brain, purpose: 'search' });
         const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), 'warn');
-        const assistant = createAssistant({
-          brain,
-          config,
-          clock: () => new Date(),
-          log,
-          embedder,
-        });
-        const session = chatSession(opts.session);
-        // The owner's turn gets the service's tools by origin: reminders, tasks, MCP servers.
-        const { startChatComponents } = await import('../../agent/chat-host.js');
-        const components = await startChatComponents({
-          brain,
-          config,
-          clock: () => new Date(),
-          log,
-          assistant,
-        });
+        const chat = await openChat({ brain, config, log, embedder, session: opts.session });
 
         if (opts.message === undefined) {
           try {
-            return await runRepl({
-              assistant,
-              brain,
-              session,
-              streams: { input: process.stdin, output: process.stdout, note: (l) => note(dim(l)) },
-              signals: process.stdin.isTTY ? undefined : process,
-              tools: components.tools,
-            });
+            return await chat.repl(
+              { input: process.stdin, output: process.stdout, note: (l) => note(dim(l)) },
+              process.stdin.isTTY ? undefined : process,
+            );
           } finally {
-            await components.stop();
+            await chat.close();
           }
-        }
-
-        const { knownCommand, runCommand } = await import('../../agent/service/commands.js');
-        const command = knownCommand(opts.message);
-        if (command) {
-          // A slash command is the conversation's, not a turn: no model call (commands.ts).
-          await components.stop();
-          const { reply } = runCommand(command.name, command.arg, {
-            brain,
-            config,
-            session,
-            owner: true,
-            models: assistant.models,
-            busy: () => false,
-            cancel: () => {},
-          });
-          return json ? printJson({ command: command.name, reply }) : println(reply);
         }
 
         const controller = new AbortController();
@@ -87,17 +49,13 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
         process.once('SIGINT', cancel);
         process.once('SIGTERM', cancel);
         try {
-          const result = await assistant.turn(
-            session,
-            opts.message,
-            { onText: () => {} },
-            // One turn and exit: nobody is there to answer an ask, so it is denied.
-            {
-              signal: controller.signal,
-              unattended: true,
-              tools: () => components.tools(session),
-            },
-          );
+          const said = await chat.say(opts.message, controller.signal);
+          if (said.kind === 'command')
+            // A slash command is the conversation's, not a turn: no model call.
+            return json
+              ? printJson({ command: said.command, reply: said.reply })
+              : println(said.reply);
+          const result = said.result;
           if (result.cancelled) process.exitCode = 130;
           if (json)
             return printJson({
@@ -124,7 +82,7 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
         } finally {
           process.off('SIGINT', cancel);
           process.off('SIGTERM', cancel);
-          await components.stop();
+          await chat.close();
         }
       });
     });

@@ -23,10 +23,10 @@ export function registerMaintenance(program: Command, globals: Globals): void {
         if (!report.ok) process.exitCode = 1;
         // The assistant's run_command sandbox: reported here too, since doctor is where one looks.
         const [{ sandboxStatus }, { assistantEnv }] = await Promise.all([
-          import('../../agent/tools/sandbox.js'),
+          import('../../agent/index.js'),
           import('../assistant-config.js'),
         ]);
-        const sandbox = sandboxStatus(assistantEnv().PATH ?? '');
+        const sandbox = await sandboxStatus(assistantEnv().PATH ?? '');
         if (json) return printJson({ ...report, sandbox });
         printReport(report, opts.repair ?? false, sandbox.detail);
       }),

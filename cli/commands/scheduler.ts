@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import type { Brain, CronRunRecord, ReminderRecord, TaskRecord } from '../../src/index.js';
-import type { ChannelTarget, ServiceHost } from '../../agent/service/types.js';
-import type { AssistantConfig } from '../../agent/config.js';
+import type { CronRunRecord, ReminderRecord, TaskRecord } from '../../src/index.js';
+import type { Delivery } from '../../agent/index.js';
 import { BrainError } from '../../src/errors.js';
 import { bold, dim, printJson, println, shortTime, zonedTime } from '../output.js';
 import { creating, withBrain, type GlobalOptions } from '../run.js';
@@ -17,7 +16,7 @@ const CONFIG_HELP =
 /**
  * `brain heartbeat`, `brain cron list | run NAME | history NAME`, `brain reminders`,
  * `brain tasks`: the assistant's scheduler from the terminal. The listings only read; the two
- * that run something (`heartbeat`, `cron run`) build the service host in this process.
+ * that run something (`heartbeat`, `cron run`) run one turn in this process (agent/index.ts).
  */
 export function registerScheduler(program: Command, globals: () => GlobalOptions): void {
   program
@@ -29,25 +28,17 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
       // A bad config is refused before the brain is opened (or made).
       const config = await loadConfig(opts.config);
       return withBrain(creating(globals()), async ({ brain, json }) => {
-        const { createHeartbeat } = await import('../../agent/scheduler/heartbeat.js');
-        const outcome = await withHost(brain, config, async (host, printed) => {
-          const beat = createHeartbeat();
-          await beat.start(host);
-          try {
-            return { ...(await beat.tick({ force: opts.force ?? false })), printed: printed() };
-          } finally {
-            await beat.stop();
-          }
-        });
+        const { runHeartbeat } = await import('../../agent/index.js');
+        const outcome = await runHeartbeat({ brain, config, force: opts.force ?? false });
         if (json)
           return printJson({
             status: outcome.status === 'delivered' ? 'delivered' : 'suppressed',
             skipped: outcome.status === 'skipped',
             reason: outcome.reason,
             reply: outcome.reply ?? null,
-            delivered_to: outcome.printed.flatMap((d) => (d.to ? [d.to] : [])),
+            delivered_to: outcome.deliveries.flatMap((d) => (d.to ? [d.to] : [])),
           });
-        if (outcome.printed.length > 0) println(deliveryText(outcome.printed));
+        if (outcome.deliveries.length > 0) println(deliveryText(outcome.deliveries));
         if (outcome.status === 'delivered') return println('delivered');
         println(`suppressed: ${outcome.reason}`);
       });
@@ -90,11 +81,8 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
       if (!config.scheduler.cron.some((job) => job.name === name))
         throw new BrainError('NOT_FOUND', `no cron job named ${name} in the config`);
       return withBrain(creating(globals()), async ({ brain, json }) => {
-        const { createCronComponent } = await import('../../agent/scheduler/cron.js');
-        const { result, printed } = await withHost(brain, config, async (host, out) => ({
-          result: await createCronComponent().runNow(name, host),
-          printed: out(),
-        }));
+        const { runCron } = await import('../../agent/index.js');
+        const { result, deliveries: printed } = await runCron({ brain, config, job: name });
         if (result.status === 'claimed') throw new BrainError('CONFLICT', result.reason);
         if (json)
           return printJson({
@@ -159,58 +147,11 @@ async function ownerZone(file: string | undefined): Promise<string | undefined> 
   return (await loadConfig(file)).timeZone;
 }
 
-/**
- * The service host in this process: the real assistant on the lane, and the configured channels'
- * send APIs (agent/channels/senders.ts) to deliver with. What it delivers is kept with where it
- * went, for the caller to print; what no channel took is kept too and counts as not delivered.
- */
-async function withHost<T>(
-  brain: Brain,
-  configOrFile: AssistantConfig | string | undefined,
-  run: (host: ServiceHost, printed: () => Delivery[]) => Promise<T>,
-): Promise<T> {
-  const config = typeof configOrFile === 'object' ? configOrFile : await loadConfig(configOrFile);
-  const { createServiceHost } = await import('../../agent/service/host.js');
-  const { streamLog } = await import('../../agent/log.js');
-  const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), 'warn');
-  const real = createServiceHost({ brain, config, clock: () => new Date(), log });
-  const { sendOnlyChannels } = await import('../../agent/channels/senders.js');
-  real.setComponents(await sendOnlyChannels(config, log));
-  const out: Delivery[] = [];
-  const host = {
-    ...real,
-    async deliver(text: string, target?: ChannelTarget) {
-      const to = target ?? ownerTarget(brain, config.agent);
-      const sent = await real.deliver(text, target);
-      const where = to ? `${to.channel}:${to.chatId}` : 'nowhere: no deliverTo, no owner chat yet';
-      out.push({ text, to: sent && to ? `${to.channel}:${to.chatId}` : null, where });
-      return sent;
-    },
-  };
-  try {
-    return await run(host, () => [...out]);
-  } finally {
-    await real.close();
-  }
-}
-
-/** One text the command sent or tried to: where it went (`to`), or null when nothing took it. */
-interface Delivery {
-  text: string;
-  to: string | null;
-  where: string;
-}
-
 /** The texts with where each went, as the human output prints them. */
 function deliveryText(deliveries: Delivery[]): string {
   return deliveries
     .map((d) => `${d.text}\n\n${d.to ? `delivered to ${d.to}` : `not delivered (${d.where})`}`)
     .join('\n\n');
-}
-
-function ownerTarget(brain: Brain, agent: string): ChannelTarget | undefined {
-  const row = brain.ownerTarget(agent);
-  return row ? { channel: row.channel, chatId: row.chat_id } : undefined;
 }
 
 function formatRun(r: CronRunRecord): string {

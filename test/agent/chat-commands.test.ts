@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAssistant, runRepl, type Assistant } from '../../agent/chat.js';
+import { runRepl } from '../../agent/chat.js';
+import { createAssistant, type Assistant } from '../../agent/assistant.js';
 import { startChatComponents } from '../../agent/chat-host.js';
 import {
   createSessionModels,
@@ -8,7 +9,7 @@ import {
   parseCommand,
   runCommand,
   type CommandScope,
-} from '../../agent/service/commands.js';
+} from '../../agent/conversation/commands.js';
 import type { Tool } from '../../agent/tools/types.js';
 import { systemClock } from '../../src/index.js';
 import { serviceFixture, type ServiceFixture } from './service/helpers.js';

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createAssistant, runRepl } from '../../agent/chat.js';
+import { runRepl } from '../../agent/chat.js';
+import { createAssistant } from '../../agent/assistant.js';
 import { MAINTAIN_INTERVAL_MS, systemClock } from '../../src/index.js';
 import { IDLE_CHECKPOINT_BYTES } from '../../src/maintenance/idle.js';
 import { serviceFixture } from './service/helpers.js';

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { createAssistant, type Assistant } from '../../agent/chat.js';
+import { createAssistant, type Assistant } from '../../agent/assistant.js';
 import { loadAssistantConfig, type AssistantConfig } from '../../agent/config.js';
 import type { TurnIo } from '../../agent/loop.js';
 import type { ApprovalRequest } from '../../agent/permissions/approvals.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnIo } from '../../agent/loop.js';
 import type { Driver } from '../../agent/permissions/trust.js';
-import { turnText } from '../../agent/service/arrival.js';
+import { turnText } from '../../agent/conversation/arrival.js';
 import type { FakeStep, RecordedRequest } from '../agent/fakes/anthropic-server.js';
 import { hostileWorld, type HostileWorld } from './fixture.js';
 import { tally } from './tally.js';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../agent/permissions/approvals.js';
 import type { Driver } from '../../agent/permissions/trust.js';
 import { buildComponents } from '../../agent/service/components.js';
-import type { ServiceComponent } from '../../agent/service/types.js';
+import type { ServiceComponent } from '../../agent/contracts.js';
 import { MEMORY_SERVER } from '../agent/mcp/helpers.js';
 import { serviceFixture, type ServiceFixture } from '../agent/service/helpers.js';
 import { tempDir } from '../helpers.js';

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAssistant, runRepl } from '../../agent/chat.js';
+import { runRepl } from '../../agent/chat.js';
+import { createAssistant } from '../../agent/assistant.js';
 import { systemClock } from '../../src/index.js';
 import { serviceFixture, type ServiceFixture } from '../agent/service/helpers.js';
 import { tally } from './tally.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createAssistant } from '../../../agent/chat.js';
+import { createAssistant } from '../../../agent/assistant.js';
 import { loadAssistantConfig } from '../../../agent/config.js';
 import { createMcpManager } from '../../../agent/mcp/manager.js';
 import type { ChatMessage, ToolSchema } from '../../../agent/models/types.js';

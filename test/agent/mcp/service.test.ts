@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadAssistantConfig } from '../../../agent/config.js';
 import { buildComponents } from '../../../agent/service/components.js';
-import type { ServiceComponent } from '../../../agent/service/types.js';
+import type { ServiceComponent } from '../../../agent/contracts.js';
 import type { ToolSchema } from '../../../agent/models/types.js';
 import {
   configFileBody,

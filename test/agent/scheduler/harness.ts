@@ -8,7 +8,7 @@ import type {
   ServiceComponent,
   ServiceHost,
   TurnRequest,
-} from '../../../agent/service/types.js';
+} from '../../../agent/contracts.js';
 import { recordingChannel } from '../service/helpers.js';
 import { openBrain, type Brain } from '../../../src/index.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';

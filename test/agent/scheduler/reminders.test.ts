@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadAssistantConfig } from '../../../agent/config.js';
 import { createReminders } from '../../../agent/scheduler/reminders.js';
 import { turnOrigin } from '../../../agent/service/host.js';
-import type { TurnRequest } from '../../../agent/service/types.js';
+import type { TurnRequest } from '../../../agent/contracts.js';
 import { tempDir } from '../../helpers.js';
 import type { FakeAnthropic } from '../fakes/anthropic-server.js';
 import {

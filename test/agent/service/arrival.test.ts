@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stripMention } from '../../../agent/channels/discord/inbound.js';
-import { arrivalTurn, turnText, type Arrival } from '../../../agent/service/arrival.js';
-import type { ChannelTarget, ServiceHost } from '../../../agent/service/types.js';
+import { arrivalTurn, turnText, type Arrival } from '../../../agent/conversation/arrival.js';
+import type { ChannelTarget, ServiceHost } from '../../../agent/contracts.js';
 
 const arrival = (over: Partial<Arrival> = {}): Arrival => ({
   channel: 'discord',

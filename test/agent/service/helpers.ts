@@ -7,7 +7,7 @@ import {
   type RunningServiceHost,
   type ServiceHostOptions,
 } from '../../../agent/service/host.js';
-import type { Channel } from '../../../agent/service/types.js';
+import type { Channel } from '../../../agent/contracts.js';
 import { systemClock, type Clock } from '../../../src/index.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceHost } from '../../../agent/service/host.js';
-import { TurnCancelledError } from '../../../agent/service/lane.js';
-import type { TurnRequest } from '../../../agent/service/types.js';
+import { TurnCancelledError } from '../../../agent/contracts.js';
+import type { TurnRequest } from '../../../agent/contracts.js';
 import type { TurnResult } from '../../../agent/loop.js';
 import { systemClock } from '../../../src/index.js';
 import { recordingChannel, serviceFixture, type ServiceFixture } from './helpers.js';

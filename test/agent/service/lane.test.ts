@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createLane, TurnCancelledError, type TurnRunner } from '../../../agent/service/lane.js';
-import type { LanePriority, TurnRequest } from '../../../agent/service/types.js';
+import { createLane, type TurnRunner } from '../../../agent/service/lane.js';
+import { TurnCancelledError } from '../../../agent/contracts.js';
+import type { LanePriority, TurnRequest } from '../../../agent/contracts.js';
 import type { TurnResult } from '../../../agent/loop.js';
 
 /** A runner whose turns finish only when the test says so, recording the order they start in. */

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startService, type RunningService } from '../../../agent/service/service.js';
-import type { ServiceComponent } from '../../../agent/service/types.js';
+import type { ServiceComponent } from '../../../agent/contracts.js';
 import type { AssistantConfig } from '../../../agent/config.js';
 import { noteSideEffect } from '../../../agent/turn-effects.js';
 import { systemClock } from '../../../src/index.js';

@@ -6,7 +6,7 @@ import {
   type DiscordChannel,
 } from '../../../../agent/channels/discord/channel.js';
 import type { RunningServiceHost } from '../../../../agent/service/host.js';
-import type { TurnRequest } from '../../../../agent/service/types.js';
+import type { TurnRequest } from '../../../../agent/contracts.js';
 import type { TempBrain } from '../../../helpers.js';
 import type { FakeAnthropic } from '../../fakes/anthropic-server.js';
 import { startFakeDiscord, type FakeDiscord, type FakeGuild } from '../../fakes/discord-server.js';

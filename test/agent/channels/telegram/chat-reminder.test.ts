@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAssistant, runRepl } from '../../../../agent/chat.js';
+import { runRepl } from '../../../../agent/chat.js';
+import { createAssistant } from '../../../../agent/assistant.js';
 import { startChatComponents } from '../../../../agent/chat-host.js';
 import { createReminders } from '../../../../agent/scheduler/reminders.js';
 import { systemClock } from '../../../../src/index.js';

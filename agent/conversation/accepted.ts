@@ -2,7 +2,7 @@ import type { Brain } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { Driver } from '../permissions/trust.js';
 import type { ArrivalTurn } from './arrival.js';
-import type { ChannelTarget, LanePriority } from './types.js';
+import type { ChannelTarget, LanePriority } from '../contracts.js';
 
 /**
  * A chat message is the brain's before the channel confirms it to its platform: it is stored in

@@ -1,5 +1,6 @@
 import { estimateCost, type Brain } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
+import type { SessionModels } from '../contracts.js';
 
 /**
  * The conversation's slash commands, the same on every channel (terminal, Telegram, Discord):
@@ -39,12 +40,6 @@ export function knownCommand(text: string): { name: string; arg: string } | unde
   return command && (COMMAND_NAMES as readonly string[]).includes(command.name)
     ? command
     : undefined;
-}
-
-/** Which endpoint each session uses after `/model`. */
-export interface SessionModels {
-  get(session: string): number | undefined;
-  set(session: string, endpoint: number | undefined): void;
 }
 
 /**

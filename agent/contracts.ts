@@ -1,25 +1,22 @@
-import type { Brain, Clock } from '../../src/index.js';
-import type { AssistantConfig } from '../config.js';
-import type { Log } from '../log.js';
-import type { TurnIo, TurnResult } from '../loop.js';
-import type { Driver } from '../permissions/trust.js';
-import type { Tool } from '../tools/types.js';
-import type { SessionModels } from './commands.js';
+import type { Brain, Clock } from '../src/index.js';
+import type { AssistantConfig } from './config.js';
+import type { Log } from './log.js';
+import type { TurnIo, TurnResult } from './loop.js';
+import type { Driver } from './permissions/trust.js';
+import type { Tool } from './tools/types.js';
+import type { ChannelTarget } from './channels/target.js';
 
 /**
  * The contract between `brain agent` (agent/service/) and what runs inside it: the channels
  * (Telegram, Discord), the scheduler and the MCP client. Each is a component the service starts,
- * stops, checks and reconfigures; each reaches the assistant only through the host.
+ * stops, checks and reconfigures; each reaches the assistant only through the host. It sits at
+ * the bottom of agent/: it names what the parts exchange and imports none of them but types.
  */
+
+export type { ChannelTarget };
 
 /** The lane runs owner work first, then other agents' messages, then scheduled work. */
 export type LanePriority = 'owner' | 'agent' | 'scheduled';
-
-/** Where text can be delivered: written `telegram:<chat_id>` or `discord:<channel_id>` in config. */
-export interface ChannelTarget {
-  channel: string;
-  chatId: string;
-}
 
 /** How a chat message's turn is to be queued (agent/service/arrival.ts decides it). */
 export interface ArrivalTurn {
@@ -127,6 +124,11 @@ export interface CheckItem {
   detail: string;
 }
 
+/** One line per item: `ok   name: detail` or `FAIL name: detail`. */
+export function formatCheckItem(item: CheckItem): string {
+  return `${item.ok ? 'ok  ' : 'FAIL'} ${item.name}: ${item.detail}`;
+}
+
 export interface ServiceComponent {
   readonly name: string;
   /** Resolves when it is running (a channel: polling or connected). */
@@ -152,4 +154,21 @@ export interface Channel extends ServiceComponent {
    * just arrived: what the resumer does with one a crash left unanswered.
    */
   takeUp?(chatId: string, turn: ArrivalTurn, messageId: string): void;
+}
+
+/** Which endpoint each session uses after `/model` (agent/conversation/commands.ts keeps them). */
+export interface SessionModels {
+  get(session: string): number | undefined;
+  set(session: string, endpoint: number | undefined): void;
+}
+
+/** Thrown into `done` of a turn cancelled before it started, and of one whose runner gave up on abort. */
+export class TurnCancelledError extends Error {
+  override readonly name = 'TurnCancelledError';
+  constructor(
+    readonly session: string,
+    reason = 'cancelled',
+  ) {
+    super(`turn of ${session} cancelled: ${reason}`);
+  }
 }

@@ -1,7 +1,8 @@
 import { untrusted } from '../untrusted.js';
-import type { ArrivalTurn, ServiceHost } from './types.js';
+import type { ArrivalTurn, ServiceHost } from '../contracts.js';
+import { channelSession } from './sessions.js';
 
-export type { ArrivalTurn } from './types.js';
+export type { ArrivalTurn } from '../contracts.js';
 
 /**
  * What a chat message becomes: the one place that decides, for every channel, whose turn it is,
@@ -54,7 +55,7 @@ export function arrivalTurn(host: ServiceHost, arrival: Arrival): ArrivalTurn {
       asks: true,
     };
   return {
-    session: `${arrival.channel}/${arrival.chatId}`,
+    session: channelSession(arrival.channel, arrival.chatId),
     text,
     driver: 'contact',
     from: `${arrival.channel}-${arrival.userId}`,
