@@ -22,6 +22,7 @@ import { DEFAULT_DISCORD_API, type DiscordConfig } from './config.js';
 import { acceptArrival } from '../../conversation/accepted.js';
 import { arrivalTurn, type ArrivalTurn } from '../../conversation/arrival.js';
 import { createSessionModels, knownCommand, runCommand } from '../../conversation/commands.js';
+import { failureText, STOPPED_TEXT } from '../../conversation/replies.js';
 import { stripMention } from './inbound.js';
 import { keepTyping, type IntervalTimers } from './typing.js';
 
@@ -246,7 +247,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         ...(h.queuedTurns ? { queued: h.queuedTurns } : {}),
         approvalsWaiting: () => approvals.pendingCount(),
       });
-      await sendText(message.channelId, reply || 'Stopped.', message.id);
+      await sendText(message.channelId, reply || STOPPED_TEXT, message.id);
       noteHandled(message);
       return;
     }
@@ -324,15 +325,13 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         log()('info', 'discord.turn_cancelled', { channel_id: channelId, session });
         return;
       }
-      const code = (err as { code?: unknown }).code;
       log()('warn', 'discord.turn_failed', {
         channel_id: channelId,
         session,
+        code: (err as { code?: unknown }).code ?? 'ERROR',
         error: errorText(err),
       });
-      await live
-        .finish([`Sorry, that failed${typeof code === 'string' ? ` (${code})` : ''}.`])
-        .catch(() => {});
+      await live.finish([failureText(err)]).catch(() => {});
     };
     // Never awaited here: the handler returns and the next event (a button press) is handled.
     void queued.done.then(

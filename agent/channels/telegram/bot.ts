@@ -10,6 +10,7 @@ import type { Channel, CheckItem, ServiceHost } from '../../contracts.js';
 import { acceptArrival } from '../../conversation/accepted.js';
 import { arrivalTurn, type Arrival, type ArrivalTurn } from '../../conversation/arrival.js';
 import { createSessionModels, parseCommand, runCommand } from '../../conversation/commands.js';
+import { failureText, STOPPED_TEXT } from '../../conversation/replies.js';
 import { createApprovalPrompts, type ApprovalPrompts } from './approvals.js';
 import type { TelegramConfig } from './config.js';
 import { pairingReply } from './pairing.js';
@@ -218,13 +219,13 @@ export function createTelegramChannel(
         async (result) => {
           stopTyping();
           if (result.cancelled || stopped.delete(chatId))
-            return void (await live.finish(htmlParts('Stopped.')));
+            return void (await live.finish(htmlParts(STOPPED_TEXT)));
           await live.finish(htmlParts(result.reply));
           log('info', 'telegram.replied', { chat: chatId, chars: result.reply.length });
         },
         async (err: unknown) => {
           stopTyping();
-          if (stopped.delete(chatId)) return void (await live.finish(htmlParts('Stopped.')));
+          if (stopped.delete(chatId)) return void (await live.finish(htmlParts(STOPPED_TEXT)));
           // Cancelled without /stop (the service is stopping, another queued turn of a stopped
           // chat): nothing went wrong that the chat should hear about.
           if (err instanceof TurnCancelledError || (err as Error).name === 'AbortError') {
@@ -237,9 +238,7 @@ export function createTelegramChannel(
             code,
             error: (err as Error).message,
           });
-          await live.finish(
-            htmlParts(`Sorry, that failed (${code}). The details are in the assistant's log.`),
-          );
+          await live.finish(htmlParts(failureText(err)));
         },
       )
       .catch((err: unknown) =>
@@ -394,7 +393,8 @@ export function createTelegramChannel(
 
     async start(h) {
       host = h;
-      if (!config.token) throw new Error('telegram: TELEGRAM_BOT_TOKEN is not set');
+      if (!config.token)
+        throw new BrainError('INVALID_INPUT', 'telegram: TELEGRAM_BOT_TOKEN is not set');
       const b = new Bot(config.token, {
         client: config.apiRoot ? { apiRoot: config.apiRoot } : {},
         ...(options.botInfo ? { botInfo: options.botInfo } : {}),
@@ -479,12 +479,12 @@ export function createTelegramChannel(
     },
 
     async notify(chatId, text) {
-      if (!bot) throw new Error('telegram: the channel is not running');
+      if (!bot) throw new BrainError('CONFLICT', 'telegram: the channel is not running');
       await sendHtml(chatId, text);
     },
 
     takeUp(chatId, turn, messageId) {
-      if (!bot) throw new Error('telegram: the channel is not running');
+      if (!bot) throw new BrainError('CONFLICT', 'telegram: the channel is not running');
       runTurn(chatId, turn, messageId);
     },
   };

@@ -153,6 +153,16 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
     expect(shown.map((m) => m.content)).toEqual(['Looking into it: all good.']);
   });
 
+  it('says a failed turn failed, with its code, in the words every channel uses', async () => {
+    const f = await started();
+    f.anthropic.script.push({ error: 'auth' });
+    f.discord.dispatchMessage({ channelId: OWNER_DM, author: OWNER, content: 'hello?' });
+    const reply = await f.discord.waitForCall(isPostTo(OWNER_DM));
+    expect(reply.body?.content).toMatch(
+      /^Sorry, that failed \([A-Z_]+\)\. The details are in the assistant's log\.$/,
+    );
+  });
+
   it("ignores a stranger's DM: no turn, no answer", async () => {
     const f = await started();
     f.discord.dispatchMessage({ channelId: STRANGER_DM, author: STRANGER, content: 'hi there' });
