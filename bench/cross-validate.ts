@@ -7,7 +7,7 @@
 // this script is the only place that does.
 //
 //   npm run build
-//   nice node dist/bench/cross-validate.js ../shared/eval/locomo-dev.json
+//   nice npx tsx bench/cross-validate.ts ../shared/eval/locomo-dev.json
 import { readFileSync } from 'node:fs';
 import { evalLocomo } from '../src/index.js';
 import { crossValidate, type Tally } from '../src/eval/folds.js';
@@ -15,7 +15,7 @@ import { CONTEXT_WEIGHTS } from '../src/search/fts.js';
 
 const file = process.argv[2];
 if (!file) {
-  console.error('usage: node dist/bench/cross-validate.js LOCOMO_FILE');
+  console.error('usage: npx tsx bench/cross-validate.ts LOCOMO_FILE');
   process.exit(2);
 }
 const doc = JSON.parse(readFileSync(file, 'utf8')) as Array<{ sample_id?: string }>;

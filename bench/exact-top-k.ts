@@ -13,7 +13,7 @@
 // and the cold first round apart.
 //
 //   npm run build
-//   nice node dist/bench/exact-top-k.js DB [LOCOMO_FILE] [rounds]
+//   nice npx tsx bench/exact-top-k.ts DB [LOCOMO_FILE] [rounds]
 //
 // The database is opened read-write only to migrate it (use a copy of a `brain bench --keep` brain).
 import { readFileSync } from 'node:fs';
@@ -33,7 +33,7 @@ import { benchQueries } from '../cli/bench/queries.js';
 
 const [dbArg, locomoArg, roundsArg] = process.argv.slice(2);
 if (!dbArg) {
-  console.error('usage: node dist/bench/exact-top-k.js DB [LOCOMO_FILE|-] [rounds]');
+  console.error('usage: npx tsx bench/exact-top-k.ts DB [LOCOMO_FILE|-] [rounds]');
   process.exit(2);
 }
 const rounds = Number(roundsArg ?? 5);

@@ -13,7 +13,7 @@
 // k1 and b), loaded over the installed one on each brain's connection.
 //
 //   npm run build
-//   nice node dist/bench/hybrid-collect.js ../shared/eval/locomo-dev.json OUT.json \
+//   nice npx tsx bench/hybrid-collect.ts ../shared/eval/locomo-dev.json OUT.json \
 //     [--cache /tmp/retrieval-cv/vectors.jsonl] [--words-only] [--bm25 DIR] [--current-only]
 //
 // --current-only: the words lists at the current context weights and depth only (with --bm25).
@@ -48,7 +48,7 @@ const { values, positionals } = parseArgs({
 });
 const [file, out] = positionals;
 if (!file || !out) {
-  console.error('usage: node dist/bench/hybrid-collect.js LOCOMO_FILE OUT.json [options]');
+  console.error('usage: npx tsx bench/hybrid-collect.ts LOCOMO_FILE OUT.json [options]');
   process.exit(2);
 }
 

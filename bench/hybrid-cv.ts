@@ -9,7 +9,7 @@
 // Prints, per arm (words only, vectors only, hybrid): the current constants' dev figure per
 // conversation, the folds, the cross-validated figure, and whether every fold chose the same.
 //
-//   nice node dist/bench/hybrid-cv.js /tmp/retrieval-cv/lists-use.json [--bm25]
+//   nice npx tsx bench/hybrid-cv.ts /tmp/retrieval-cv/lists-use.json [--bm25]
 import { readFileSync } from 'node:fs';
 import { readLocomo } from '../src/eval/locomo-format.js';
 import { crossValidate, type Tally } from '../src/eval/folds.js';
@@ -28,7 +28,7 @@ import {
 
 const file = process.argv[2];
 if (!file) {
-  console.error('usage: node dist/bench/hybrid-cv.js LISTS.json [--bm25]');
+  console.error('usage: npx tsx bench/hybrid-cv.ts LISTS.json [--bm25]');
   process.exit(2);
 }
 const data = JSON.parse(readFileSync(file, 'utf8')) as Collected;

@@ -3,7 +3,7 @@
  * messages, the built server spawned, the SDK's Client connected (tools listed first, as real
  * clients do), then the bench's queries searched words only, round after round. Beside it the
  * same searches in process (`brain.searchHybrid`, no embedder), so the gap is what the transport,
- * the SDK and the tool's own work add.
+ * the SDK and the tool's own work add. Both timed by `brain bench`'s loop (tinybench).
  *
  *   npm run build && npx tsx bench/mcp-search.ts [messages=5000] [rounds=20]
  */
@@ -16,6 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { openBrain } from '../src/index.js';
 import { benchText } from '../cli/bench/corpus.js';
 import { benchQueries } from '../cli/bench/queries.js';
+import { measure, type OpFigures } from '../cli/bench/measure.js';
 
 const CLI = resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
 const messages = Number(process.argv[2] ?? 5_000);
@@ -47,13 +48,14 @@ try {
     `${messages} messages built in ${((performance.now() - built) / 1000).toFixed(1)} s; ${queries.length} queries × ${rounds} rounds; load ${loadavg()[0]!.toFixed(2)}`,
   );
 
-  const local: number[] = [];
-  for (let r = 0; r <= rounds; r++)
-    for (const query of queries) {
-      const t = performance.now();
-      await brain.searchHybrid({ query, limit: 10 });
-      if (r > 0) local.push(performance.now() - t);
-    }
+  let next = 0;
+  const local = await measure(
+    () => brain.searchHybrid({ query: queries[next++ % queries.length]!, limit: 10 }),
+    {
+      timeMs: 0,
+      minIterations: queries.length * rounds,
+    },
+  );
   brain.close();
 
   const transport = new StdioClientTransport({
@@ -65,21 +67,18 @@ try {
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(transport);
   await client.listTools();
-  const remote: number[] = [];
-  for (let r = 0; r <= rounds; r++)
-    for (const query of queries) {
-      const t = performance.now();
+  const remote = await measure(
+    async () => {
+      const query = queries[next++ % queries.length]!;
       const result = await client.callTool({ name: 'search', arguments: { query, limit: 10 } });
       if (result.isError) throw new Error(`search failed: ${JSON.stringify(result.content)}`);
-      if (r > 0) remote.push(performance.now() - t);
-    }
+    },
+    { timeMs: 0, minIterations: queries.length * rounds },
+  );
   await client.close();
 
-  const stat = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!.toFixed(2);
-    return `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms`;
-  };
+  const stat = (f: OpFigures) =>
+    `p50 ${f.p50_ms.toFixed(2)} ms, p99 ${f.p99_ms.toFixed(2)} ms (${f.samples} calls)`;
   console.log(`in process (searchHybrid, words only): ${stat(local)}`);
   console.log(`over MCP stdio (callTool search):     ${stat(remote)}`);
 } finally {

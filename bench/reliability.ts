@@ -1,8 +1,8 @@
 /**
  * Full-size reliability runs (the test suite runs smaller ones):
  *   npm run build && npm run reliability     (both below at their defaults; .ci/run runs it)
- *   node dist/bench/reliability.js stress [--writers 4] [--readers 4] [--messages 2500] [--via library|cli|mcp]
- *   node dist/bench/reliability.js crash [--kills 20] [--seed 1]
+ *   npx tsx bench/reliability.ts stress [--writers 4] [--readers 4] [--messages 2500] [--via library|cli|mcp]
+ *   npx tsx bench/reliability.ts crash [--kills 20] [--seed 1]
  * Prints figures; exits 1 when a guarantee did not hold.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -3,7 +3,7 @@
 // machine whose speed drifts (shared hosts do) slows both alike. Prints p50, p99 and the mean.
 //
 //   npm run build
-//   node dist/bench/search-ab.js DB A_DIST B_DIST [rounds] [--cold] [--corpus FILE]
+//   npx tsx bench/search-ab.ts DB A_DIST B_DIST [rounds] [--cold] [--corpus FILE]
 //
 // A_DIST and B_DIST are `dist` folders of two checkouts (each a full checkout, so each finds its
 // own migrations and ranking extension). The database is opened read-write by both and only
@@ -24,7 +24,7 @@ const corpusFile = corpusAt >= 0 ? argv[corpusAt + 1] : undefined;
 const args = argv.filter((a, i) => a !== '--cold' && i !== corpusAt && i !== corpusAt + 1);
 const [dbArg, distA, distB, roundsArg] = args;
 if (!dbArg || !distA || !distB || !existsSync(dbArg)) {
-  console.error('usage: node dist/bench/search-ab.js DB A_DIST B_DIST [rounds] [--cold]');
+  console.error('usage: npx tsx bench/search-ab.ts DB A_DIST B_DIST [rounds] [--cold]');
   process.exit(2);
 }
 const db: string = dbArg;

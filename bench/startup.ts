@@ -6,7 +6,7 @@
 // less than the wall time.
 //
 //   npm run build
-//   node dist/bench/startup.js DB [runs] [--cli PATH] [--base PATH]
+//   npx tsx bench/startup.ts DB [runs] [--cli PATH] [--base PATH]
 //
 // --base runs another build's CLI too (a copy of dist/ from before a change), command by command
 // in the same rounds, so both see the same load: rows `name@base`.
@@ -25,7 +25,7 @@ const { values, positionals } = parseArgs({
 });
 const [db, runsArg] = positionals;
 if (!db || !existsSync(db)) {
-  console.error('usage: node dist/bench/startup.js DB [runs] [--cli PATH] [--base PATH]');
+  console.error('usage: npx tsx bench/startup.ts DB [runs] [--cli PATH] [--base PATH]');
   process.exit(2);
 }
 const runs = Number(runsArg ?? 20);

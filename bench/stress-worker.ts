@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isBrainError, openBrain, type Brain } from '../src/index.js';
 
-const CLI = join(import.meta.dirname, '..', 'cli', 'main.js');
+const CLI = join(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
 
 export type Via = 'library' | 'cli' | 'mcp';
 

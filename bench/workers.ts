@@ -1,9 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../src/db/package-root.js';
 
-/** The built worker (bench/stress-worker.ts); `npm run build` makes it. */
-export const WORKER = join(packageRoot(), 'dist', 'bench', 'stress-worker.js');
+/**
+ * The worker's source: bench/ is development code, run by tsx and never compiled into the
+ * package, so a worker is a Node process with tsx's loader.
+ */
+export const WORKER = join(packageRoot(), 'bench', 'stress-worker.ts');
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export interface Worker {
   child: ChildProcess;
@@ -16,9 +22,11 @@ export interface Worker {
   line(prefix: string): Promise<string>;
 }
 
-/** Start one worker process: `node dist/bench/stress-worker.js ROLE ARGS…`. */
+/** Start one worker process: `node --import tsx bench/stress-worker.ts ROLE ARGS…`. */
 export function spawnWorker(args: string[]): Worker {
-  const child = spawn(process.execPath, [WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, WORKER, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const waiting = new Set<() => void>();
   let partial = '';

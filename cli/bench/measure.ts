@@ -18,39 +18,32 @@ export interface MeasureOptions {
 /** Untimed calls first, so that statements are prepared and pages cached before timing. */
 const WARMUP_MS = 250;
 const WARMUP_CALLS = 16;
-/** Beyond this many samples a measurement stops even within its budget (memory). */
-const MAX_SAMPLES = 1_000_000;
 
 /**
- * Time one operation: each call on its own, back to back, until the budget and the minimum
- * number of calls are both spent. A call that returns a promise is timed until it settles.
- * (The package's own loop: `brain bench` ships with the CLI and needs no benchmark library.)
+ * Time one operation on tinybench: each call on its own, back to back, after untimed warm-up
+ * calls, until the budget and the minimum number of calls are both spent. A call that returns a
+ * promise is timed until it settles; `beforeEach` runs outside the timed window.
  */
 export async function measure(fn: () => unknown, options: MeasureOptions): Promise<OpFigures> {
+  const { Bench } = await import('tinybench');
   const minIterations = options.minIterations ?? 64;
-  const call = async (): Promise<number> => {
-    if (options.beforeEach) await options.beforeEach();
-    const t0 = performance.now();
-    const out = fn();
-    if (out instanceof Promise) await out;
-    return performance.now() - t0;
+  const bench = new Bench({
+    time: options.timeMs,
+    iterations: minIterations,
+    warmupTime: Math.min(WARMUP_MS, options.timeMs),
+    warmupIterations: Math.min(WARMUP_CALLS, minIterations),
+    throws: true,
+  });
+  bench.add('op', fn, options.beforeEach ? { beforeEach: options.beforeEach } : {});
+  await bench.run();
+  const result = bench.tasks[0]!.result;
+  if (result.state !== 'completed') throw new Error(`measure: the task ended ${result.state}`);
+  return {
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    ops_per_s: result.latency.mean > 0 ? 1000 / result.latency.mean : 0,
+    samples: result.latency.samplesCount,
   };
-  const warmupUntil = performance.now() + Math.min(WARMUP_MS, options.timeMs);
-  for (let i = 0; i < Math.min(WARMUP_CALLS, minIterations); i++) {
-    await call();
-    if (performance.now() > warmupUntil) break;
-  }
-  const samples: number[] = [];
-  let spent = 0;
-  while (
-    (spent < options.timeMs || samples.length < minIterations) &&
-    samples.length < MAX_SAMPLES
-  ) {
-    const ms = await call();
-    samples.push(ms);
-    spent += ms;
-  }
-  return figuresOf(samples);
 }
 
 /** The p-th percentile (0–100) of a list of samples, interpolated between the nearest two. */
