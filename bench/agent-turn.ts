@@ -31,7 +31,7 @@ const { values } = parseArgs({
     turns: { type: 'string', default: '200' },
     'session-messages': { type: 'string', default: '2000' },
     // How many different questions the turns cycle through (200: each turn a new one; 5: the
-    // same five over and over, as this bench did before session 9).
+    // same five over and over, which flatters caches).
     questions: { type: 'string', default: '200' },
   },
 });

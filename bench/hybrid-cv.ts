@@ -489,7 +489,7 @@ if (data.embedder) {
 
 // The settings the grids above kept choosing, side by side, words only and hybrid (a table: dev
 // figures per conversation, for reading the grids, not a cross-validation of its own). The
-// constants before session 7 first.
+// earlier constants (depth 50, context 0.7/0.4/3) first, for comparison.
 const before: Setting = { ...current, context: '0.7/0.4/3', ftsDepth: 50, vectorDepth: 50, k: 10 };
 const seen: Setting[] = [
   before,
