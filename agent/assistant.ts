@@ -98,7 +98,7 @@ export function createAssistant(options: {
       config: config.permissions,
       judgeCommand: options.judgeCommand ?? judgeCommand,
       commandRoots: [...config.tools.roots, ...config.tools.runCommand.roots],
-      rules: () => brain.approvalRules(),
+      rules: () => brain.assistant.approvalRules(),
     }),
     timeoutMs: config.permissions.approvalTimeoutSeconds * 1000,
     profiles: config.permissions.profiles,
@@ -111,8 +111,12 @@ export function createAssistant(options: {
     config,
     models: sessionModels,
     warm(session) {
-      brain.warmSearch();
-      const current = brain.session({ name: session, agent: config.agent, owner: config.owner });
+      brain.search.warmSearch();
+      const current = brain.assistant.session({
+        name: session,
+        agent: config.agent,
+        owner: config.owner,
+      });
       primeSession(cache, brain, current.thread_id, config);
     },
     async turn(session, text, io, turnOptions = {}) {

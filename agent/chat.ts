@@ -60,7 +60,11 @@ export async function runRepl(options: {
   options.signals?.on('SIGINT', onInterrupt);
   rl.on('close', () => (closed = true));
 
-  const current = brain.session({ name: session, agent: config.agent, owner: config.owner });
+  const current = brain.assistant.session({
+    name: session,
+    agent: config.agent,
+    owner: config.owner,
+  });
   note(
     `brain chat: session ${session} (${current.thread_id}); /help lists commands, /exit or Ctrl-C quits`,
   );
@@ -78,7 +82,7 @@ export async function runRepl(options: {
   });
   // Between turns (the user typing, the model answering): merge the word index and empty the WAL,
   // so a turn's own writes rarely have to (src/maintenance/idle.ts).
-  const upkeep = startIdleMaintenance(brain, {
+  const upkeep = startIdleMaintenance(brain.upkeep, {
     onError: (err) => note(`brain: idle upkeep failed: ${err.message}`),
   });
   try {

@@ -164,9 +164,9 @@ export function createSessionCache({ sessions = SESSIONS_KEPT } = {}): SessionCa
       let entry = seen.get(threadId);
       if (entry && entry.key === key && !fresh) {
         const after = entry.records[entry.records.length - 1]?.id ?? summary?.covers_through;
-        entry.records.push(...brain.sessionMessages({ thread_id: threadId, after }));
+        entry.records.push(...brain.assistant.sessionMessages({ thread_id: threadId, after }));
       } else {
-        const records = brain.sessionMessages({
+        const records = brain.assistant.sessionMessages({
           thread_id: threadId,
           after: summary?.covers_through,
         });
@@ -195,7 +195,7 @@ export function primeSession(
   threadId: string,
   who: { agent: string; owner: string },
 ): void {
-  cache.load(brain, threadId, brain.latestSummary(threadId), who);
+  cache.load(brain, threadId, brain.assistant.latestSummary(threadId), who);
 }
 
 export interface LoadContextOptions {
@@ -222,7 +222,7 @@ const aborted = (o: LoadContextOptions) => o.signal?.aborted === true;
 /** The session's context for the model, compacted first when it has grown past the threshold. */
 export async function loadContext(o: LoadContextOptions): Promise<ChatMessage[]> {
   const { agent, owner, threadId, brain } = { ...o.toolContext, brain: o.brain };
-  const latest = brain.latestSummary(threadId);
+  const latest = brain.assistant.latestSummary(threadId);
   const summary = latest?.stm.content;
   const { records, history } = o.cache
     ? o.cache.load(brain, threadId, latest, { agent, owner }, o.force)
@@ -261,7 +261,7 @@ export async function loadContext(o: LoadContextOptions): Promise<ChatMessage[]>
       foreign.length === 0
         ? written
         : `${written}\n\n${untrusted(`compacted:${foreign.join(', ')}`, 'Part of what is summarised above came from outside the owner.')}`;
-    const stm = brain.remember({
+    const stm = brain.knowledge.remember({
       agent,
       content: text,
       categories: ['summary'],
@@ -283,7 +283,10 @@ function readContext(
   summary: SessionSummary | undefined,
   who: { agent: string; owner: string },
 ): SessionContext {
-  const records = brain.sessionMessages({ thread_id: threadId, after: summary?.covers_through });
+  const records = brain.assistant.sessionMessages({
+    thread_id: threadId,
+    after: summary?.covers_through,
+  });
   return {
     records,
     history: buildHistory({ ...who, summary: summary?.stm.content, messages: records }),

@@ -30,7 +30,7 @@ export async function acquireTurnLease(
     label: `${options.label} ${randomUUID().slice(0, 8)}`,
   };
   let waited = false;
-  while (!brain.acquireLease({ key, holder, ttl_ms: LEASE_TTL_MS })) {
+  while (!brain.assistant.acquireLease({ key, holder, ttl_ms: LEASE_TTL_MS })) {
     // Said where the user sees it: their turn waits for another one of this session.
     if (!waited) options.log('warn', 'turn.wait_lease', { key });
     waited = true;
@@ -38,7 +38,7 @@ export async function acquireTurnLease(
   }
   const timer = setInterval(() => {
     try {
-      if (!brain.renewLease({ key, holder, ttl_ms: LEASE_TTL_MS }))
+      if (!brain.assistant.renewLease({ key, holder, ttl_ms: LEASE_TTL_MS }))
         options.log('warn', 'turn.lease_lost', { key });
     } catch (err) {
       options.log('warn', 'turn.lease_renew_failed', { key, error: (err as Error).message });
@@ -48,7 +48,7 @@ export async function acquireTurnLease(
   return {
     release() {
       clearInterval(timer);
-      brain.releaseLease({ key, holder });
+      brain.assistant.releaseLease({ key, holder });
     },
   };
 }

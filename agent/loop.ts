@@ -168,7 +168,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     driver === 'owner' ||
     driver === 'scheduled' ||
     profiles?.[driver].tools.search_memory === 'allow';
-  const session = brain.session({
+  const session = brain.assistant.session({
     name: options.session,
     agent: config.agent,
     owner: config.owner,
@@ -182,7 +182,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     const user = options.input.messageId
       ? storedInput(brain, options.input.messageId, session.thread_id)
       : (unansweredRetry(brain, session.thread_id, from, options.input.text) ??
-        brain.send({
+        brain.messages.send({
           from,
           to: config.agent,
           thread: session.thread_id,
@@ -225,7 +225,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         });
     const usage = zeroUsage();
     /** The last call's usage row, written with the reply (one transaction fewer a turn). */
-    let lastUsage: Parameters<Brain['recordUsage']>[0] | undefined;
+    let lastUsage: Parameters<Brain['assistant']['recordUsage']>[0] | undefined;
     const recordUsage = (r: ModelResponse, source: string, withReply = false) => {
       usage.input += r.usage.input;
       usage.output += r.usage.output;
@@ -243,7 +243,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         message_id: user.id,
       };
       if (withReply) lastUsage = row;
-      else brain.recordUsage(row);
+      else brain.assistant.recordUsage(row);
     };
     const contextOptions = {
       brain,
@@ -384,9 +384,9 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     // The reply, the question it answers marked read in the assistant's inbox and the last call's
     // usage: one transaction.
     const sent = brain.batch(() => {
-      if (lastUsage) brain.recordUsage(lastUsage);
-      brain.markRead({ message_id: user.id, agent: config.agent });
-      return brain.send({
+      if (lastUsage) brain.assistant.recordUsage(lastUsage);
+      brain.messages.markRead({ message_id: user.id, agent: config.agent });
+      return brain.messages.send({
         from: config.agent,
         to: from,
         thread: session.thread_id,
@@ -458,15 +458,16 @@ function unansweredRetry(
   from: string,
   text: string,
 ): { id: string } | undefined {
-  const count = brain.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
+  const count = brain.messages.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
   if (count === 0) return undefined;
-  const last = brain.thread({ thread_id: threadId, limit: 1, offset: count - 1 }).messages[0];
+  const last = brain.messages.thread({ thread_id: threadId, limit: 1, offset: count - 1 })
+    .messages[0];
   return last && last.from === from && last.body === text ? last : undefined;
 }
 
 /** The turn's input when it is a message already in the session's thread. */
 function storedInput(brain: Brain, id: string, threadId: string): { id: string } {
-  const message = brain.getMessage(id);
+  const message = brain.messages.getMessage(id);
   if (!message) throw new BrainError('NOT_FOUND', `input.messageId: no message ${id}`);
   if (message.thread_id !== threadId)
     throw new BrainError('INVALID_INPUT', `input.messageId: ${id} is not in ${threadId}`);

@@ -61,7 +61,7 @@ export async function relevantMemories(
 ): Promise<RelevantMemory[]> {
   const q = query.slice(0, MAX_QUERY_CHARS);
   if (q.trim() === '' || options.maxTokens <= 0) return [];
-  const result = await brain.searchHybrid(
+  const result = await brain.search.searchHybrid(
     {
       query: q,
       limit: Math.min(200, options.limit * 2 + 4),

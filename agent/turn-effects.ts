@@ -32,7 +32,7 @@ export function noteSideEffect(
       : before.finished
         ? before.tool
         : before.finishedBefore;
-  brain.setSchedulerState(key(session), {
+  brain.assistant.setSchedulerState(key(session), {
     ...effect,
     finished: false,
     ...(finishedBefore ? { finishedBefore } : {}),
@@ -43,12 +43,12 @@ export function noteSideEffect(
 export function noteSideEffectFinished(brain: Brain, session: string, message: string): void {
   const effect = lastSideEffect(brain, session);
   if (effect?.message === message)
-    brain.setSchedulerState(key(session), { ...effect, finished: true });
+    brain.assistant.setSchedulerState(key(session), { ...effect, finished: true });
 }
 
 /** The side effect last noted in a session, if any. */
 export function lastSideEffect(brain: Brain, session: string): SideEffect | undefined {
-  const effect = brain.schedulerState(key(session)) as Partial<SideEffect> | undefined;
+  const effect = brain.assistant.schedulerState(key(session)) as Partial<SideEffect> | undefined;
   if (!effect || typeof effect.message !== 'string' || typeof effect.tool !== 'string')
     return undefined;
   return { finished: false, ...effect } as SideEffect;

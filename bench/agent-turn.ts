@@ -124,18 +124,18 @@ const phrasings = [
 /** Turn i's question: every topic once, then every topic in the next phrasing, … */
 const question = (i: number) =>
   phrasings[Math.floor(i / topics.length) % phrasings.length]!(topics[i % topics.length]!);
-const record = brain.session({ name: session, agent: config.agent, owner: config.owner });
+const record = brain.assistant.session({ name: session, agent: config.agent, owner: config.owner });
 process.stderr.write(`filling ${session} with ${sessionMessages} messages …\n`);
 brain.batch(() => {
   for (let i = 0; i < sessionMessages / 2; i++) {
     const topic = topics[i % topics.length]!;
-    const user = brain.send({
+    const user = brain.messages.send({
       from: config.owner,
       to: config.agent,
       thread: record.thread_id,
       body: `Turn ${i}: a question about ${topic}, with a few more words to make it realistic.`,
     });
-    brain.send({
+    brain.messages.send({
       from: config.agent,
       to: config.owner,
       thread: record.thread_id,
@@ -160,7 +160,7 @@ const cache = createSessionCache();
 // As `brain chat` does while the user types its first line: the search warmed (the first time in
 // a brain, its census too), the session's context read and built.
 const warmed = process.hrtime.bigint();
-brain.warmSearch();
+brain.search.warmSearch();
 primeSession(cache, brain, record.thread_id, config);
 const warmMs = Number(process.hrtime.bigint() - warmed) / 1e6;
 const times: number[] = [];
@@ -172,7 +172,7 @@ const times: number[] = [];
 const upkeep: number[] = [];
 for (let i = 0; i < turns; i++) {
   const idle = process.hrtime.bigint();
-  brain.maintain();
+  brain.upkeep.maintain();
   upkeep.push(Number(process.hrtime.bigint() - idle) / 1e6);
   const started = process.hrtime.bigint();
   await runTurn({

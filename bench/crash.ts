@@ -71,11 +71,11 @@ export async function runCrashes(options: CrashOptions): Promise<CrashReport> {
     const raw = new BetterSqlite3(dbPath, { readonly: true });
     try {
       const hasStm = raw.prepare(`SELECT 1 FROM stm WHERE uid = ?`).pluck();
-      const lostSends = returned.sent.filter((id) => !brain.getMessage(id)).length;
+      const lostSends = returned.sent.filter((id) => !brain.messages.getMessage(id)).length;
       const lostStm = returned.stm.filter((id) => !hasStm.get(id)).length;
       if (lostSends) problems.push(`round ${round}: ${lostSends} returned sends are missing`);
       if (lostStm) problems.push(`round ${round}: ${lostStm} returned memories are missing`);
-      const report = await brain.doctor();
+      const report = await brain.upkeep.doctor();
       for (const c of report.checks)
         for (const p of c.problems) problems.push(`round ${round}: ${c.name}: ${p}`);
     } finally {

@@ -97,7 +97,7 @@ for (const [name, queries] of sets) {
       fts5Same++;
     else differ.push(`bm25() ≠ brain_bm25: "${query}"`);
     const hits = (b: Brain) =>
-      b
+      b.search
         .search({ query, types: ['message'], limit: K })
         .hits.map((h) => h.id)
         .join();
@@ -120,13 +120,13 @@ fts5.close();
 
 function latency(name: string, queries: string[], warmed: boolean): void {
   const timed = openBrain({ dbPath: dbArg! });
-  if (warmed) timed.warmSearch();
+  if (warmed) timed.search.warmSearch();
   // Wall time, and this process's CPU time: on a loaded machine the second says more.
   const cpu: number[] = [];
   const time = (query: string) => {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    timed.search({ query, types: ['message'] });
+    timed.search.search({ query, types: ['message'] });
     const wall = performance.now() - t0;
     const c = process.cpuUsage(c0);
     cpu.push((c.user + c.system) / 1000);

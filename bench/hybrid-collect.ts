@@ -64,7 +64,7 @@ const variants = values.bm25
       .sort()
   : [];
 
-type Hits = Awaited<ReturnType<Brain['searchHybrid']>>['hits'];
+type Hits = Awaited<ReturnType<Brain['search']['searchHybrid']>>['hits'];
 
 function questionsOf(conv: LocomoConversation) {
   return conv.questions.filter(
@@ -84,7 +84,7 @@ for (const conv of conversations) {
   const ids = loadConversation(brain, conv);
   const index = new Map([...ids.values()].map((id, i) => [id, i]));
   if (embedder) {
-    const r = await brain.embedQueued(embedder);
+    const r = await brain.embed.embedQueued(embedder);
     if (r.failed > 0) throw new Error(`embedding failed: ${r.errors.join('; ')}`);
   }
   const questions: CollectedQuestion[] = [];
@@ -104,7 +104,7 @@ for (const conv of conversations) {
       .sort((a, b) => a.rank - b.rank)
       .map((c) => [c.i, c.score]);
   const search = (brain: Brain, query: string, mode: 'fts' | 'vector' | 'hybrid', limit: number) =>
-    brain
+    brain.search
       .searchHybrid(
         { query, types: ['message'], limit },
         { embedder, mode, queryTimeoutMs: 120_000, depth: limit },
@@ -117,7 +117,7 @@ for (const conv of conversations) {
     const cq: CollectedQuestion = { category: q.category, wanted, fts: {}, boost };
     if (embedder) {
       cq.vector = listOf(await search(brain, q.question, 'vector', 200), 'vector', boost);
-      const { hits } = await brain.searchHybrid(
+      const { hits } = await brain.search.searchHybrid(
         { query: q.question, types: ['message'], limit: 10 },
         { embedder, queryTimeoutMs: 120_000 },
       );

@@ -34,7 +34,7 @@ try {
     for (let i = 0; i < messages; i++) {
       const from = AGENTS[i % AGENTS.length]!;
       const to = AGENTS[(i + 1) % AGENTS.length]!;
-      const sent = brain.send({
+      const sent = brain.messages.send({
         from,
         to,
         body: text.body(),
@@ -50,7 +50,7 @@ try {
 
   let next = 0;
   const local = await measure(
-    () => brain.searchHybrid({ query: queries[next++ % queries.length]!, limit: 10 }),
+    () => brain.search.searchHybrid({ query: queries[next++ % queries.length]!, limit: 10 }),
     {
       timeMs: 0,
       minIterations: queries.length * rounds,

@@ -1,7 +1,7 @@
 /**
  * The stalls of sends: each `brain.send`'s time (its statements, the commit with FTS5's merging,
  * the WAL keeper's checkpoint after it), sent in pairs as the assistant's turns send them, with
- * or without the idle upkeep (`brain.maintain()`) between pairs that `brain chat`, `brain agent`
+ * or without the idle upkeep (`brain.upkeep.maintain()`) between pairs that `brain chat`, `brain agent`
  * and the MCP servers run every 2 s. Prints the distribution, how many sends took over 30 ms, the
  * time the upkeep took (idle time, not counted in the sends) and the word index's segments after.
  *
@@ -28,7 +28,7 @@ if (!values.db) {
 const sends = Number(values.sends);
 const brain = openBrain({ dbPath: values.db });
 const topics = ['the garden', 'my flight to Lisbon', 'the tax return', 'a birthday gift'];
-const thread = brain.send({
+const thread = brain.messages.send({
   from: 'bench-owner',
   to: 'assistant',
   body: 'a new session',
@@ -40,7 +40,7 @@ for (let i = 0; i < sends; i++) {
   const owner = i % 2 === 0;
   const body = `Turn ${i >> 1}: ${owner ? 'a question' : 'an answer'} about ${topics[(i >> 1) % 4]}, ${Math.random().toString(36).slice(2)}.`;
   const started = process.hrtime.bigint();
-  brain.send({
+  brain.messages.send({
     from: owner ? 'bench-owner' : 'assistant',
     to: owner ? 'assistant' : 'bench-owner',
     thread,
@@ -49,7 +49,7 @@ for (let i = 0; i < sends; i++) {
   times.push(Number(process.hrtime.bigint() - started) / 1e6);
   if (values.upkeep && !owner) {
     const t0 = performance.now();
-    brain.maintain();
+    brain.upkeep.maintain();
     upkeepMs += performance.now() - t0;
   }
 }

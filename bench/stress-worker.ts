@@ -44,9 +44,9 @@ interface Client {
 
 function libraryClient(brain: Brain): Client {
   return {
-    send: (input) => brain.send(input).id,
-    read: (agent, limit) => brain.read({ agent, limit }).map((m) => m.id),
-    poll: (agent) => brain.poll(agent).unread,
+    send: (input) => brain.messages.send(input).id,
+    read: (agent, limit) => brain.messages.read({ agent, limit }).map((m) => m.id),
+    poll: (agent) => brain.messages.poll(agent).unread,
     pollsCheaply: true,
     close: () => brain.close(),
   };
@@ -211,10 +211,15 @@ async function main(): Promise<void> {
   } else if (role === 'crash-writer') {
     const brain = openBrain({ dbPath: db, walLimitBytes: walLimit });
     for (let i = 0; ; i++) {
-      const sent = brain.send({ from: name, to: 'keeper', body: bodyOf(i), subject: `crash ${i}` });
+      const sent = brain.messages.send({
+        from: name,
+        to: 'keeper',
+        body: bodyOf(i),
+        subject: `crash ${i}`,
+      });
       emit(`sent ${sent.id}`);
       if (i % 3 === 0) {
-        const stm = brain.remember({
+        const stm = brain.knowledge.remember({
           agent: name,
           content: `remembered ${i}`,
           source_message_id: sent.id,
@@ -226,8 +231,8 @@ async function main(): Promise<void> {
     const brain = openBrain({ dbPath: db });
     emit('ready');
     for (;;) {
-      brain.poll(name);
-      brain.peek({ agent: name, limit: 5 });
+      brain.messages.poll(name);
+      brain.messages.peek({ agent: name, limit: 5 });
     }
   } else {
     throw new Error(`unknown role ${role}`);

@@ -47,10 +47,11 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
   // Everyone is registered and two threads exist before the run, so broadcasts reach every
   // reader and writers contend on shared thread counters.
   const setup = openBrain({ dbPath });
-  for (const name of [...writerNames, ...readerNames]) setup.touchAgent(name);
+  for (const name of [...writerNames, ...readerNames]) setup.messages.touchAgent(name);
   const threads = [0, 1].map(
     (i) =>
-      setup.send({ from: 'setup', to: 'setup', subject: `shared ${i}`, body: 'start' }).thread_id,
+      setup.messages.send({ from: 'setup', to: 'setup', subject: `shared ${i}`, body: 'start' })
+        .thread_id,
   );
   setup.close();
 
@@ -121,7 +122,7 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
   // What the rows say, read on a connection of our own (the library has no such queries).
   const raw = new BetterSqlite3(dbPath, { readonly: true });
   try {
-    const missing = sent.filter((id) => !brain.getMessage(id));
+    const missing = sent.filter((id) => !brain.messages.getMessage(id));
     if (missing.length) problems.push(`${missing.length} sent messages are missing`);
     const stored = raw
       .prepare(
@@ -150,7 +151,7 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
       const extra = [...once].filter((id) => !delivered.has(id)).length;
       if (extra) problems.push(`${name} read ${extra} message(s) not delivered to it`);
     });
-    const doctor = await brain.doctor();
+    const doctor = await brain.upkeep.doctor();
     for (const c of doctor.checks) for (const p of c.problems) problems.push(`${c.name}: ${p}`);
     return {
       dbPath,

@@ -58,10 +58,10 @@ try {
   let t0 = performance.now();
   let thread: string | undefined;
   // A kept database that is already built is reused as it is.
-  const have = brain.recent({ limit: 1 }).length;
+  const have = brain.search.recent({ limit: 1 }).length;
   for (let i = have > 0 ? MESSAGES : 0; i < MESSAGES; i++) {
     if (i % 50 === 0) thread = undefined;
-    const sent = brain.send({
+    const sent = brain.messages.send({
       from: agents[i % agents.length]!,
       to: agents[(i + 1) % agents.length]!,
       body: sentence(),
@@ -86,7 +86,7 @@ try {
     },
   };
   t0 = performance.now();
-  const drained = await brain.embedQueued(fast);
+  const drained = await brain.embed.embedQueued(fast);
   const drainMs = performance.now() - t0;
   const perItem = drained.embedded > 0 ? (drainMs - modelMs) / drained.embedded : NaN;
   console.error(`embedded ${drained.embedded} in ${(drainMs / 1000).toFixed(1)} s`);
@@ -98,7 +98,7 @@ try {
   );
   let next = 0;
   const instant: Embedder = { ...fast, embed: () => Promise.resolve([queryVectors[next]!]) };
-  const threadIds = brain.threads({ limit: 200 }).map((t) => t.id);
+  const threadIds = brain.messages.threads({ limit: 200 }).map((t) => t.id);
 
   // Wall time, and this process's CPU time: on a shared machine the second shows what a query
   // costs on an idle core.
@@ -118,19 +118,19 @@ try {
   }
   const rows = [
     await time('vector kNN, limit 10', (i) =>
-      brain.searchHybrid(
+      brain.search.searchHybrid(
         { query: queryWords[i]!, types: ['message'], limit: 10 },
         { embedder: instant, mode: 'vector' },
       ),
     ),
     await time('vector kNN, limit 10, filter agent', (i) =>
-      brain.searchHybrid(
+      brain.search.searchHybrid(
         { query: queryWords[i]!, types: ['message'], limit: 10, agent: 'vega' },
         { embedder: instant, mode: 'vector' },
       ),
     ),
     await time('vector kNN, limit 10, filter thread', (i) =>
-      brain.searchHybrid(
+      brain.search.searchHybrid(
         {
           query: queryWords[i]!,
           types: ['message'],
@@ -141,19 +141,19 @@ try {
       ),
     ),
     await time('FTS only, limit 10', (i) =>
-      brain.searchHybrid(
+      brain.search.searchHybrid(
         { query: queryWords[i]!, types: ['message'], limit: 10 },
         { embedder: instant, mode: 'fts' },
       ),
     ),
     await time('hybrid, limit 10', (i) =>
-      brain.searchHybrid(
+      brain.search.searchHybrid(
         { query: queryWords[i]!, types: ['message'], limit: 10 },
         { embedder: instant },
       ),
     ),
     await time('hybrid, all types, limit 20', (i) =>
-      brain.searchHybrid({ query: queryWords[i]!, limit: 20 }, { embedder: instant }),
+      brain.search.searchHybrid({ query: queryWords[i]!, limit: 20 }, { embedder: instant }),
     ),
   ];
   console.log(

@@ -32,7 +32,7 @@ function run(withTriggers: boolean): Record<string, number> {
       db.close();
     }
     const brain = openBrain({ dbPath });
-    for (let i = 0; i < 20; i++) brain.touchAgent(`agent-${i}`);
+    for (let i = 0; i < 20; i++) brain.messages.touchAgent(`agent-${i}`);
     // CPU time of this process (user + system), which other work on the machine disturbs less
     // than wall time; it includes SQLite's work and the WAL writes' system calls.
     const time = (fn: (i: number) => void, n: number) => {
@@ -41,26 +41,32 @@ function run(withTriggers: boolean): Record<string, number> {
       const c = process.cpuUsage(c0);
       return (c.user + c.system) / n; // µs per call
     };
-    const thread = brain.send({ from: 'agent-0', to: 'agent-1', body: 'start' }).thread_id;
+    const thread = brain.messages.send({ from: 'agent-0', to: 'agent-1', body: 'start' }).thread_id;
     const ids: string[] = [];
     const out = {
       'send, direct': time((i) => {
-        ids.push(brain.send({ from: 'agent-0', to: 'agent-1', thread, body: `m ${i}` }).id);
+        ids.push(
+          brain.messages.send({ from: 'agent-0', to: 'agent-1', thread, body: `m ${i}` }).id,
+        );
       }, N),
       'send, broadcast to 20': time(
-        (i) => brain.send({ from: 'agent-2', thread, body: `all ${i}` }),
+        (i) => brain.messages.send({ from: 'agent-2', thread, body: `all ${i}` }),
         N / 4,
       ),
       'send, broadcast, in a batch':
         time(
           () =>
             brain.batch(() => {
-              for (let i = 0; i < 100; i++) brain.send({ from: 'agent-3', thread, body: `b ${i}` });
+              for (let i = 0; i < 100; i++)
+                brain.messages.send({ from: 'agent-3', thread, body: `b ${i}` });
             }),
           N / 200,
         ) / 100,
-      'mark read': time((i) => brain.markRead({ message_id: ids[i]!, agent: 'agent-1' }), N),
-      ack: time((i) => brain.ack({ message_id: ids[i]!, agent: 'agent-1' }), N),
+      'mark read': time(
+        (i) => brain.messages.markRead({ message_id: ids[i]!, agent: 'agent-1' }),
+        N,
+      ),
+      ack: time((i) => brain.messages.ack({ message_id: ids[i]!, agent: 'agent-1' }), N),
     };
     brain.close();
     return out;

@@ -26,8 +26,15 @@ export function creating(globals: GlobalOptions): GlobalOptions & OpenMode {
   return { ...globals, create: true };
 }
 
-/** What every handle on the brain offers: the acting agent is marked seen through it. */
-type Handle = Pick<Brain, 'touchAgent' | 'close'>;
+type TouchAgent = (name: string, options?: { wait?: boolean }) => boolean;
+
+/**
+ * What every handle on the brain offers: it closes, and the acting agent is marked seen through
+ * it (a brain's `messages` section, or a one-shot handle's own `touchAgent`).
+ */
+type Handle = { close(): void } & (
+  { touchAgent: TouchAgent } | { messages: { touchAgent: TouchAgent } }
+);
 
 export interface CommandContext<B extends Handle = Brain> {
   brain: B;
@@ -136,7 +143,8 @@ async function withHandle<B extends Handle, T>(
  * agent's last-seen time is left as it was; the next command updates it.
  */
 function markSeen(brain: Handle, agent: string): void {
-  brain.touchAgent(agent, { wait: false });
+  const touch = 'messages' in brain ? brain.messages.touchAgent : brain.touchAgent;
+  touch(agent, { wait: false });
 }
 
 /** "a, b,c" → ["a", "b", "c"]. */

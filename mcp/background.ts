@@ -32,7 +32,7 @@ export function accessFlushTask(intervalMs = ACCESS_FLUSH_MS): BackgroundTask {
   return (brain, log) => {
     const flush = () => {
       try {
-        brain.flushNoted();
+        brain.upkeep.flushNoted();
       } catch (err) {
         log.warn(`writing access and word counts failed: ${(err as Error).message}`);
       }
@@ -55,7 +55,7 @@ export function accessFlushTask(intervalMs = ACCESS_FLUSH_MS): BackgroundTask {
  */
 export function maintenanceTask(intervalMs = MAINTAIN_INTERVAL_MS): BackgroundTask {
   return (brain, log) => {
-    const running = startIdleMaintenance(brain, {
+    const running = startIdleMaintenance(brain.upkeep, {
       intervalMs,
       onError: (err) => log.warn(`idle upkeep of the brain failed: ${err.message}`),
     });
@@ -78,7 +78,7 @@ export function warmSearchTask(afterMs = WARM_AFTER_MS): BackgroundTask {
   return (brain, log) => {
     const timer = setTimeout(() => {
       try {
-        brain.warmSearch();
+        brain.search.warmSearch();
       } catch (err) {
         log.warn(`warming the search failed: ${(err as Error).message}`);
       }

@@ -25,7 +25,10 @@ export function embedderSlot(
       const controller = new AbortController();
       let worker: EmbeddingWorker | undefined;
       // The provider choice is said once at the default log level, never silently.
-      const ready = createEmbedder(config, { brain, notice: (line) => log.warn(line) }).then(
+      const ready = createEmbedder(config, {
+        brain: brain.embed,
+        notice: (line) => log.warn(line),
+      }).then(
         (embedder) => {
           if (!embedder || controller.signal.aborted) return;
           current = embedder;

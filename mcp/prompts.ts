@@ -16,8 +16,8 @@ export function registerPrompts(server: McpServer, ctx: ToolContext): void {
     () =>
       prompt(() => {
         const agent = ctx.caller;
-        const messages = ctx.brain.peek({ agent, limit: 50 });
-        const { unread } = ctx.brain.poll(agent);
+        const messages = ctx.brain.messages.peek({ agent, limit: 50 });
+        const { unread } = ctx.brain.messages.poll(agent);
         if (unread === 0) return `You are ${agent} on the brain. You have no unread messages.`;
         return [
           `You are ${agent} on the brain. You have ${unread} unread message(s)${unread > messages.length ? `; the oldest ${messages.length} are below` : ''}:`,

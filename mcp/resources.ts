@@ -35,8 +35,8 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
     (uri, vars) =>
       read(uri, () => {
         const agent = ownInbox(ctx, one(vars.agent));
-        const { unread } = ctx.brain.poll(agent);
-        return { agent, unread, messages: ctx.brain.peek({ agent, limit: 100 }) };
+        const { unread } = ctx.brain.messages.poll(agent);
+        return { agent, unread, messages: ctx.brain.messages.peek({ agent, limit: 100 }) };
       }),
   );
 
@@ -49,7 +49,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       mimeType: JSON_TYPE,
     },
     (uri, vars) =>
-      read(uri, () => ctx.brain.thread({ thread_id: one(vars.thread_id), limit: 200 })),
+      read(uri, () => ctx.brain.messages.thread({ thread_id: one(vars.thread_id), limit: 200 })),
   );
 
   server.registerResource(
@@ -66,7 +66,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
         const kind = idKind(id);
         if (kind !== 'stm' && kind !== 'atom')
           throw new BrainError('INVALID_INPUT', 'id: must be an STM or atom id (stm_…, atm_…)');
-        return ctx.brain.provenance({ id });
+        return ctx.brain.knowledge.provenance({ id });
       }),
   );
 }

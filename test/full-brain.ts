@@ -12,9 +12,9 @@ import type { fixedClock } from './helpers.js';
  */
 export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedClock>) {
   const tick = () => clock.tick(1000);
-  brain.touchAgent('atlas');
-  brain.updateAgent({ name: 'atlas', display_name: 'Atlas', capabilities: ['maps'] });
-  const m = brain.send({
+  brain.messages.touchAgent('atlas');
+  brain.messages.updateAgent({ name: 'atlas', display_name: 'Atlas', capabilities: ['maps'] });
+  const m = brain.messages.send({
     from: 'helios',
     to: 'nova',
     subject: 'spread gate',
@@ -23,12 +23,12 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
     tags: ['trading'],
   });
   tick();
-  const b = brain.send({ from: 'helios', body: 'broadcast', priority: 'urgent' });
+  const b = brain.messages.send({ from: 'helios', body: 'broadcast', priority: 'urgent' });
   tick();
-  brain.send({ from: 'nova', to: 'helios', body: 'agreed', reply_to: m.id });
-  brain.read({ agent: 'nova' });
-  brain.ack({ message_id: m.id, agent: 'nova', body: 'ok' });
-  brain.remember({
+  brain.messages.send({ from: 'nova', to: 'helios', body: 'agreed', reply_to: m.id });
+  brain.messages.read({ agent: 'nova' });
+  brain.messages.ack({ message_id: m.id, agent: 'nova', body: 'ok' });
+  brain.knowledge.remember({
     agent: 'nova',
     content: 'drop the gate',
     categories: ['x', 'y'],
@@ -36,36 +36,51 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
     source_message_id: m.id,
     expires_at: '2027-01-01',
   });
-  const a1 = brain.createAtom({
+  const a1 = brain.knowledge.createAtom({
     agent: 'nova',
     subject: 'gate',
     action: 'filter',
     outcome: 'none',
     source_message_id: m.id,
   });
-  const a2 = brain.createAtom({ agent: 'nova', subject: 'halt', action: 'halt', outcome: 'less' });
-  brain.link({ from: a1.id, to: a2.id, type: 'enables', strength: 0.3 });
-  brain.setThreadStatus(b.thread_id, 'archived');
+  const a2 = brain.knowledge.createAtom({
+    agent: 'nova',
+    subject: 'halt',
+    action: 'halt',
+    outcome: 'less',
+  });
+  brain.knowledge.link({ from: a1.id, to: a2.id, type: 'enables', strength: 0.3 });
+  brain.messages.setThreadStatus(b.thread_id, 'archived');
 
   // The assistant: a session with a turn, then /new and a turn in the fresh thread.
   const who = { name: 'chat/work', agent: 'assistant', owner: 'ann' };
-  const first = brain.session(who);
+  const first = brain.assistant.session(who);
   tick();
-  const asked = brain.send({ from: 'ann', to: 'assistant', body: 'plan', thread: first.thread_id });
-  brain.send({ from: 'assistant', to: 'ann', body: 'done', thread: first.thread_id });
-  brain.markRead({ message_id: asked.id, agent: 'assistant' });
+  const asked = brain.messages.send({
+    from: 'ann',
+    to: 'assistant',
+    body: 'plan',
+    thread: first.thread_id,
+  });
+  brain.messages.send({ from: 'assistant', to: 'ann', body: 'done', thread: first.thread_id });
+  brain.messages.markRead({ message_id: asked.id, agent: 'assistant' });
   tick();
-  const work = brain.newSession(who);
+  const work = brain.assistant.newSession(who);
   tick();
-  const turn = brain.send({ from: 'ann', to: 'assistant', body: 'next', thread: work.thread_id });
-  brain.send({ from: 'assistant', to: 'ann', body: 'sure', thread: work.thread_id });
-  brain.remember({
+  const turn = brain.messages.send({
+    from: 'ann',
+    to: 'assistant',
+    body: 'next',
+    thread: work.thread_id,
+  });
+  brain.messages.send({ from: 'assistant', to: 'ann', body: 'sure', thread: work.thread_id });
+  brain.knowledge.remember({
     agent: 'assistant',
     content: 'summary: ann planned',
     categories: ['summary'],
     source_message_id: turn.id,
   });
-  brain.sessionInThread({
+  brain.assistant.sessionInThread({
     name: 'inbox/nova',
     agent: 'assistant',
     owner: 'ann',
@@ -73,7 +88,7 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
   });
 
   tick();
-  const repeating = brain.addReminder({
+  const repeating = brain.assistant.addReminder({
     text: 'stand up',
     mode: 'prompt',
     due_at: '2026-01-02T09:00:00.000Z',
@@ -82,19 +97,26 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
     message_id: turn.id,
     tainted_by: 'tool:web_fetch',
   });
-  brain.fireReminder({
+  brain.assistant.fireReminder({
     id: repeating.id,
     due_at: repeating.due_at,
     late: true,
     next_due_at: '2026-01-03T09:00:00.000Z',
   });
-  const once = brain.addReminder({ text: 'call bob', due_at: '2026-01-01T12:00:00.000Z' });
-  brain.fireReminder({ id: once.id, due_at: once.due_at });
-  brain.cancelReminder(brain.addReminder({ text: 'never', due_at: '2026-02-01' }).id);
-  brain.addReminder({ text: 'later', due_at: '2026-03-01' });
+  const once = brain.assistant.addReminder({
+    text: 'call bob',
+    due_at: '2026-01-01T12:00:00.000Z',
+  });
+  brain.assistant.fireReminder({ id: once.id, due_at: once.due_at });
+  brain.assistant.cancelReminder(
+    brain.assistant.addReminder({ text: 'never', due_at: '2026-02-01' }).id,
+  );
+  brain.assistant.addReminder({ text: 'later', due_at: '2026-03-01' });
 
-  brain.completeTask(brain.addTask({ title: 'file taxes', priority: 'high' }).id);
-  brain.addTask({
+  brain.assistant.completeTask(
+    brain.assistant.addTask({ title: 'file taxes', priority: 'high' }).id,
+  );
+  brain.assistant.addTask({
     title: 'read the page',
     due_at: '2026-01-05',
     message_id: turn.id,
@@ -102,19 +124,22 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
   });
 
   tick();
-  const ok = brain.claimCronRun({ job: 'daily', due_at: '2026-01-01T07:00:00.000Z' })!;
-  brain.finishCronRun({ id: ok.id, outcome: 'ok', delivered: true });
-  brain.claimCronRun({
+  const ok = brain.assistant.claimCronRun({ job: 'daily', due_at: '2026-01-01T07:00:00.000Z' })!;
+  brain.assistant.finishCronRun({ id: ok.id, outcome: 'ok', delivered: true });
+  brain.assistant.claimCronRun({
     job: 'daily',
     due_at: '2025-12-31T07:00:00.000Z',
     outcome: 'skipped',
     detail: 'missed while down',
   });
-  const failed = brain.claimCronRun({ job: 'weekly', due_at: '2025-12-29T07:00:00.000Z' })!;
-  brain.finishCronRun({ id: failed.id, outcome: 'error', detail: 'no model answered' });
-  brain.claimCronRun({ job: 'weekly', due_at: '2026-01-01T07:00:00.000Z', late: true });
+  const failed = brain.assistant.claimCronRun({
+    job: 'weekly',
+    due_at: '2025-12-29T07:00:00.000Z',
+  })!;
+  brain.assistant.finishCronRun({ id: failed.id, outcome: 'error', detail: 'no model answered' });
+  brain.assistant.claimCronRun({ job: 'weekly', due_at: '2026-01-01T07:00:00.000Z', late: true });
 
-  brain.recordApproval({
+  brain.assistant.recordApproval({
     tool: 'list_files',
     args: { path: '.' },
     summary: 'list_files .',
@@ -124,7 +149,7 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
     session: 'chat/work',
     message_id: turn.id,
   });
-  const asking = brain.recordApproval({
+  const asking = brain.assistant.recordApproval({
     tool: 'run_command',
     args: { command: 'git push' },
     summary: 'git push',
@@ -133,8 +158,8 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
     session: 'chat/work',
   });
   tick();
-  brain.settleApproval({ id: asking.id, decision: 'approved', decided_by: 'owner' });
-  brain.recordApproval({
+  brain.assistant.settleApproval({ id: asking.id, decision: 'approved', decided_by: 'owner' });
+  brain.assistant.recordApproval({
     tool: 'write_file',
     args: { path: 'a.txt' },
     summary: 'write_file a.txt',
@@ -142,15 +167,23 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
     reason: 'writes',
     session: 'telegram/42',
   });
-  brain.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log' });
+  brain.assistant.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log' });
 
-  const pending = brain.requestPairing({ channel: 'telegram', user_id: '7', name: 'Bob' });
-  const approved = brain.requestPairing({ channel: 'telegram', user_id: '8', name: 'Eve' });
+  const pending = brain.assistant.requestPairing({
+    channel: 'telegram',
+    user_id: '7',
+    name: 'Bob',
+  });
+  const approved = brain.assistant.requestPairing({
+    channel: 'telegram',
+    user_id: '8',
+    name: 'Eve',
+  });
   if (approved.status === 'pending')
-    brain.decidePairing({ code: approved.code, decision: 'approve' });
-  brain.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '42' });
+    brain.assistant.decidePairing({ code: approved.code, decision: 'approve' });
+  brain.assistant.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '42' });
 
-  brain.recordUsage({
+  brain.assistant.recordUsage({
     source: 'chat',
     session: 'chat/work',
     model: 'claude-fake',
@@ -160,7 +193,7 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
     cache_read_tokens: 10,
     message_id: turn.id,
   });
-  brain.recordUsage({
+  brain.assistant.recordUsage({
     source: 'compaction',
     model: 'claude-fake',
     endpoint: 'anthropic:claude-fake@0',
@@ -168,9 +201,12 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
     output_tokens: 80,
     cache_write_tokens: 5,
   });
-  brain.setSchedulerState('heartbeat:last', { at: '2026-01-01T00:00:00.000Z', text: 'all quiet' });
-  brain.initSchedulerState('cron-since:daily', '2025-12-01T00:00:00.000Z');
-  brain.acquireLease({
+  brain.assistant.setSchedulerState('heartbeat:last', {
+    at: '2026-01-01T00:00:00.000Z',
+    text: 'all quiet',
+  });
+  brain.assistant.initSchedulerState('cron-since:daily', '2025-12-01T00:00:00.000Z');
+  brain.assistant.acquireLease({
     key: 'session:chat/work',
     holder: { pid: process.pid, host: 'here', label: 'turn' },
     ttl_ms: 60_000,

@@ -58,7 +58,7 @@ export async function runUi(
   let embedder: Promise<Embedder | undefined> | undefined;
   const searchEmbedder = () => {
     embedder ??= createEmbedder(config, {
-      brain: reader,
+      brain: reader.embed,
       purpose: 'search',
       notice: (line) => note(`brain ui: ${line}`),
     }).then(

@@ -190,9 +190,12 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
 
   /** One message as the thread page shows it (receipts, acks, what was learned), for the live script. */
   const messageFragment = (id: string): Html | undefined => {
-    const message = reader.getThreadMessage(id);
+    const message = reader.messages.getThreadMessage(id);
     if (!message) return undefined;
-    return messageArticle(message, reader.derivedFromMessages([message.id]).get(message.id));
+    return messageArticle(
+      message,
+      reader.knowledge.derivedFromMessages([message.id]).get(message.id),
+    );
   };
 
   const login = async (req: IncomingMessage, res: ServerResponse, method: string) => {
@@ -252,7 +255,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     if (decision !== 'approved' && decision !== 'denied')
       return void errorPage(res, 400, 'decision: must be approved or denied', viewer);
     const id = Number(match[1]);
-    const settled = writer.settleApproval({
+    const settled = writer.assistant.settleApproval({
       id,
       decision,
       decided_by: 'owner',

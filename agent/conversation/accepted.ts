@@ -43,14 +43,18 @@ export function acceptArrival(
     route,
   };
   return brain.batch(() => {
-    const session = brain.session({ name: turn.session, agent: config.agent, owner: config.owner });
+    const session = brain.assistant.session({
+      name: turn.session,
+      agent: config.agent,
+      owner: config.owner,
+    });
     const from = turn.from ?? config.owner;
     const again = turn.idle ? lastMessage(brain, session.thread_id) : undefined;
     if (again && again.from === from && again.body === turn.text) {
       also?.();
       return again.id;
     }
-    const sent = brain.send({
+    const sent = brain.messages.send({
       from,
       to: config.agent,
       thread: session.thread_id,
@@ -80,7 +84,7 @@ export function acceptedTurnOf(metadata: unknown): AcceptedTurn | undefined {
 }
 
 function lastMessage(brain: Brain, threadId: string) {
-  const count = brain.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
+  const count = brain.messages.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
   if (count === 0) return undefined;
-  return brain.thread({ thread_id: threadId, limit: 1, offset: count - 1 }).messages[0];
+  return brain.messages.thread({ thread_id: threadId, limit: 1, offset: count - 1 }).messages[0];
 }

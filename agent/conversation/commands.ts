@@ -52,11 +52,13 @@ export function createSessionModels(brain?: Brain): SessionModels {
   return {
     get(session) {
       if (!brain) return chosen.get(session);
-      const stored = brain.schedulerState(key(session)) as { endpoint?: unknown } | undefined;
+      const stored = brain.assistant.schedulerState(key(session)) as
+        { endpoint?: unknown } | undefined;
       return typeof stored?.endpoint === 'number' ? stored.endpoint : undefined;
     },
     set(session, endpoint) {
-      if (brain) brain.setSchedulerState(key(session), endpoint === undefined ? {} : { endpoint });
+      if (brain)
+        brain.assistant.setSchedulerState(key(session), endpoint === undefined ? {} : { endpoint });
       else if (endpoint === undefined) chosen.delete(session);
       else chosen.set(session, endpoint);
     },
@@ -98,7 +100,11 @@ export function runCommand(name: string, arg: string, scope: CommandScope): Comm
     case 'new': {
       const cancelled = scope.busy();
       if (cancelled) scope.cancel();
-      const fresh = brain.newSession({ name: session, agent: config.agent, owner: config.owner });
+      const fresh = brain.assistant.newSession({
+        name: session,
+        agent: config.agent,
+        owner: config.owner,
+      });
       return done(
         `Fresh start (thread ${fresh.thread_id}); the old conversation stays searchable.`,
         cancelled,
@@ -132,7 +138,7 @@ export function endpointLabel(config: AssistantConfig, index: number | undefined
 
 function status(scope: CommandScope): string {
   const { brain, config, session } = scope;
-  const current = brain.sessions().find((s) => s.name === session);
+  const current = brain.assistant.sessions().find((s) => s.name === session);
   const lines = [
     `Session ${session}${current ? ` (thread ${current.thread_id})` : ' (no messages yet)'}`,
     scope.busy() ? 'Working on a turn.' : 'Idle.',
@@ -155,8 +161,11 @@ function status(scope: CommandScope): string {
 
 /** The context size the session's last reply reported (agent/loop.ts `context_tokens`). */
 function contextUse(brain: Brain, threadId: string, agent: string): number | undefined {
-  const summary = brain.latestSummary(threadId);
-  const records = brain.sessionMessages({ thread_id: threadId, after: summary?.covers_through });
+  const summary = brain.assistant.latestSummary(threadId);
+  const records = brain.assistant.sessionMessages({
+    thread_id: threadId,
+    after: summary?.covers_through,
+  });
   for (let i = records.length - 1; i >= 0; i--) {
     const m = records[i]!;
     const reported = (m.metadata.assistant as { context_tokens?: unknown } | undefined)
@@ -192,7 +201,7 @@ function model(scope: CommandScope, arg: string): string {
 }
 
 function usage(scope: CommandScope): string {
-  const rows = scope.brain.usage({ by: 'model', session: scope.session });
+  const rows = scope.brain.assistant.usage({ by: 'model', session: scope.session });
   if (rows.length === 0) return `No model calls in ${scope.session} yet.`;
   const lines = rows.map((r) => {
     const cost = estimateCost(r.models);

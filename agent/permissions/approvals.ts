@@ -87,13 +87,18 @@ export async function gateToolCall(o: GateOptions): Promise<GateResult> {
     message_id: o.turnMessageId,
   };
   if (d.decision !== 'ask') {
-    o.brain.recordApproval({ ...common, decision: d.decision, decided_by: d.by, reason: d.reason });
+    o.brain.assistant.recordApproval({
+      ...common,
+      decision: d.decision,
+      decided_by: d.by,
+      reason: d.reason,
+    });
     if (d.decision === 'allow')
       return d.offline ? { allowed: true, offline: true } : { allowed: true };
     return { allowed: false, message: `denied by policy: ${d.reason}` };
   }
   if (o.unattended || !o.ask) {
-    o.brain.recordApproval({
+    o.brain.assistant.recordApproval({
       ...common,
       decision: 'denied',
       decided_by: 'unattended',
@@ -105,7 +110,11 @@ export async function gateToolCall(o: GateOptions): Promise<GateResult> {
     };
   }
 
-  const pending = o.brain.recordApproval({ ...common, decision: 'pending', reason: d.reason });
+  const pending = o.brain.assistant.recordApproval({
+    ...common,
+    decision: 'pending',
+    reason: d.reason,
+  });
   const answer = await askWithTimeout(o, {
     tool: o.tool.name,
     input: o.input,
@@ -120,7 +129,7 @@ export async function gateToolCall(o: GateOptions): Promise<GateResult> {
       : {}),
   });
   if (answer === 'timeout' || answer === 'cancelled') {
-    o.brain.settleApproval({
+    o.brain.assistant.settleApproval({
       id: pending.id,
       decision: answer === 'timeout' ? 'timeout' : 'denied',
       decided_by: 'owner',
@@ -138,17 +147,22 @@ export async function gateToolCall(o: GateOptions): Promise<GateResult> {
     };
   }
   if (answer === 'deny') {
-    o.brain.settleApproval({ id: pending.id, decision: 'denied', decided_by: 'owner' });
+    o.brain.assistant.settleApproval({ id: pending.id, decision: 'denied', decided_by: 'owner' });
     return { allowed: false, message: 'denied by the owner' };
   }
   let reason = 'approved by the owner';
   if (answer === 'always' && d.alwaysPattern) {
-    const rule = o.brain.addApprovalRule({ tool: o.tool.name, pattern: d.alwaysPattern });
+    const rule = o.brain.assistant.addApprovalRule({ tool: o.tool.name, pattern: d.alwaysPattern });
     reason = `always allowed from now on (rule ${rule.id}: ${rule.matches})`;
   } else if (answer === 'always') {
     reason = 'approved once: this call cannot be allowed always';
   }
-  o.brain.settleApproval({ id: pending.id, decision: 'approved', decided_by: 'owner', reason });
+  o.brain.assistant.settleApproval({
+    id: pending.id,
+    decision: 'approved',
+    decided_by: 'owner',
+    reason,
+  });
   return { allowed: true };
 }
 

@@ -46,7 +46,8 @@ export function createCronComponent(): CronComponent {
     retry?: CronRunRecord,
   ): Promise<CronRunResult> {
     const h = need();
-    const claim = retry ?? h.brain.claimCronRun({ job: job.name, due_at: due.toISOString(), late });
+    const claim =
+      retry ?? h.brain.assistant.claimCronRun({ job: job.name, due_at: due.toISOString(), late });
     if (!claim) {
       h.log('debug', 'cron.already_claimed', { job: job.name, due: due.toISOString() });
       return { status: 'claimed', reason: `the run due ${due.toISOString()} was claimed already` };
@@ -65,7 +66,7 @@ export function createCronComponent(): CronComponent {
         reply !== '' && !result.cancelled
           ? await h.deliver(reply, parseTarget(job.deliverTo))
           : false;
-      const done = h.brain.finishCronRun({
+      const done = h.brain.assistant.finishCronRun({
         id: claim.id,
         outcome: result.cancelled ? 'error' : 'ok',
         delivered,
@@ -75,7 +76,7 @@ export function createCronComponent(): CronComponent {
       return { status: 'ran', run: done };
     } catch (err) {
       h.log('warn', 'cron.failed', { job: job.name, error: errorText(err) });
-      const done = h.brain.finishCronRun({
+      const done = h.brain.assistant.finishCronRun({
         id: claim.id,
         outcome: 'error',
         detail: note(errorText(err)).slice(0, 2000),
@@ -90,7 +91,7 @@ export function createCronComponent(): CronComponent {
     const h = need();
     const now = h.clock();
     const since = new Date(
-      h.brain.initSchedulerState(sinceKey(job.name), now.toISOString()) as string,
+      h.brain.assistant.initSchedulerState(sinceKey(job.name), now.toISOString()) as string,
     );
     const cron = new Cron(
       job.schedule,
@@ -113,7 +114,7 @@ export function createCronComponent(): CronComponent {
       void inflight.track(run(job, missed, true));
       return;
     }
-    const skipped = h.brain.claimCronRun({
+    const skipped = h.brain.assistant.claimCronRun({
       job: job.name,
       due_at: missed.toISOString(),
       outcome: 'skipped',
@@ -133,9 +134,9 @@ export function createCronComponent(): CronComponent {
    */
   function resumeInterrupted(config: AssistantConfig): void {
     const h = need();
-    for (const r of h.brain.interruptCronRuns()) {
+    for (const r of h.brain.assistant.interruptCronRuns()) {
       const job = config.scheduler.cron.find((j) => j.name === r.job && j.enabled);
-      const retry = job?.onInterrupt === 'retry' ? h.brain.retryCronRun(r.id) : undefined;
+      const retry = job?.onInterrupt === 'retry' ? h.brain.assistant.retryCronRun(r.id) : undefined;
       h.log('warn', 'cron.interrupted', { job: r.job, due: r.due_at, retry: Boolean(retry) });
       if (job && retry) void inflight.track(run(job, new Date(r.due_at), r.late, retry));
     }

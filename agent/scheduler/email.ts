@@ -59,7 +59,7 @@ export function createEmailWatcher(): EmailComponent {
         error: `${job.passwordEnv} is not set`,
       };
     }
-    const seen = h.brain.schedulerState(stateKey(job.name)) as Seen | undefined;
+    const seen = h.brain.assistant.schedulerState(stateKey(job.name)) as Seen | undefined;
     // Loaded on the first check, not with `brain agent`: most services watch no mailbox.
     const { ImapFlow } = await import('imapflow');
     const client = new ImapFlow({
@@ -88,7 +88,7 @@ export function createEmailWatcher(): EmailComponent {
         const top = box.uidNext - 1;
         if (!seen || seen.uidValidity !== uidValidity) {
           // First look (or the folder was rebuilt): start from here, summarise nothing old.
-          h.brain.setSchedulerState(stateKey(job.name), { uidValidity, lastUid: top });
+          h.brain.assistant.setSchedulerState(stateKey(job.name), { uidValidity, lastUid: top });
           h.log('info', 'email.baseline', { job: job.name, lastUid: top });
           return { status: 'baseline', messages: 0, delivered: false, lastUid: top };
         }
@@ -152,7 +152,7 @@ export function createEmailWatcher(): EmailComponent {
     const reply = result.reply.trim();
     if (result.cancelled)
       return { status: 'failed', messages: mails.length, delivered: false, error: 'cancelled' };
-    h.brain.setSchedulerState(stateKey(job.name), { uidValidity, lastUid: newest });
+    h.brain.assistant.setSchedulerState(stateKey(job.name), { uidValidity, lastUid: newest });
     if (reply === '' || reply.replace(/[*`.]/g, '').trim() === NOTHING_NEW)
       return {
         status: 'nothing-matters',

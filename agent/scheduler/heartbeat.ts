@@ -121,13 +121,14 @@ export function createHeartbeat(): HeartbeatComponent {
       if (result.cancelled) return { status: 'suppressed', reason: 'the turn was cancelled' };
       if (reply === '') return { status: 'suppressed', reason: 'empty reply' };
       if (isHeartbeatOk(reply)) return { status: 'suppressed', reason: 'HEARTBEAT_OK', reply };
-      const last = h.brain.schedulerState(LAST_KEY) as { digest: string; at: string } | undefined;
+      const last = h.brain.assistant.schedulerState(LAST_KEY) as
+        { digest: string; at: string } | undefined;
       const d = digest(reply);
       if (last && last.digest === d && now.getTime() - Date.parse(last.at) < DAY_MS)
         return { status: 'suppressed', reason: 'same as the last delivered, within 24 h', reply };
       const delivered = await h.deliver(reply, parseTarget(cfg?.deliverTo));
       if (!delivered) return { status: 'suppressed', reason: 'no channel took it', reply };
-      h.brain.setSchedulerState(LAST_KEY, { digest: d, at: now.toISOString() });
+      h.brain.assistant.setSchedulerState(LAST_KEY, { digest: d, at: now.toISOString() });
       return { status: 'delivered', reason: 'a finding', reply };
     } finally {
       ticking = false;
@@ -181,7 +182,7 @@ function prompt(
 ): string {
   const p = zonedParts(now, zone);
   const local = `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')} ${String(p.hour).padStart(2, '0')}:${String(p.minute).padStart(2, '0')}`;
-  const tasks = h.brain.tasks({ status: 'pending', limit: 50 });
+  const tasks = h.brain.assistant.tasks({ status: 'pending', limit: 50 });
   const taskLines = tasks.length
     ? tasks.map((t) => `- ${formatTask(t, zone, now)}`).join('\n')
     : '(none)';

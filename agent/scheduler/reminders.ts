@@ -40,7 +40,7 @@ export function createReminders(initial: AssistantConfig): RemindersComponent {
       ? (new Cron(r.repeat, { timezone: r.time_zone ?? undefined, paused: true }).nextRun(now) ??
         undefined)
       : undefined;
-    const claimed = h.brain.fireReminder({
+    const claimed = h.brain.assistant.fireReminder({
       id: r.id,
       due_at: r.due_at,
       late,
@@ -88,7 +88,7 @@ export function createReminders(initial: AssistantConfig): RemindersComponent {
     if (!host) throw new Error('reminders: not started');
     const h = host;
     const now = h.clock();
-    const due = h.brain.reminders({ due_by: now.toISOString(), limit: 100 });
+    const due = h.brain.assistant.reminders({ due_by: now.toISOString(), limit: 100 });
     for (const r of due) {
       try {
         await fire(h, r, now);
@@ -102,7 +102,7 @@ export function createReminders(initial: AssistantConfig): RemindersComponent {
   /** Wake at the next reminder's time, or after checkEverySeconds, whichever is sooner. */
   function arm(h: ServiceHost): void {
     if (timer) clearTimeout(timer);
-    const next = h.brain.reminders({ limit: 1 })[0];
+    const next = h.brain.assistant.reminders({ limit: 1 })[0];
     const cap = config.scheduler.reminders.checkEverySeconds * 1000;
     const wait = next
       ? Math.max(0, Math.min(cap, Date.parse(next.due_at) - h.clock().getTime()))

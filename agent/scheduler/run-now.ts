@@ -82,6 +82,6 @@ async function withHost<T>(
 }
 
 function ownerTarget(brain: Brain, agent: string): ChannelTarget | undefined {
-  const row = brain.ownerTarget(agent);
+  const row = brain.assistant.ownerTarget(agent);
   return row ? { channel: row.channel, chatId: row.chat_id } : undefined;
 }

@@ -83,7 +83,7 @@ export function schedulerTools(options: SchedulerToolOptions): Tool[] {
       }
       if (at.getTime() <= now.getTime())
         return { content: 'when: is in the past; give a future time', isError: true };
-      const r = ctx.brain.addReminder({
+      const r = ctx.brain.assistant.addReminder({
         text: args.text,
         mode: args.mode,
         due_at: at.toISOString(),
@@ -104,7 +104,7 @@ export function schedulerTools(options: SchedulerToolOptions): Tool[] {
     readOnly: true,
     run: async (_args, ctx) => {
       const tz = options.timeZone();
-      const all = ctx.brain.reminders();
+      const all = ctx.brain.assistant.reminders();
       if (all.length === 0) return { content: 'no pending reminders' };
       return { content: all.map((r) => formatReminder(r, tz)).join('\n') };
     },
@@ -116,7 +116,7 @@ export function schedulerTools(options: SchedulerToolOptions): Tool[] {
     schema: idInput,
     readOnly: false,
     run: async (args, ctx) => {
-      const r = expected(() => ctx.brain.cancelReminder(args.id));
+      const r = expected(() => ctx.brain.assistant.cancelReminder(args.id));
       if (typeof r === 'string') return { content: r, isError: true };
       options.changed?.();
       return { content: `cancelled #${r.id}: ${r.text}` };
@@ -136,7 +136,7 @@ export function schedulerTools(options: SchedulerToolOptions): Tool[] {
         if (!parsed.ok) return { content: `due: ${parsed.error}`, isError: true };
         due = parsed.at.toISOString();
       }
-      const t = ctx.brain.addTask({
+      const t = ctx.brain.assistant.addTask({
         title: args.title,
         priority: args.priority,
         due_at: due,
@@ -154,7 +154,7 @@ export function schedulerTools(options: SchedulerToolOptions): Tool[] {
     readOnly: true,
     run: async (args, ctx) => {
       const tz = options.timeZone();
-      const tasks = ctx.brain.tasks({ status: args.status });
+      const tasks = ctx.brain.assistant.tasks({ status: args.status });
       if (tasks.length === 0)
         return { content: `no ${args.status === 'all' ? '' : `${args.status} `}tasks` };
       return { content: tasks.map((t) => formatTask(t, tz, ctx.clock())).join('\n') };
@@ -167,7 +167,7 @@ export function schedulerTools(options: SchedulerToolOptions): Tool[] {
     schema: idInput,
     readOnly: false,
     run: async (args, ctx) => {
-      const t = expected(() => ctx.brain.completeTask(args.id));
+      const t = expected(() => ctx.brain.assistant.completeTask(args.id));
       if (typeof t === 'string') return { content: t, isError: true };
       return { content: `done #${t.id}: ${t.title}` };
     },

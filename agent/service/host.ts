@@ -193,7 +193,7 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
       const key = `${target.channel}:${target.chatId}`;
       if (key === lastTarget) return;
       try {
-        brain.setOwnerTarget({
+        brain.assistant.setOwnerTarget({
           agent: config.agent,
           channel: target.channel,
           chat_id: target.chatId,
@@ -254,7 +254,7 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
   };
 
   function storedTarget(): ChannelTarget | undefined {
-    const row = brain.ownerTarget(config.agent);
+    const row = brain.assistant.ownerTarget(config.agent);
     return row ? { channel: row.channel, chatId: row.chat_id } : undefined;
   }
 

@@ -44,14 +44,14 @@ export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent
     if (!h || taken.has(id)) return;
     const { brain, log } = h;
     const config = h.config();
-    const message = brain.getMessage(id);
+    const message = brain.messages.getMessage(id);
     if (!message || message.to !== config.agent || message.from === config.agent) return;
     const session = inboxSession(message.thread_id);
-    const current = brain.sessionOfThread(message.thread_id);
+    const current = brain.assistant.sessionOfThread(message.thread_id);
     if (current && current.name !== session) return;
     taken.add(id);
     try {
-      brain.sessionInThread({
+      brain.assistant.sessionInThread({
         name: session,
         agent: config.agent,
         owner: config.owner,
@@ -69,7 +69,7 @@ export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent
     if (effect?.message === message.id) {
       // Cut short after a tool with side effects had started: told, not run twice.
       brain.batch(() => {
-        brain.send({
+        brain.messages.send({
           from: config.agent,
           to: message.from,
           thread: message.thread_id,
@@ -79,7 +79,7 @@ export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent
             assistant: { interrupted: { tool: effect.tool, finished: effect.finished } },
           },
         });
-        brain.ack({ message_id: message.id, agent: config.agent });
+        brain.messages.ack({ message_id: message.id, agent: config.agent });
       });
       log('warn', 'inbox.told', { id, tool: effect.tool });
       return;
@@ -100,7 +100,7 @@ export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent
     const work = turn.done
       .then(async (result) => {
         // The turn stored its reply in the thread (even a cancelled one says so there).
-        brain.ack({ message_id: message.id, agent: config.agent });
+        brain.messages.ack({ message_id: message.id, agent: config.agent });
         log('info', 'inbox.replied', {
           id,
           reply: result.messageIds.reply,
@@ -144,7 +144,8 @@ export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent
       });
       unsubscribe = watcher.onMessages(onMessages);
       // What arrived while the service was not running.
-      for (const m of h.brain.peek({ agent: h.config().agent, limit: 1000 })) consider(m.id);
+      for (const m of h.brain.messages.peek({ agent: h.config().agent, limit: 1000 }))
+        consider(m.id);
     },
     async stop() {
       unsubscribe?.();
@@ -156,7 +157,7 @@ export function createInboxWatcher(options: InboxOptions = {}): ServiceComponent
       host = undefined;
     },
     async check(h) {
-      const unread = h.brain.peek({ agent: h.config().agent, limit: 1000 }).length;
+      const unread = h.brain.messages.peek({ agent: h.config().agent, limit: 1000 }).length;
       return [{ name: 'inbox', ok: true, detail: `${unread} unread for ${h.config().agent}` }];
     },
   };

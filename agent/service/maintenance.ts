@@ -10,7 +10,7 @@ export function createIdleMaintenance(options: { intervalMs?: number } = {}): Se
   return {
     name: 'maintenance',
     start(host) {
-      running = startIdleMaintenance(host.brain, {
+      running = startIdleMaintenance(host.brain.upkeep, {
         ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
         onError: (err) => host.log('warn', 'maintenance.failed', { error: err.message }),
       });

@@ -23,9 +23,9 @@ const SCAN = 50;
 
 /** The messages at the end of a thread after the assistant's last word, oldest first. */
 function unanswered(brain: Brain, threadId: string, agent: string) {
-  const count = brain.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
+  const count = brain.messages.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
   if (count === 0) return [];
-  const tail = brain.thread({
+  const tail = brain.messages.thread({
     thread_id: threadId,
     limit: SCAN,
     offset: Math.max(0, count - SCAN),
@@ -40,7 +40,7 @@ export function createResumer(): ServiceComponent {
   return {
     name: 'resume',
     async start(h: ServiceHost) {
-      for (const session of h.brain.sessions()) {
+      for (const session of h.brain.assistant.sessions()) {
         if (takenUpElsewhere(session.name)) continue;
         try {
           await resumeSession(h, session.name, session.thread_id);
@@ -67,8 +67,8 @@ async function resumeSession(h: ServiceHost, session: string, threadId: string):
   // Only where someone can be answered: the owner's session, or a chat a channel stored.
   if (!ownerSession && !route) return;
   // Taken up once: a crash during the retry itself is not taken up again.
-  if (brain.schedulerState(takenKey(session)) === last.id) return;
-  brain.setSchedulerState(takenKey(session), last.id);
+  if (brain.assistant.schedulerState(takenKey(session)) === last.id) return;
+  brain.assistant.setSchedulerState(takenKey(session), last.id);
 
   let rest = waiting;
   const effect = lastSideEffect(brain, session);
@@ -77,8 +77,8 @@ async function resumeSession(h: ServiceHost, session: string, threadId: string):
     const asked = cut.body.length > 80 ? `${cut.body.slice(0, 77)}...` : cut.body;
     const notice = `I was interrupted (the service stopped) while answering "${asked}", ${describeInterruption(effect)}. Ask again if you still want it.`;
     brain.batch(() => {
-      brain.markRead({ message_id: cut.id, agent: config.agent });
-      brain.send({
+      brain.messages.markRead({ message_id: cut.id, agent: config.agent });
+      brain.messages.send({
         from: config.agent,
         to: cut.from,
         thread: threadId,

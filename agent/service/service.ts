@@ -115,7 +115,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     ms: clock().getTime() - started,
   });
   // Ready first, then what the first turn's memory search would otherwise load.
-  brain.warmSearch();
+  brain.search.warmSearch();
 
   let stopping: Promise<void> | undefined;
   return {

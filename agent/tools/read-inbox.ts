@@ -24,17 +24,17 @@ export const readInboxTool: Tool<z.output<typeof input>> = {
     // the conversation, not mail, so they are skipped (and, with mark_read, marked read). A
     // thread the inbox watcher answers in is still another agent's mail.
     const isMail = (m: MessageRecord) => {
-      const session = ctx.brain.sessionOfThread(m.thread_id);
+      const session = ctx.brain.assistant.sessionOfThread(m.thread_id);
       return !session || session.name === inboxSession(m.thread_id);
     };
-    const unread = ctx.brain.peek({ agent: ctx.agent, limit: 1000 });
+    const unread = ctx.brain.messages.peek({ agent: ctx.agent, limit: 1000 });
     const mail = unread.filter(isMail).slice(0, limit);
     let all = mail;
     if (args.mark_read && mail.length > 0) {
       // Mark read up to the last message shown, and show what was marked (another reader may
       // have taken some in between).
       const upTo = unread.indexOf(mail[mail.length - 1]!) + 1;
-      all = ctx.brain.read({ agent: ctx.agent, limit: upTo }).filter(isMail);
+      all = ctx.brain.messages.read({ agent: ctx.agent, limit: upTo }).filter(isMail);
     }
     if (all.length === 0) return { content: 'no unread messages' };
     const text = all

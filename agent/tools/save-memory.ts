@@ -24,7 +24,7 @@ export const saveMemoryTool: Tool<z.output<typeof input>> = {
     // Saved in a turn that had taken in foreign content: marked, so that it taints the turns
     // whose prompt shows it (agent/memories.ts).
     const foreign = (ctx.taint?.() ?? []).length > 0 ? [FOREIGN_CATEGORY] : [];
-    const stm = ctx.brain.remember({
+    const stm = ctx.brain.knowledge.remember({
       agent: ctx.agent,
       content: args.content,
       categories: [...(args.categories ?? []).filter((c) => c !== FOREIGN_CATEGORY), ...foreign],

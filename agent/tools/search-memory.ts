@@ -28,7 +28,7 @@ export function createSearchMemoryTool(
     schema: input,
     readOnly: true,
     run: async (args, ctx) => {
-      const result = await ctx.brain.searchHybrid(
+      const result = await ctx.brain.search.searchHybrid(
         { query: args.query, limit: args.limit ?? 8 },
         { embedder: options.embedder },
       );

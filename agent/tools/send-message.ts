@@ -21,7 +21,7 @@ export const sendMessageTool: Tool<z.output<typeof input>> = {
   readOnly: false,
   run: async (args, ctx) => {
     if (args.to === ctx.agent) return { content: 'to: that is you', isError: true };
-    const sent = ctx.brain.send({
+    const sent = ctx.brain.messages.send({
       from: ctx.agent,
       to: args.to,
       body: args.body,

@@ -158,13 +158,13 @@ export async function buildBrain(brain: Brain, options: BuildOptions): Promise<B
     else if (r.chance(200 / sampled)) sample[r.int(0, 199)] = id;
   };
 
-  for (const a of AGENTS) brain.touchAgent(a);
+  for (const a of AGENTS) brain.messages.touchAgent(a);
   const backlogs = new Set<string>(BACKLOG_AGENTS);
   const stopReading = backlogFrom(n);
   const session = sessionEvery(n);
 
   const readAll = (agent: string) => {
-    while (brain.read({ agent, limit: 1000 }).length === 1000);
+    while (brain.messages.read({ agent, limit: 1000 }).length === 1000);
   };
 
   const step = (i: number) => {
@@ -192,7 +192,7 @@ export async function buildBrain(brain: Brain, options: BuildOptions): Promise<B
     const to = broadcast ? null : r.pick(thread.members.filter((m) => m !== from));
     const body = t.body();
     const reply = thread.last !== undefined && r.chance(0.7);
-    const sent = brain.send({
+    const sent = brain.messages.send({
       from,
       to,
       body,
@@ -212,7 +212,7 @@ export async function buildBrain(brain: Brain, options: BuildOptions): Promise<B
     if (broadcast) stats.broadcasts++;
     if (reply) stats.replies++;
     if (slot >= 0 && thread.count >= thread.target) {
-      if (r.chance(0.1)) brain.setThreadStatus(thread.uid, 'archived');
+      if (r.chance(0.1)) brain.messages.setThreadStatus(thread.uid, 'archived');
       open[slot] = newThread();
     }
 
@@ -220,7 +220,7 @@ export async function buildBrain(brain: Brain, options: BuildOptions): Promise<B
     const author = to ?? from;
     if (i % KNOWLEDGE_EVERY === 3) {
       const withSource = r.chance(SOURCE_SHARE);
-      const stm = brain.remember({
+      const stm = brain.knowledge.remember({
         agent: author,
         content: r.chance(0.5) ? `${from} said: ${t.sentence()}` : t.sentence(),
         categories: Array.from({ length: r.int(0, 2) }, () => r.pick(CATEGORIES)),
@@ -239,7 +239,7 @@ export async function buildBrain(brain: Brain, options: BuildOptions): Promise<B
     }
     if (i % KNOWLEDGE_EVERY === 7) {
       const withSource = r.chance(SOURCE_SHARE);
-      const atom = brain.createAtom({
+      const atom = brain.knowledge.createAtom({
         agent: author,
         subject: t.subject(),
         action: t.sentence(),
@@ -255,7 +255,7 @@ export async function buildBrain(brain: Brain, options: BuildOptions): Promise<B
         keepSample(atom.id);
       }
       if (recentAtoms.length > 0 && r.chance(LINK_SHARE)) {
-        brain.link({
+        brain.knowledge.link({
           from: r.pick(recentAtoms),
           to: atom.id,
           type: r.pick(LINK_TYPES),
@@ -285,7 +285,7 @@ export async function buildBrain(brain: Brain, options: BuildOptions): Promise<B
     await options.yieldEvery?.();
   }
 
-  for (const agent of AGENTS) stats.unread[agent] = brain.poll(agent).unread;
+  for (const agent of AGENTS) stats.unread[agent] = brain.messages.poll(agent).unread;
   const longest = standing.map((s) => s.thread).reduce((a, b) => (b.count > a.count ? b : a));
   stats.long_thread = { id: longest.uid ?? '', messages: longest.count };
   stats.seconds = (performance.now() - started) / 1000;

@@ -56,14 +56,14 @@ export async function measureOps(input: OpsInput): Promise<Record<string, OpFigu
     ops[name] = await measure(fn, { timeMs, ...options });
   };
 
-  await run('poll', () => brain.poll(agents.poller));
-  await run('poll_backlog', () => brain.poll(agents.backlog));
+  await run('poll', () => brain.messages.poll(agents.poller));
+  await run('poll_backlog', () => brain.messages.poll(agents.backlog));
 
   const thread = stats.long_thread;
-  await run('thread_history', () => brain.thread({ thread_id: thread.id, limit: 50 }));
+  await run('thread_history', () => brain.messages.thread({ thread_id: thread.id, limit: 50 }));
   const lastPage = Math.max(0, thread.messages - 50);
   await run('thread_history_last', () =>
-    brain.thread({ thread_id: thread.id, limit: 50, offset: lastPage }),
+    brain.messages.thread({ thread_id: thread.id, limit: 50, offset: lastPage }),
   );
 
   // A new connection's first search of each query: its words counted and their classes read
@@ -73,12 +73,12 @@ export async function measureOps(input: OpsInput): Promise<Record<string, OpFigu
   ops.search_fts_first = figuresOf(
     input.queries.map((query) => {
       const t0 = performance.now();
-      brain.search({ query });
+      brain.search.search({ query });
       return performance.now() - t0;
     }),
   );
   const nextQuery = cycle(input.queries);
-  await run('search_fts', () => brain.search({ query: nextQuery() }), {
+  await run('search_fts', () => brain.search.search({ query: nextQuery() }), {
     minIterations: input.queries.length * 4,
   });
   if (input.embedder) {
@@ -86,36 +86,36 @@ export async function measureOps(input: OpsInput): Promise<Record<string, OpFigu
     const vectorQuery = cycle(input.queries);
     await run(
       'search_vector',
-      () => brain.searchHybrid({ query: vectorQuery() }, { embedder, mode: 'vector' }),
+      () => brain.search.searchHybrid({ query: vectorQuery() }, { embedder, mode: 'vector' }),
       { minIterations: input.queries.length * 2 },
     );
     const hybridQuery = cycle(input.queries);
     await run(
       'search_hybrid',
-      () => brain.searchHybrid({ query: hybridQuery() }, { embedder, mode: 'hybrid' }),
+      () => brain.search.searchHybrid({ query: hybridQuery() }, { embedder, mode: 'hybrid' }),
       { minIterations: input.queries.length * 2 },
     );
   }
 
   const nextKnowledge = cycle(stats.knowledge_sample);
-  await run('find_provenance', () => brain.provenance({ id: nextKnowledge() }));
+  await run('find_provenance', () => brain.knowledge.provenance({ id: nextKnowledge() }));
 
   // read_unread: the reader's inbox is emptied; before each read, ten fresh messages arrive
   // (untimed, through the real send); the read returns and marks exactly those ten.
-  while (brain.read({ agent: agents.reader, limit: 1000 }).length > 0);
+  while (brain.messages.read({ agent: agents.reader, limit: 1000 }).length > 0);
   const bodies = Array.from({ length: 64 }, () => input.text.body());
   const nextBody = cycle(bodies);
-  const inbox = brain.send({
+  const inbox = brain.messages.send({
     from: 'helios',
     to: agents.reader,
     subject: 'bench inbox',
     body: nextBody(),
   });
-  brain.read({ agent: agents.reader });
+  brain.messages.read({ agent: agents.reader });
   await run(
     'read_unread',
     () => {
-      const got = brain.read({ agent: agents.reader, limit: 50 });
+      const got = brain.messages.read({ agent: agents.reader, limit: 50 });
       if (got.length !== 10) throw new Error(`read_unread read ${got.length} messages, not 10`);
     },
     {
@@ -124,7 +124,7 @@ export async function measureOps(input: OpsInput): Promise<Record<string, OpFigu
       minIterations: 100,
       beforeEach: () => {
         for (let i = 0; i < 10; i++)
-          brain.send({
+          brain.messages.send({
             from: 'helios',
             to: agents.reader,
             thread: inbox.thread_id,
@@ -135,20 +135,30 @@ export async function measureOps(input: OpsInput): Promise<Record<string, OpFigu
   );
 
   // send: a reply in an existing thread between two agents, durable (its own transaction).
-  const sendThread = brain.send({
+  const sendThread = brain.messages.send({
     from: 'helios',
     to: 'nova',
     subject: 'bench sends',
     body: nextBody(),
   });
   await run('send', () =>
-    brain.send({ from: 'helios', to: 'nova', thread: sendThread.thread_id, body: nextBody() }),
+    brain.messages.send({
+      from: 'helios',
+      to: 'nova',
+      thread: sendThread.thread_id,
+      body: nextBody(),
+    }),
   );
   // The same with BRAIN_DURABILITY=full: each commit synced to disk, as the JSON file is.
   const full = openBrain({ dbPath: brain.path, durability: 'full' });
   try {
     await run('send_full', () =>
-      full.send({ from: 'helios', to: 'nova', thread: sendThread.thread_id, body: nextBody() }),
+      full.messages.send({
+        from: 'helios',
+        to: 'nova',
+        thread: sendThread.thread_id,
+        body: nextBody(),
+      }),
     );
   } finally {
     full.close();

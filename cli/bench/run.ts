@@ -123,7 +123,7 @@ function profileQueries(brain: Brain, queries: string[]): QueryFigure[] {
     let hits = 0;
     for (let i = 0; i < 3; i++) {
       const t0 = performance.now();
-      hits = brain.search({ query }).hits.length;
+      hits = brain.search.search({ query }).hits.length;
       times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);

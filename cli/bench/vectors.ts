@@ -18,8 +18,8 @@ export async function embedEverything(
 ): Promise<VectorsResult> {
   const started = performance.now();
   const hash = createHashEmbedder();
-  const total = brain.embedStatus().pending;
-  const result = await brain.embedQueued(hash, {
+  const total = brain.embed.embedStatus().pending;
+  const result = await brain.embed.embedQueued(hash, {
     batchSize: 1024,
     onProgress: (p) => onProgress?.(p.done, total),
   });

@@ -46,7 +46,7 @@ async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<v
     // A service reports its events at info unless BRAIN_LOG_LEVEL says otherwise.
     const minLevel = logLevelGiven() ? brainConfig.logLevel : 'info';
     const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), minLevel);
-    const embedder = await createEmbedder(brainConfig, { brain, purpose: 'search' });
+    const embedder = await createEmbedder(brainConfig, { brain: brain.embed, purpose: 'search' });
 
     let onSignal: (signal: NodeJS.Signals) => void = () => {};
     const signalled = new Promise<NodeJS.Signals>((resolve) => (onSignal = resolve));

@@ -27,12 +27,12 @@ export function registerApprovals(program: Command, globals: () => GlobalOptions
       const limit = positiveInt(opts.limit, '--limit');
       return withBrain(globals(), ({ brain, json }) => {
         if (revoke !== undefined) {
-          const rule = brain.revokeApprovalRule(revoke);
+          const rule = brain.assistant.revokeApprovalRule(revoke);
           if (json) return printJson({ revoked: rule });
           return println(`revoked rule ${rule.id}: ${formatRule(rule)}`);
         }
-        const decisions = brain.approvals({ pending: opts.pending ?? false, limit });
-        const rules = opts.pending ? [] : brain.approvalRules();
+        const decisions = brain.assistant.approvals({ pending: opts.pending ?? false, limit });
+        const rules = opts.pending ? [] : brain.assistant.approvalRules();
         if (json) return printJson(opts.pending ? { pending: decisions } : { decisions, rules });
         if (decisions.length === 0)
           println(opts.pending ? 'no ask is waiting' : 'no decisions recorded');

@@ -29,7 +29,10 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
       return withBrain(creating(globals()), async ({ brain, config: brainConfig, json }) => {
         const { openChat, streamLog } = await import('../../agent/index.js');
         const { createEmbedder } = await import('../../src/embed/create.js');
-        const embedder = await createEmbedder(brainConfig, { brain, purpose: 'search' });
+        const embedder = await createEmbedder(brainConfig, {
+          brain: brain.embed,
+          purpose: 'search',
+        });
         const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), 'warn');
         const chat = await openChat({ brain, config, log, embedder, session: opts.session });
 

@@ -22,7 +22,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
         const say = (text: string) => json || println(text);
 
         step('1. helios sends nova a finding');
-        const first = brain.send({
+        const first = brain.messages.send({
           from: 'helios',
           to: 'nova',
           subject: 'spread gate',
@@ -31,30 +31,30 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
         });
         say(`   ${cyan(first.id)} in thread ${cyan(first.thread_id)}`);
         say(
-          `   nova has ${brain.poll('nova').unread} unread; helios has ${brain.poll('helios').unread}`,
+          `   nova has ${brain.messages.poll('nova').unread} unread; helios has ${brain.messages.poll('helios').unread}`,
         );
 
         step('2. nova reads it, answers in the thread, and acknowledges');
-        const [incoming] = brain.read({ agent: 'nova' });
+        const [incoming] = brain.messages.read({ agent: 'nova' });
         say(`   nova read: “${oneLine(incoming!.body, 70)}”`);
-        const reply = brain.send({
+        const reply = brain.messages.send({
           from: 'nova',
           to: 'helios',
           reply_to: first.id,
           body: 'Agreed. Dropping the spread gate from the entry filter; the EV halt stays.',
         });
-        brain.ack({ message_id: first.id, agent: 'nova', body: 'dropping it' });
+        brain.messages.ack({ message_id: first.id, agent: 'nova', body: 'dropping it' });
         say(`   reply ${cyan(reply.id)} in the same thread; ack recorded`);
 
         step('3. nova stores what it learned, pointing back at the message');
-        const memory = brain.remember({
+        const memory = brain.knowledge.remember({
           agent: 'nova',
           content: 'The spread gate does not predict fills; removed from the entry filter.',
           categories: ['trading', 'decisions'],
           importance: 2.5,
           source_message_id: first.id,
         });
-        const atom = brain.createAtom({
+        const atom = brain.knowledge.createAtom({
           agent: 'nova',
           subject: 'spread gate',
           action: 'used as an entry filter',
@@ -68,12 +68,12 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
         );
 
         step('4. one search finds the conversation and the knowledge together');
-        const result = brain.search({ query: 'does the spread gate predict fills?' });
+        const result = brain.search.search({ query: 'does the spread gate predict fills?' });
         for (const h of result.hits)
           say(`   ${dim(h.type.padEnd(7))} ${cyan(h.id)}  ${oneLine(h.snippet, 70)}`);
 
         step(`5. provenance: from the memory back to the message that produced it`);
-        const provenance = brain.provenance({ id: memory.id });
+        const provenance = brain.knowledge.provenance({ id: memory.id });
         if (!json) printProvenance(provenance);
 
         if (json) {

@@ -44,7 +44,7 @@ export function registerEmbed(program: Command, globals: Globals): void {
       const batchSize = batchOption(opts.batch);
       return withBrain(globals(), async ({ brain, config, json }) => {
         if (opts.status) {
-          const status = brain.embedStatus();
+          const status = brain.embed.embedStatus();
           if (json) return printJson(status);
           println(`pending   ${status.pending}`);
           println(`failed    ${status.failed}`);
@@ -57,7 +57,7 @@ export function registerEmbed(program: Command, globals: Globals): void {
         }
         const { createEmbedder } = await import('../../src/embed/create.js');
         const embedder = await createEmbedder(config, {
-          brain,
+          brain: brain.embed,
           notice: (l) => note(`brain: ${l}`),
         });
         if (!embedder) {
@@ -66,14 +66,14 @@ export function registerEmbed(program: Command, globals: Globals): void {
             'BRAIN_EMBEDDER: is none, so nothing is embedded (set it to auto, ollama or offline)',
           );
         }
-        const before = brain.embedStatus();
+        const before = brain.embed.embedStatus();
         const bar = progressBar(before.pending + before.failed);
         const controller = new AbortController();
         const stop = () => controller.abort();
         process.once('SIGINT', stop);
         let result;
         try {
-          result = await brain.embedQueued(embedder, {
+          result = await brain.embed.embedQueued(embedder, {
             batchSize,
             signal: controller.signal,
             onProgress: (p) => bar.update(p.done),
@@ -82,7 +82,7 @@ export function registerEmbed(program: Command, globals: Globals): void {
           bar.end();
           process.off('SIGINT', stop);
         }
-        const after = brain.embedStatus();
+        const after = brain.embed.embedStatus();
         const summary = {
           ...result,
           model: embedder.model,

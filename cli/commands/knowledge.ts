@@ -38,7 +38,7 @@ export function registerKnowledge(program: Command, globals: Globals): void {
         opts: { categories?: string; importance: string; expires?: string; source?: string },
       ) =>
         withBrain(creating(globals()), ({ brain, agent, json }) => {
-          const record = brain.remember({
+          const record = brain.knowledge.remember({
             agent: agent(),
             content: content === '-' ? readStdin() : content,
             categories: list(opts.categories),
@@ -62,7 +62,7 @@ export function registerKnowledge(program: Command, globals: Globals): void {
     .option('--limit <n>', 'at most this many', '50')
     .action((opts: { category?: string; mine?: boolean; all?: boolean; limit: string }) =>
       withBrain(globals(), ({ brain, agent, json }) => {
-        const entries = brain.listStm({
+        const entries = brain.knowledge.listStm({
           category: opts.category,
           agent: opts.mine ? agent() : undefined,
           include_expired: opts.all ?? false,
@@ -85,7 +85,7 @@ export function registerKnowledge(program: Command, globals: Globals): void {
     .option('--source <message-id>', 'the message this knowledge came from')
     .action((opts: Record<string, string | undefined>) =>
       withBrain(creating(globals()), ({ brain, agent, json }) => {
-        const record = brain.createAtom({
+        const record = brain.knowledge.createAtom({
           agent: agent(),
           subject: opts.subject as string,
           action: opts.action as string,
@@ -108,7 +108,12 @@ export function registerKnowledge(program: Command, globals: Globals): void {
     .option('--strength <n>', 'from 0 to 1', '0.5')
     .action((from: string, to: string, opts: { type: string; strength: string }) =>
       withBrain(globals(), ({ brain, json }) => {
-        const link = brain.link({ from, to, type: opts.type as 'causes', strength: opts.strength });
+        const link = brain.knowledge.link({
+          from,
+          to,
+          type: opts.type as 'causes',
+          strength: opts.strength,
+        });
         if (json) return printJson(link);
         println(`${cyan(link.from)} —${link.type} (${link.strength})→ ${cyan(link.to)}`);
       }),
@@ -122,7 +127,7 @@ export function registerKnowledge(program: Command, globals: Globals): void {
     .option('--depth <n>', 'how many links to follow', '3')
     .action((atomId: string, opts: { direction: string; depth: string }) =>
       withBrain(globals(), ({ brain, json }) => {
-        const chain = brain.chain({
+        const chain = brain.knowledge.chain({
           atom_id: atomId,
           direction: opts.direction as 'both',
           depth: opts.depth,

@@ -15,7 +15,7 @@ export function registerMaintenance(program: Command, globals: Globals): void {
     .option('--backup <file>', 'where --repair saves the database first (default: beside it)')
     .action((opts: { repair?: boolean; backup?: string }) =>
       withBrain(globals(), async ({ brain, json }) => {
-        const report = await brain.doctor({
+        const report = await brain.upkeep.doctor({
           repair: opts.repair ?? false,
           backup_path: opts.backup,
         });
@@ -40,7 +40,7 @@ export function registerMaintenance(program: Command, globals: Globals): void {
     .argument('<file>', 'the backup file to create (must not exist)')
     .action((file: string) =>
       withBrain(globals(), async ({ brain, json }) => {
-        const result = await brain.backup(file);
+        const result = await brain.upkeep.backup(file);
         if (json) return printJson(result);
         println(
           `backed up ${brain.path} to ${result.path} (${(result.bytes / 1_048_576).toFixed(1)} MiB, ${result.ms} ms)`,

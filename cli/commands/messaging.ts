@@ -107,7 +107,7 @@ export function registerInbox(program: Command, globals: Globals): void {
     .option('--body <text>', 'a short answer kept with the ack')
     .action((messageId: string, opts: { body?: string }) =>
       withBrain(globals(), ({ brain, agent, json }) => {
-        const ack = brain.ack({ message_id: messageId, agent: agent(), body: opts.body });
+        const ack = brain.messages.ack({ message_id: messageId, agent: agent(), body: opts.body });
         if (json) return printJson(ack);
         println(
           ack.created
@@ -127,7 +127,7 @@ export function registerThreads(program: Command, globals: Globals): void {
     .option('--limit <n>', 'at most this many', '50')
     .action((opts: { status?: string; tag?: string; limit: string }) =>
       withBrain(globals(), ({ brain, json }) => {
-        const threads = brain.threads({
+        const threads = brain.messages.threads({
           status: opts.status as 'active' | undefined,
           tag: opts.tag,
           limit: opts.limit,
@@ -191,7 +191,7 @@ export function registerThreads(program: Command, globals: Globals): void {
       .argument('<thread-id>', 'the thread (thr_…)')
       .action((threadId: string) =>
         withBrain(globals(), ({ brain, json }) => {
-          const thread = brain.setThreadStatus(threadId, status);
+          const thread = brain.messages.setThreadStatus(threadId, status);
           if (json) return printJson(thread);
           println(`${verb} ${cyan(thread.id)} (${thread.subject})`);
         }),
@@ -207,7 +207,7 @@ export function registerThreads(program: Command, globals: Globals): void {
     .action((threadId: string, tags: string, opts: { remove?: boolean }) =>
       withBrain(globals(), ({ brain, json }) => {
         const names = list(tags) ?? [];
-        const thread = brain.tagThread({
+        const thread = brain.messages.tagThread({
           thread_id: threadId,
           ...(opts.remove ? { remove: names } : { add: names }),
         });
@@ -223,7 +223,7 @@ export function registerAgents(program: Command, globals: Globals): void {
     .description('list the agents the brain knows')
     .action(() =>
       withBrain(globals(), ({ brain, json }) => {
-        const agents = brain.listAgents();
+        const agents = brain.messages.listAgents();
         if (json) return printJson({ agents });
         for (const a of agents) {
           const name = a.display_name ? `${bold(a.name)} (${a.display_name})` : bold(a.name);
@@ -241,15 +241,15 @@ export function registerAgents(program: Command, globals: Globals): void {
     .action((opts: { displayName?: string; capabilities?: string }) =>
       withBrain(creating(globals()), ({ brain, agent, json }) => {
         const name = agent();
-        brain.touchAgent(name);
+        brain.messages.touchAgent(name);
         const record =
           opts.displayName !== undefined || opts.capabilities !== undefined
-            ? brain.updateAgent({
+            ? brain.messages.updateAgent({
                 name,
                 display_name: opts.displayName,
                 capabilities: list(opts.capabilities),
               })
-            : brain.getAgent(name)!;
+            : brain.messages.getAgent(name)!;
         if (json) return printJson(record);
         println(
           `${bold(record.name)}${record.display_name ? ` (${record.display_name})` : ''}, since ${shortTime(record.created_at)}`,

@@ -16,7 +16,7 @@ export function registerPairing(program: Command, globals: () => GlobalOptions):
     .description('pending requests (valid for an hour) and approved senders, newest first')
     .action(() =>
       withBrain(globals(), ({ brain, json }) => {
-        const all = brain.pairings();
+        const all = brain.assistant.pairings();
         if (json) return printJson({ pairings: all });
         if (all.length === 0) return println('no pairing requests and no paired senders');
         for (const p of all) println(formatPairing(p));
@@ -32,7 +32,7 @@ export function registerPairing(program: Command, globals: () => GlobalOptions):
       )
       .action((code: string) =>
         withBrain(globals(), ({ brain, json }) => {
-          const decided = brain.decidePairing({ code, decision });
+          const decided = brain.assistant.decidePairing({ code, decision });
           if (json) return printJson({ pairing: decided });
           println(
             `${decision === 'approve' ? 'approved' : 'denied'} ${decided.channel} user ${decided.user_id}${decided.name ? ` (${decided.name})` : ''}`,

@@ -59,7 +59,7 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
                 .nextRun()
                 ?.toISOString()
             : undefined;
-          const last = brain.cronRuns({ job: job.name, limit: 1 })[0];
+          const last = brain.assistant.cronRuns({ job: job.name, limit: 1 })[0];
           return { ...job, next: next ?? null, last: last ?? null };
         });
         if (json) return printJson({ jobs: rows });
@@ -100,7 +100,7 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
     .option('--limit <n>', 'at most this many', '20')
     .action((name: string, opts: { limit: string }) =>
       withBrain(globals(), ({ brain, json }) => {
-        const runs = brain.cronRuns({ job: name, limit: opts.limit });
+        const runs = brain.assistant.cronRuns({ job: name, limit: opts.limit });
         if (json) return printJson({ runs });
         if (runs.length === 0) return println(`no runs of ${name}`);
         for (const r of runs) println(formatRun(r));
@@ -114,7 +114,7 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
     .option('--config <file>', CONFIG_HELP)
     .action((opts: ConfigOption & { all?: boolean }) =>
       withBrain(globals(), async ({ brain, json }) => {
-        const reminders = brain.reminders({ all: opts.all ?? false });
+        const reminders = brain.assistant.reminders({ all: opts.all ?? false });
         if (json) return printJson({ reminders });
         if (reminders.length === 0) return println('no reminders');
         const zone = await ownerZone(opts.config);
@@ -131,7 +131,7 @@ export function registerScheduler(program: Command, globals: () => GlobalOptions
     .action((opts: ConfigOption & { done?: boolean; all?: boolean }) =>
       withBrain(globals(), async ({ brain, json }) => {
         const status = opts.all ? 'all' : opts.done ? 'done' : 'pending';
-        const tasks = brain.tasks({ status });
+        const tasks = brain.assistant.tasks({ status });
         if (json) return printJson({ tasks });
         if (tasks.length === 0) return println(`no ${status === 'all' ? '' : `${status} `}tasks`);
         const zone = await ownerZone(opts.config);

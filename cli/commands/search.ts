@@ -51,7 +51,7 @@ export function registerSearch(program: Command, globals: Globals): void {
           answer(ctx, opts, (options) => ctx.brain.searchHybrid(args, options)),
         );
       return withBrain(globals(), (ctx) =>
-        answer(ctx, opts, (options) => ctx.brain.searchHybrid(input, options)),
+        answer(ctx, opts, (options) => ctx.brain.search.searchHybrid(input, options)),
       );
     });
 
@@ -63,7 +63,7 @@ export function registerSearch(program: Command, globals: Globals): void {
     .option('--limit <n>', 'at most this many', '50')
     .action((opts: { hours: string; types?: string; limit: string }) =>
       withBrain(globals(), ({ brain, json }) => {
-        const items = brain.recent({
+        const items = brain.search.recent({
           hours: opts.hours,
           types: list(opts.types) as ['message'] | undefined,
           limit: opts.limit,
@@ -96,7 +96,10 @@ async function answer(
   search: RunSearch,
 ): Promise<void> {
   const { createEmbedder } = await import('../../src/embed/create.js');
-  const embedder = await createEmbedder(config, { brain, purpose: 'search' });
+  const embedder = await createEmbedder(config, {
+    brain: 'embed' in brain ? brain.embed : brain,
+    purpose: 'search',
+  });
   // A one-shot process may first have to load an offline model.
   const result = await search({ embedder, queryTimeoutMs: 10_000 });
   if (json) return printJson(result);

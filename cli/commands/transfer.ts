@@ -19,7 +19,7 @@ export function registerTransfer(program: Command, globals: Globals): void {
       withBrain(globals(), ({ brain }) => {
         if (opts.format !== 'json')
           throw new BrainError('INVALID_INPUT', `format: must be json (got ${opts.format})`);
-        const doc = brain.export({ thread_id: opts.thread });
+        const doc = brain.transfer.export({ thread_id: opts.thread });
         const text = `${JSON.stringify(doc, null, 2)}\n`;
         if (opts.output) {
           writeFileSync(opts.output, text);
@@ -38,7 +38,7 @@ export function registerTransfer(program: Command, globals: Globals): void {
     .argument('<file>', 'a file written by `brain export`')
     .action((file: string) =>
       withBrain(creating(globals()), ({ brain, json }) => {
-        const result = brain.import(readJsonFile(file, 'file'));
+        const result = brain.transfer.import(readJsonFile(file, 'file'));
         if (json) return printJson(result);
         // Only what was added: an export has sixteen sections, most of them often empty.
         const parts = Object.entries(result.imported)
@@ -65,8 +65,8 @@ export function registerTransfer(program: Command, globals: Globals): void {
           );
         const reports: LegacyReport[] = [];
         // SYNAPSE first, so Cortex entries can point at the messages it brought in.
-        if (opts.synapse) reports.push(brain.migrateSynapse(opts.synapse));
-        if (opts.cortex) reports.push(brain.migrateCortex(opts.cortex, opts.cortexAgent));
+        if (opts.synapse) reports.push(brain.transfer.migrateSynapse(opts.synapse));
+        if (opts.cortex) reports.push(brain.transfer.migrateCortex(opts.cortex, opts.cortexAgent));
         if (json) return printJson({ reports });
         for (const r of reports) {
           const what = r.source === 'synapse' ? 'messages' : 'memories';

@@ -16,7 +16,7 @@ export function registerUsage(program: Command, globals: Globals): void {
     .action((opts: { since?: string; by: string }) =>
       withBrain(globals(), async ({ brain, json }) => {
         const { estimateCost } = await import('../../src/assistant/prices.js');
-        const rows = brain.usage({ since: opts.since, by: opts.by as 'model' });
+        const rows = brain.assistant.usage({ since: opts.since, by: opts.by as 'model' });
         const priced = rows.map((r) => ({
           ...r,
           cost_usd: estimateCost(r.models),

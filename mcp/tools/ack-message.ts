@@ -20,7 +20,7 @@ export function registerAckMessage(server: McpServer, ctx: ToolContext): void {
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run(args) {
-      const ack = ctx.brain.ack({ ...args, agent: ctx.agent() });
+      const ack = ctx.brain.messages.ack({ ...args, agent: ctx.agent() });
       const text = ack.created
         ? `acknowledged ${ack.message_id}`
         : `already acknowledged ${ack.message_id} at ${ack.created_at}`;

@@ -20,7 +20,7 @@ export function registerCreateAtom(server: McpServer, ctx: ToolContext): void {
     output: atomRecord,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run(args) {
-      const atom = ctx.brain.createAtom({ ...args, agent: ctx.agent() });
+      const atom = ctx.brain.knowledge.createAtom({ ...args, agent: ctx.agent() });
       return { data: atom, text: `created ${atomText(atom)}` };
     },
   });

@@ -25,7 +25,7 @@ export function registerFindProvenance(server: McpServer, ctx: ToolContext): voi
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run(args) {
-      const p = ctx.brain.provenance(args);
+      const p = ctx.brain.knowledge.provenance(args);
       return { data: p, text: provenanceText(p) };
     },
   });

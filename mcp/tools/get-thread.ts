@@ -21,7 +21,7 @@ export function registerGetThread(server: McpServer, ctx: ToolContext): void {
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run(args) {
-      const history = ctx.brain.thread(args);
+      const history = ctx.brain.messages.thread(args);
       const lines = [threadLine(history.thread)];
       for (const m of history.messages) {
         const read = m.receipts.filter((r) => r.read_at).map((r) => r.agent);

@@ -18,7 +18,7 @@ export function registerLinkAtoms(server: McpServer, ctx: ToolContext): void {
     output: linkRecord,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run(args) {
-      const link = ctx.brain.link(args);
+      const link = ctx.brain.knowledge.link(args);
       return {
         data: link,
         text: `linked ${link.from} ${link.type} ${link.to} (strength ${link.strength})`,

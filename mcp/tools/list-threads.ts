@@ -18,7 +18,7 @@ export function registerListThreads(server: McpServer, ctx: ToolContext): void {
     output: z.looseObject({ threads: z.array(threadRecord) }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run(args) {
-      const threads = ctx.brain.threads(args);
+      const threads = ctx.brain.messages.threads(args);
       return {
         data: { threads },
         text: threads.length ? threads.map(threadLine).join('\n') : 'no threads',

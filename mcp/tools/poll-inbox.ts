@@ -10,7 +10,7 @@ export function registerPollInbox(server: McpServer, ctx: ToolContext): void {
     output: z.looseObject({ agent: z.string(), unread: z.number() }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run() {
-      const r = ctx.brain.poll(ctx.caller);
+      const r = ctx.brain.messages.poll(ctx.caller);
       return { data: r, text: `${r.agent}: ${r.unread} unread` };
     },
   });

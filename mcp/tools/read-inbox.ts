@@ -18,7 +18,7 @@ export function registerReadInbox(server: McpServer, ctx: ToolContext): void {
     run({ mark_read, limit }) {
       // A peek only reads, so it takes the name without marking the agent seen.
       const input = { agent: mark_read ? ctx.agent() : ctx.caller, limit };
-      const messages = mark_read ? ctx.brain.read(input) : ctx.brain.peek(input);
+      const messages = mark_read ? ctx.brain.messages.read(input) : ctx.brain.messages.peek(input);
       const note = mark_read ? '' : `\n(peeked: ${messages.length} still unread)`;
       return { data: { messages }, text: `${messagesText(messages, 'no unread messages')}${note}` };
     },

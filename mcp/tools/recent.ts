@@ -21,7 +21,7 @@ export function registerRecent(server: McpServer, ctx: ToolContext): void {
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run(args) {
-      const items = ctx.brain.recent(args);
+      const items = ctx.brain.search.recent(args);
       return {
         data: { items },
         text: items.length ? items.map(itemLine).join('\n') : 'nothing recent',

@@ -19,7 +19,7 @@ export function registerRemember(server: McpServer, ctx: ToolContext): void {
     output: stmRecord,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run(args) {
-      const memory = ctx.brain.remember({ ...args, agent: ctx.agent() });
+      const memory = ctx.brain.knowledge.remember({ ...args, agent: ctx.agent() });
       return { data: memory, text: `remembered ${stmText(memory)}` };
     },
   });

@@ -38,7 +38,7 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     async run(args) {
       // Until the background has an embedder (or with none), this answers by words alone.
-      const result = await ctx.brain.searchHybrid(args, { embedder: ctx.embedder() });
+      const result = await ctx.brain.search.searchHybrid(args, { embedder: ctx.embedder() });
       const lines = result.hits.length ? result.hits.map(hitText) : ['no hits'];
       return { data: result, text: [...lines, ...result.notices, ...byText(result)].join('\n') };
     },

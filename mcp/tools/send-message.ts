@@ -25,7 +25,7 @@ export function registerSendMessage(server: McpServer, ctx: ToolContext): void {
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run(args) {
-      const r = ctx.brain.send({ ...args, from: ctx.agent() });
+      const r = ctx.brain.messages.send({ ...args, from: ctx.agent() });
       const to = args.to ?? `all (${r.recipients} agents)`;
       return {
         data: {

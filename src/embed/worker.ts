@@ -43,7 +43,7 @@ export function startEmbeddingWorker(
   const done = (async () => {
     while (!signal.aborted && db.open) {
       try {
-        const result = await brain.embedQueued(embedder, { signal });
+        const result = await brain.embed.embedQueued(embedder, { signal });
         if (result.errors.length > 0) for (const e of result.errors) report(e);
         else if (result.embedded > 0) lastError = undefined;
       } catch (err) {

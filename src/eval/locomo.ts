@@ -88,7 +88,7 @@ export function loadConversation(brain: Brain, conv: LocomoConversation): Map<st
         : '';
       const body = [t.text.trim(), caption].filter(Boolean).join(' ') || '(no text)';
       const from = t.speaker === b ? b : a;
-      const sent = brain.send({
+      const sent = brain.messages.send({
         from: agentNameOf(from),
         to: agentNameOf(from === a ? b : a),
         ...(thread ? { thread } : { subject: `Session ${session.index}` }),
@@ -159,7 +159,7 @@ export async function evalLocomo(
   const measure = async (brain: Brain, conv: LocomoConversation, into: typeof alone) => {
     const ids = loadConversation(brain, conv);
     if (embedder) {
-      const result = await brain.embedQueued(embedder);
+      const result = await brain.embed.embedQueued(embedder);
       if (result.failed > 0 || result.stopped_by) {
         throw new BrainError(
           'UPSTREAM_FAILED',
@@ -177,7 +177,7 @@ export async function evalLocomo(
       const wanted = q.evidence.map((e) => ids.get(e) ?? `missing:${e}`);
       for (const arm of arms) {
         const started = performance.now();
-        const { hits } = await brain.searchHybrid(
+        const { hits } = await brain.search.searchHybrid(
           { query: q.question, types: ['message'], limit: maxK },
           { embedder, mode: arm, queryTimeoutMs: 30_000 },
         );

@@ -1,6 +1,6 @@
 import type { MaintainOptions, MaintainResult } from './idle.js';
 
-/** How often a long-running process does its idle upkeep (`Brain.maintain`). */
+/** How often a long-running process does its idle upkeep (`brain.upkeep.maintain`). */
 export const MAINTAIN_INTERVAL_MS = 2_000;
 
 export interface IdleMaintenanceOptions {
@@ -15,17 +15,17 @@ export interface IdleMaintenanceOptions {
 }
 
 /**
- * Call `brain.maintain` every `intervalMs` until stopped. The timer is unref'd: it never keeps a
+ * Call `upkeep.maintain` (a brain's `upkeep` section) every `intervalMs` until stopped. The timer is unref'd: it never keeps a
  * process up. Between rounds the process serves its requests; a round never waits for a lock.
  */
 export function startIdleMaintenance(
-  brain: { maintain(options?: MaintainOptions): MaintainResult },
+  upkeep: { maintain(options?: MaintainOptions): MaintainResult },
   options: IdleMaintenanceOptions = {},
 ): { stop(): void } {
   let failing = false;
   const round = () => {
     try {
-      brain.maintain(options.steps === undefined ? {} : { steps: options.steps });
+      upkeep.maintain(options.steps === undefined ? {} : { steps: options.steps });
       failing = false;
     } catch (err) {
       // Upkeep can wait: the process goes on serving; the failure is told once, not each round.

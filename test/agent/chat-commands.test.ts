@@ -58,7 +58,7 @@ async function chat(
 describe("brain chat's slash commands", () => {
   it('answers /help, /status, /usage, /model and /stop without calling the model', async () => {
     const { f, assistant } = await fixture();
-    f.t.brain.recordUsage({
+    f.t.brain.assistant.recordUsage({
       source: 'chat',
       session: 'chat/default',
       model: 'claude-sonnet-4-5-20250929',
@@ -66,7 +66,7 @@ describe("brain chat's slash commands", () => {
       input_tokens: 1_000_000,
       output_tokens: 0,
     });
-    f.t.brain.recordUsage({
+    f.t.brain.assistant.recordUsage({
       source: 'channel',
       session: 'telegram/9',
       model: 'claude-sonnet-4-5-20250929',
@@ -117,9 +117,13 @@ describe("brain chat's slash commands", () => {
 
   it('/new starts a fresh thread for the session', async () => {
     const { f, assistant } = await fixture();
-    const before = f.t.brain.session({ name: 'chat/default', agent: 'assistant', owner: 'ann' });
+    const before = f.t.brain.assistant.session({
+      name: 'chat/default',
+      agent: 'assistant',
+      owner: 'ann',
+    });
     const printed = await chat(f, assistant, ['/new']);
-    const after = f.t.brain.sessions().find((s) => s.name === 'chat/default')!;
+    const after = f.t.brain.assistant.sessions().find((s) => s.name === 'chat/default')!;
     expect(after.thread_id).not.toBe(before.thread_id);
     expect(printed).toContain(`Fresh start (thread ${after.thread_id})`);
     expect(f.fake.requests).toHaveLength(0);
@@ -146,7 +150,7 @@ describe("brain chat's tools", () => {
     const tools = (f.fake.requests[0]!.body.tools as Array<{ name: string }>).map((t) => t.name);
     expect(tools).toContain('set_reminder');
     expect(tools).toContain('add_task');
-    const reminders = f.t.brain.reminders({ limit: 10 });
+    const reminders = f.t.brain.assistant.reminders({ limit: 10 });
     expect(reminders.map((r) => r.text)).toEqual(['tea']);
   });
 });

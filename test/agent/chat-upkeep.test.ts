@@ -22,7 +22,7 @@ describe("brain chat's idle upkeep", () => {
     const wal = () => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
     const fill = () => {
       for (let i = 0; wal() < IDLE_CHECKPOINT_BYTES; i++)
-        brain.send({ from: 'ann', to: 'assistant', body: `${i} ${'x'.repeat(100_000)}` });
+        brain.messages.send({ from: 'ann', to: 'assistant', body: `${i} ${'x'.repeat(100_000)}` });
     };
     const assistant = createAssistant({ brain, config: f.config, clock: systemClock, log: f.log });
     const input = new PassThrough();

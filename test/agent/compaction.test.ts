@@ -159,17 +159,17 @@ describe('compaction in a turn', () => {
     expect(JSON.stringify(summary.system)).toContain(SUMMARY_SYSTEM.slice(0, 40));
     expect(JSON.stringify(summary.messages)).toContain('LX318');
 
-    const stored = f.t.brain.latestSummary(third.threadId)!;
+    const stored = f.t.brain.assistant.latestSummary(third.threadId)!;
     expect(stored.stm.categories).toEqual(['summary']);
     expect(stored.stm.agent).toBe('assistant');
     // The cut kept the newest turn only: the summary covers through the first turn's reply.
     expect(stored.covers_through).toBe(first.messageIds.reply);
-    const prov = f.t.brain.provenance({ id: stored.stm.id });
+    const prov = f.t.brain.knowledge.provenance({ id: stored.stm.id });
     expect(prov.message!.id).toBe(first.messageIds.reply);
     expect(prov.thread!.id).toBe(third.threadId);
-    const hits = f.t.brain.search({ query: 'LX318 flight', types: ['stm'] }).hits;
+    const hits = f.t.brain.search.search({ query: 'LX318 flight', types: ['stm'] }).hits;
     expect(hits.map((h) => h.id)).toContain(stored.stm.id);
-    expect(f.t.brain.listStm().map((s) => s.content)).toContain('Ann lives in Bern');
+    expect(f.t.brain.knowledge.listStm().map((s) => s.content)).toContain('Ann lives in Bern');
 
     const messages = turn.messages as ChatMessage[];
     expect((messages[0]!.content[0] as any).text).toMatch(/^Summary of the conversation so far/);
@@ -178,13 +178,13 @@ describe('compaction in a turn', () => {
     expect(JSON.stringify(messages)).toContain(second.reply);
     expect(unpairedToolUses(messages)).toEqual([]);
     expect(
-      f.t.brain.usage({ by: 'source' }).find((r: any) => r.key === 'compaction'),
+      f.t.brain.assistant.usage({ by: 'source' }).find((r: any) => r.key === 'compaction'),
     ).toMatchObject({ calls: 2 });
   });
 
   it('marks a summary of foreign content, and what the silent turn saves from it, as foreign', async () => {
     f = await assistantFixture({ compaction: { thresholdTokens: 1000, keepRecentTokens: 20 } });
-    f.t.brain.remember({ agent: 'ann', content: 'Ann lives in Bern' });
+    f.t.brain.knowledge.remember({ agent: 'ann', content: 'Ann lives in Bern' });
     f.fake.script.push(
       { toolUses: [{ id: 'toolu_s', name: 'search_memory', input: { query: 'Bern' } }] },
       { text: 'You live in Bern.' },
@@ -198,12 +198,14 @@ describe('compaction in a turn', () => {
       { text: 'ok' },
     );
     const third = await f.turn('and now?');
-    const summary = f.t.brain.latestSummary(third.threadId)!;
+    const summary = f.t.brain.assistant.latestSummary(third.threadId)!;
     expect(summary.stm.content).toMatch(/<untrusted source="compacted:tool:search_memory">/);
-    const saved = f.t.brain.listStm().find((s) => s.content === 'Ann lives in Bern (checked)');
+    const saved = f.t.brain.knowledge
+      .listStm()
+      .find((s) => s.content === 'Ann lives in Bern (checked)');
     expect(saved!.categories).toEqual(['foreign']);
     // The turn after the summary is tainted by it.
-    const reply = f.t.brain.getMessage(third.messageIds.reply)!;
+    const reply = f.t.brain.messages.getMessage(third.messageIds.reply)!;
     expect(reply.metadata.assistant).toMatchObject({ taint: ['compacted:tool:search_memory'] });
   });
 
@@ -229,7 +231,7 @@ describe('compaction in a turn', () => {
     const messages = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
     expect(JSON.stringify(messages[0])).toContain(TRUNCATED_NOTE);
     expect(JSON.stringify(messages)).not.toContain('LX318');
-    expect(f.t.brain.latestSummary(third.threadId)).toBeUndefined();
+    expect(f.t.brain.assistant.latestSummary(third.threadId)).toBeUndefined();
   });
 
   it('compacts and retries once when the model says the prompt is too long', async () => {
@@ -243,7 +245,7 @@ describe('compaction in a turn', () => {
     );
     const third = await f.turn('and now?');
     expect(third.reply).toBe('fits now');
-    expect(f.t.brain.latestSummary(third.threadId)!.stm.content).toBe('the summary');
+    expect(f.t.brain.assistant.latestSummary(third.threadId)!.stm.content).toBe('the summary');
   });
 });
 
@@ -252,13 +254,22 @@ describe('the session cache', () => {
     const t = tempBrain();
     try {
       const threads = ['a', 'b', 'c'].map((name) => {
-        const s = t.brain.session({ name: `chat/${name}`, agent: 'assistant', owner: 'ann' });
-        t.brain.send({ from: 'ann', to: 'assistant', thread: s.thread_id, body: `hello ${name}` });
+        const s = t.brain.assistant.session({
+          name: `chat/${name}`,
+          agent: 'assistant',
+          owner: 'ann',
+        });
+        t.brain.messages.send({
+          from: 'ann',
+          to: 'assistant',
+          thread: s.thread_id,
+          body: `hello ${name}`,
+        });
         return s.thread_id;
       });
       const reads: Array<[string, string | undefined]> = [];
-      const sessionMessages = t.brain.sessionMessages;
-      t.brain.sessionMessages = (input) => {
+      const sessionMessages = t.brain.assistant.sessionMessages;
+      t.brain.assistant.sessionMessages = (input) => {
         reads.push([input.thread_id, input.after]);
         return sessionMessages(input);
       };
@@ -288,23 +299,27 @@ describe('the session cache', () => {
   it('primed while idle, reads only what is new at the first turn', () => {
     const t = tempBrain();
     try {
-      const session = t.brain.session({ name: 'chat/x', agent: 'assistant', owner: 'ann' });
+      const session = t.brain.assistant.session({
+        name: 'chat/x',
+        agent: 'assistant',
+        owner: 'ann',
+      });
       for (let i = 0; i < 6; i++)
-        t.brain.send({
+        t.brain.messages.send({
           from: 'ann',
           to: 'assistant',
           thread: session.thread_id,
           body: `line ${i}`,
         });
       const reads: Array<string | undefined> = [];
-      const sessionMessages = t.brain.sessionMessages;
-      t.brain.sessionMessages = (input) => {
+      const sessionMessages = t.brain.assistant.sessionMessages;
+      t.brain.assistant.sessionMessages = (input) => {
         reads.push(input.after);
         return sessionMessages(input);
       };
       const cache = createSessionCache();
       primeSession(cache, t.brain, session.thread_id, WHO);
-      const last = t.brain.send({
+      const last = t.brain.messages.send({
         from: 'ann',
         to: 'assistant',
         thread: session.thread_id,
@@ -319,7 +334,7 @@ describe('the session cache', () => {
       expect(loaded.history).toEqual(
         buildHistory({
           ...WHO,
-          messages: t.brain.sessionMessages({ thread_id: session.thread_id }),
+          messages: t.brain.assistant.sessionMessages({ thread_id: session.thread_id }),
         }),
       );
     } finally {
@@ -332,14 +347,19 @@ describe('the session cache', () => {
     const cache = createSessionCache();
     const first = await f.turn('one', { cache });
     const other = f.t.reopen();
-    other.send({ from: 'helios', to: 'assistant', thread: first.threadId, body: 'from elsewhere' });
+    other.messages.send({
+      from: 'helios',
+      to: 'assistant',
+      thread: first.threadId,
+      body: 'from elsewhere',
+    });
     await f.turn('two', { cache });
     const cached = f.fake.requests.at(-1)!.body.messages as ChatMessage[];
     expect(JSON.stringify(cached)).toContain('from elsewhere');
     const full = buildHistory({
       agent: 'assistant',
       owner: 'ann',
-      messages: f.t.brain.sessionMessages({ thread_id: first.threadId }).slice(0, -1),
+      messages: f.t.brain.assistant.sessionMessages({ thread_id: first.threadId }).slice(0, -1),
     });
     expect(cached).toEqual(full);
   });
@@ -365,7 +385,7 @@ describe('the session cache', () => {
     );
     const first = await f.turn('remember that I like tea', { cache });
     const send = (body: string) =>
-      f.t.brain.send({ from: 'helios', to: 'assistant', thread: first.threadId, body });
+      f.t.brain.messages.send({ from: 'helios', to: 'assistant', thread: first.threadId, body });
     const h1 = send('first question from helios');
     const h2 = send('second question from helios');
     const asHelios = (m: { id: string }, text: string) =>
@@ -380,7 +400,7 @@ describe('the session cache', () => {
     const full = buildHistory({
       agent: 'assistant',
       owner: 'ann',
-      messages: f.t.brain.sessionMessages({ thread_id: first.threadId }).slice(0, -1),
+      messages: f.t.brain.assistant.sessionMessages({ thread_id: first.threadId }).slice(0, -1),
     });
     expect(cached).toEqual(full);
     expect(JSON.stringify(cached).split('second question from helios')).toHaveLength(2);
@@ -392,29 +412,29 @@ describe('the session cache', () => {
       const { brain } = t;
       for (let seed = 1; seed <= 12; seed++) {
         const thread = randomThread(seed, { blankBodies: false });
-        const threadId = brain.session({ name: `chat/random-${seed}`, ...WHO }).thread_id;
+        const threadId = brain.assistant.session({ name: `chat/random-${seed}`, ...WHO }).thread_id;
         const cache = createSessionCache();
         const ids: string[] = [];
         for (let step = 0; step < 25; step++) {
           const added = 1 + Math.floor(thread.rand() * 3);
           for (let i = 0; i < added; i++) {
             const m = thread.next();
-            ids.push(brain.send({ ...m, to: null, thread: threadId }).id);
+            ids.push(brain.messages.send({ ...m, to: null, thread: threadId }).id);
           }
-          const latest = brain.latestSummary(threadId);
+          const latest = brain.assistant.latestSummary(threadId);
           const from = latest ? ids.indexOf(latest.covers_through) + 1 : 0;
           if (thread.rand() < 0.1 && ids.length - from > 1) {
             const through = ids[from + Math.floor(thread.rand() * (ids.length - from - 1))]!;
             const content = `summary ${seed}/${step}`;
-            brain.remember({
+            brain.knowledge.remember({
               agent: WHO.agent,
               content,
               categories: ['summary'],
               source_message_id: through,
             });
           }
-          const summary = brain.latestSummary(threadId);
-          const fresh = brain.sessionMessages({
+          const summary = brain.assistant.latestSummary(threadId);
+          const fresh = brain.assistant.sessionMessages({
             thread_id: threadId,
             after: summary?.covers_through,
           });
@@ -435,9 +455,9 @@ describe('the session cache', () => {
     const t = tempBrain();
     try {
       const { brain } = t;
-      const threadId = brain.session({ name: 'chat/default', ...WHO }).thread_id;
+      const threadId = brain.assistant.session({ name: 'chat/default', ...WHO }).thread_id;
       const say = (from: string, body: string) =>
-        brain.send({ from, to: null, thread: threadId, body });
+        brain.messages.send({ from, to: null, thread: threadId, body });
       say('ann', 'one');
       say('assistant', 'first');
       say('ann', 'two');

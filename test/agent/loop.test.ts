@@ -44,21 +44,21 @@ describe('runTurn', () => {
       expect.arrayContaining([expect.objectContaining({ name: 'save_memory' })]),
     );
 
-    const reply = f.t.brain.getMessage(result.messageIds.reply)!;
+    const reply = f.t.brain.messages.getMessage(result.messageIds.reply)!;
     expect(reply).toMatchObject({ from: 'assistant', to: 'ann', reply_to: result.messageIds.user });
     const meta = reply.metadata.assistant as any;
     expect(meta.rounds).toHaveLength(2);
     expect(meta.rounds[0].results[0].content).toMatch(/^saved stm_/);
     expect(meta.stop_reason).toBe('end_turn');
     expect(meta.usage.input).toBe(320);
-    const [stm] = f.t.brain.listStm();
+    const [stm] = f.t.brain.knowledge.listStm();
     expect(stm!.source_message_id).toBe(result.messageIds.user);
 
     // The thread rebuilds into exactly what the model saw, then its final answer.
     const rebuilt = buildHistory({
       agent: 'assistant',
       owner: 'ann',
-      messages: f.t.brain.sessionMessages({ thread_id: result.threadId }),
+      messages: f.t.brain.assistant.sessionMessages({ thread_id: result.threadId }),
     });
     expect(rebuilt.slice(0, -1)).toEqual(third.map((m) => ({ role: m.role, content: m.content })));
     expect(rebuilt.at(-1)).toEqual({
@@ -66,19 +66,23 @@ describe('runTurn', () => {
       content: [{ type: 'text', text: 'Done: the code is 4471.' }],
     });
 
-    const rows = f.t.brain.usage({ by: 'source' });
+    const rows = f.t.brain.assistant.usage({ by: 'source' });
     expect(rows).toEqual([expect.objectContaining({ key: 'chat', calls: 3 })]);
   });
 
   it('marks the message it answers read in the assistant’s inbox, and no other', async () => {
     f = await assistantFixture();
-    const waiting = f.t.brain.send({ from: 'ann', to: 'assistant', body: 'a note for later' });
+    const waiting = f.t.brain.messages.send({
+      from: 'ann',
+      to: 'assistant',
+      body: 'a note for later',
+    });
     f.fake.script.push({ text: 'Hello, Ann.' });
     const result = await f.turn('hello');
-    const unread = f.t.brain.peek({ agent: 'assistant' }).map((m) => m.id);
+    const unread = f.t.brain.messages.peek({ agent: 'assistant' }).map((m) => m.id);
     expect(unread).toEqual([waiting.id]);
     expect(unread).not.toContain(result.messageIds.user);
-    const [question] = f.t.brain
+    const [question] = f.t.brain.messages
       .thread({ thread_id: result.threadId })
       .messages.filter((m) => m.id === result.messageIds.user);
     expect(question!.receipts).toEqual([{ agent: 'assistant', read_at: expect.any(String) }]);
@@ -87,7 +91,10 @@ describe('runTurn', () => {
   it('builds the system prompt from the workspace files and memories relevant to the message', async () => {
     f = await assistantFixture();
     writeFileSync(join(f.t.dir, 'SOUL.md'), 'You are terse and kind.');
-    f.t.brain.remember({ agent: 'assistant', content: 'Ann drinks green tea, never coffee' });
+    f.t.brain.knowledge.remember({
+      agent: 'assistant',
+      content: 'Ann drinks green tea, never coffee',
+    });
     await f.turn('which tea should I buy?', { systemPrompt: undefined });
     const system = JSON.stringify(f.fake.requests[0]!.body.system);
     expect(system).toContain('You are terse and kind.');
@@ -110,8 +117,8 @@ describe('runTurn', () => {
     expect(result.stopReason).toBe('breaker');
     expect(result.reply).toBe(BREAKER_TEXT);
     expect(f.fake.requests).toHaveLength(3);
-    expect(f.t.brain.listStm()).toHaveLength(2);
-    const meta = f.t.brain.getMessage(result.messageIds.reply)!.metadata.assistant as any;
+    expect(f.t.brain.knowledge.listStm()).toHaveLength(2);
+    const meta = f.t.brain.messages.getMessage(result.messageIds.reply)!.metadata.assistant as any;
     expect(meta.rounds[2].results[0]).toMatchObject({ is_error: true });
     expect(f.streamed.join('')).toContain(BREAKER_TEXT);
   });
@@ -123,8 +130,8 @@ describe('runTurn', () => {
     expect(result.stopReason).toBe('max_rounds');
     expect(result.reply).toBe(maxRoundsText(2));
     expect(f.fake.requests).toHaveLength(3);
-    expect(f.t.brain.listStm()).toHaveLength(2);
-    const meta = f.t.brain.getMessage(result.messageIds.reply)!.metadata.assistant as any;
+    expect(f.t.brain.knowledge.listStm()).toHaveLength(2);
+    const meta = f.t.brain.messages.getMessage(result.messageIds.reply)!.metadata.assistant as any;
     expect(meta.rounds).toHaveLength(3);
     expect(meta.rounds[2].results[0].content).toMatch(/^not run: the turn reached its limit/);
   });
@@ -162,7 +169,7 @@ describe('runTurn', () => {
     expect(result.cancelled).toBe(true);
     expect(result.stopReason).toBe('cancelled');
     await f.fake.waitForClientClose(1);
-    const meta = f.t.brain.getMessage(result.messageIds.reply)!.metadata.assistant as any;
+    const meta = f.t.brain.messages.getMessage(result.messageIds.reply)!.metadata.assistant as any;
     expect(meta.cancelled).toBe(true);
     expect(meta.rounds).toHaveLength(1);
 
@@ -200,8 +207,8 @@ describe('runTurn', () => {
     });
     expect(result.cancelled).toBe(true);
     expect(f.fake.requests).toHaveLength(1);
-    expect(f.t.brain.listStm()).toHaveLength(0);
-    const meta = f.t.brain.getMessage(result.messageIds.reply)!.metadata.assistant as any;
+    expect(f.t.brain.knowledge.listStm()).toHaveLength(0);
+    const meta = f.t.brain.messages.getMessage(result.messageIds.reply)!.metadata.assistant as any;
     expect(meta.rounds[0].results.map((r: any) => r.content)).toEqual([
       'stopped',
       'cancelled: the user stopped the turn',
@@ -220,14 +227,16 @@ describe('runTurn', () => {
     expect(f.fake.requests).toHaveLength(1);
     await waitUntil(() => f.streamed.length > 0);
     expect(
-      f.t.brain
-        .sessionMessages({ thread_id: (await f.t.brain.sessions())[0]!.thread_id })
+      f.t.brain.assistant
+        .sessionMessages({ thread_id: (await f.t.brain.assistant.sessions())[0]!.thread_id })
         .map((m) => m.body),
     ).toEqual(['first']);
     controller.abort();
     await first;
     const done = await second;
-    const bodies = f.t.brain.sessionMessages({ thread_id: done.threadId }).map((m) => m.body);
+    const bodies = f.t.brain.assistant
+      .sessionMessages({ thread_id: done.threadId })
+      .map((m) => m.body);
     // The cancelled reply keeps what had been streamed of it.
     expect(bodies).toEqual(['first', f.streamed[0], 'second', expect.any(String)]);
   });
@@ -292,7 +301,7 @@ describe('runTurn', () => {
     );
     f.fake.script.push({ text: 'Hi.' });
     const result = await f.turn('hello?', { pool });
-    const thread = f.t.brain.thread({ thread_id: result.threadId });
+    const thread = f.t.brain.messages.thread({ thread_id: result.threadId });
     expect(thread.messages.map((m) => m.body)).toEqual(['hello?', 'Hi.']);
     expect(result.messageIds.user).toBe(thread.messages[0]!.id);
     expect(requestMessages(f.fake.requests.length - 1)).toEqual([
@@ -301,12 +310,9 @@ describe('runTurn', () => {
     // Said again once answered, the same words are a new message.
     f.fake.script.push({ text: 'Hi again.' });
     await f.turn('hello?', { pool });
-    expect(f.t.brain.thread({ thread_id: result.threadId }).messages.map((m) => m.body)).toEqual([
-      'hello?',
-      'Hi.',
-      'hello?',
-      'Hi again.',
-    ]);
+    expect(
+      f.t.brain.messages.thread({ thread_id: result.threadId }).messages.map((m) => m.body),
+    ).toEqual(['hello?', 'Hi.', 'hello?', 'Hi again.']);
   });
 });
 
@@ -320,14 +326,14 @@ describe('runTurn on a message already in the thread', () => {
   it('answers it where it is, storing only the reply, and says it again when replies follow it', async () => {
     f = await assistantFixture();
     const brain = f.t.brain;
-    const first = brain.send({ from: 'bob', to: 'assistant', body: 'Is the heron back?' });
-    const second = brain.send({
+    const first = brain.messages.send({ from: 'bob', to: 'assistant', body: 'Is the heron back?' });
+    const second = brain.messages.send({
       from: 'bob',
       to: 'assistant',
       thread: first.thread_id,
       body: 'And the otter?',
     });
-    brain.sessionInThread({
+    brain.assistant.sessionInThread({
       name: 'inbox/x',
       agent: 'assistant',
       owner: 'ann',
@@ -341,13 +347,13 @@ describe('runTurn on a message already in the thread', () => {
     expect(a.messageIds.user).toBe(first.id);
     const b = await ask(second, 'And the otter?');
     expect(b.messageIds.user).toBe(second.id);
-    expect(brain.sessionMessages({ thread_id: first.thread_id }).map((m) => m.body)).toEqual([
-      'Is the heron back?',
-      'And the otter?',
-      'The heron is back.',
-      'No otter yet.',
-    ]);
-    expect(brain.getMessage(b.messageIds.reply)).toMatchObject({ to: 'bob', reply_to: second.id });
+    expect(
+      brain.assistant.sessionMessages({ thread_id: first.thread_id }).map((m) => m.body),
+    ).toEqual(['Is the heron back?', 'And the otter?', 'The heron is back.', 'No otter yet.']);
+    expect(brain.messages.getMessage(b.messageIds.reply)).toMatchObject({
+      to: 'bob',
+      reply_to: second.id,
+    });
     // The second turn's context ended with the first reply: its own question comes last again.
     const last = requestMessages(1).at(-1)!;
     expect(last.role).toBe('user');
@@ -357,7 +363,7 @@ describe('runTurn on a message already in the thread', () => {
 
   it('refuses a message of another thread, storing nothing', async () => {
     f = await assistantFixture();
-    const elsewhere = f.t.brain.send({ from: 'bob', to: 'assistant', body: 'hi' });
+    const elsewhere = f.t.brain.messages.send({ from: 'bob', to: 'assistant', body: 'hi' });
     await expect(
       f.turn('hi', { input: { text: 'hi', from: 'bob', messageId: elsewhere.id } }),
     ).rejects.toThrow(/input\.messageId: .* is not in/);

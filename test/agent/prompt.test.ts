@@ -95,17 +95,17 @@ describe('relevantMemories', () => {
   it('finds STM, atoms and past messages with their dates and ids', async () => {
     workspace({});
     const brain = t!.brain;
-    const old = brain.send({
+    const old = brain.messages.send({
       from: 'ada',
       to: 'assistant',
       body: 'The kiln in the garage runs hot on Tuesdays',
     });
-    const note = brain.remember({
+    const note = brain.knowledge.remember({
       agent: 'assistant',
       content: 'Ada fires the kiln\nevery Tuesday',
       source_message_id: old.id,
     });
-    const atom = brain.createAtom({
+    const atom = brain.knowledge.createAtom({
       agent: 'assistant',
       subject: 'kiln',
       action: 'left on overnight',
@@ -132,25 +132,33 @@ describe('relevantMemories', () => {
   it('leaves out the current thread’s messages and summaries, keeping other memories', async () => {
     workspace({});
     const brain = t!.brain;
-    const session = brain.session({ name: 'chat/default', agent: 'assistant', owner: 'ada' });
-    const here = brain.send({
+    const session = brain.assistant.session({
+      name: 'chat/default',
+      agent: 'assistant',
+      owner: 'ada',
+    });
+    const here = brain.messages.send({
       from: 'ada',
       to: 'assistant',
       thread: session.thread_id,
       body: 'otters are playful',
     });
-    const summary = brain.remember({
+    const summary = brain.knowledge.remember({
       agent: 'assistant',
       content: 'summary: otters discussed',
       categories: ['summary'],
       source_message_id: here.id,
     });
-    const saved = brain.remember({
+    const saved = brain.knowledge.remember({
       agent: 'assistant',
       content: 'Ada likes otters',
       source_message_id: here.id,
     });
-    const elsewhere = brain.send({ from: 'ada', to: 'assistant', body: 'otters at the zoo' });
+    const elsewhere = brain.messages.send({
+      from: 'ada',
+      to: 'assistant',
+      body: 'otters at the zoo',
+    });
     const found = await relevantMemories(brain, 'otters', {
       maxTokens: 1000,
       limit: 10,
@@ -166,17 +174,21 @@ describe('relevantMemories', () => {
   it('finds what was said elsewhere even when a long session says the same words on every line', async () => {
     workspace({});
     const brain = t!.brain;
-    const session = brain.session({ name: 'chat/default', agent: 'assistant', owner: 'ada' });
+    const session = brain.assistant.session({
+      name: 'chat/default',
+      agent: 'assistant',
+      owner: 'ada',
+    });
     brain.batch(() => {
       for (let i = 0; i < 200; i++)
-        brain.send({
+        brain.messages.send({
           from: 'ada',
           to: 'assistant',
           thread: session.thread_id,
           body: `what did we decide about the boiler? (${i})`,
         });
     });
-    const elsewhere = brain.send({
+    const elsewhere = brain.messages.send({
       from: 'ada',
       to: 'plumber',
       body: 'we decided the boiler gets replaced in March',
@@ -193,7 +205,7 @@ describe('relevantMemories', () => {
     workspace({});
     const brain = t!.brain;
     for (let i = 0; i < 30; i++) {
-      brain.remember({
+      brain.knowledge.remember({
         agent: 'assistant',
         content: `walrus fact number ${i}: ${'blubber '.repeat(20)}`,
       });

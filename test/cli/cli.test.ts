@@ -243,7 +243,7 @@ describe('brain CLI, end to end', () => {
     try {
       t.brain.batch(() => {
         for (let i = 0; i < 1500; i += 1)
-          t.brain.send({ from: 'a', to: 'b', body: `message ${i} ${'x'.repeat(100)}` });
+          t.brain.messages.send({ from: 'a', to: 'b', body: `message ${i} ${'x'.repeat(100)}` });
       });
       const r = spawnSync('bash', ['-c', `node "${CLI}" export | head -c 100 >/dev/null`], {
         env: { ...process.env, BRAIN_DB: t.path },

@@ -16,8 +16,11 @@ let writer: BetterSqlite3.Database | undefined;
 let memory: string;
 beforeEach(() => {
   t = tempBrain();
-  t.brain.send({ from: 'helios', to: 'nova', body: 'the spread gate has no edge' });
-  memory = t.brain.remember({ agent: 'nova', content: 'The spread gate predicts nothing' }).id;
+  t.brain.messages.send({ from: 'helios', to: 'nova', body: 'the spread gate has no edge' });
+  memory = t.brain.knowledge.remember({
+    agent: 'nova',
+    content: 'The spread gate predicts nothing',
+  }).id;
 });
 afterEach(() => {
   writer?.close();
@@ -37,7 +40,7 @@ async function timedCli(args: string[]) {
   return { ...r, ms: performance.now() - started };
 }
 
-const accesses = () => t.brain.getStm(memory)!.access_count;
+const accesses = () => t.brain.knowledge.getStm(memory)!.access_count;
 
 describe('read commands under a writer', () => {
   it('search, memories and poll answer at once while another process holds the write lock', async () => {

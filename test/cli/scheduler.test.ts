@@ -169,12 +169,24 @@ describe(
     it('lists what the assistant keeps, at times in the owner’s zone, named', async () => {
       const s = await setup({ timeZone: 'Europe/Zurich' });
       const brain = openBrain({ dbPath: s.db });
-      brain.addReminder({ text: 'Call the dentist', due_at: '2030-01-01T09:00:00Z' });
-      brain.addTask({ title: 'Renew passport', priority: 'high', due_at: '2030-07-01T22:30:00Z' });
-      const done = brain.addTask({ title: 'Pay rent' });
-      brain.completeTask(done.id);
-      brain.remember({ agent: 'assistant', content: 'Memo: buy milk', categories: ['memo'] });
-      brain.remember({ agent: 'assistant', content: 'Ann likes tea', categories: ['preference'] });
+      brain.assistant.addReminder({ text: 'Call the dentist', due_at: '2030-01-01T09:00:00Z' });
+      brain.assistant.addTask({
+        title: 'Renew passport',
+        priority: 'high',
+        due_at: '2030-07-01T22:30:00Z',
+      });
+      const done = brain.assistant.addTask({ title: 'Pay rent' });
+      brain.assistant.completeTask(done.id);
+      brain.knowledge.remember({
+        agent: 'assistant',
+        content: 'Memo: buy milk',
+        categories: ['memo'],
+      });
+      brain.knowledge.remember({
+        agent: 'assistant',
+        content: 'Ann likes tea',
+        categories: ['preference'],
+      });
       brain.close();
 
       expect((await s.cli(['reminders'])).stdout).toMatch(

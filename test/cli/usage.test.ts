@@ -22,9 +22,9 @@ beforeAll(() => {
     cache_read_tokens: 2_000_000,
     cache_write_tokens: 0,
   };
-  brain.recordUsage({ ...call, at: '2026-03-01T09:00:00Z' });
-  brain.recordUsage({ ...call, source: 'compaction', at: '2026-03-02T09:00:00Z' });
-  brain.recordUsage({
+  brain.assistant.recordUsage({ ...call, at: '2026-03-01T09:00:00Z' });
+  brain.assistant.recordUsage({ ...call, source: 'compaction', at: '2026-03-02T09:00:00Z' });
+  brain.assistant.recordUsage({
     ...call,
     model: 'llama3.1',
     endpoint: 'ollama:llama3.1@1',

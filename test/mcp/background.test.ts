@@ -22,17 +22,17 @@ afterEach(() => {
 
 describe('the access-count flush of long-running servers', () => {
   it('writes noted accesses each interval, and waits for the next one while another process writes', async () => {
-    const memory = t.brain.remember({ agent: 'nova', content: 'spread gate' });
-    const count = () => t.brain.getStm(memory.id)!.access_count;
+    const memory = t.brain.knowledge.remember({ agent: 'nova', content: 'spread gate' });
+    const count = () => t.brain.knowledge.getStm(memory.id)!.access_count;
     const task = accessFlushTask(1_000)(t.brain, silentLogger);
     try {
-      t.brain.search({ query: 'spread gate' });
+      t.brain.search.search({ query: 'spread gate' });
       await vi.advanceTimersByTimeAsync(999);
       expect(count()).toBe(0);
       await vi.advanceTimersByTimeAsync(1);
       expect(count()).toBe(1);
 
-      t.brain.search({ query: 'spread gate' });
+      t.brain.search.search({ query: 'spread gate' });
       writer = new BetterSqlite3(t.path);
       writer.exec('BEGIN IMMEDIATE');
       await vi.advanceTimersByTimeAsync(1_000);
@@ -41,12 +41,12 @@ describe('the access-count flush of long-running servers', () => {
       await vi.advanceTimersByTimeAsync(1_000);
       expect(count()).toBe(2);
 
-      t.brain.search({ query: 'spread gate' });
+      t.brain.search.search({ query: 'spread gate' });
     } finally {
       await task.stop();
     }
     expect(count()).toBe(3); // stopping flushes what is left
-    t.brain.search({ query: 'spread gate' });
+    t.brain.search.search({ query: 'spread gate' });
     await vi.advanceTimersByTimeAsync(5_000);
     expect(count()).toBe(3); // and stops the timer
   });
@@ -58,13 +58,13 @@ describe('the idle upkeep of long-running servers', () => {
     const body = 'x'.repeat(100_000);
     const task = maintenanceTask(1_000)(t.brain, silentLogger);
     for (let i = 0; wal() < IDLE_CHECKPOINT_BYTES; i++)
-      t.brain.send({ from: 'helios', to: 'nova', body: `${i} ${body}` });
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: `${i} ${body}` });
     await vi.advanceTimersByTimeAsync(1_000);
     expect(wal()).toBe(0);
 
     await task.stop();
     for (let i = 0; wal() < IDLE_CHECKPOINT_BYTES; i++)
-      t.brain.send({ from: 'helios', to: 'nova', body: `${i} ${body}` });
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: `${i} ${body}` });
     await vi.advanceTimersByTimeAsync(5_000);
     expect(wal()).toBeGreaterThanOrEqual(IDLE_CHECKPOINT_BYTES);
   });
@@ -86,7 +86,8 @@ describe('the search warm-up of long-running servers', () => {
   };
 
   it('warms the search once, a moment after the server starts, and not once stopped', async () => {
-    for (let i = 0; i < 20; i++) t.brain.send({ from: 'helios', to: 'nova', body: `kiln ${i}` });
+    for (let i = 0; i < 20; i++)
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: `kiln ${i}` });
     const task = warmSearchTask(1_000)(t.brain, silentLogger);
     await vi.advanceTimersByTimeAsync(999);
     expect(censusTaken()).toBe(false);
@@ -97,7 +98,11 @@ describe('the search warm-up of long-running servers', () => {
     const other = t.reopen();
     const stopped = warmSearchTask(1_000)(other, silentLogger);
     await stopped.stop();
-    other.send({ from: 'helios', to: 'nova', body: 'an edit moves the index to a new epoch' });
+    other.messages.send({
+      from: 'helios',
+      to: 'nova',
+      body: 'an edit moves the index to a new epoch',
+    });
     connectionOf(other).prepare(`UPDATE messages SET body = 'glaze' WHERE id = 1`).run();
     await vi.advanceTimersByTimeAsync(5_000);
     expect(censusTaken()).toBe(false); // the edit dropped the census; the stopped task took none

@@ -40,8 +40,8 @@ describe('many agents at once', () => {
     try {
       const read = await exchange(servers.map((s) => s.client));
       expect(read).toEqual([PER_AGENT, PER_AGENT, PER_AGENT]);
-      expect(t.brain.export().messages).toHaveLength(AGENTS.length * PER_AGENT);
-      for (const a of AGENTS) expect(t.brain.poll(a).unread).toBe(0);
+      expect(t.brain.transfer.export().messages).toHaveLength(AGENTS.length * PER_AGENT);
+      for (const a of AGENTS) expect(t.brain.messages.poll(a).unread).toBe(0);
       for (const s of servers) expect(s.stderr()).not.toMatch(/SQLITE_BUSY|error/i);
     } finally {
       await Promise.all(servers.map((s) => s.close()));
@@ -67,7 +67,7 @@ describe('many agents at once', () => {
         clients.push(client);
       }
       expect(await exchange(clients)).toEqual([PER_AGENT, PER_AGENT, PER_AGENT]);
-      expect(t.brain.export().messages).toHaveLength(AGENTS.length * PER_AGENT);
+      expect(t.brain.transfer.export().messages).toHaveLength(AGENTS.length * PER_AGENT);
     } finally {
       for (const c of clients) await c.close();
       await server.close();

@@ -13,7 +13,7 @@ afterEach(() => t.cleanup());
 
 describe('search through MCP with an embedder', () => {
   it('answers by words before an embedder is ready, and by words and vectors once it is', async () => {
-    const sent = t.brain.send({
+    const sent = t.brain.messages.send({
       from: 'alice',
       to: 'bob',
       subject: 'gate',
@@ -27,7 +27,7 @@ describe('search through MCP with an embedder', () => {
       expect(before.hits[0].found_by.vector).toBeUndefined();
 
       embedder = createHashEmbedder(256);
-      await t.brain.embedQueued(embedder);
+      await t.brain.embed.embedQueued(embedder);
       const after = await call(bob.client, 'search', { query: 'spread gate' });
       const hit = after.hits.find((h: { id: string }) => h.id === sent.id);
       expect(hit.found_by.fts).toBeDefined();
@@ -38,8 +38,8 @@ describe('search through MCP with an embedder', () => {
   });
 
   it('the background task makes the embedder after start-up and drains the queue', async () => {
-    t.brain.send({ from: 'alice', to: 'bob', body: 'something to embed' });
-    expect(t.brain.embedStatus().pending).toBeGreaterThan(0);
+    t.brain.messages.send({ from: 'alice', to: 'bob', body: 'something to embed' });
+    expect(t.brain.embed.embedStatus().pending).toBeGreaterThan(0);
     const slot = embedderSlot({
       embedder: 'offline',
       ollamaHost: 'http://127.0.0.1:9',
@@ -48,10 +48,10 @@ describe('search through MCP with an embedder', () => {
     expect(slot.get()).toBeUndefined();
     const running = slot.task(t.brain, silentLogger);
     try {
-      for (let i = 0; i < 600 && t.brain.embedStatus().pending > 0; i += 1) {
+      for (let i = 0; i < 600 && t.brain.embed.embedStatus().pending > 0; i += 1) {
         await new Promise((r) => setTimeout(r, 50));
       }
-      expect(t.brain.embedStatus().pending).toBe(0);
+      expect(t.brain.embed.embedStatus().pending).toBe(0);
       expect(slot.get()?.provider).toBe('offline');
     } finally {
       await running.stop();

@@ -86,7 +86,7 @@ describe('brain serve (streamable HTTP on 127.0.0.1)', () => {
     await start();
     const alice = await connect(ALICE);
     const sent = await call(alice, 'send_message', { to: 'bob', body: 'over http' });
-    expect(t.brain.getMessage(sent.id)!.from).toBe('alice');
+    expect(t.brain.messages.getMessage(sent.id)!.from).toBe('alice');
     const spoof = await alice.callTool({
       name: 'send_message',
       arguments: { from: 'bob', to: 'carol', body: 'x' },
@@ -219,7 +219,7 @@ describe('serving without tokens', () => {
     await start({ tokens: undefined, agent: 'solo' });
     const client = await connect();
     const sent = await call(client, 'send_message', { to: 'bob', body: 'hi' });
-    expect(t.brain.getMessage(sent.id)!.from).toBe('solo');
+    expect(t.brain.messages.getMessage(sent.id)!.from).toBe('solo');
   });
 
   it('refuses to start beyond loopback, or without an agent', async () => {

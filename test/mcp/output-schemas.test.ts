@@ -83,12 +83,17 @@ describe('every tool answers within its declared output schema', () => {
     const first = await answer('send_message', { to: 'bob', subject: 'spread gate', body: 'a' });
     for (let i = 0; i < 3; i += 1)
       await answer('send_message', { thread: first.thread_id, to: 'bob', body: `more ${i}` });
-    t.brain.touchAgent('nova');
+    t.brain.messages.touchAgent('nova');
     const all = await answer('send_message', { body: 'deploy freeze friday', priority: 'urgent' }, [
       'all (2 agents)',
     ]);
     expect(all.recipients).toBe(2);
-    const fromBob = t.brain.send({ from: 'bob', to: 'alice', body: 'noted', reply_to: first.id });
+    const fromBob = t.brain.messages.send({
+      from: 'bob',
+      to: 'alice',
+      body: 'noted',
+      reply_to: first.id,
+    });
     await answer('poll_inbox', {}, ['alice: 1 unread']);
     await answer('read_inbox', { mark_read: false }, [fromBob.id, `re ${first.id}`]);
     await answer('read_inbox', { limit: 5 }, [fromBob.id]);
@@ -109,7 +114,12 @@ describe('every tool answers within its declared output schema', () => {
   });
 
   it('for knowledge: memories and atoms with and without a source, links, provenance', async () => {
-    const msg = t.brain.send({ from: 'bob', to: 'alice', subject: 'fills', body: 'gate vs fills' });
+    const msg = t.brain.messages.send({
+      from: 'bob',
+      to: 'alice',
+      subject: 'fills',
+      body: 'gate vs fills',
+    });
     const sourced = await answer('remember', {
       content: 'The spread gate does not predict fills',
       categories: ['trading'],
@@ -155,7 +165,7 @@ describe('every tool answers within its declared output schema', () => {
 
     embedder = wordEmbedder(['spread', 'gate', 'fills']);
     try {
-      await t.brain.embedQueued(embedder);
+      await t.brain.embed.embedQueued(embedder);
       const both = await answer('search', { query: 'spread gate' }, [
         'searched by words and meaning',
       ]);

@@ -21,13 +21,32 @@ let writer: BetterSqlite3.Database | undefined;
 let ids: { message: string; thread: string; stm: string; atom: string; other: string };
 beforeEach(() => {
   t = tempBrain();
-  const m = t.brain.send({ from: 'helios', to: 'nova', subject: 'spread gate', body: 'no edge' });
+  const m = t.brain.messages.send({
+    from: 'helios',
+    to: 'nova',
+    subject: 'spread gate',
+    body: 'no edge',
+  });
   ids = {
     message: m.id,
     thread: m.thread_id,
-    stm: t.brain.remember({ agent: 'helios', content: 'spread gate', source_message_id: m.id }).id,
-    atom: t.brain.createAtom({ agent: 'helios', subject: 'gate', action: 'a', outcome: 'o' }).id,
-    other: t.brain.createAtom({ agent: 'helios', subject: 'fills', action: 'b', outcome: 'p' }).id,
+    stm: t.brain.knowledge.remember({
+      agent: 'helios',
+      content: 'spread gate',
+      source_message_id: m.id,
+    }).id,
+    atom: t.brain.knowledge.createAtom({
+      agent: 'helios',
+      subject: 'gate',
+      action: 'a',
+      outcome: 'o',
+    }).id,
+    other: t.brain.knowledge.createAtom({
+      agent: 'helios',
+      subject: 'fills',
+      action: 'b',
+      outcome: 'p',
+    }).id,
   };
 });
 afterEach(() => {

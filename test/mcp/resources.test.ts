@@ -53,7 +53,7 @@ describe('resources', () => {
     const inbox = json(await bob.client.readResource({ uri: 'brain://inbox/bob' }));
     expect(inbox).toMatchObject({ agent: 'bob', unread: 1 });
     expect(inbox.messages.map((m: any) => m.id)).toEqual([sent.id]);
-    expect(t.brain.poll('bob').unread).toBe(1);
+    expect(t.brain.messages.poll('bob').unread).toBe(1);
     await expect(alice.client.readResource({ uri: 'brain://inbox/bob' })).rejects.toThrow(
       /only your own inbox/,
     );
@@ -86,10 +86,10 @@ describe('subscriptions', () => {
     const seen = updates(bob.client);
     await bob.client.subscribeResource({ uri: 'brain://inbox/bob' });
     const other = t.reopen(); // another connection, as another process would have
-    other.send({ from: 'alice', to: 'carol', body: 'not for bob' });
+    other.messages.send({ from: 'alice', to: 'carol', body: 'not for bob' });
     await tick();
     expect(seen).toEqual([]);
-    other.send({ from: 'alice', to: 'bob', body: 'for bob' });
+    other.messages.send({ from: 'alice', to: 'bob', body: 'for bob' });
     await tick();
     expect(seen).toEqual(['brain://inbox/bob']);
   });
@@ -124,7 +124,7 @@ describe('subscriptions', () => {
     const seen = updates(bob.client);
     await bob.client.subscribeResource({ uri: 'brain://inbox/bob' });
     await bob.client.unsubscribeResource({ uri: 'brain://inbox/bob' });
-    t.reopen().send({ from: 'alice', to: 'bob', body: 'late' });
+    t.reopen().messages.send({ from: 'alice', to: 'bob', body: 'late' });
     await tick();
     expect(seen).toEqual([]);
   });
@@ -149,7 +149,7 @@ describe('prompts', () => {
     expect(text).toContain('You are bob');
     expect(text).toContain(sent.id);
     expect(text).toContain('status?');
-    expect(t.brain.poll('bob').unread).toBe(1);
+    expect(t.brain.messages.poll('bob').unread).toBe(1);
   });
 
   it('record_decision points the model at create_atom with the source message', async () => {

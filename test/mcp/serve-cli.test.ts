@@ -29,7 +29,7 @@ describe('brain serve (the built bin)', () => {
       }),
     );
     const sent = await call(client, 'send_message', { to: 'bob', body: 'via serve' });
-    expect(t.brain.getMessage(sent.id)!.from).toBe('alice');
+    expect(t.brain.messages.getMessage(sent.id)!.from).toBe('alice');
     await client.close();
     expect(await serve.stop()).toBe(0);
   });

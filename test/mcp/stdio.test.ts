@@ -17,8 +17,11 @@ describe('brain mcp (stdio, the built bin)', () => {
       const { tools } = await alice.client.listTools();
       expect(tools).toHaveLength(12);
       const sent = await call(alice.client, 'send_message', { to: 'bob', body: 'over stdio' });
-      expect(t.brain.getMessage(sent.id)).toMatchObject({ from: 'alice', body: 'over stdio' });
-      expect(t.brain.poll('bob').unread).toBe(1);
+      expect(t.brain.messages.getMessage(sent.id)).toMatchObject({
+        from: 'alice',
+        body: 'over stdio',
+      });
+      expect(t.brain.messages.poll('bob').unread).toBe(1);
     } finally {
       await alice.close();
     }
@@ -27,7 +30,7 @@ describe('brain mcp (stdio, the built bin)', () => {
   it('answers search with memories to a client that listed the tools and checks output schemas', async () => {
     // The reproduction of issue 12: Claude Code lists the tools at start, so the SDK client
     // validates every structuredContent against the declared output schema.
-    const memory = t.brain.remember({
+    const memory = t.brain.knowledge.remember({
       agent: 'nova',
       content: 'The spread gate does not predict fills',
     });

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 const counts = () => {
-  const doc = t.brain.export();
+  const doc = t.brain.transfer.export();
   return { messages: doc.messages.length, stm: doc.stm.length, atoms: doc.atoms.length };
 };
 
@@ -31,7 +31,7 @@ describe('messaging tools', () => {
     expect(sent.id).toMatch(/^syn_/);
     expect(sent.thread_id).toMatch(/^thr_/);
     expect(sent.recipients).toBe(1);
-    const stored = t.brain.getMessage(sent.id)!;
+    const stored = t.brain.messages.getMessage(sent.id)!;
     expect(stored.from).toBe('alice');
     expect(stored.to).toBe('bob');
     const text = textOf(await callRaw(alice.client, 'send_message', { to: 'bob', body: 'again' }));

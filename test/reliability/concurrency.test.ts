@@ -57,10 +57,10 @@ describe('many processes on one file', () => {
     const exits = await Promise.all(writers.map((w) => w.exited));
     expect(exits, writers.map((w) => w.stderr()).join('')).toEqual(Array(8).fill(0));
     const brain = openBrain({ dbPath: db });
-    expect(brain.poll('hub').unread).toBe(40);
+    expect(brain.messages.poll('hub').unread).toBe(40);
     const sent = writers.flatMap((w) => reported(w, 'sent'));
-    expect(sent.every((id) => brain.getMessage(id) !== undefined)).toBe(true);
-    expect((await brain.doctor()).ok).toBe(true);
+    expect(sent.every((id) => brain.messages.getMessage(id) !== undefined)).toBe(true);
+    expect((await brain.upkeep.doctor()).ok).toBe(true);
     brain.close();
   });
 });

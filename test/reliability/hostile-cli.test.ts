@@ -16,7 +16,12 @@ beforeAll(() => {
   ({ dir, cleanup } = tempDir('brain-hostile-cli-'));
   db = join(dir, 'brain.db');
   const brain = openBrain({ dbPath: db });
-  const m = brain.send({ from: 'helios', to: 'nova', subject: 'sighting', body: 'falcon at dawn' });
+  const m = brain.messages.send({
+    from: 'helios',
+    to: 'nova',
+    subject: 'sighting',
+    body: 'falcon at dawn',
+  });
   seeded = { message: m.id, thread: m.thread_id };
   brain.close();
   reader = openBrain({ dbPath: db, readonly: true });

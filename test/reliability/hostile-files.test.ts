@@ -15,32 +15,43 @@ let text: string;
 function sampleExport(): ExportDocument {
   const source = tempBrain();
   const b = source.brain;
-  const m = b.send({ from: 'ada', to: 'bob', subject: 'plan', body: 'the plan', tags: ['x'] });
-  b.send({ from: 'bob', body: 'agreed', reply_to: m.id });
-  b.ack({ message_id: m.id, agent: 'bob', body: 'ok' });
-  b.remember({
+  const m = b.messages.send({
+    from: 'ada',
+    to: 'bob',
+    subject: 'plan',
+    body: 'the plan',
+    tags: ['x'],
+  });
+  b.messages.send({ from: 'bob', body: 'agreed', reply_to: m.id });
+  b.messages.ack({ message_id: m.id, agent: 'bob', body: 'ok' });
+  b.knowledge.remember({
     agent: 'bob',
     content: 'the plan holds',
     categories: ['plans'],
     source_message_id: m.id,
   });
-  const a1 = b.createAtom({
+  const a1 = b.knowledge.createAtom({
     agent: 'ada',
     subject: 'plan',
     action: 'made',
     outcome: 'agreed',
     source_message_id: m.id,
   });
-  const a2 = b.createAtom({ agent: 'bob', subject: 'work', action: 'started', outcome: 'done' });
-  b.link({ from: a1.id, to: a2.id, type: 'causes' });
-  const exported = b.export();
+  const a2 = b.knowledge.createAtom({
+    agent: 'bob',
+    subject: 'work',
+    action: 'started',
+    outcome: 'done',
+  });
+  b.knowledge.link({ from: a1.id, to: a2.id, type: 'causes' });
+  const exported = b.transfer.export();
   source.cleanup();
   return exported;
 }
 
 beforeAll(() => {
   t = tempBrain();
-  t.brain.send({ from: 'helios', to: 'nova', body: 'already here' });
+  t.brain.messages.send({ from: 'helios', to: 'nova', body: 'already here' });
   doc = sampleExport();
   text = `${JSON.stringify(doc, null, 2)}\n`;
 });

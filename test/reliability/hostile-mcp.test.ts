@@ -10,13 +10,17 @@ let mcp: Connected;
 let seeded: { message: string; thread: string; stm: string };
 beforeAll(async () => {
   t = tempBrain({ maxBodyBytes: 64 * 1024 });
-  const m = t.brain.send({
+  const m = t.brain.messages.send({
     from: 'nova',
     to: 'helios',
     subject: 'sighting',
     body: 'falcon at dawn',
   });
-  const stm = t.brain.remember({ agent: 'nova', content: 'kestrel', source_message_id: m.id });
+  const stm = t.brain.knowledge.remember({
+    agent: 'nova',
+    content: 'kestrel',
+    source_message_id: m.id,
+  });
   seeded = { message: m.id, thread: m.thread_id, stm: stm.id };
   mcp = await connectInMemory(t.brain, { agent: 'helios' });
   // The first call registers the caller (agents register on first use); the cases come after.

@@ -218,11 +218,11 @@ const policyOf = (): Policy =>
   createPolicy({
     config: permissionsConfig.parse({}),
     judgeCommand: judge,
-    rules: () => tb.brain.approvalRules(),
+    rules: () => tb.brain.assistant.approvalRules(),
   });
 
 function clearRules() {
-  for (const r of tb.brain.approvalRules()) tb.brain.revokeApprovalRule(r.id);
+  for (const r of tb.brain.assistant.approvalRules()) tb.brain.assistant.revokeApprovalRule(r.id);
 }
 
 /** Store what "always" stores for the call, and the older wide form, as an earlier version did. */
@@ -231,7 +231,7 @@ async function approveAlways(policy: Policy, call: Call): Promise<string | undef
   const decided = await policy.decide(tool, inputOf(call), W());
   expect(decided.decision).toBe('ask');
   if (decided.alwaysPattern)
-    tb.brain.addApprovalRule({ tool: tool.name, pattern: decided.alwaysPattern });
+    tb.brain.assistant.addApprovalRule({ tool: tool.name, pattern: decided.alwaysPattern });
   connectionOf(tb.brain)
     .prepare(
       `INSERT INTO approval_rules (tool, pattern, created_at) VALUES (?, ?, 0)
@@ -276,7 +276,7 @@ describe('"always" means exactly this', () => {
       const policy = policyOf();
       expect(alwaysPatternOf(splitQuoted(command)!)).toBeUndefined();
       expect(await approveAlways(policy, command)).toBeUndefined();
-      expect(tb.brain.approvalRules().every((r) => !r.active)).toBe(true);
+      expect(tb.brain.assistant.approvalRules().every((r) => !r.active)).toBe(true);
       const decided = await policy.decide(tools.run_command!, { command }, W());
       if (decided.decision !== 'ask') t.through();
       expect(decided.decision).toBe('ask');
@@ -294,11 +294,11 @@ describe('"always" means exactly this', () => {
         commands: [{ argv: ['git', 'log'] }, { argv: ['head'] }],
         simple: false,
       }),
-      rules: () => tb.brain.approvalRules(),
+      rules: () => tb.brain.assistant.approvalRules(),
     });
     const decided = await policy.decide(tools.run_command!, { command: 'git log | head' }, W());
     expect(decided.alwaysPattern).toBeUndefined();
-    tb.brain.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log' });
+    tb.brain.assistant.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log' });
     const later = await policy.decide(tools.run_command!, { command: 'git log | sh' }, W());
     if (later.decision !== 'ask') t.through();
     expect(later.decision).toBe('ask');
@@ -312,7 +312,7 @@ describe('"always" means exactly this', () => {
     await approveAlways(policy, write('notes/todo.md'));
     await approveAlways(policy, send('nova'));
     await approveAlways(policy, mcp(mcpTool.name, {}));
-    const shown = tb.brain
+    const shown = tb.brain.assistant
       .approvalRules()
       .map((r) => `${r.active ? '' : 'inactive '}${r.tool}: ${r.matches}`);
     expect(shown).toEqual(

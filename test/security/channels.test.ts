@@ -55,7 +55,7 @@ async function world(): Promise<TelegramFixture> {
     telegram: { allowedChatIds: [OWNER_ID, FRIEND, GROUP] },
   });
   writeFileSync(join(fx.workspace, 'private.md'), `passport ${NOTE}\n`);
-  fx.t.brain.remember({ agent: 'ann', content: `ann PIN is ${PIN}` });
+  fx.t.brain.knowledge.remember({ agent: 'ann', content: `ann PIN is ${PIN}` });
   greedyModel(fx);
   return fx;
 }
@@ -161,7 +161,7 @@ describe('a reply to the bot’s own message in the owner’s chat', { timeout: 
     const input = JSON.stringify(f.model.requests[0]!.body.messages);
     expect(input).toContain('<untrusted source=\\"telegram:assistant\\">');
     // The reply the turn stored says what tainted it.
-    const reply = f.t.brain.peek({ agent: 'ann', limit: 10 }).at(-1);
+    const reply = f.t.brain.messages.peek({ agent: 'ann', limit: 10 }).at(-1);
     expect(reply?.metadata.assistant).toMatchObject({ taint: ['telegram:assistant'] });
     t.refused();
   });

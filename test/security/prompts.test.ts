@@ -201,7 +201,7 @@ beforeAll(async () => {
   tb = tempBrain();
   workspace = join(tb.dir, 'ws');
   mkdirSync(workspace, { recursive: true });
-  turnMessageId = tb.brain.send({ from: 'ann', to: 'assistant', body: 'do it' }).id;
+  turnMessageId = tb.brain.messages.send({ from: 'ann', to: 'assistant', body: 'do it' }).id;
   tg = await startFakeTelegram();
 });
 afterAll(async () => {
@@ -212,7 +212,7 @@ afterAll(async () => {
 const policy = createPolicy({
   config: permissionsConfig.parse({}),
   judgeCommand: judge,
-  rules: () => tb.brain.approvalRules(),
+  rules: () => tb.brain.assistant.approvalRules(),
 });
 
 /** Ask through the real gate; the request the owner is asked with, and what was recorded. */
@@ -234,7 +234,7 @@ async function gate(tool: Tool, input: Record<string, unknown>) {
     },
   });
   expect(result.allowed).toBe(false);
-  return { request: asked!, recorded: tb.brain.approvals({ limit: 1 })[0]! };
+  return { request: asked!, recorded: tb.brain.assistant.approvals({ limit: 1 })[0]! };
 }
 
 /** The terminal's prompt through a real readline, answered with `answer`. */
@@ -396,7 +396,7 @@ describe('approvals show what will run', () => {
       timeoutMs: 1000,
       unattended: true,
     });
-    const [unattended] = tb.brain.approvals({ limit: 1 });
+    const [unattended] = tb.brain.assistant.approvals({ limit: 1 });
     expect(unattended).toMatchObject({ decided_by: 'unattended', summary: request.display });
     t.refused();
   });

@@ -35,7 +35,7 @@ describe('opening a database', () => {
 
   it('creates missing folders for the database file', () => {
     const brain = openBrain({ dbPath: join(dir, 'a', 'b', 'brain.db') });
-    expect(brain.poll('x').unread).toBe(0);
+    expect(brain.messages.poll('x').unread).toBe(0);
     brain.close();
   });
 
@@ -82,8 +82,8 @@ describe('opening a database', () => {
   it('migrates once when several connections open the same new file', () => {
     const path = join(dir, 'shared.db');
     const brains = [0, 1, 2].map(() => openBrain({ dbPath: path }));
-    brains[0]!.send({ from: 'a', to: 'b', body: 'hello' });
-    expect(brains[2]!.poll('b').unread).toBe(1);
+    brains[0]!.messages.send({ from: 'a', to: 'b', body: 'hello' });
+    expect(brains[2]!.messages.poll('b').unread).toBe(1);
     for (const b of brains) b.close();
   });
 });

@@ -30,8 +30,8 @@ describe('files that are not what they claim', () => {
   it('refuses to read a device or FIFO as an import or legacy file (it would never end)', () => {
     for (const read of [
       () => readJsonFile('/dev/zero', 'file'),
-      () => t.brain.migrateSynapse('/dev/zero'),
-      () => t.brain.migrateCortex('/dev/zero'),
+      () => t.brain.transfer.migrateSynapse('/dev/zero'),
+      () => t.brain.transfer.migrateCortex('/dev/zero'),
     ])
       expect(failure(read).message).toMatch(/: \/dev\/zero is not a regular file$/);
   });
@@ -58,12 +58,12 @@ describe('files that are not what they claim', () => {
 describe('the body limit holds on every way in', () => {
   it('import refuses a message body over BRAIN_MAX_BODY_BYTES and adds nothing', () => {
     const other = tempBrain();
-    other.brain.send({ from: 'ada', to: 'bob', body: 'small' });
-    other.brain.send({ from: 'ada', to: 'bob', body: 'é'.repeat(501) }); // 1002 bytes
-    const doc = other.brain.export();
+    other.brain.messages.send({ from: 'ada', to: 'bob', body: 'small' });
+    other.brain.messages.send({ from: 'ada', to: 'bob', body: 'é'.repeat(501) }); // 1002 bytes
+    const doc = other.brain.transfer.export();
     other.cleanup();
     const before = fingerprint(connectionOf(t.brain));
-    const err = failure(() => t.brain.import(doc));
+    const err = failure(() => t.brain.transfer.import(doc));
     expect(err.message).toBe(
       'import: messages.1.body: is 1002 bytes; the limit is 1000 (BRAIN_MAX_BODY_BYTES)',
     );
@@ -81,7 +81,7 @@ describe('the body limit holds on every way in', () => {
         ],
       }),
     );
-    const report = t.brain.migrateSynapse(file);
+    const report = t.brain.transfer.migrateSynapse(file);
     expect(report.imported).toBe(1);
     expect(report.skipped).toEqual([
       {

@@ -16,20 +16,25 @@ let ids: { direct: string; broadcast: string; thread: string };
 beforeEach(() => {
   t = tempBrain({ clock: fixedClock() });
   const b = t.brain;
-  for (const a of ['helios', 'nova', 'orion']) b.touchAgent(a);
-  const direct = b.send({ from: 'helios', to: 'nova', subject: 'spread gate', body: 'zero power' });
-  const broadcast = b.send({
+  for (const a of ['helios', 'nova', 'orion']) b.messages.touchAgent(a);
+  const direct = b.messages.send({
+    from: 'helios',
+    to: 'nova',
+    subject: 'spread gate',
+    body: 'zero power',
+  });
+  const broadcast = b.messages.send({
     from: 'nova',
     body: 'everyone: the gate stays',
     thread: direct.thread_id,
   });
-  const stm = b.remember({
+  const stm = b.knowledge.remember({
     agent: 'nova',
     content: 'gate has no power',
     source_message_id: direct.id,
   });
-  b.createAtom({ agent: 'nova', subject: 'gate', action: 'tested', outcome: 'nothing' });
-  b.ack({ message_id: direct.id, agent: 'nova' });
+  b.knowledge.createAtom({ agent: 'nova', subject: 'gate', action: 'tested', outcome: 'nothing' });
+  b.messages.ack({ message_id: direct.id, agent: 'nova' });
   ids = { direct: direct.id, broadcast: broadcast.id, thread: direct.thread_id };
   expect(stm.id).toMatch(/^stm_/);
 });
@@ -46,7 +51,7 @@ const messageRow = (id: string) =>
 describe('brain doctor', () => {
   it('passes every check on a healthy brain and changes nothing while checking', async () => {
     const before = fingerprint(connectionOf(t.brain));
-    const report = await t.brain.doctor();
+    const report = await t.brain.upkeep.doctor();
     expect(report.ok).toBe(true);
     expect(report.checks.map((c) => c.name)).toEqual([
       'integrity',
@@ -86,12 +91,12 @@ describe('brain doctor', () => {
           `INSERT INTO search_word_counts (idx, term, n, upto) VALUES ('atom', 'kept', 3, 9)`,
         )
         .run();
-      const found = await t.brain.doctor();
+      const found = await t.brain.upkeep.doctor();
       expect(found.ok).toBe(false);
       expect(problemsOf(found, 'fts')).toEqual([`${table} does not match the rows it indexes`]);
 
       const backup = join(t.dir, 'before-repair.db');
-      const repaired = await t.brain.doctor({ repair: true, backup_path: backup });
+      const repaired = await t.brain.upkeep.doctor({ repair: true, backup_path: backup });
       expect(repaired.ok).toBe(true);
       expect(repaired.backup?.path).toBe(backup);
       expect(repaired.checks.find((c) => c.name === 'fts')!.repairs).toEqual([
@@ -99,10 +104,10 @@ describe('brain doctor', () => {
       ]);
       const kept = connectionOf(t.brain).prepare(`SELECT count(*) FROM search_word_counts`);
       expect(kept.pluck().get()).toBe(0); // counted from a wrong index: dropped
-      expect((await t.brain.doctor()).ok).toBe(true);
+      expect((await t.brain.upkeep.doctor()).ok).toBe(true);
       // The backup holds the database as it was before the repair.
       const saved = openBrain({ dbPath: backup });
-      expect(problemsOf(await saved.doctor(), 'fts')).toHaveLength(1);
+      expect(problemsOf(await saved.upkeep.doctor(), 'fts')).toHaveLength(1);
       saved.close();
     });
   }
@@ -111,36 +116,44 @@ describe('brain doctor', () => {
     connectionOf(t.brain)
       .prepare(`UPDATE threads SET message_count = 7, last_message_at = ?`)
       .run(Date.parse('2000-01-01T00:00:00.000Z'));
-    const found = await t.brain.doctor();
+    const found = await t.brain.upkeep.doctor();
     expect(problemsOf(found, 'thread_counters')).toEqual([
       `thread ${ids.thread} counts 7 messages but has 2`,
     ]);
-    const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+    const repaired = await t.brain.upkeep.doctor({
+      repair: true,
+      backup_path: join(t.dir, 'b.db'),
+    });
     expect(repaired.ok).toBe(true);
-    const thread = t.brain.getThread(ids.thread)!;
+    const thread = t.brain.messages.getThread(ids.thread)!;
     expect(thread.message_count).toBe(2);
     expect(thread.last_message_at).toBe('2026-01-01T00:00:00.000Z');
 
     connectionOf(t.brain)
       .prepare(`UPDATE threads SET last_message_at = ?`)
       .run(Date.parse('2000-01-01T00:00:00.000Z'));
-    expect(problemsOf(await t.brain.doctor(), 'thread_counters')).toEqual([
+    expect(problemsOf(await t.brain.upkeep.doctor(), 'thread_counters')).toEqual([
       `thread ${ids.thread} was last active at 2000-01-01T00:00:00.000Z, before its last message (2026-01-01T00:00:00.000Z)`,
     ]);
-    await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'c.db') });
-    expect(t.brain.getThread(ids.thread)!.last_message_at).toBe('2026-01-01T00:00:00.000Z');
+    await t.brain.upkeep.doctor({ repair: true, backup_path: join(t.dir, 'c.db') });
+    expect(t.brain.messages.getThread(ids.thread)!.last_message_at).toBe(
+      '2026-01-01T00:00:00.000Z',
+    );
   });
 
   it('finds and recounts agents whose sent and received counts disagree with their rows', async () => {
     connectionOf(t.brain).prepare(`UPDATE agent_counts SET sent = sent + 5, received = 0`).run();
-    const found = problemsOf(await t.brain.doctor(), 'agent_counts');
+    const found = problemsOf(await t.brain.upkeep.doctor(), 'agent_counts');
     expect(found.some((p) => /is counted as sending \d+ messages but sent \d+/.test(p))).toBe(true);
     expect(found.some((p) => /is counted as receiving 0 messages but received \d+/.test(p))).toBe(
       true,
     );
-    const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'd.db') });
+    const repaired = await t.brain.upkeep.doctor({
+      repair: true,
+      backup_path: join(t.dir, 'd.db'),
+    });
     expect(repaired.ok).toBe(true);
-    expect(problemsOf(await t.brain.doctor(), 'agent_counts')).toEqual([]);
+    expect(problemsOf(await t.brain.upkeep.doctor(), 'agent_counts')).toEqual([]);
   });
 
   it('finds deliveries that break the rules; repairs what it can and leaves the rest to a person', async () => {
@@ -158,7 +171,7 @@ describe('brain doctor', () => {
       broadcast,
       agent('nova'),
     );
-    const found = await t.brain.doctor();
+    const found = await t.brain.upkeep.doctor();
     expect(problemsOf(found, 'deliveries').sort()).toEqual(
       [
         `message ${ids.direct} is addressed to someone else but delivered to orion`,
@@ -166,7 +179,10 @@ describe('brain doctor', () => {
         `message ${ids.direct} is acknowledged by nova but still unread`,
       ].sort(),
     );
-    const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+    const repaired = await t.brain.upkeep.doctor({
+      repair: true,
+      backup_path: join(t.dir, 'b.db'),
+    });
     const check = repaired.checks.find((c) => c.name === 'deliveries')!;
     expect(check.repairs).toEqual([
       'removed 1 delivery(ies) of broadcasts to their sender',
@@ -178,17 +194,18 @@ describe('brain doctor', () => {
     expect(repaired.ok).toBe(false);
 
     db.prepare(`DELETE FROM deliveries WHERE message_id = ?`).run(direct);
-    expect(problemsOf(await t.brain.doctor(), 'deliveries')).toEqual([
+    expect(problemsOf(await t.brain.upkeep.doctor(), 'deliveries')).toEqual([
       `message ${ids.direct} was never delivered to its recipient nova`,
     ]);
-    await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'c.db') });
+    await t.brain.upkeep.doctor({ repair: true, backup_path: join(t.dir, 'c.db') });
     // Delivered again, and read: nova had acknowledged it.
-    const receipts = t.brain.thread({ thread_id: ids.thread }).messages[0]!.receipts;
+    const receipts = t.brain.messages.thread({ thread_id: ids.thread }).messages[0]!.receipts;
     expect(receipts).toEqual([{ agent: 'nova', read_at: '2026-01-01T00:00:00.000Z' }]);
   });
 
   it('finds a damaged index in the file and rebuilds it (REINDEX)', async () => {
-    for (let i = 0; i < 50; i++) t.brain.send({ from: 'helios', to: 'nova', body: `filler ${i}` });
+    for (let i = 0; i < 50; i++)
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: `filler ${i}` });
     const path = t.path;
     t.brain.close();
     // Flip one stored time inside a leaf page of the messages_by_time index.
@@ -213,9 +230,12 @@ describe('brain doctor', () => {
 
     const brain = openBrain({ dbPath: path });
     try {
-      const found = await brain.doctor();
+      const found = await brain.upkeep.doctor();
       expect(problemsOf(found, 'integrity').join('\n')).toMatch(/messages_by_time/);
-      const repaired = await brain.doctor({ repair: true, backup_path: join(t.dir, 'r.db') });
+      const repaired = await brain.upkeep.doctor({
+        repair: true,
+        backup_path: join(t.dir, 'r.db'),
+      });
       expect(repaired.checks[0]!.repairs).toEqual(['rebuilt every index (REINDEX)']);
       expect(repaired.ok).toBe(true);
     } finally {
@@ -240,7 +260,7 @@ describe('brain doctor', () => {
         .prepare(`SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'quetzal'`)
         .all(),
     ).toEqual([]);
-    expect(problemsOf(await t.brain.doctor(), 'fts')).toEqual([]);
+    expect(problemsOf(await t.brain.upkeep.doctor(), 'fts')).toEqual([]);
   });
 
   describe('vectors against the embedding queue', () => {
@@ -248,10 +268,10 @@ describe('brain doctor', () => {
     const vectors = (r: DoctorReport) => r.checks.find((c) => c.name === 'vectors')!;
 
     it('pass when every item is embedded or queued', async () => {
-      expect(vectors(await t.brain.doctor()).problems).toEqual([]); // all queued
-      await t.brain.embedQueued(embedder());
-      expect(t.brain.embedStatus()).toMatchObject({ pending: 0, failed: 0 });
-      expect(vectors(await t.brain.doctor()).problems).toEqual([]); // all embedded
+      expect(vectors(await t.brain.upkeep.doctor()).problems).toEqual([]); // all queued
+      await t.brain.embed.embedQueued(embedder());
+      expect(t.brain.embed.embedStatus()).toMatchObject({ pending: 0, failed: 0 });
+      expect(vectors(await t.brain.upkeep.doctor()).problems).toEqual([]); // all embedded
     });
 
     it('find an item neither embedded nor queued, and queue it', async () => {
@@ -261,20 +281,23 @@ describe('brain doctor', () => {
           `UPDATE embed_cursor SET last_id = (SELECT max(id) FROM atoms) WHERE item_type = 'atom'`,
         )
         .run();
-      expect(vectors(await t.brain.doctor()).problems).toEqual([
+      expect(vectors(await t.brain.upkeep.doctor()).problems).toEqual([
         '1 atom item(s) have no vector and are not queued for one',
       ]);
-      const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+      const repaired = await t.brain.upkeep.doctor({
+        repair: true,
+        backup_path: join(t.dir, 'b.db'),
+      });
       expect(vectors(repaired).repairs).toEqual([
         'queued 1 item(s) for embedding',
         'run `brain embed` (or keep a server running) to make the vectors',
       ]);
       expect(repaired.ok).toBe(true);
-      expect(t.brain.embedStatus().pending).toBe(4);
+      expect(t.brain.embed.embedStatus().pending).toBe(4);
     });
 
     it('find vectors missing from the index, of another model, or without an index row; drop and queue them again', async () => {
-      await t.brain.embedQueued(embedder());
+      await t.brain.embed.embedQueued(embedder());
       const db = connectionOf(t.brain);
       const [a, b, c] = db
         .prepare(`SELECT id FROM embeddings ORDER BY id`)
@@ -283,7 +306,7 @@ describe('brain doctor', () => {
       db.prepare(`DELETE FROM vec_index WHERE rowid = ?`).run(BigInt(a!));
       db.prepare(`UPDATE embeddings SET model = 'old-model' WHERE id = ?`).run(b);
       db.prepare(`DELETE FROM embeddings WHERE id = ?`).run(c); // its index row stays behind
-      const problems = vectors(await t.brain.doctor()).problems;
+      const problems = vectors(await t.brain.upkeep.doctor()).problems;
       expect(problems).toHaveLength(4);
       expect(problems).toEqual(
         expect.arrayContaining([
@@ -295,11 +318,14 @@ describe('brain doctor', () => {
           ),
         ]),
       );
-      const repaired = await t.brain.doctor({ repair: true, backup_path: join(t.dir, 'b.db') });
+      const repaired = await t.brain.upkeep.doctor({
+        repair: true,
+        backup_path: join(t.dir, 'b.db'),
+      });
       expect(repaired.ok).toBe(true);
-      expect(t.brain.embedStatus().pending).toBe(3);
-      await t.brain.embedQueued(embedder());
-      expect((await t.brain.doctor()).ok).toBe(true);
+      expect(t.brain.embed.embedStatus().pending).toBe(3);
+      await t.brain.embed.embedQueued(embedder());
+      expect((await t.brain.upkeep.doctor()).ok).toBe(true);
       expect(db.prepare(`SELECT count(*) FROM vec_index`).pluck().get()).toBe(4);
     });
   });
@@ -321,7 +347,7 @@ describe('brain doctor', () => {
   });
 
   it('takes no backup when there is nothing to repair', async () => {
-    const report = await t.brain.doctor({ repair: true });
+    const report = await t.brain.upkeep.doctor({ repair: true });
     expect(report).toMatchObject({ ok: true, backup: null });
     expect(readdirSync(t.dir).filter((f) => f.includes('.bak-'))).toEqual([]);
   });
@@ -334,10 +360,10 @@ describe('brain backup', () => {
     );
     // The copy starts once both writers have sent (no fixed wait: they start at their own pace).
     await Promise.all(writers.map((w) => w.line('sent ')));
-    const before = t.brain.poll('nova').unread;
+    const before = t.brain.messages.poll('nova').unread;
     const file = join(t.dir, 'copy.db');
-    const result = await t.brain.backup(file);
-    const after = t.brain.poll('nova').unread;
+    const result = await t.brain.upkeep.backup(file);
+    const after = t.brain.messages.poll('nova').unread;
     expect(await Promise.all(writers.map((w) => w.exited))).toEqual([0, 0]);
     expect(result.path).toBe(file);
     expect(result.bytes).toBeGreaterThan(0);
@@ -345,8 +371,8 @@ describe('brain backup', () => {
 
     const copy = openBrain({ dbPath: file });
     try {
-      expect((await copy.doctor()).ok).toBe(true);
-      const copied = copy.poll('nova').unread;
+      expect((await copy.upkeep.doctor()).ok).toBe(true);
+      const copied = copy.messages.poll('nova').unread;
       expect(copied).toBeGreaterThanOrEqual(before);
       expect(copied).toBeLessThanOrEqual(after);
       const sent = writers.flatMap((w) => reported(w, 'sent'));
@@ -359,19 +385,19 @@ describe('brain backup', () => {
   it('refuses to overwrite a file or to copy the database onto itself', async () => {
     const existing = join(t.dir, 'taken.db');
     writeFileSync(existing, 'precious');
-    await expect(t.brain.backup(existing)).rejects.toMatchObject({
+    await expect(t.brain.upkeep.backup(existing)).rejects.toMatchObject({
       code: 'CONFLICT',
       message: expect.stringMatching(/taken\.db already exists/),
     });
     expect(readFileSync(existing, 'utf8')).toBe('precious');
-    await expect(t.brain.backup(t.path)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(t.brain.backup('')).rejects.toBeInstanceOf(BrainError);
+    await expect(t.brain.upkeep.backup(t.path)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(t.brain.upkeep.backup('')).rejects.toBeInstanceOf(BrainError);
   });
 
   it('explains a target it cannot write, and leaves nothing behind', async () => {
     const blocker = join(t.dir, 'a-file');
     writeFileSync(blocker, '');
-    await expect(t.brain.backup(join(blocker, 'copy.db'))).rejects.toMatchObject({
+    await expect(t.brain.upkeep.backup(join(blocker, 'copy.db'))).rejects.toMatchObject({
       code: 'STORAGE_FAILED',
       message: expect.stringMatching(/^backup to .*copy\.db failed: /),
     });

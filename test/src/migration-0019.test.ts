@@ -37,7 +37,7 @@ describe('migration 0019: the owners of work under way', () => {
     const brain = openBrain({ dbPath: path });
     try {
       expect(
-        brain.cronRuns({ job: 'daily' }).map((r) => [r.outcome, r.delivered, r.detail]),
+        brain.assistant.cronRuns({ job: 'daily' }).map((r) => [r.outcome, r.delivered, r.detail]),
       ).toEqual([
         ['ok', true, 'fine'],
         ['running', false, ''],
@@ -47,7 +47,9 @@ describe('migration 0019: the owners of work under way', () => {
         { pid: null, host: null },
         { pid: null, host: null },
       ]);
-      expect(brain.approvals({ pending: true }).map((a) => a.summary)).toEqual(['git push']);
+      expect(brain.assistant.approvals({ pending: true }).map((a) => a.summary)).toEqual([
+        'git push',
+      ]);
       // `interrupted` is an outcome now; others still are not.
       db.prepare(`UPDATE cron_runs SET outcome = 'interrupted' WHERE due_at = 1000`).run();
       expect(() => db.prepare(`UPDATE cron_runs SET outcome = 'lost'`).run()).toThrow(/CHECK/);
@@ -66,11 +68,15 @@ describe('migration 0019: the owners of work under way', () => {
   it('records the process that claims a run or waits on an ask, and none for settled rows', () => {
     const brain = openBrain({ dbPath: join(dir, 'new.db') });
     try {
-      brain.claimCronRun({ job: 'a', due_at: '2026-01-01T00:00:00.000Z' });
-      brain.claimCronRun({ job: 'a', due_at: '2026-01-02T00:00:00.000Z', outcome: 'skipped' });
+      brain.assistant.claimCronRun({ job: 'a', due_at: '2026-01-01T00:00:00.000Z' });
+      brain.assistant.claimCronRun({
+        job: 'a',
+        due_at: '2026-01-02T00:00:00.000Z',
+        outcome: 'skipped',
+      });
       const args = { tool: 't', args: {}, reason: 'r' };
-      brain.recordApproval({ ...args, decision: 'pending' });
-      brain.recordApproval({ ...args, decision: 'allow', decided_by: 'policy' });
+      brain.assistant.recordApproval({ ...args, decision: 'pending' });
+      brain.assistant.recordApproval({ ...args, decision: 'allow', decided_by: 'policy' });
       const db = connectionOf(brain);
       const owners = (table: string) =>
         db.prepare(`SELECT pid, host IS NOT NULL AS has_host FROM ${table} ORDER BY id`).all();

@@ -91,15 +91,18 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     brain = openBrain({ dbPath: path });
 
     for (const [id, , , , , , body, createdAt] of MESSAGES) {
-      expect(brain.getMessage(id)).toMatchObject({ id, body, created_at: createdAt });
+      expect(brain.messages.getMessage(id)).toMatchObject({ id, body, created_at: createdAt });
     }
-    expect(brain.getMessage('syn_ffffffffffff')).toMatchObject({
+    expect(brain.messages.getMessage('syn_ffffffffffff')).toMatchObject({
       reply_to: 'syn_000000000000',
       subject: 'pottery day',
       from: 'nova',
       to: 'helios',
     });
-    expect(brain.getMessage('syn_0123456789ab')).toMatchObject({ to: null, reply_to: null });
+    expect(brain.messages.getMessage('syn_0123456789ab')).toMatchObject({
+      to: null,
+      reply_to: null,
+    });
     // Stored as numbers: the id's 48 bits and milliseconds; a thread id as its UUID's 16 bytes.
     expect(
       connectionOf(brain).prepare(`SELECT uid, created_at FROM messages WHERE id = 4`).get(),
@@ -112,14 +115,14 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     ).toEqual({
       uid: '00000000000040008000000000000002',
     });
-    expect(brain.getThread(OTHER_THREAD)).toMatchObject({
+    expect(brain.messages.getThread(OTHER_THREAD)).toMatchObject({
       subject: 'birds',
       message_count: 2,
       last_message_at: '2023-05-09T00:00:00.000Z',
     });
 
     // In time order, ties by rowid.
-    const history = brain.thread({ thread_id: THREAD });
+    const history = brain.messages.thread({ thread_id: THREAD });
     expect(history.messages.map((m) => m.id)).toEqual([
       'syn_0123456789ab',
       'syn_000000000000',
@@ -136,7 +139,7 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
         created_at: '2023-05-08T10:00:00.000Z',
       },
     ]);
-    expect(brain.poll('nova').unread).toBe(2);
+    expect(brain.messages.poll('nova').unread).toBe(2);
   });
 
   it('leaves the full-text index as it was: same words per message, integrity-check passes', () => {
@@ -161,12 +164,12 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     expect(connectionOf(brain).pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
 
     // Words and dates in words still find messages; deleting through the triggers stays consistent.
-    expect(brain.search({ query: 'quetzal feathers' }).hits[0]).toMatchObject({
+    expect(brain.search.search({ query: 'quetzal feathers' }).hits[0]).toMatchObject({
       id: 'syn_a1b2c3d4e5f6',
       time: '2023-05-08T23:59:59.999Z',
       thread_id: OTHER_THREAD,
     });
-    expect(brain.search({ query: '9 May 2023', types: ['message'] }).hits[0]?.id).toBe(
+    expect(brain.search.search({ query: '9 May 2023', types: ['message'] }).hits[0]?.id).toBe(
       'syn_00000000beef',
     );
     connectionOf(brain)
@@ -180,9 +183,9 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
         `INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)`,
       ),
     ).not.toThrow();
-    expect(brain.search({ query: 'cups' }).hits[0]?.id).toBe('syn_0123456789ab');
-    expect(brain.search({ query: 'bowls' }).hits).toEqual([]);
-    expect(brain.search({ query: 'the day after' }).hits.map((h) => h.id)).not.toContain(
+    expect(brain.search.search({ query: 'cups' }).hits[0]?.id).toBe('syn_0123456789ab');
+    expect(brain.search.search({ query: 'bowls' }).hits).toEqual([]);
+    expect(brain.search.search({ query: 'the day after' }).hits.map((h) => h.id)).not.toContain(
       'syn_00000000beef',
     );
   });
@@ -193,7 +196,7 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     versionFour(path);
     brain = openBrain({ dbPath: path });
 
-    const prov = brain.provenance({ id: 'stm_000000000001' });
+    const prov = brain.knowledge.provenance({ id: 'stm_000000000001' });
     expect(prov.message?.id).toBe('syn_ffffffffffff');
     expect(prov.context.map((m) => m.id)).toEqual([
       'syn_0123456789ab',
@@ -201,33 +204,33 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
       'syn_ffffffffffff',
     ]);
     expect(prov.thread?.id).toBe(THREAD);
-    expect(brain.provenance({ id: 'syn_ffffffffffff' }).derived).toMatchObject({
+    expect(brain.knowledge.provenance({ id: 'syn_ffffffffffff' }).derived).toMatchObject({
       stm: [{ id: 'stm_000000000001', source_message_id: 'syn_ffffffffffff' }],
       atoms: [{ id: 'atm_000000000001', source_message_id: 'syn_ffffffffffff' }],
     });
 
-    const reply = brain.send({
+    const reply = brain.messages.send({
       from: 'helios',
       body: 'noon it is, kiln',
       reply_to: 'syn_ffffffffffff',
       at: '2023-05-08T09:00:00.5+00:00',
     });
     expect(reply).toMatchObject({ thread_id: THREAD, created_at: '2023-05-08T09:00:00.500Z' });
-    expect(brain.getMessage(reply.id)).toMatchObject({
+    expect(brain.messages.getMessage(reply.id)).toMatchObject({
       reply_to: 'syn_ffffffffffff',
       created_at: '2023-05-08T09:00:00.500Z',
     });
-    expect(brain.thread({ thread_id: THREAD }).messages.at(-1)!.id).toBe(reply.id);
+    expect(brain.messages.thread({ thread_id: THREAD }).messages.at(-1)!.id).toBe(reply.id);
 
     // Found with their neighbours in the thread, which pass the same filters.
     const kiln = (filter: { since?: string; until?: string }) =>
-      brain!.search({ query: 'kiln', types: ['message'], ...filter }).hits.map((h) => h.id);
+      brain!.search.search({ query: 'kiln', types: ['message'], ...filter }).hits.map((h) => h.id);
     expect(kiln({ since: '2023-05-08T09:00:00.001Z' })).toEqual([reply.id]);
     const before = kiln({ until: '2023-05-08T09:00:00.001Z' });
     expect(before).toContain('syn_000000000000');
     expect(before).not.toContain(reply.id);
-    expect(brain.getMessage('syn_00000000beee')).toBeUndefined();
-    expect(brain.getMessage('not an id')).toBeUndefined();
+    expect(brain.messages.getMessage('syn_00000000beee')).toBeUndefined();
+    expect(brain.messages.getMessage('not an id')).toBeUndefined();
   });
 
   it('refuses a message id it cannot turn into a number, and leaves the brain at version 4', () => {
@@ -283,26 +286,26 @@ describe("migration 0008: threads' times as integers", () => {
         t: 'integer',
       },
     ]);
-    expect(brain.getThread(THREAD)).toMatchObject({
+    expect(brain.messages.getThread(THREAD)).toMatchObject({
       created_at: '2023-05-08T08:00:00.000Z',
       last_message_at: '2023-05-08T09:00:00.000Z',
     });
-    expect(brain.getThread(OTHER_THREAD)).toMatchObject({ last_message_at: range.last });
+    expect(brain.messages.getThread(OTHER_THREAD)).toMatchObject({ last_message_at: range.last });
     // New threads and replies keep them as numbers, and the doctor finds nothing to mend.
-    const sent = brain.send({
+    const sent = brain.messages.send({
       from: 'helios',
       to: 'nova',
       body: 'a new thread',
       at: '2024-02-03T04:05:06.789Z',
     });
-    brain.send({
+    brain.messages.send({
       from: 'nova',
       to: 'helios',
       body: 'a reply',
       reply_to: sent.id,
       at: '2024-02-03T05:00:00.000Z',
     });
-    expect(brain.getThread(sent.thread_id)).toMatchObject({
+    expect(brain.messages.getThread(sent.thread_id)).toMatchObject({
       created_at: '2024-02-03T04:05:06.789Z',
       last_message_at: '2024-02-03T05:00:00.000Z',
       message_count: 2,
@@ -398,23 +401,27 @@ describe('migration 0009: the times of agents, acks, STM, atoms and links as int
       types: [{ t: 'integer' }],
     });
 
-    expect(brain.getAgent('nova')).toMatchObject({
+    expect(brain.messages.getAgent('nova')).toMatchObject({
       created_at: '2023-05-08T09:00:00.000Z',
       last_seen_at: '2023-05-08T23:59:59.999Z',
     });
-    expect(brain.getStm('stm_000000000001')).toMatchObject({
+    expect(brain.knowledge.getStm('stm_000000000001')).toMatchObject({
       created_at: '2023-05-08T08:00:00.000Z',
       expires_at: '2030-01-01T00:00:00.000Z',
     });
-    expect(brain.getStm('stm_000000000002')).toMatchObject({ expires_at: null });
-    expect(brain.getAtom('atm_000000000002')!.created_at).toBe('2023-05-08T09:00:00.000Z');
-    expect(brain.chain({ atom_id: 'atm_000000000001' }).steps[0]!.link.created_at).toBe(
+    expect(brain.knowledge.getStm('stm_000000000002')).toMatchObject({ expires_at: null });
+    expect(brain.knowledge.getAtom('atm_000000000002')!.created_at).toBe(
       '2023-05-08T09:00:00.000Z',
     );
-    const acked = brain.thread({ thread_id: THREAD }).messages.find((m) => m.acks.length > 0)!;
+    expect(brain.knowledge.chain({ atom_id: 'atm_000000000001' }).steps[0]!.link.created_at).toBe(
+      '2023-05-08T09:00:00.000Z',
+    );
+    const acked = brain.messages
+      .thread({ thread_id: THREAD })
+      .messages.find((m) => m.acks.length > 0)!;
     expect(acked.acks[0]!.created_at).toBe('2023-05-08T09:00:00.000Z');
     // The export writes ISO times, and the doctor finds nothing to mend.
-    const doc = brain.export();
+    const doc = brain.transfer.export();
     expect(doc.agents[1]).toMatchObject({ last_seen_at: '2023-05-08T23:59:59.999Z' });
     expect(doc.stm[0]).toMatchObject({ last_accessed_at: '2023-05-10T00:00:00.000Z' });
     expect(doc.atom_links[0]!.created_at).toBe('2023-05-08T09:00:00.000Z');
@@ -426,7 +433,7 @@ describe('migration 0009: the times of agents, acks, STM, atoms and links as int
     versionFour(path);
     let now = Date.parse('2026-01-01T00:00:00.000Z');
     brain = openBrain({ dbPath: path, clock: () => new Date(now) });
-    brain.remember({
+    brain.knowledge.remember({
       agent: 'nova',
       content: 'the kiln cools overnight',
       expires_at: '2026-01-02T00:00:00.000Z',
@@ -434,16 +441,18 @@ describe('migration 0009: the times of agents, acks, STM, atoms and links as int
     });
     const query = { query: 'kiln', types: ['stm' as const] };
     const ids = (input: typeof query & { since?: string; until?: string }) =>
-      brain!.search(input).hits.map((h) => h.id);
+      brain!.search.search(input).hits.map((h) => h.id);
     const fresh = ids({ ...query, since: '2025-12-30' });
     expect(fresh).toHaveLength(1);
     expect(ids({ ...query, since: '2023-01-01', until: '2024-01-01' })).toEqual([
       'stm_000000000001',
     ]);
-    expect(brain.listStm({ agent: 'nova' })).toHaveLength(2);
+    expect(brain.knowledge.listStm({ agent: 'nova' })).toHaveLength(2);
     now = Date.parse('2026-01-02T00:00:00.001Z');
     // Expired now: the new entry is left out; the old one (no expiry) stays.
-    expect(brain.listStm({ agent: 'nova' }).map((s) => s.id)).toEqual(['stm_000000000001']);
+    expect(brain.knowledge.listStm({ agent: 'nova' }).map((s) => s.id)).toEqual([
+      'stm_000000000001',
+    ]);
     expect(ids(query)).toEqual(['stm_000000000001']);
     expect(ids(query)).not.toContain(fresh[0]);
   });

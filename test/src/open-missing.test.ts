@@ -50,7 +50,7 @@ describe('opening with create: false', () => {
     const path = join(dir, 'brain.db');
     const made: string[] = [];
     const first = openBrain({ dbPath: path, onCreated: () => made.push('first') });
-    first.send({ from: 'helios', to: 'nova', body: 'hello' });
+    first.messages.send({ from: 'helios', to: 'nova', body: 'hello' });
     first.close();
     const again = openPoller({ dbPath: path, create: false, onCreated: () => made.push('again') });
     expect(again.poll('nova').unread).toBe(1);

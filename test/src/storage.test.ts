@@ -20,7 +20,7 @@ function failure(fn: () => unknown): BrainError {
 let t: TempBrain;
 beforeEach(() => {
   t = tempBrain();
-  t.brain.send({ from: 'helios', to: 'nova', subject: 'seed', body: 'the first message' });
+  t.brain.messages.send({ from: 'helios', to: 'nova', subject: 'seed', body: 'the first message' });
 });
 afterEach(() => t.cleanup());
 
@@ -35,7 +35,7 @@ describe('a full disk', () => {
     fill(t.brain);
     const before = fingerprint(connectionOf(t.brain));
     const err = failure(() =>
-      t.brain.send({ from: 'helios', to: 'nova', body: 'x'.repeat(200_000) }),
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: 'x'.repeat(200_000) }),
     );
     expect(err.code).toBe('STORAGE_FAILED');
     expect(err.message).toMatch(
@@ -43,40 +43,41 @@ describe('a full disk', () => {
     );
     expect(err.message).not.toContain('xxxx');
     expect(fingerprint(connectionOf(t.brain))).toBe(before);
-    expect(t.brain.poll('nova').unread).toBe(1);
+    expect(t.brain.messages.poll('nova').unread).toBe(1);
   });
 
   it('fails remember, atoms and imports the same way, and works again once there is room', () => {
     const other = tempBrain();
     const big = 'y'.repeat(9_000);
-    other.brain.send({ from: 'ada', to: 'bob', body: big.repeat(10) });
-    const doc = other.brain.export();
+    other.brain.messages.send({ from: 'ada', to: 'bob', body: big.repeat(10) });
+    const doc = other.brain.transfer.export();
     other.cleanup();
 
     fill(t.brain);
     const before = fingerprint(connectionOf(t.brain));
     for (const write of [
-      () => t.brain.remember({ agent: 'nova', content: big.repeat(10) }),
-      () => t.brain.createAtom({ agent: 'nova', subject: big, action: big, outcome: big }),
-      () => t.brain.import(doc),
+      () => t.brain.knowledge.remember({ agent: 'nova', content: big.repeat(10) }),
+      () =>
+        t.brain.knowledge.createAtom({ agent: 'nova', subject: big, action: big, outcome: big }),
+      () => t.brain.transfer.import(doc),
     ])
       expect(failure(write).message).toMatch(/SQLITE_FULL/);
     expect(fingerprint(connectionOf(t.brain))).toBe(before);
     connectionOf(t.brain).pragma('max_page_count = 1073741823');
-    expect(t.brain.import(doc).imported.messages).toBe(1);
+    expect(t.brain.transfer.import(doc).imported.messages).toBe(1);
   });
 });
 
 describe('a read-only database', () => {
   it('answers reads and refuses writes with a clear error', () => {
     const ro = t.reopen({ readonly: true });
-    expect(ro.poll('nova').unread).toBe(1);
-    expect(ro.search({ query: 'first' }).hits).toHaveLength(1);
+    expect(ro.messages.poll('nova').unread).toBe(1);
+    expect(ro.search.search({ query: 'first' }).hits).toHaveLength(1);
     const before = fingerprint(connectionOf(ro));
     for (const write of [
-      () => ro.send({ from: 'helios', to: 'nova', body: 'second' }),
-      () => ro.read({ agent: 'nova' }),
-      () => ro.touchAgent('zed'),
+      () => ro.messages.send({ from: 'helios', to: 'nova', body: 'second' }),
+      () => ro.messages.read({ agent: 'nova' }),
+      () => ro.messages.touchAgent('zed'),
     ]) {
       const err = failure(write);
       expect(err.code).toBe('STORAGE_FAILED');
@@ -91,19 +92,25 @@ describe('a read-only database', () => {
 describe('a read-only disk under a writable connection', () => {
   // query_only refuses every write with SQLITE_READONLY, as a read-only mount does.
   it('still answers searches and lists that count memory accesses; writes are refused', () => {
-    const source = t.brain.getMessage(t.brain.peek({ agent: 'nova' })[0]!.id)!;
-    t.brain.remember({ agent: 'nova', content: 'the first lesson', source_message_id: source.id });
+    const source = t.brain.messages.getMessage(t.brain.messages.peek({ agent: 'nova' })[0]!.id)!;
+    t.brain.knowledge.remember({
+      agent: 'nova',
+      content: 'the first lesson',
+      source_message_id: source.id,
+    });
     connectionOf(t.brain).pragma('query_only = 1');
     const before = fingerprint(connectionOf(t.brain));
     expect(
-      t.brain
+      t.brain.search
         .search({ query: 'first' })
         .hits.map((h) => h.type)
         .sort(),
     ).toEqual(['message', 'stm']);
-    expect(t.brain.listStm()).toHaveLength(1);
-    expect(t.brain.poll('nova').unread).toBe(1);
-    expect(failure(() => t.brain.read({ agent: 'nova' })).message).toMatch(/SQLITE_READONLY/);
+    expect(t.brain.knowledge.listStm()).toHaveLength(1);
+    expect(t.brain.messages.poll('nova').unread).toBe(1);
+    expect(failure(() => t.brain.messages.read({ agent: 'nova' })).message).toMatch(
+      /SQLITE_READONLY/,
+    );
     expect(fingerprint(connectionOf(t.brain))).toBe(before);
   });
 });

@@ -28,7 +28,7 @@ const WHO = { name: 'chat/work', agent: 'assistant', owner: 'ann' };
 describe('export is a backup', () => {
   it('covers every table: each one holding data is exported, the others say why not', async () => {
     useEveryFeature(t.brain, clock);
-    await t.brain.embedQueued(wordEmbedder(['gate', 'plan'])); // the vector tables exist too
+    await t.brain.embed.embedQueued(wordEmbedder(['gate', 'plan'])); // the vector tables exist too
     const db = connectionOf(t.brain);
     const tables = db
       .prepare(
@@ -48,7 +48,7 @@ describe('export is a backup', () => {
 
   it('export → import into an empty brain → export is identical, the assistant included', () => {
     const made = useEveryFeature(t.brain, clock);
-    const first = t.brain.export();
+    const first = t.brain.transfer.export();
     expect(first.version).toBe(2);
     expect(first.reminders.map((r) => r.tainted_by)).toContain('tool:web_fetch');
     expect(first.tasks.map((r) => r.tainted_by)).toContain('agent:nova');
@@ -60,7 +60,7 @@ describe('export is a backup', () => {
     ]);
 
     const other = emptyBrain();
-    const result = other.brain.import(JSON.parse(JSON.stringify(first)));
+    const result = other.brain.transfer.import(JSON.parse(JSON.stringify(first)));
     expect(result.imported).toEqual({
       agents: 5,
       threads: 4,
@@ -79,60 +79,75 @@ describe('export is a backup', () => {
       model_usage: 2,
       scheduler_state: 2,
     });
-    expect(other.brain.export()).toEqual(first);
+    expect(other.brain.transfer.export()).toEqual(first);
 
     // The same brain through its own API: same ids, same states, same numbers.
-    expect(other.brain.sessions()).toEqual(t.brain.sessions());
-    expect(other.brain.reminders({ all: true })).toEqual(t.brain.reminders({ all: true }));
-    expect(other.brain.tasks({ status: 'all' })).toEqual(t.brain.tasks({ status: 'all' }));
-    expect(other.brain.cronRuns()).toEqual(t.brain.cronRuns());
-    expect(other.brain.approvals({ limit: 100 })).toEqual(t.brain.approvals({ limit: 100 }));
-    expect(other.brain.approvalRules()).toEqual(t.brain.approvalRules());
-    expect(other.brain.pairings()).toEqual(t.brain.pairings());
-    expect(other.brain.ownerTarget('assistant')).toEqual(t.brain.ownerTarget('assistant'));
-    expect(other.brain.usage({ by: 'source' })).toEqual(t.brain.usage({ by: 'source' }));
-    expect(other.brain.schedulerState('heartbeat:last')).toEqual({
+    expect(other.brain.assistant.sessions()).toEqual(t.brain.assistant.sessions());
+    expect(other.brain.assistant.reminders({ all: true })).toEqual(
+      t.brain.assistant.reminders({ all: true }),
+    );
+    expect(other.brain.assistant.tasks({ status: 'all' })).toEqual(
+      t.brain.assistant.tasks({ status: 'all' }),
+    );
+    expect(other.brain.assistant.cronRuns()).toEqual(t.brain.assistant.cronRuns());
+    expect(other.brain.assistant.approvals({ limit: 100 })).toEqual(
+      t.brain.assistant.approvals({ limit: 100 }),
+    );
+    expect(other.brain.assistant.approvalRules()).toEqual(t.brain.assistant.approvalRules());
+    expect(other.brain.assistant.pairings()).toEqual(t.brain.assistant.pairings());
+    expect(other.brain.assistant.ownerTarget('assistant')).toEqual(
+      t.brain.assistant.ownerTarget('assistant'),
+    );
+    expect(other.brain.assistant.usage({ by: 'source' })).toEqual(
+      t.brain.assistant.usage({ by: 'source' }),
+    );
+    expect(other.brain.assistant.schedulerState('heartbeat:last')).toEqual({
       at: '2026-01-01T00:00:00.000Z',
       text: 'all quiet',
     });
-    expect(other.brain.isPaired({ channel: 'telegram', user_id: '8' })).toBe(true);
+    expect(other.brain.assistant.isPaired({ channel: 'telegram', user_id: '8' })).toBe(true);
 
     // The session continues its thread, with its history; no second thread is started.
-    const resumed = other.brain.session(WHO);
+    const resumed = other.brain.assistant.session(WHO);
     expect(resumed.thread_id).toBe(made.session.thread_id);
     expect(resumed.threads).toBe(2);
-    expect(other.brain.sessionOfThread(made.firstThread)?.name).toBe('chat/work');
-    expect(other.brain.latestSummary(made.session.thread_id)?.stm.content).toBe(
+    expect(other.brain.assistant.sessionOfThread(made.firstThread)?.name).toBe('chat/work');
+    expect(other.brain.assistant.latestSummary(made.session.thread_id)?.stm.content).toBe(
       'summary: ann planned',
     );
     // Leases belong to the processes of the brain they were taken in.
-    expect(other.brain.getLease('session:chat/work')).toBeUndefined();
+    expect(other.brain.assistant.getLease('session:chat/work')).toBeUndefined();
   });
 
   it('imports again without doubling anything', () => {
     useEveryFeature(t.brain, clock);
-    const doc = t.brain.export();
+    const doc = t.brain.transfer.export();
     const other = emptyBrain();
-    other.brain.import(doc);
-    const again = other.brain.import(doc);
+    other.brain.transfer.import(doc);
+    const again = other.brain.transfer.import(doc);
     expect(Object.values(again.imported).every((n) => n === 0)).toBe(true);
     expect(again.existing).toMatchObject({ sessions: 2, reminders: 4, model_usage: 2 });
-    expect(other.brain.export()).toEqual(doc);
+    expect(other.brain.transfer.export()).toEqual(doc);
   });
 
   it('into a brain in use: keeps what is there, adds what is new under free ids, doubles nothing', () => {
     const made = useEveryFeature(t.brain, clock);
-    const doc = t.brain.export();
+    const doc = t.brain.transfer.export();
 
     const other = emptyBrain();
-    const own = other.brain.session(WHO);
-    other.brain.send({ from: 'ann', to: 'assistant', body: 'mine', thread: own.thread_id });
-    const mine = other.brain.addReminder({ text: 'water plants', due_at: '2026-01-09' });
-    other.brain.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log' });
-    other.brain.setOwnerTarget({ agent: 'assistant', channel: 'discord', chat_id: '9' });
-    other.brain.setSchedulerState('heartbeat:last', 'here');
+    const own = other.brain.assistant.session(WHO);
+    other.brain.messages.send({
+      from: 'ann',
+      to: 'assistant',
+      body: 'mine',
+      thread: own.thread_id,
+    });
+    const mine = other.brain.assistant.addReminder({ text: 'water plants', due_at: '2026-01-09' });
+    other.brain.assistant.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log' });
+    other.brain.assistant.setOwnerTarget({ agent: 'assistant', channel: 'discord', chat_id: '9' });
+    other.brain.assistant.setSchedulerState('heartbeat:last', 'here');
 
-    const result = other.brain.import(doc);
+    const result = other.brain.transfer.import(doc);
     expect(result.existing).toMatchObject({
       sessions: 1,
       approval_rules: 1,
@@ -142,40 +157,43 @@ describe('export is a backup', () => {
     expect(result.imported).toMatchObject({ sessions: 1, reminders: 4, approval_rules: 0 });
 
     // The session here keeps its thread; the file's threads of it join its history.
-    const session = other.brain.session(WHO);
+    const session = other.brain.assistant.session(WHO);
     expect(session.thread_id).toBe(own.thread_id);
     expect(session.threads).toBe(3);
-    expect(other.brain.sessionOfThread(made.session.thread_id)?.name).toBe('chat/work');
+    expect(other.brain.assistant.sessionOfThread(made.session.thread_id)?.name).toBe('chat/work');
     // Reminder 1 was taken here: the file's reminder 1 came in under a new id.
-    const texts = other.brain.reminders({ all: true }).map((r) => [r.id, r.text]);
+    const texts = other.brain.assistant.reminders({ all: true }).map((r) => [r.id, r.text]);
     expect(texts).toContainEqual([mine.id, 'water plants']);
     expect(texts.filter(([, text]) => text === 'stand up')).toHaveLength(1);
-    expect(other.brain.ownerTarget('assistant')?.channel).toBe('discord');
-    expect(other.brain.schedulerState('heartbeat:last')).toBe('here');
+    expect(other.brain.assistant.ownerTarget('assistant')?.channel).toBe('discord');
+    expect(other.brain.assistant.schedulerState('heartbeat:last')).toBe('here');
 
-    const twice = other.brain.import(doc);
+    const twice = other.brain.transfer.import(doc);
     expect(Object.values(twice.imported).every((n) => n === 0)).toBe(true);
-    expect(other.brain.reminders({ all: true })).toHaveLength(5);
+    expect(other.brain.assistant.reminders({ all: true })).toHaveLength(5);
   });
 
   it('refuses, whole, a new session whose thread is another session’s here', () => {
     useEveryFeature(t.brain, clock);
-    const doc = t.brain.export();
+    const doc = t.brain.transfer.export();
     const other = emptyBrain();
-    other.brain.import(doc);
+    other.brain.transfer.import(doc);
     const renamed = JSON.parse(JSON.stringify(doc));
     renamed.sessions[0].name = 'chat/renamed';
     renamed.reminders.push({ ...renamed.reminders[0], id: 99, text: 'new here' });
-    expect(() => other.brain.import(renamed)).toThrow(
+    expect(() => other.brain.transfer.import(renamed)).toThrow(
       /^import: session chat\/renamed: its thread thr_\S+ is the thread of session chat\/work here$/,
     );
-    expect(other.brain.sessions().map((s) => s.name)).toEqual(['chat/work', 'inbox/nova']);
-    expect(other.brain.getReminder(99)).toBeUndefined();
+    expect(other.brain.assistant.sessions().map((s) => s.name)).toEqual([
+      'chat/work',
+      'inbox/nova',
+    ]);
+    expect(other.brain.assistant.getReminder(99)).toBeUndefined();
   });
 
   it('still reads a version 1 export, which holds no assistant state', () => {
     useEveryFeature(t.brain, clock);
-    const doc = t.brain.export();
+    const doc = t.brain.transfer.export();
     const v1 = {
       format: doc.format,
       version: 1,
@@ -187,30 +205,30 @@ describe('export is a backup', () => {
       atom_links: doc.atom_links,
     };
     const other = emptyBrain();
-    expect(other.brain.import(v1).imported).toMatchObject({ messages: 7, sessions: 0 });
-    expect(other.brain.export().messages).toEqual(doc.messages);
+    expect(other.brain.transfer.import(v1).imported).toMatchObject({ messages: 7, sessions: 0 });
+    expect(other.brain.transfer.export().messages).toEqual(doc.messages);
   });
 
   it('rejects a bad assistant row whole, naming the field, and changes nothing', () => {
     useEveryFeature(t.brain, clock);
-    const doc = JSON.parse(JSON.stringify(t.brain.export()));
+    const doc = JSON.parse(JSON.stringify(t.brain.transfer.export()));
     doc.reminders[1].mode = 'shout';
     const other = emptyBrain();
-    expect(() => other.brain.import(doc)).toThrow(/reminders\.1\.mode: /);
+    expect(() => other.brain.transfer.import(doc)).toThrow(/reminders\.1\.mode: /);
     doc.reminders[1].mode = 'notify';
     doc.sessions[0].threads = [];
-    expect(() => other.brain.import(doc)).toThrow(
+    expect(() => other.brain.transfer.import(doc)).toThrow(
       /sessions\.0\.threads: must include the session's thread_id/,
     );
-    doc.sessions[0].threads = t.brain.export().sessions[0]!.threads;
+    doc.sessions[0].threads = t.brain.transfer.export().sessions[0]!.threads;
     doc.version = 3;
-    expect(() => other.brain.import(doc)).toThrow(/version: /);
-    expect(other.brain.export().messages).toEqual([]);
+    expect(() => other.brain.transfer.import(doc)).toThrow(/version: /);
+    expect(other.brain.transfer.export().messages).toEqual([]);
   });
 
   it('exports no assistant state with one thread: it belongs to the whole brain', () => {
     const made = useEveryFeature(t.brain, clock);
-    const doc = t.brain.export({ thread_id: made.session.thread_id });
+    const doc = t.brain.transfer.export({ thread_id: made.session.thread_id });
     expect(doc.messages.map((m) => m.body)).toEqual(['next', 'sure']);
     expect(doc.sessions).toEqual([]);
     expect(doc.model_usage).toEqual([]);

@@ -12,8 +12,8 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 function populate(brain: TempBrain['brain']) {
-  brain.touchAgent('atlas');
-  const m = brain.send({
+  brain.messages.touchAgent('atlas');
+  const m = brain.messages.send({
     from: 'helios',
     to: 'nova',
     subject: 'spread gate',
@@ -22,12 +22,12 @@ function populate(brain: TempBrain['brain']) {
     tags: ['trading'],
   });
   clock.tick();
-  const b = brain.send({ from: 'helios', body: 'broadcast', priority: 'urgent' });
+  const b = brain.messages.send({ from: 'helios', body: 'broadcast', priority: 'urgent' });
   clock.tick();
-  const r = brain.send({ from: 'nova', to: 'helios', body: 'agreed', reply_to: m.id });
-  brain.read({ agent: 'nova' });
-  brain.ack({ message_id: m.id, agent: 'nova', body: 'ok' });
-  const s = brain.remember({
+  const r = brain.messages.send({ from: 'nova', to: 'helios', body: 'agreed', reply_to: m.id });
+  brain.messages.read({ agent: 'nova' });
+  brain.messages.ack({ message_id: m.id, agent: 'nova', body: 'ok' });
+  const s = brain.knowledge.remember({
     agent: 'nova',
     content: 'drop the gate',
     categories: ['x', 'y'],
@@ -35,32 +35,32 @@ function populate(brain: TempBrain['brain']) {
     source_message_id: m.id,
     expires_at: '2027-01-01',
   });
-  const a1 = brain.createAtom({
+  const a1 = brain.knowledge.createAtom({
     agent: 'nova',
     subject: 'gate',
     action: 'filter',
     outcome: 'none',
     source_message_id: m.id,
   });
-  const a2 = brain.createAtom({
+  const a2 = brain.knowledge.createAtom({
     agent: 'nova',
     subject: 'halt',
     action: 'halt',
     outcome: 'fewer losses',
   });
-  brain.link({ from: a1.id, to: a2.id, type: 'enables', strength: 0.3 });
-  brain.setThreadStatus(b.thread_id, 'archived');
+  brain.knowledge.link({ from: a1.id, to: a2.id, type: 'enables', strength: 0.3 });
+  brain.messages.setThreadStatus(b.thread_id, 'archived');
   return { m, b, r, s, a1, a2 };
 }
 
 describe('export and import', () => {
   it('round-trips everything: export → import → export is identical', () => {
     populate(t.brain);
-    const first = t.brain.export();
+    const first = t.brain.transfer.export();
     expect(first.messages).toHaveLength(3);
     const other = tempBrain();
     try {
-      const result = other.brain.import(JSON.parse(JSON.stringify(first)));
+      const result = other.brain.transfer.import(JSON.parse(JSON.stringify(first)));
       expect(result.imported).toMatchObject({
         agents: 3,
         threads: 2,
@@ -70,14 +70,14 @@ describe('export and import', () => {
         atom_links: 1,
         sessions: 0,
       });
-      expect(other.brain.export()).toEqual(first);
+      expect(other.brain.transfer.export()).toEqual(first);
       // Importing again adds nothing.
-      const again = other.brain.import(first);
+      const again = other.brain.transfer.import(first);
       expect(Object.values(again.imported).every((n) => n === 0)).toBe(true);
-      expect(other.brain.export()).toEqual(first);
+      expect(other.brain.transfer.export()).toEqual(first);
       // What was imported works: search, poll, provenance.
-      expect(other.brain.search({ query: 'gate' }).hits.length).toBeGreaterThan(0);
-      expect(other.brain.poll('atlas').unread).toBe(1);
+      expect(other.brain.search.search({ query: 'gate' }).hits.length).toBeGreaterThan(0);
+      expect(other.brain.messages.poll('atlas').unread).toBe(1);
     } finally {
       other.cleanup();
     }
@@ -85,7 +85,7 @@ describe('export and import', () => {
 
   it('exports one thread with the knowledge derived from it', () => {
     const { m, s, a1 } = populate(t.brain);
-    const doc = t.brain.export({ thread_id: m.thread_id });
+    const doc = t.brain.transfer.export({ thread_id: m.thread_id });
     expect(doc.threads.map((x) => x.id)).toEqual([m.thread_id]);
     expect(doc.messages).toHaveLength(2);
     expect(doc.stm.map((x) => x.id)).toEqual([s.id]);
@@ -96,18 +96,18 @@ describe('export and import', () => {
 
   it('rejects a malformed document whole, naming the field, and changes nothing', () => {
     populate(t.brain);
-    const doc = t.brain.export();
+    const doc = t.brain.transfer.export();
     const other = tempBrain();
     try {
       const bad = JSON.parse(JSON.stringify(doc));
       bad.messages[2].priority = 'loud';
-      expect(() => other.brain.import(bad)).toThrow(/messages.2.priority: must be one of/);
+      expect(() => other.brain.transfer.import(bad)).toThrow(/messages.2.priority: must be one of/);
       const dangling = JSON.parse(JSON.stringify(doc));
       dangling.messages[0].thread_id = 'thr_00000000-0000-4000-8000-000000000000';
-      expect(() => other.brain.import(dangling)).toThrow(/refers to thr_00000000/);
-      expect(() => other.brain.import({ format: 'nope' })).toThrow(/format/);
-      expect(other.brain.export().messages).toEqual([]);
-      expect(other.brain.listAgents()).toEqual([]);
+      expect(() => other.brain.transfer.import(dangling)).toThrow(/refers to thr_00000000/);
+      expect(() => other.brain.transfer.import({ format: 'nope' })).toThrow(/format/);
+      expect(other.brain.transfer.export().messages).toEqual([]);
+      expect(other.brain.messages.listAgents()).toEqual([]);
     } finally {
       other.cleanup();
     }
@@ -118,7 +118,7 @@ describe('migrate from SYNAPSE and Cortex', () => {
   const fixtures = join(ROOT, 'test', 'fixtures', 'legacy');
 
   it('imports synapse.json strictly, reports skipped records with reasons, and is idempotent', () => {
-    const report = t.brain.migrateSynapse(join(fixtures, 'synapse.json'));
+    const report = t.brain.transfer.migrateSynapse(join(fixtures, 'synapse.json'));
     expect(report).toMatchObject({ read: 11, imported: 5, existing: 0 });
     expect(report.skipped.map((s) => [s.id ?? s.index, s.reason])).toEqual([
       ['msg-0005', 'no body'],
@@ -130,7 +130,7 @@ describe('migrate from SYNAPSE and Cortex', () => {
     ]);
     expect(report.notes.join('\n')).toMatch(/msg-9999/);
 
-    const doc = t.brain.export();
+    const doc = t.brain.transfer.export();
     const byLegacy = new Map(doc.messages.map((m) => [m.metadata?.legacy_id, m]));
     const first = byLegacy.get('msg-0001')!;
     expect(first).toMatchObject({
@@ -157,30 +157,30 @@ describe('migrate from SYNAPSE and Cortex', () => {
       ['nova', false],
     ]);
     expect(byLegacy.get('msg-0004')!.created_at).toBe('2025-06-02T08:00:00.000Z');
-    expect(t.brain.getThread(first.thread_id)!.message_count).toBe(2);
+    expect(t.brain.messages.getThread(first.thread_id)!.message_count).toBe(2);
 
-    const second = t.brain.migrateSynapse(join(fixtures, 'synapse.json'));
+    const second = t.brain.transfer.migrateSynapse(join(fixtures, 'synapse.json'));
     expect(second).toMatchObject({ imported: 0, existing: 5 });
-    expect(t.brain.export()).toEqual(doc);
+    expect(t.brain.transfer.export()).toEqual(doc);
   });
 
   it('imports a directory of Cortex entries, links sources to migrated messages, and is idempotent', () => {
-    t.brain.migrateSynapse(join(fixtures, 'synapse.json'));
-    const report = t.brain.migrateCortex(join(fixtures, 'cortex'));
+    t.brain.transfer.migrateSynapse(join(fixtures, 'synapse.json'));
+    const report = t.brain.transfer.migrateCortex(join(fixtures, 'cortex'));
     expect(report).toMatchObject({ read: 5, imported: 3, existing: 0 });
     expect(report.skipped.map((s) => s.reason)).toEqual([
       'importance 7 is not between 1.0 and 3.0',
       'no content',
       expect.stringMatching(/broken.json is not valid JSON/),
     ]);
-    const stm = t.brain.export().stm;
+    const stm = t.brain.transfer.export().stm;
     const gate = stm.find((s) => s.content.startsWith('Spread gate'))!;
     expect(gate).toMatchObject({
       agent: 'nova',
       categories: ['decisions', 'trading'],
       importance: 2.5,
     });
-    const source = t.brain.getMessage(gate.source_message_id!)!;
+    const source = t.brain.messages.getMessage(gate.source_message_id!)!;
     expect(source.metadata.legacy_id).toBe('msg-0001');
     const ops = stm.find((s) => s.content.startsWith('Exchange'))!;
     expect(ops).toMatchObject({
@@ -189,7 +189,7 @@ describe('migrate from SYNAPSE and Cortex', () => {
       importance: 2,
       expires_at: '2025-06-08T17:48:20.000Z',
     });
-    expect(t.brain.migrateCortex(join(fixtures, 'cortex'))).toMatchObject({
+    expect(t.brain.transfer.migrateCortex(join(fixtures, 'cortex'))).toMatchObject({
       imported: 0,
       existing: 3,
     });
@@ -198,12 +198,16 @@ describe('migrate from SYNAPSE and Cortex', () => {
   it('explains unreadable files clearly', () => {
     const bad = join(t.dir, 'bad.json');
     writeFileSync(bad, '{"messages": [');
-    expect(() => t.brain.migrateSynapse(bad)).toThrow(/synapse: .*bad.json is not valid JSON/);
+    expect(() => t.brain.transfer.migrateSynapse(bad)).toThrow(
+      /synapse: .*bad.json is not valid JSON/,
+    );
     writeFileSync(bad, '{"msgs": []}');
-    expect(() => t.brain.migrateSynapse(bad)).toThrow(/has no "messages" array/);
-    expect(() => t.brain.migrateSynapse(join(t.dir, 'missing.json'))).toThrow(
+    expect(() => t.brain.transfer.migrateSynapse(bad)).toThrow(/has no "messages" array/);
+    expect(() => t.brain.transfer.migrateSynapse(join(t.dir, 'missing.json'))).toThrow(
       /cannot read .*missing.json: no such file/,
     );
-    expect(() => t.brain.migrateCortex(join(t.dir, 'missing'))).toThrow(/no file or directory/);
+    expect(() => t.brain.transfer.migrateCortex(join(t.dir, 'missing'))).toThrow(
+      /no file or directory/,
+    );
   });
 });

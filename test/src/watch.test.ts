@@ -42,15 +42,15 @@ describe('watchBrain', () => {
   });
 
   it('sees a message another connection (another process) commits, with its recipients', () => {
-    t.brain.touchAgent('bob');
-    t.brain.touchAgent('carol');
+    t.brain.messages.touchAgent('bob');
+    t.brain.messages.touchAgent('carol');
     const other = t.reopen();
     const clock = manualTimers();
     const seen: ArrivedMessage[] = [];
     watchBrain(t.brain, { timers: clock.timers }).onMessages((batch) => seen.push(...batch));
 
-    const direct = other.send({ from: 'alice', to: 'bob', body: 'for bob' });
-    const broadcast = other.send({ from: 'alice', body: 'for everyone' });
+    const direct = other.messages.send({ from: 'alice', to: 'bob', body: 'for bob' });
+    const broadcast = other.messages.send({ from: 'alice', body: 'for everyone' });
     clock.tick();
 
     expect(seen).toEqual([
@@ -71,7 +71,7 @@ describe('watchBrain', () => {
     watchBrain(t.brain, { timers: clock.timers }).onMessages((b) =>
       seen.push(...b.map((m) => m.id)),
     );
-    const sent = t.brain.send({ from: 'alice', to: 'bob', body: 'same connection' });
+    const sent = t.brain.messages.send({ from: 'alice', to: 'bob', body: 'same connection' });
     clock.tick();
     expect(seen).toEqual([sent.id]);
   });
@@ -82,20 +82,20 @@ describe('watchBrain', () => {
     watchBrain(t.brain, { timers: clock.timers }).onMessages(() => calls++);
     clock.tick();
     expect(calls).toBe(0);
-    t.reopen().send({ from: 'alice', to: 'bob', body: 'once' });
+    t.reopen().messages.send({ from: 'alice', to: 'bob', body: 'once' });
     clock.tick();
     clock.tick();
     expect(calls).toBe(1);
   });
 
   it('ignores messages from before the first listener', () => {
-    t.brain.send({ from: 'alice', to: 'bob', body: 'old news' });
+    t.brain.messages.send({ from: 'alice', to: 'bob', body: 'old news' });
     const clock = manualTimers();
     const seen: string[] = [];
     watchBrain(t.brain, { timers: clock.timers }).onMessages((b) =>
       seen.push(...b.map((m) => m.id)),
     );
-    const fresh = t.reopen().send({ from: 'alice', to: 'bob', body: 'news' });
+    const fresh = t.reopen().messages.send({ from: 'alice', to: 'bob', body: 'news' });
     clock.tick();
     expect(seen).toEqual([fresh.id]);
   });
@@ -111,7 +111,7 @@ describe('watchBrain', () => {
       .transaction(() =>
         Array.from(
           { length: 1203 },
-          (_, i) => other.send({ from: 'a', to: 'b', body: `m${i}` }).id,
+          (_, i) => other.messages.send({ from: 'a', to: 'b', body: `m${i}` }).id,
         ),
       )
       .immediate();
@@ -126,7 +126,7 @@ describe('watchBrain', () => {
     watchBrain(reader, { timers: clock.timers }).onMessages((b) =>
       seen.push(...b.map((m) => m.id)),
     );
-    const sent = t.brain.send({ from: 'alice', to: 'bob', body: 'x' });
+    const sent = t.brain.messages.send({ from: 'alice', to: 'bob', body: 'x' });
     clock.tick();
     expect(seen).toEqual([sent.id]);
   });

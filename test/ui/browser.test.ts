@@ -121,7 +121,7 @@ if (missing) {
       );
       const reader = openBrain({ dbPath, readonly: true });
       try {
-        expect(reader.getApproval(seeded.approval)).toMatchObject({
+        expect(reader.assistant.getApproval(seeded.approval)).toMatchObject({
           decision: 'approved',
           decided_by: 'owner',
         });
@@ -170,7 +170,7 @@ if (missing) {
 
     it('shows a read, an ack and a memory written by other processes without a reload', async () => {
       const writer = openBrain({ dbPath });
-      const sent = writer.send({
+      const sent = writer.messages.send({
         from: 'atlas',
         to: 'nova',
         thread: seeded.thread,

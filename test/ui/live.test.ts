@@ -32,12 +32,12 @@ describe('live receipts and memories', () => {
     f = await startFixture();
     const stream = await openStream(f);
     const { thread, message } = f.seeded;
-    f.brain.send({ from: 'nova', to: 'atlas', thread, body: 'ping' }); // someone else's message
+    f.brain.messages.send({ from: 'nova', to: 'atlas', thread, body: 'ping' }); // someone else's message
     f.timers.tick();
-    const reply = f.brain.send({ from: 'atlas', to: 'nova', thread, body: 'pong' });
-    f.brain.markRead({ message_id: reply.id, agent: 'nova' });
-    f.brain.ack({ message_id: reply.id, agent: 'nova', body: 'private ack words' });
-    const stm = f.brain.remember({
+    const reply = f.brain.messages.send({ from: 'atlas', to: 'nova', thread, body: 'pong' });
+    f.brain.messages.markRead({ message_id: reply.id, agent: 'nova' });
+    f.brain.messages.ack({ message_id: reply.id, agent: 'nova', body: 'private ack words' });
+    const stm = f.brain.knowledge.remember({
       agent: 'nova',
       content: 'private memory words',
       source_message_id: message,
@@ -60,12 +60,16 @@ describe('live receipts and memories', () => {
   it('a message fragment carries its receipts, acks and what was learned, as the thread page draws it', async () => {
     f = await startFixture();
     const { thread } = f.seeded;
-    const reply = f.brain.send({ from: 'atlas', to: 'nova', thread, body: 'pong' });
+    const reply = f.brain.messages.send({ from: 'atlas', to: 'nova', thread, body: 'pong' });
     const before = await (await f.get(`/fragments/message/${reply.id}`)).text();
     expect(before).toMatch(/nova<\/a>:\s*<strong>unread<\/strong>/);
-    f.brain.markRead({ message_id: reply.id, agent: 'nova' });
-    f.brain.ack({ message_id: reply.id, agent: 'nova', body: 'seen it' });
-    f.brain.remember({ agent: 'nova', content: 'atlas says pong', source_message_id: reply.id });
+    f.brain.messages.markRead({ message_id: reply.id, agent: 'nova' });
+    f.brain.messages.ack({ message_id: reply.id, agent: 'nova', body: 'seen it' });
+    f.brain.knowledge.remember({
+      agent: 'nova',
+      content: 'atlas says pong',
+      source_message_id: reply.id,
+    });
     const after = await (await f.get(`/fragments/message/${reply.id}`)).text();
     expect(after).toMatch(/nova<\/a>:\s*read <time/);
     expect(after).toMatch(/acknowledged <time[^>]*>[^<]*<\/time>: seen it/);
@@ -77,7 +81,7 @@ describe('search on the page', () => {
   it('searches by words and meaning when the brain has vectors and the embedder answers', async () => {
     const embedder = wordEmbedder(['disk', 'wal', 'deploy']);
     f = await startFixture({ searchEmbedder: () => Promise.resolve(embedder) });
-    await f.brain.embedQueued(embedder);
+    await f.brain.embed.embedQueued(embedder);
     const html = await (await f.get('/search?q=disk')).text();
     expect(html).toMatch(/retrievers: fts, vector/);
     expect(html).toContain('<span class="badge retriever">vector #1</span>');
@@ -87,7 +91,7 @@ describe('search on the page', () => {
   it('falls back to words with a notice when the embedder does not answer', async () => {
     const embedder = wordEmbedder(['disk', 'wal', 'deploy'], { failOn: 'disk' });
     f = await startFixture({ searchEmbedder: () => Promise.resolve(embedder) });
-    await f.brain.embedQueued(wordEmbedder(['disk', 'wal', 'deploy']));
+    await f.brain.embed.embedQueued(wordEmbedder(['disk', 'wal', 'deploy']));
     const html = await (await f.get('/search?q=disk')).text();
     expect(html).toMatch(/retrievers: fts\s*</);
     expect(html).toContain('class="notice"');

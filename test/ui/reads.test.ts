@@ -11,7 +11,7 @@ afterEach(async () => {
 describe('looking is not reading', () => {
   it('viewing an inbox, a thread and search marks nothing read and writes nothing', async () => {
     f = await startFixture();
-    const before = f.brain.poll('nova').unread;
+    const before = f.brain.messages.poll('nova').unread;
     expect(before).toBe(3);
     const wal = () => statSync(`${f!.temp.path}-wal`).size;
     f.brain.close(); // the seeding connection checkpoints as it closes: only the server is left
@@ -27,18 +27,23 @@ describe('looking is not reading', () => {
     }
     expect(wal()).toBe(walBefore);
     const again = f.temp.reopen({ readonly: true });
-    expect(again.poll('nova').unread).toBe(3);
-    expect(again.inboxView({ agent: 'nova' }).read).toEqual([]);
+    expect(again.messages.poll('nova').unread).toBe(3);
+    expect(again.messages.inboxView({ agent: 'nova' }).read).toEqual([]);
   });
 });
 
 describe('a long thread', () => {
   it('pages a 10,000-message thread, showing the latest page first', async () => {
     f = await startFixture({ seed: false });
-    const first = f.brain.send({ from: 'nova', to: 'helios', subject: 'long', body: 'message 0' });
+    const first = f.brain.messages.send({
+      from: 'nova',
+      to: 'helios',
+      subject: 'long',
+      body: 'message 0',
+    });
     f.brain.batch(() => {
       for (let i = 1; i < 10_000; i++)
-        f!.brain.send({
+        f!.brain.messages.send({
           from: i % 2 ? 'helios' : 'nova',
           to: i % 2 ? 'nova' : 'helios',
           thread: first.thread_id,
@@ -76,7 +81,7 @@ describe('live updates', () => {
       }
     };
     await readUntil(': connected');
-    const sent = f.brain.send({
+    const sent = f.brain.messages.send({
       from: 'atlas',
       to: 'nova',
       thread: f.seeded.thread,

@@ -32,7 +32,7 @@ describe('approvals through the page', () => {
     const res = await approve(f, { Origin: f.base }, { csrf, decision: 'approved' });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toMatch(/^\/assistant\?done=/);
-    expect(f.brain.getApproval(f.seeded.approval)).toMatchObject({
+    expect(f.brain.assistant.getApproval(f.seeded.approval)).toMatchObject({
       decision: 'approved',
       decided_by: 'owner',
     });
@@ -48,7 +48,7 @@ describe('approvals through the page', () => {
     const fields: Record<string, string> = { decision: 'approved', ...(withCsrf ? { csrf } : {}) };
     const res = await approve(f, headers(f.base), fields);
     expect(res.status).toBe(403);
-    expect(f.brain.getApproval(f.seeded.approval)?.decision).toBe('pending');
+    expect(f.brain.assistant.getApproval(f.seeded.approval)?.decision).toBe('pending');
   });
 
   it('refuses a wrong CSRF token and a decision that is neither approve nor deny', async () => {
@@ -59,7 +59,7 @@ describe('approvals through the page', () => {
         .status,
     ).toBe(403);
     expect((await approve(f, { Origin: f.base }, { csrf, decision: 'allow' })).status).toBe(400);
-    expect(f.brain.getApproval(f.seeded.approval)?.decision).toBe('pending');
+    expect(f.brain.assistant.getApproval(f.seeded.approval)?.decision).toBe('pending');
   });
 });
 
@@ -133,7 +133,7 @@ describe('who may look', () => {
     f = await startFixture({ tokens: true });
     const res = await approve(f, { Origin: f.base }, { csrf: 'x', decision: 'approved' });
     expect(res.status).toBe(401);
-    expect(f.brain.getApproval(f.seeded.approval)?.decision).toBe('pending');
+    expect(f.brain.assistant.getApproval(f.seeded.approval)?.decision).toBe('pending');
   });
 
   it("with tokens, one session's CSRF token does not work for another", async () => {
@@ -161,6 +161,6 @@ describe('who may look', () => {
       { csrf: csrfA, decision: 'denied' },
     );
     expect(good.status).toBe(303);
-    expect(f.brain.getApproval(f.seeded.approval)?.decision).toBe('denied');
+    expect(f.brain.assistant.getApproval(f.seeded.approval)?.decision).toBe('denied');
   });
 });

@@ -24,9 +24,9 @@ export interface Seeded {
  * hostile text in bodies, subjects, tags and a display name.
  */
 export function seedBrain(brain: Brain): Seeded {
-  brain.updateAgent({ name: 'nova', display_name: 'Nova, the planner' });
-  brain.updateAgent({ name: 'helios', display_name: `Helios ${HOSTILE.img}` });
-  const first = brain.send({
+  brain.messages.updateAgent({ name: 'nova', display_name: 'Nova, the planner' });
+  brain.messages.updateAgent({ name: 'helios', display_name: `Helios ${HOSTILE.img}` });
+  const first = brain.messages.send({
     from: 'nova',
     to: 'helios',
     subject: 'Deploy of the search service',
@@ -34,74 +34,74 @@ export function seedBrain(brain: Brain): Seeded {
     priority: 'urgent',
     tags: ['ops', 'deploy'],
   });
-  const reply = brain.send({
+  const reply = brain.messages.send({
     from: 'helios',
     to: 'nova',
     thread: first.thread_id,
     reply_to: first.id,
     body: 'I cleared old WAL files on db-2; the deploy went through.',
   });
-  brain.send({
+  brain.messages.send({
     from: 'atlas',
     to: null,
     thread: first.thread_id,
     body: 'Noted for the weekly report.',
     priority: 'info',
   });
-  brain.read({ agent: 'helios' });
-  brain.ack({ message_id: first.id, agent: 'helios', body: 'on it' });
-  const stm = brain.remember({
+  brain.messages.read({ agent: 'helios' });
+  brain.messages.ack({ message_id: first.id, agent: 'helios', body: 'on it' });
+  const stm = brain.knowledge.remember({
     agent: 'helios',
     content: 'db-2 fills its disk with WAL files when checkpoints stall',
     categories: ['ops'],
     importance: 2,
     source_message_id: reply.id,
   });
-  const full = brain.createAtom({
+  const full = brain.knowledge.createAtom({
     agent: 'helios',
     subject: 'disk full on db-2',
     action: 'deploy',
     outcome: 'failed',
     source_message_id: first.id,
   });
-  const cleared = brain.createAtom({
+  const cleared = brain.knowledge.createAtom({
     agent: 'helios',
     subject: 'WAL files cleared',
     action: 'cleanup',
     outcome: 'space freed',
     source_message_id: reply.id,
   });
-  const deployed = brain.createAtom({
+  const deployed = brain.knowledge.createAtom({
     agent: 'helios',
     subject: 'search service deployed',
     action: 'deploy',
     outcome: 'succeeded',
   });
-  const report = brain.createAtom({
+  const report = brain.knowledge.createAtom({
     agent: 'atlas',
     subject: 'weekly report',
     action: 'write',
     outcome: 'sent',
   });
-  brain.link({ from: full.id, to: cleared.id, type: 'causes', strength: 0.9 });
-  brain.link({ from: cleared.id, to: deployed.id, type: 'enables', strength: 0.8 });
-  brain.link({ from: deployed.id, to: report.id, type: 'precedes', strength: 0.4 });
+  brain.knowledge.link({ from: full.id, to: cleared.id, type: 'causes', strength: 0.9 });
+  brain.knowledge.link({ from: cleared.id, to: deployed.id, type: 'enables', strength: 0.8 });
+  brain.knowledge.link({ from: deployed.id, to: report.id, type: 'precedes', strength: 0.4 });
 
-  const hostile = brain.send({
+  const hostile = brain.messages.send({
     from: 'mallory',
     to: 'nova',
     subject: `Hostile ${HOSTILE.script}`,
     body: HOSTILE_TEXT,
     tags: [HOSTILE.img.slice(0, 60), 'rtl\u202Etag'],
   });
-  brain.remember({
+  brain.knowledge.remember({
     agent: 'mallory',
     content: `memory ${HOSTILE_TEXT}`,
     source_message_id: hostile.id,
   });
 
-  brain.session({ name: 'chat/default', agent: 'assistant', owner: 'owner' });
-  brain.recordUsage({
+  brain.assistant.session({ name: 'chat/default', agent: 'assistant', owner: 'owner' });
+  brain.assistant.recordUsage({
     source: 'chat',
     model: 'claude-sonnet',
     endpoint: 'anthropic:0',
@@ -109,7 +109,7 @@ export function seedBrain(brain: Brain): Seeded {
     output_tokens: 300,
     at: '2026-11-20T10:00:00.000Z',
   });
-  brain.recordUsage({
+  brain.assistant.recordUsage({
     source: 'chat',
     model: 'llama3',
     endpoint: 'ollama:0',
@@ -117,7 +117,7 @@ export function seedBrain(brain: Brain): Seeded {
     output_tokens: 200,
     at: '2026-11-21T10:00:00.000Z',
   });
-  brain.recordUsage({
+  brain.assistant.recordUsage({
     source: 'heartbeat',
     model: 'claude-sonnet-4-5',
     endpoint: 'anthropic:0',
@@ -125,13 +125,13 @@ export function seedBrain(brain: Brain): Seeded {
     output_tokens: 100_000,
     at: '2026-11-22T10:00:00.000Z',
   });
-  brain.claimCronRun({ job: 'morning-briefing', due_at: '2026-11-22T07:00:00.000Z' });
-  brain.addReminder({
+  brain.assistant.claimCronRun({ job: 'morning-briefing', due_at: '2026-11-22T07:00:00.000Z' });
+  brain.assistant.addReminder({
     text: `reminder ${HOSTILE.script} ${HOSTILE.img}`,
     due_at: '2030-01-01T09:00:00.000Z',
   });
-  brain.addTask({ title: 'Renew the passport' });
-  const approval = brain.recordApproval({
+  brain.assistant.addTask({ title: 'Renew the passport' });
+  const approval = brain.assistant.recordApproval({
     tool: 'shell',
     args: { command: 'rm -rf /tmp/cache' },
     summary: 'rm -rf /tmp/cache',

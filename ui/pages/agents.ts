@@ -4,7 +4,7 @@ import { empty, messageLine, page, time, type PageContext } from '../layout.js';
 
 /** Each agent: unread, last seen, sent and received over all history, and its latest messages. */
 export function agentsPage(brain: Brain, ctx: PageContext): Html {
-  const agents = brain.agentActivity();
+  const agents = brain.messages.agentActivity();
   if (agents.length === 0) return page('Agents', ctx, empty('No agents yet.'));
   return page(
     'Agents',

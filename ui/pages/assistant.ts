@@ -6,23 +6,23 @@ import { agentLink, empty, page, time, type PageContext } from '../layout.js';
 /** Whether the assistant has left anything to show (sessions, usage or approvals). */
 export function assistantHasData(brain: Brain): boolean {
   return (
-    brain.sessions().length > 0 ||
-    brain.approvals({ limit: 1 }).length > 0 ||
-    brain.usage({ by: 'day' }).length > 0 ||
-    brain.cronRuns({ limit: 1 }).length > 0 ||
-    brain.reminders().length > 0
+    brain.assistant.sessions().length > 0 ||
+    brain.assistant.approvals({ limit: 1 }).length > 0 ||
+    brain.assistant.usage({ by: 'day' }).length > 0 ||
+    brain.assistant.cronRuns({ limit: 1 }).length > 0 ||
+    brain.assistant.reminders().length > 0
   );
 }
 
 /** The assistant: its sessions, tokens per day and model, and the approvals waiting for the owner. */
 export function assistantPage(brain: Brain, ctx: PageContext, notice?: string): Html {
-  const sessions = brain.sessions();
-  const pending = brain.approvals({ pending: true, limit: 100 });
-  const recent = brain.approvals({ limit: 20 }).filter((a) => a.decision !== 'pending');
-  const days = brain.usage({ by: 'day' });
-  const runs = brain.cronRuns({ limit: 20 });
-  const reminders = brain.reminders();
-  const tasks = brain.tasks();
+  const sessions = brain.assistant.sessions();
+  const pending = brain.assistant.approvals({ pending: true, limit: 100 });
+  const recent = brain.assistant.approvals({ limit: 20 }).filter((a) => a.decision !== 'pending');
+  const days = brain.assistant.usage({ by: 'day' });
+  const runs = brain.assistant.cronRuns({ limit: 20 });
+  const reminders = brain.assistant.reminders();
+  const tasks = brain.assistant.tasks();
   const sessionList = sessions.length
     ? html`<div class="scroll">
         <table>
@@ -159,9 +159,9 @@ function costTable(days: UsageRow[]): Html {
 
 /** The scheduler's work: the last cron runs, pending reminders and open tasks. */
 function scheduled(
-  runs: ReturnType<Brain['cronRuns']>,
-  reminders: ReturnType<Brain['reminders']>,
-  tasks: ReturnType<Brain['tasks']>,
+  runs: ReturnType<Brain['assistant']['cronRuns']>,
+  reminders: ReturnType<Brain['assistant']['reminders']>,
+  tasks: ReturnType<Brain['assistant']['tasks']>,
 ): Html {
   if (!runs.length && !reminders.length && !tasks.length)
     return empty('No cron runs, reminders or tasks yet.');

@@ -4,7 +4,7 @@ import { empty, messageLine, page, time, type PageContext } from '../layout.js';
 
 /** An agent's inbox, unread then read: looking marks nothing read. */
 export function inboxPage(brain: Brain, ctx: PageContext, agent: string): Html {
-  const view = brain.inboxView({ agent, limit: 50 });
+  const view = brain.messages.inboxView({ agent, limit: 50 });
   const list = (entries: InboxEntry[], none: string) =>
     entries.length === 0
       ? empty(none)

@@ -8,12 +8,16 @@ import { agentLink, empty, page, threadLink, time, type PageContext } from '../l
  * message → the thread around it; for an atom, its chain (causes, enables, precedes) as a graph.
  */
 export function provenancePage(brain: Brain, ctx: PageContext, id: string): Html {
-  const p = brain.provenance({ id, context: 3 });
+  const p = brain.knowledge.provenance({ id, context: 3 });
   const parts: Html[] = [];
   if (p.knowledge?.type === 'stm') parts.push(stmCard(p.knowledge.record));
   if (p.knowledge?.type === 'atom') {
     parts.push(atomCard(p.knowledge.record));
-    const chain = brain.chain({ atom_id: p.knowledge.record.id, direction: 'both', depth: 3 });
+    const chain = brain.knowledge.chain({
+      atom_id: p.knowledge.record.id,
+      direction: 'both',
+      depth: 3,
+    });
     parts.push(
       html`<section aria-labelledby="h-chain">
         <h2 id="h-chain">Chain</h2>

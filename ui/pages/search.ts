@@ -74,7 +74,7 @@ export async function searchPage(
   } catch (err) {
     failed = `no query embedder (${err instanceof Error ? err.message : String(err)}): searched by words only`;
   }
-  const result = await brain.searchHybrid(
+  const result = await brain.search.searchHybrid(
     {
       query,
       types,

@@ -4,8 +4,8 @@ import { agentLink, empty, page, tags, threadLink, time, type PageContext } from
 
 /** What is going on: the latest threads and the agents with their unread counts. */
 export function startPage(brain: Brain, ctx: PageContext): Html {
-  const threads = brain.threads({ limit: 20 });
-  const agents = brain.listAgents();
+  const threads = brain.messages.threads({ limit: 20 });
+  const agents = brain.messages.listAgents();
   const threadList =
     threads.length === 0
       ? empty('No threads yet.')
@@ -24,7 +24,7 @@ export function startPage(brain: Brain, ctx: PageContext): Html {
       ? empty('No agents yet.')
       : html`<ul class="agents">
           ${agents.map((a) => {
-            const unread = brain.poll(a.name).unread;
+            const unread = brain.messages.poll(a.name).unread;
             return html`<li>
               ${agentLink(a.name)}
               <a

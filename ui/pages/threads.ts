@@ -19,7 +19,7 @@ export function threadsPage(brain: Brain, ctx: PageContext, q: Query): Html {
   const status = q.oneOf('status', THREAD_STATUSES);
   const tag = q.text('tag', 64);
   const offset = q.int('offset', 0, 1_000_000);
-  const list = brain.threads({ status, tag, limit: PAGE + 1, offset });
+  const list = brain.messages.threads({ status, tag, limit: PAGE + 1, offset });
   const more = list.length > PAGE;
   const filters = html`<form class="filters" method="get" action="/threads">
     <label
@@ -83,12 +83,12 @@ export function threadsPage(brain: Brain, ctx: PageContext, q: Query): Html {
 
 /** A thread as a conversation, a page of messages at a time (the latest page first). */
 export function threadPage(brain: Brain, ctx: PageContext, id: string, q: Query): Html | undefined {
-  const thread = brain.getThread(id);
+  const thread = brain.messages.getThread(id);
   if (!thread) return undefined;
   const last = Math.max(0, thread.message_count - PAGE);
   const offset = q.int('offset', last, 10_000_000);
-  const history = brain.thread({ thread_id: id, limit: PAGE, offset });
-  const derived = brain.derivedFromMessages(history.messages.map((m) => m.id));
+  const history = brain.messages.thread({ thread_id: id, limit: PAGE, offset });
+  const derived = brain.knowledge.derivedFromMessages(history.messages.map((m) => m.id));
   const link = (o: number, label: string) =>
     html`<a href="${href(`/threads/${seg(id)}`, { offset: o })}">${label}</a>`;
   const pager = html`<nav class="pager" aria-label="Pages of this thread">
@@ -115,7 +115,8 @@ export function threadPage(brain: Brain, ctx: PageContext, id: string, q: Query)
   return page(thread.subject || id, ctx, [head, pager, list, pager], 'thread');
 }
 
-type Derived = ReturnType<Brain['derivedFromMessages']> extends Map<string, infer D> ? D : never;
+type Derived =
+  ReturnType<Brain['knowledge']['derivedFromMessages']> extends Map<string, infer D> ? D : never;
 
 /** One message of a conversation: sender, recipient, priority, body, receipts, acks, knowledge. */
 export function messageArticle(m: ThreadMessage, derived: Derived | undefined): Html {

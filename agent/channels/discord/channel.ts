@@ -129,14 +129,17 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
    */
   let resumeKey = '';
   const resumePoints = (): Record<string, string> =>
-    (host?.brain.schedulerState(resumeKey) as Record<string, string> | undefined) ?? {};
+    (host?.brain.assistant.schedulerState(resumeKey) as Record<string, string> | undefined) ?? {};
   const handled = (message: Message) => {
     const last = resumePoints()[message.channelId];
     return last !== undefined && BigInt(message.id) <= BigInt(last);
   };
   const noteHandled = (message: Message) => {
     if (!host || handled(message)) return;
-    host.brain.setSchedulerState(resumeKey, { ...resumePoints(), [message.channelId]: message.id });
+    host.brain.assistant.setSchedulerState(resumeKey, {
+      ...resumePoints(),
+      [message.channelId]: message.id,
+    });
   };
   /** Messages from the gateway wait while what came during the downtime is read. */
   let caughtUp: Promise<void> = Promise.resolve();

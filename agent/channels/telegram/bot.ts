@@ -282,7 +282,7 @@ export function createTelegramChannel(
     const isPrivate = chat.type === 'private';
     const allowed = config.allowedChatIds.includes(chat.id);
     if (isPrivate) {
-      if (!allowed && !h.brain.isPaired({ channel: 'telegram', user_id: userId })) {
+      if (!allowed && !h.brain.assistant.isPaired({ channel: 'telegram', user_id: userId })) {
         const reply = pairingReply(h.brain, { userId, name: msg.from?.first_name ?? '' }, log);
         if (reply) await ctx.reply(reply);
         return;
@@ -325,7 +325,7 @@ export function createTelegramChannel(
       h.config(),
       { ...turn, idle: !h.busy(turn.session) },
       { channel: 'telegram', chatId },
-      () => h.brain.setSchedulerState(offsetKey, updateId),
+      () => h.brain.assistant.setSchedulerState(offsetKey, updateId),
     );
     runTurn(chatId, turn, messageId);
   }
@@ -407,7 +407,7 @@ export function createTelegramChannel(
         log,
       });
       offsetKey = `telegram:offset:${config.token.split(':')[0]}`;
-      const handledUpTo = h.brain.schedulerState(offsetKey);
+      const handledUpTo = h.brain.assistant.schedulerState(offsetKey);
       b.use(async (ctx, next) => {
         const id = ctx.update.update_id;
         if (!firstSeen(id) || (typeof handledUpTo === 'number' && id <= handledUpTo)) {
@@ -417,7 +417,7 @@ export function createTelegramChannel(
         await next();
         // Handled: its turn is queued or its reply sent. Kept in the brain because grammY keeps
         // the offset in memory, and Telegram resends what the last getUpdates did not confirm.
-        h.brain.setSchedulerState(offsetKey, id);
+        h.brain.assistant.setSchedulerState(offsetKey, id);
       });
       b.on('callback_query:data', async (ctx) => {
         if (!(await approvals!.onPress(ctx))) await ctx.answerCallbackQuery();

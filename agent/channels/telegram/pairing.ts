@@ -12,7 +12,7 @@ export function pairingReply(
   sender: { userId: string; name: string },
   log: Log,
 ): string | undefined {
-  const result = brain.requestPairing({
+  const result = brain.assistant.requestPairing({
     channel: 'telegram',
     user_id: sender.userId,
     name: sender.name.slice(0, 200),

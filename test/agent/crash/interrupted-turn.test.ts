@@ -93,9 +93,9 @@ async function stored(db: string, body: string): Promise<number> {
   const { openBrain } = await import('../../../src/index.js');
   const brain = openBrain({ dbPath: db, create: false });
   try {
-    return brain
+    return brain.assistant
       .sessions()
-      .flatMap((s) => brain.thread({ thread_id: s.thread_id, limit: 1000 }).messages)
+      .flatMap((s) => brain.messages.thread({ thread_id: s.thread_id, limit: 1000 }).messages)
       .filter((m) => m.body === body).length;
   } finally {
     brain.close();

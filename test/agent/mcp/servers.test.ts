@@ -52,7 +52,10 @@ describe('the MCP client against real servers', { timeout: 60_000 }, () => {
     const sent = await call(m, 'mcp__brain2__send_message', { to: 'ann', body: 'from afar' });
     expect(sent.isError).toBeUndefined();
     const id = /sent (\S+)/.exec(sent.content)![1]!;
-    expect(other.brain.getMessage(id)).toMatchObject({ from: 'helper', body: 'from afar' });
+    expect(other.brain.messages.getMessage(id)).toMatchObject({
+      from: 'helper',
+      body: 'from afar',
+    });
   });
 
   it('uses @modelcontextprotocol/server-memory with its env from ${VAR}', async () => {
@@ -117,7 +120,7 @@ describe('the MCP client against real servers', { timeout: 60_000 }, () => {
     expect(wrong!.lastError).toMatch(/401|unauthor/i);
     const sent = await call(m, 'mcp__good__send_message', { to: 'ann', body: 'over http' });
     const id = /sent (\S+)/.exec(sent.content)![1]!;
-    expect(t.brain.getMessage(id)).toMatchObject({ from: 'helper' });
+    expect(t.brain.messages.getMessage(id)).toMatchObject({ from: 'helper' });
     expect(lines.join('')).toContain('mcp.connected');
     expect(lines.join('')).not.toContain(token);
     expect(lines.join('')).not.toContain('not-the-token-at-all');

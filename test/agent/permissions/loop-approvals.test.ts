@@ -43,7 +43,7 @@ async function setup(tools: Record<string, 'allow' | 'ask' | 'deny'> = {}) {
   const policy = createPolicy({
     config: permissionsConfig.parse({ tools }),
     judgeCommand: judge,
-    rules: () => f.t.brain.approvalRules(),
+    rules: () => f.t.brain.assistant.approvalRules(),
   });
   return { policy, timeoutMs: 120_000 };
 }
@@ -75,9 +75,9 @@ describe('approvals in the loop', () => {
       },
     });
     await wasAsked;
-    expect(f.t.brain.approvals({ pending: true })).toHaveLength(1);
+    expect(f.t.brain.assistant.approvals({ pending: true })).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(119_000);
-    expect(f.t.brain.approvals({ pending: true })).toHaveLength(1);
+    expect(f.t.brain.assistant.approvals({ pending: true })).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1_000);
     const result = await turn;
 
@@ -91,7 +91,7 @@ describe('approvals in the loop', () => {
     expect(asked[0]!.signal.aborted).toBe(true);
     expect(lastResult(1)).toMatchObject({ is_error: true });
     expect(lastResult(1).content).toMatch(/did not answer within 120 s/);
-    const [record] = f.t.brain.approvals();
+    const [record] = f.t.brain.assistant.approvals();
     expect(record).toMatchObject({
       tool: 'run_command',
       summary: 'run_command command: rm -rf build',
@@ -114,7 +114,10 @@ describe('approvals in the loop', () => {
     expect(lastResult(1).content).toMatch(
       /^denied by policy: permissions.tools.run_command is deny/,
     );
-    expect(f.t.brain.approvals()[0]).toMatchObject({ decision: 'deny', decided_by: 'policy' });
+    expect(f.t.brain.assistant.approvals()[0]).toMatchObject({
+      decision: 'deny',
+      decided_by: 'policy',
+    });
     expect(result.reply).toBe('Not allowed.');
   });
 
@@ -130,7 +133,7 @@ describe('approvals in the loop', () => {
     expect(asked).toEqual([]);
     expect(ran).toEqual([]);
     expect(lastResult(1).content).toMatch(/unattended/);
-    expect(f.t.brain.approvals()[0]).toMatchObject({
+    expect(f.t.brain.assistant.approvals()[0]).toMatchObject({
       decision: 'denied',
       decided_by: 'unattended',
     });
@@ -162,7 +165,7 @@ describe('approvals in the loop', () => {
       alwaysPattern: 'exactly git push origin main',
       alwaysText: 'run_command: git push origin main (exactly)',
     });
-    const [stored] = f.t.brain.approvalRules();
+    const [stored] = f.t.brain.assistant.approvalRules();
     expect(stored).toMatchObject({
       tool: 'run_command',
       pattern: 'exactly git push origin main',
@@ -172,7 +175,7 @@ describe('approvals in the loop', () => {
     await f.turn('push again', { permissions, io });
     expect(asked).toHaveLength(1);
     expect(ran).toEqual(['git push origin main', 'git push origin main']);
-    expect(f.t.brain.approvals().map((a) => [a.decision, a.decided_by])).toEqual([
+    expect(f.t.brain.assistant.approvals().map((a) => [a.decision, a.decided_by])).toEqual([
       ['allow', 'always'],
       ['approved', 'owner'],
     ]);
@@ -185,12 +188,13 @@ describe('approvals in the loop', () => {
     ]);
     // A force push is never stored: "always" approved it once.
     expect(asked[2]!.alwaysPattern).toBeUndefined();
-    expect(f.t.brain.approvalRules().map((r) => r.pattern)).toEqual([
+    expect(f.t.brain.assistant.approvalRules().map((r) => r.pattern)).toEqual([
       'exactly git push origin dev',
       'exactly git push origin main',
     ]);
 
-    for (const r of f.t.brain.approvalRules()) f.t.brain.revokeApprovalRule(r.id);
+    for (const r of f.t.brain.assistant.approvalRules())
+      f.t.brain.assistant.revokeApprovalRule(r.id);
     f.fake.script.push({ toolUses: [git('toolu_5', 'git push origin dev')] }, { text: 'asked' });
     await f.turn('once more', { permissions, io });
     expect(asked).toHaveLength(4);
@@ -213,7 +217,7 @@ describe('approvals in the loop', () => {
     });
     expect(result.cancelled).toBe(true);
     expect(ran).toEqual([]);
-    expect(f.t.brain.approvals()[0]).toMatchObject({
+    expect(f.t.brain.assistant.approvals()[0]).toMatchObject({
       decision: 'denied',
       reason: 'the turn was cancelled while asking',
     });

@@ -60,7 +60,7 @@ async function start(more: Record<string, unknown> = {}) {
 }
 
 const runOf = (i: Instance, id: number) =>
-  i.brain.cronRuns({ job: 'brief' }).find((r) => r.id === id);
+  i.brain.assistant.cronRuns({ job: 'brief' }).find((r) => r.id === id);
 
 describe('a cron run cut short by a crash', { timeout: 30_000 }, () => {
   it('is retried once on start by default, and its history says so', async () => {

@@ -45,8 +45,8 @@ describe('cron jobs', { timeout: 30_000 }, () => {
     const i = instance(job('30 2 * * *'));
     await i.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(26 * 3_600_000); // to 2026-03-29 14:00Z
-    await until(() => i.brain.cronRuns({ job: 'brief' }).some((r) => r.outcome === 'ok'));
-    const spring = i.brain.cronRuns({ job: 'brief' });
+    await until(() => i.brain.assistant.cronRuns({ job: 'brief' }).some((r) => r.outcome === 'ok'));
+    const spring = i.brain.assistant.cronRuns({ job: 'brief' });
     expect(spring).toHaveLength(1);
     // 02:30 does not exist that night in Berlin: the run is the first valid time after the gap.
     expect(spring[0]!.due_at).toBe('2026-03-29T01:00:00.000Z');
@@ -58,17 +58,22 @@ describe('cron jobs', { timeout: 30_000 }, () => {
     await j.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(26 * 3_600_000); // to 2026-10-25 14:00Z, 02:30 happens twice
     await until(
-      () => j.brain.cronRuns({ job: 'brief' }).filter((r) => r.outcome === 'ok').length >= 2,
+      () =>
+        j.brain.assistant.cronRuns({ job: 'brief' }).filter((r) => r.outcome === 'ok').length >= 2,
     );
     // The night before was missed while down (recorded skipped); the 25th ran once, at the
     // first of its two 02:30s.
-    const autumn = j.brain.cronRuns({ job: 'brief' }).filter((r) => r.due_at >= '2026-10-24');
+    const autumn = j.brain.assistant
+      .cronRuns({ job: 'brief' })
+      .filter((r) => r.due_at >= '2026-10-24');
     expect(autumn.map((r) => [r.due_at, r.outcome])).toEqual([
       ['2026-10-25T00:30:00.000Z', 'ok'],
       ['2026-10-24T00:30:00.000Z', 'skipped'],
     ]);
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(j.brain.cronRuns({ job: 'brief' }).filter((r) => r.outcome === 'ok')).toHaveLength(2);
+    expect(
+      j.brain.assistant.cronRuns({ job: 'brief' }).filter((r) => r.outcome === 'ok'),
+    ).toHaveLength(2);
   });
 
   it('records a run with its start, end, outcome and delivery, and delivers the reply to deliverTo', async () => {
@@ -77,8 +82,8 @@ describe('cron jobs', { timeout: 30_000 }, () => {
     const i = instance(job('0 8 * * *', { deliverTo: 'telegram:42' }));
     await i.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(61_000);
-    await until(() => i.brain.cronRuns({ job: 'brief' })[0]?.outcome === 'ok');
-    const [run] = i.brain.cronRuns({ job: 'brief' });
+    await until(() => i.brain.assistant.cronRuns({ job: 'brief' })[0]?.outcome === 'ok');
+    const [run] = i.brain.assistant.cronRuns({ job: 'brief' });
     expect(run).toMatchObject({
       due_at: '2026-05-04T06:00:00.000Z',
       outcome: 'ok',
@@ -110,8 +115,8 @@ describe('cron jobs', { timeout: 30_000 }, () => {
     vi.setSystemTime(new Date('2026-05-04T06:20:00Z')); // 08:20 Berlin: due 20 min ago while down
     const second = instance(job('0 8 * * *'));
     await second.start(createCronComponent());
-    await until(() => second.brain.cronRuns({ job: 'brief' })[0]?.outcome === 'ok');
-    expect(second.brain.cronRuns({ job: 'brief' })).toMatchObject([
+    await until(() => second.brain.assistant.cronRuns({ job: 'brief' })[0]?.outcome === 'ok');
+    expect(second.brain.assistant.cronRuns({ job: 'brief' })).toMatchObject([
       { due_at: '2026-05-04T06:00:00.000Z', late: true, outcome: 'ok', delivered: true },
     ]);
     await second.stop();
@@ -121,7 +126,7 @@ describe('cron jobs', { timeout: 30_000 }, () => {
     const third = instance(job('0 8 * * *'));
     await third.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(1000);
-    expect(third.brain.cronRuns({ job: 'brief' })).toHaveLength(1);
+    expect(third.brain.assistant.cronRuns({ job: 'brief' })).toHaveLength(1);
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -135,7 +140,7 @@ describe('cron jobs', { timeout: 30_000 }, () => {
     vi.setSystemTime(new Date('2026-05-04T07:00:00Z')); // 09:00 Berlin: an hour late
     const second = instance({ ...job('0 8 * * *'), catchUpMinutes: 30 });
     await second.start(createCronComponent());
-    expect(second.brain.cronRuns({ job: 'brief' })).toMatchObject([
+    expect(second.brain.assistant.cronRuns({ job: 'brief' })).toMatchObject([
       { due_at: '2026-05-04T06:00:00.000Z', outcome: 'skipped', delivered: false },
     ]);
     expect(second.logs.some((l) => l.startsWith('info cron.skipped'))).toBe(true);
@@ -147,17 +152,17 @@ describe('cron jobs', { timeout: 30_000 }, () => {
     const i = instance(job('0 8 * * *'));
     await i.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(1000);
-    expect(i.brain.cronRuns({ job: 'brief' })).toHaveLength(0);
+    expect(i.brain.assistant.cronRuns({ job: 'brief' })).toHaveLength(0);
   });
 
   it('never runs one due time twice, even when two instances claim it', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T06:00:00Z') });
     const a = instance(job('0 8 * * *'));
     const claim = { job: 'brief', due_at: '2026-05-04T06:00:00Z' };
-    expect(a.brain.claimCronRun(claim)).toBeDefined();
+    expect(a.brain.assistant.claimCronRun(claim)).toBeDefined();
     const b = startInstance({ dir, config: a.config });
     instances.push(b);
-    expect(b.brain.claimCronRun(claim)).toBeUndefined();
+    expect(b.brain.assistant.claimCronRun(claim)).toBeUndefined();
   });
 
   it('applies added, changed and removed jobs on reconfigure without a restart', async () => {

@@ -121,7 +121,7 @@ describe.runIf(!unavailable)(
           target: { channel: 'telegram', chatId: '42' },
         },
       ]);
-      expect(i.brain.schedulerState('email:inbox')).toMatchObject({ lastUid: 3 });
+      expect(i.brain.assistant.schedulerState('email:inbox')).toMatchObject({ lastUid: 3 });
       expect(i.requests[0]).toMatchObject({
         session: 'email/inbox',
         unattended: true,
@@ -155,7 +155,7 @@ describe.runIf(!unavailable)(
       await i.start(watcher);
       const result = await watcher.checkNow('inbox');
       expect(result.status).toBe('failed');
-      expect(i.brain.schedulerState('email:inbox')).toBeUndefined();
+      expect(i.brain.assistant.schedulerState('email:inbox')).toBeUndefined();
       expect(i.logs.join('\n')).not.toContain('wrong"');
     });
   },

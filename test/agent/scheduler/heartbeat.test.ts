@@ -113,8 +113,12 @@ describe('the heartbeat', { timeout: 30_000 }, () => {
     const i = instance({ deliverTo: 'discord:99' });
     const beat = createHeartbeat();
     await i.start(beat);
-    i.brain.addTask({ title: 'File the taxes', due_at: '2020-01-01T00:00:00Z', priority: 'high' });
-    i.brain.addTask({ title: 'Water the plants' });
+    i.brain.assistant.addTask({
+      title: 'File the taxes',
+      due_at: '2020-01-01T00:00:00Z',
+      priority: 'high',
+    });
+    i.brain.assistant.addTask({ title: 'Water the plants' });
     fake.script.push({ text: 'HEARTBEAT_OK' }, { text: 'The backup is 3 days old.' });
     expect(await beat.tick()).toMatchObject({ status: 'suppressed', reason: 'HEARTBEAT_OK' });
     expect(await beat.tick()).toMatchObject({ status: 'delivered' });

@@ -86,7 +86,9 @@ describe('a reminder across a restart, through Telegram', { timeout: 60_000 }, (
     tg.message(OWNER, 'remind me in 20 minutes to stretch');
     await tg.waitFor('sendMessage', 1);
     expect(String(tg.callsOf('sendMessage')[0]!.params.text)).toContain('remind you in 20 minutes');
-    expect(first.brain.reminders()).toMatchObject([{ text: 'Stretch', status: 'pending' }]);
+    expect(first.brain.assistant.reminders()).toMatchObject([
+      { text: 'Stretch', status: 'pending' },
+    ]);
     await first.stop();
 
     const second = await service(dir, tg, model, 3_600_000);
@@ -94,7 +96,9 @@ describe('a reminder across a restart, through Telegram', { timeout: 60_000 }, (
     const sent = tg.callsOf('sendMessage')[1]!;
     expect(Number(sent.params.chat_id)).toBe(OWNER);
     expect(String(sent.params.text)).toMatch(/^Reminder: Stretch \(late: it was due /);
-    expect(second.brain.reminders({ all: true })).toMatchObject([{ status: 'done', late: true }]);
+    expect(second.brain.assistant.reminders({ all: true })).toMatchObject([
+      { status: 'done', late: true },
+    ]);
     expect(second.lines.join('')).not.toContain('Stretch');
     expect(second.lines.join('')).not.toContain(tg.token);
     await second.stop();

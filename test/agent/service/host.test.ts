@@ -31,7 +31,7 @@ describe('the service host', () => {
     s.fake.script.push({ text: 'Hello from the model.' });
     const result = await s.host.enqueue(ownerTurn('hi there', 'telegram/7')).done;
     expect(result.reply).toBe('Hello from the model.');
-    const thread = s.t.brain.sessionMessages({ thread_id: result.threadId });
+    const thread = s.t.brain.assistant.sessionMessages({ thread_id: result.threadId });
     expect(thread.map((m) => m.body)).toEqual(['hi there', 'Hello from the model.']);
     expect(s.host.busy('telegram/7')).toBe(false);
     expect(s.logs.map((l) => l.event)).toEqual(expect.arrayContaining(['lane.start', 'lane.done']));

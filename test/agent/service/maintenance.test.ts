@@ -29,7 +29,11 @@ describe("brain agent's idle upkeep", () => {
     const wal = () => statSync(`${f.t.path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
     const fill = () => {
       for (let i = 0; wal() < IDLE_CHECKPOINT_BYTES; i++)
-        f.t.brain.send({ from: 'ann', to: 'assistant', body: `${i} ${'x'.repeat(100_000)}` });
+        f.t.brain.messages.send({
+          from: 'ann',
+          to: 'assistant',
+          body: `${i} ${'x'.repeat(100_000)}`,
+        });
     };
     const upkeep = createIdleMaintenance({ intervalMs: 1_000 });
     await upkeep.start(f.host);

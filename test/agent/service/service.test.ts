@@ -54,12 +54,16 @@ describe('startService', { timeout: 60_000 }, () => {
     const service = await start(f, [telegram]);
     service.host.noteOwnerTarget({ channel: 'telegram', chatId: '42' });
     f.fake.script.push({ text: 'Deploy done.' });
-    const sent = f.t.brain.send({ from: 'ci-bot', to: 'assistant', body: 'Please deploy.' });
+    const sent = f.t.brain.messages.send({
+      from: 'ci-bot',
+      to: 'assistant',
+      body: 'Please deploy.',
+    });
     await until(() => telegram.sent.length === 1);
     expect(telegram.sent[0]!.chatId).toBe('42');
     expect(telegram.sent[0]!.text).toContain('Please deploy.');
     expect(telegram.sent[0]!.text).toContain('Deploy done.');
-    const replies = f.t.brain.thread({ thread_id: sent.thread_id }).messages;
+    const replies = f.t.brain.messages.thread({ thread_id: sent.thread_id }).messages;
     expect(replies.at(-1)).toMatchObject({ from: 'assistant', to: 'ci-bot', reply_to: sent.id });
     // At info, the log names the message but holds neither body.
     const info = JSON.stringify(f.logs.filter((l) => l.level === 'info'));
@@ -72,9 +76,11 @@ describe('startService', { timeout: 60_000 }, () => {
     cleanups.push(() => f.close());
     const telegram = recordingChannel('telegram');
     const service = await start(f, [telegram]);
-    f.t.brain.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '42' });
-    const sent = f.t.brain.send({ from: 'ci-bot', to: 'assistant', body: 'ping' });
-    await until(() => f.t.brain.thread({ thread_id: sent.thread_id }).messages.length === 2);
+    f.t.brain.assistant.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '42' });
+    const sent = f.t.brain.messages.send({ from: 'ci-bot', to: 'assistant', body: 'ping' });
+    await until(
+      () => f.t.brain.messages.thread({ thread_id: sent.thread_id }).messages.length === 2,
+    );
     expect(telegram.sent).toEqual([]);
     // The turn's own messages (in its session thread, addressed to the assistant) start nothing.
     await new Promise((r) => setTimeout(r, 50));
@@ -85,9 +91,13 @@ describe('startService', { timeout: 60_000 }, () => {
   it('tells another agent its message was cut short after a side effect, instead of running it twice', async () => {
     const f = await serviceFixture();
     cleanups.push(() => f.close());
-    const sent = f.t.brain.send({ from: 'ci-bot', to: 'assistant', body: 'Restart the runner.' });
+    const sent = f.t.brain.messages.send({
+      from: 'ci-bot',
+      to: 'assistant',
+      body: 'Restart the runner.',
+    });
     // What a crashed run left: the turn had started run_command for this message.
-    f.t.brain.sessionInThread({
+    f.t.brain.assistant.sessionInThread({
       name: `inbox/${sent.thread_id}`,
       agent: 'assistant',
       owner: 'ann',
@@ -95,14 +105,16 @@ describe('startService', { timeout: 60_000 }, () => {
     });
     noteSideEffect(f.t.brain, `inbox/${sent.thread_id}`, { message: sent.id, tool: 'run_command' });
     await start(f, [recordingChannel('telegram')]);
-    await until(() => f.t.brain.thread({ thread_id: sent.thread_id }).messages.length === 2);
-    const notice = f.t.brain.thread({ thread_id: sent.thread_id }).messages.at(-1)!;
+    await until(
+      () => f.t.brain.messages.thread({ thread_id: sent.thread_id }).messages.length === 2,
+    );
+    const notice = f.t.brain.messages.thread({ thread_id: sent.thread_id }).messages.at(-1)!;
     expect(notice).toMatchObject({ from: 'assistant', to: 'ci-bot', reply_to: sent.id });
     expect(notice.body).toMatch(
       /interrupted .*after starting run_command, which may not have finished/,
     );
     expect(f.fake.requests).toHaveLength(0);
-    expect(f.t.brain.peek({ agent: 'assistant' })).toEqual([]);
+    expect(f.t.brain.messages.peek({ agent: 'assistant' })).toEqual([]);
   });
 
   it('starts its components in order, logs ready, and stops them', async () => {

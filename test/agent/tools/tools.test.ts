@@ -24,7 +24,7 @@ function context(turnMessageId: string, threadId: string): ToolContext {
 }
 
 function userTurn(body: string) {
-  return t.brain.send({ from: 'ann', to: 'assistant', subject: 'chat/default', body });
+  return t.brain.messages.send({ from: 'ann', to: 'assistant', subject: 'chat/default', body });
 }
 
 const call = (name: string, input: Record<string, unknown>) =>
@@ -52,7 +52,7 @@ describe('tool registry', () => {
     );
     expect(result.is_error).toBe(true);
     expect(result.content).toMatch(/^invalid input: importance:/);
-    expect(t.brain.listStm()).toHaveLength(0);
+    expect(t.brain.knowledge.listStm()).toHaveLength(0);
   });
 
   it('turns a tool that throws, and an unknown tool, into error results', async () => {
@@ -88,7 +88,7 @@ describe('save_memory', () => {
       context(turn.id, turn.thread_id),
     );
     expect(result.is_error).toBeUndefined();
-    const [stm] = t.brain.listStm();
+    const [stm] = t.brain.knowledge.listStm();
     expect(result.content).toBe(`saved ${stm!.id}`);
     expect(stm).toMatchObject({
       agent: 'assistant',

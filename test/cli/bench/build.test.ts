@@ -91,7 +91,7 @@ describe('the benchmark builder', () => {
 
   it('samples knowledge ids with a source for find_provenance', () => {
     expect(stats.knowledge_sample.length).toBeGreaterThan(50);
-    const p = t.brain.provenance({ id: stats.knowledge_sample[0]! });
+    const p = t.brain.knowledge.provenance({ id: stats.knowledge_sample[0]! });
     expect(p.message).not.toBeNull();
   });
 });

@@ -105,7 +105,7 @@ export function importCases(doc: ExportDocument, text: string): FileCase[] {
     cases.push({
       category: 'import: malformed documents',
       name,
-      run: (b) => b.import(d),
+      run: (b) => b.transfer.import(d),
       expect: { reject: 'INVALID_INPUT', message: new RegExp(`^import: (.*; )?${esc(path)}: `) },
     });
   };
@@ -189,7 +189,7 @@ export function importCases(doc: ExportDocument, text: string): FileCase[] {
     cases.push({
       category: 'import: dangling references',
       name,
-      run: (b) => b.import(d),
+      run: (b) => b.transfer.import(d),
       expect: { reject: 'INVALID_INPUT', message },
     });
   }
@@ -200,7 +200,7 @@ export function importCases(doc: ExportDocument, text: string): FileCase[] {
       category: 'import: truncated files',
       name: `cut after ${at} of ${text.length} characters`,
       files: { 'cut.json': text.slice(0, at) },
-      run: (b, dir) => b.import(readForImport(`${dir}/cut.json`)),
+      run: (b, dir) => b.transfer.import(readForImport(`${dir}/cut.json`)),
       expect: { reject: 'INVALID_INPUT', message: /^file: .*cut\.json is not valid JSON: / },
     });
   }
@@ -209,7 +209,7 @@ export function importCases(doc: ExportDocument, text: string): FileCase[] {
   cases.push({
     category: 'import: repeats',
     name: 'the same document twice adds nothing the second time',
-    run: (b) => [b.import(clone(doc)), b.import(clone(doc))],
+    run: (b) => [b.transfer.import(clone(doc)), b.transfer.import(clone(doc))],
     expect: {
       accept: (r) => {
         const [, second] = r as Array<{ imported: Record<string, number> }>;
@@ -323,7 +323,7 @@ export function migrateCases(): FileCase[] {
       category: 'migrate: truncated files',
       name: `synapse.json cut after ${at} characters`,
       files: { 'synapse.json': synapse.slice(0, at) },
-      run: (b, dir) => b.migrateSynapse(`${dir}/synapse.json`),
+      run: (b, dir) => b.transfer.migrateSynapse(`${dir}/synapse.json`),
       expect: { reject: 'INVALID_INPUT', message: /^synapse: .*synapse\.json is not valid JSON: / },
     });
   }
@@ -340,7 +340,7 @@ export function migrateCases(): FileCase[] {
       category: 'migrate: mis-shaped files',
       name: `a synapse.json of ${top}`,
       files: { 'synapse.json': top },
-      run: (b, dir) => b.migrateSynapse(`${dir}/synapse.json`),
+      run: (b, dir) => b.transfer.migrateSynapse(`${dir}/synapse.json`),
       expect: { reject: 'INVALID_INPUT', message: /^synapse: .*has no "messages" array$/ },
     });
   }
@@ -349,7 +349,7 @@ export function migrateCases(): FileCase[] {
       category: 'migrate: bad records',
       name: `a SYNAPSE record that is ${what} is skipped, the rest imported`,
       files: { 'synapse.json': JSON.stringify({ messages: [GOOD, record] }) },
-      run: (b, dir) => b.migrateSynapse(`${dir}/synapse.json`),
+      run: (b, dir) => b.transfer.migrateSynapse(`${dir}/synapse.json`),
       expect: {
         accept: (r) => {
           const report = r as LegacyReport;
@@ -367,14 +367,14 @@ export function migrateCases(): FileCase[] {
       category: 'migrate: truncated files',
       name: `a Cortex file cut after ${at} characters`,
       files: { 'stm.json': cortex.slice(0, at) },
-      run: (b, dir) => b.migrateCortex(`${dir}/stm.json`),
+      run: (b, dir) => b.transfer.migrateCortex(`${dir}/stm.json`),
       expect: { reject: 'INVALID_INPUT', message: /^cortex: .*stm\.json is not valid JSON: / },
     });
     cases.push({
       category: 'migrate: truncated files',
       name: `a Cortex folder with a file cut after ${at} characters skips it`,
       files: { 'dir/good.json': cortex, 'dir/cut.json': cortex.slice(0, at) },
-      run: (b, dir) => b.migrateCortex(`${dir}/dir`),
+      run: (b, dir) => b.transfer.migrateCortex(`${dir}/dir`),
       expect: {
         accept: (r) => {
           const report = r as LegacyReport;
@@ -399,7 +399,7 @@ export function migrateCases(): FileCase[] {
           record,
         ]),
       },
-      run: (b, dir) => b.migrateCortex(`${dir}/stm.json`),
+      run: (b, dir) => b.transfer.migrateCortex(`${dir}/stm.json`),
       expect: {
         accept: (r) => {
           const report = r as LegacyReport;
@@ -412,7 +412,7 @@ export function migrateCases(): FileCase[] {
     category: 'migrate: bad records',
     name: 'a Cortex default agent that is not a name is refused',
     files: { 'stm.json': cortex },
-    run: (b, dir) => b.migrateCortex(`${dir}/stm.json`, '../../etc'),
+    run: (b, dir) => b.transfer.migrateCortex(`${dir}/stm.json`, '../../etc'),
     expect: { reject: 'INVALID_INPUT', message: /^cortex_agent: must be letters/ },
   });
   return cases;
@@ -425,8 +425,8 @@ export function pathCases(): FileCase[] {
   const cases: FileCase[] = [];
   const readers: Array<[string, (b: Brain, p: string) => unknown, string]> = [
     ['import', (_b, p) => readForImport(p), 'file'],
-    ['migrate --synapse', (b, p) => b.migrateSynapse(p), 'synapse'],
-    ['migrate --cortex', (b, p) => b.migrateCortex(p), 'cortex'],
+    ['migrate --synapse', (b, p) => b.transfer.migrateSynapse(p), 'synapse'],
+    ['migrate --cortex', (b, p) => b.transfer.migrateCortex(p), 'cortex'],
   ];
   for (const [verb, read, what] of readers) {
     const secretFiles: Array<[string, string]> = [
@@ -496,7 +496,7 @@ export function pathCases(): FileCase[] {
       symlinkSync('/etc/passwd', `${dir}/dir/passwd.json`);
       writeFileSync(`${dir}/outside.json`, '[{"content": "outside", "created_at": "2025-01-01"}]');
       symlinkSync(`${dir}/outside.json`, `${dir}/dir/up.json`);
-      return b.migrateCortex(`${dir}/dir`);
+      return b.transfer.migrateCortex(`${dir}/dir`);
     },
     expect: {
       accept: (r) => {

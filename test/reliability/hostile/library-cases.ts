@@ -29,24 +29,24 @@ export interface HostileCase {
 export const SEEDED = { word: 'falcon', stmWord: 'kestrel', atomWord: 'osprey' };
 
 export function seedBrain(brain: Brain): Seed {
-  const m = brain.send({
+  const m = brain.messages.send({
     from: 'helios',
     to: 'nova',
     subject: 'sighting',
     body: 'the falcon flies at dawn',
   });
-  const stm = brain.remember({
+  const stm = brain.knowledge.remember({
     agent: 'nova',
     content: 'a kestrel hovered',
     source_message_id: m.id,
   });
-  const a = brain.createAtom({
+  const a = brain.knowledge.createAtom({
     agent: 'nova',
     subject: 'osprey',
     action: 'dived',
     outcome: 'fish',
   });
-  const b = brain.createAtom({
+  const b = brain.knowledge.createAtom({
     agent: 'nova',
     subject: 'heron',
     action: 'waited',
@@ -148,7 +148,7 @@ function ftsCases(): HostileCase[] {
       cases.push({
         category: 'fts syntax',
         name: `search ${show(query)}`,
-        run: (b) => b.search({ query }),
+        run: (b) => b.search.search({ query }),
         expect: onlySpace
           ? reject('INVALID_INPUT', 'query', 'must not be empty')
           : {
@@ -202,39 +202,60 @@ const BAD_UNICODE: Array<[string, string]> = [
 /** Every text field of every write, with how to call it and the field its error names. */
 function textFields(): Array<{ field: string; write: (b: Brain, s: Seed, v: string) => unknown }> {
   return [
-    { field: 'body', write: (b, _s, v) => b.send({ from: 'helios', to: 'nova', body: v }) },
-    { field: 'subject', write: (b, _s, v) => b.send({ from: 'helios', subject: v, body: 'x' }) },
-    { field: 'tags.0', write: (b, _s, v) => b.send({ from: 'helios', body: 'x', tags: [v] }) },
-    { field: 'content', write: (b, _s, v) => b.remember({ agent: 'nova', content: v }) },
     {
-      field: 'categories.0',
-      write: (b, _s, v) => b.remember({ agent: 'nova', content: 'x', categories: [v] }),
+      field: 'body',
+      write: (b, _s, v) => b.messages.send({ from: 'helios', to: 'nova', body: v }),
     },
     {
       field: 'subject',
-      write: (b, _s, v) => b.createAtom({ agent: 'a', subject: v, action: 'x', outcome: 'y' }),
+      write: (b, _s, v) => b.messages.send({ from: 'helios', subject: v, body: 'x' }),
+    },
+    {
+      field: 'tags.0',
+      write: (b, _s, v) => b.messages.send({ from: 'helios', body: 'x', tags: [v] }),
+    },
+    { field: 'content', write: (b, _s, v) => b.knowledge.remember({ agent: 'nova', content: v }) },
+    {
+      field: 'categories.0',
+      write: (b, _s, v) => b.knowledge.remember({ agent: 'nova', content: 'x', categories: [v] }),
+    },
+    {
+      field: 'subject',
+      write: (b, _s, v) =>
+        b.knowledge.createAtom({ agent: 'a', subject: v, action: 'x', outcome: 'y' }),
     },
     {
       field: 'action',
-      write: (b, _s, v) => b.createAtom({ agent: 'a', subject: 'x', action: v, outcome: 'y' }),
+      write: (b, _s, v) =>
+        b.knowledge.createAtom({ agent: 'a', subject: 'x', action: v, outcome: 'y' }),
     },
     {
       field: 'outcome',
-      write: (b, _s, v) => b.createAtom({ agent: 'a', subject: 'x', action: 'y', outcome: v }),
+      write: (b, _s, v) =>
+        b.knowledge.createAtom({ agent: 'a', subject: 'x', action: 'y', outcome: v }),
     },
     {
       field: 'consequences',
       write: (b, _s, v) =>
-        b.createAtom({ agent: 'a', subject: 'x', action: 'y', outcome: 'z', consequences: v }),
+        b.knowledge.createAtom({
+          agent: 'a',
+          subject: 'x',
+          action: 'y',
+          outcome: 'z',
+          consequences: v,
+        }),
     },
-    { field: 'body', write: (b, s, v) => b.ack({ message_id: s.message, agent: 'zed', body: v }) },
+    {
+      field: 'body',
+      write: (b, s, v) => b.messages.ack({ message_id: s.message, agent: 'zed', body: v }),
+    },
     {
       field: 'display_name',
-      write: (b, _s, v) => b.updateAgent({ name: 'nova', display_name: v }),
+      write: (b, _s, v) => b.messages.updateAgent({ name: 'nova', display_name: v }),
     },
     {
       field: 'add.0',
-      write: (b, s, v) => b.tagThread({ thread_id: s.thread, add: [v] }),
+      write: (b, s, v) => b.messages.tagThread({ thread_id: s.thread, add: [v] }),
     },
   ];
 }
@@ -247,36 +268,38 @@ function unicodeCases(): HostileCase[] {
     cases.push({
       category: 'unicode',
       name: `a message body with ${what} comes back exactly and is found`,
-      run: (b) => b.send({ from: 'helios', to: 'nova', subject: value, body }),
+      run: (b) => b.messages.send({ from: 'helios', to: 'nova', subject: value, body }),
       expect: {
         accept: (r, b) => {
           const id = (r as { id: string }).id;
-          const m = b.getMessage(id)!;
+          const m = b.messages.getMessage(id)!;
           expect(m.body).toBe(body);
           expect(m.subject).toBe(value);
-          expect(b.search({ query: token }).hits.map((h) => h.id)).toContain(id);
+          expect(b.search.search({ query: token }).hits.map((h) => h.id)).toContain(id);
         },
       },
     });
     cases.push({
       category: 'unicode',
       name: `a memory with ${what} comes back exactly`,
-      run: (b) => b.remember({ agent: 'nova', content: body, categories: [value.trim()] }),
+      run: (b) =>
+        b.knowledge.remember({ agent: 'nova', content: body, categories: [value.trim()] }),
       expect: {
         accept: (r, b) => {
           const stm = r as { id: string };
-          expect(b.getStm(stm.id)!.content).toBe(body);
-          expect(b.getStm(stm.id)!.categories).toEqual([value.trim().toLowerCase()]);
+          expect(b.knowledge.getStm(stm.id)!.content).toBe(body);
+          expect(b.knowledge.getStm(stm.id)!.categories).toEqual([value.trim().toLowerCase()]);
         },
       },
     });
     cases.push({
       category: 'unicode',
       name: `an atom with ${what} comes back exactly`,
-      run: (b) => b.createAtom({ agent: 'nova', subject: value, action: body, outcome: value }),
+      run: (b) =>
+        b.knowledge.createAtom({ agent: 'nova', subject: value, action: body, outcome: value }),
       expect: {
         accept: (r, b) => {
-          const atom = b.getAtom((r as { id: string }).id)!;
+          const atom = b.knowledge.getAtom((r as { id: string }).id)!;
           expect([atom.subject, atom.action, atom.outcome]).toEqual([value, body, value]);
         },
       },
@@ -284,7 +307,7 @@ function unicodeCases(): HostileCase[] {
     cases.push({
       category: 'unicode',
       name: `a search for ${what} answers`,
-      run: (b) => b.search({ query: value }),
+      run: (b) => b.search.search({ query: value }),
       expect: { accept: (r) => expect(Array.isArray((r as SearchResult).hits)).toBe(true) },
     });
   });
@@ -303,7 +326,7 @@ function unicodeCases(): HostileCase[] {
     cases.push({
       category: what.includes('NUL') ? 'NUL bytes' : 'lone surrogates',
       name: `a search query with a ${what} is refused`,
-      run: (b) => b.search({ query: `falcon ${value}` }),
+      run: (b) => b.search.search({ query: `falcon ${value}` }),
       expect: reject('INVALID_INPUT', 'query', detail),
     });
   }
@@ -320,56 +343,56 @@ function sizeCases(limit: number): HostileCase[] {
     [
       'a 10 MB body',
       'body',
-      (b) => b.send({ from: 'helios', to: 'nova', body: TEN_MB }),
+      (b) => b.messages.send({ from: 'helios', to: 'nova', body: TEN_MB }),
       'is 10485760 bytes; the limit is',
     ],
     [
       'a 10 MB subject',
       'subject',
-      (b) => b.send({ from: 'helios', subject: TEN_MB, body: 'x' }),
+      (b) => b.messages.send({ from: 'helios', subject: TEN_MB, body: 'x' }),
       'must be at most 500',
     ],
     [
       'a 10 MB memory',
       'content',
-      (b) => b.remember({ agent: 'nova', content: TEN_MB }),
+      (b) => b.knowledge.remember({ agent: 'nova', content: TEN_MB }),
       'must be at most 100000',
     ],
     [
       'a 10 MB atom subject',
       'subject',
-      (b) => b.createAtom({ agent: 'a', subject: TEN_MB, action: 'x', outcome: 'y' }),
+      (b) => b.knowledge.createAtom({ agent: 'a', subject: TEN_MB, action: 'x', outcome: 'y' }),
       'must be at most 10000',
     ],
     [
       'a 10 MB ack',
       'body',
-      (b, s) => b.ack({ message_id: s.message, agent: 'zed', body: TEN_MB }),
+      (b, s) => b.messages.ack({ message_id: s.message, agent: 'zed', body: TEN_MB }),
       'must be at most 10000',
     ],
-    ['a 10 MB query', 'query', (b) => b.search({ query: TEN_MB }), 'must be at most 2000'],
+    ['a 10 MB query', 'query', (b) => b.search.search({ query: TEN_MB }), 'must be at most 2000'],
     [
       'a 10 MB tag',
       'tags.0',
-      (b) => b.send({ from: 'helios', body: 'x', tags: [TEN_MB] }),
+      (b) => b.messages.send({ from: 'helios', body: 'x', tags: [TEN_MB] }),
       'must be at most 64',
     ],
     [
       'a 10 MB agent name',
       'from',
-      (b) => b.send({ from: TEN_MB, body: 'x' }),
+      (b) => b.messages.send({ from: TEN_MB, body: 'x' }),
       'must be at most 64',
     ],
     [
       'a 10 MB category',
       'categories.0',
-      (b) => b.remember({ agent: 'n', content: 'x', categories: [TEN_MB] }),
+      (b) => b.knowledge.remember({ agent: 'n', content: 'x', categories: [TEN_MB] }),
       'must be at most 64',
     ],
     [
       '10 MB of metadata',
       'body',
-      (b) => b.send({ from: 'helios', body: TEN_MB, metadata: { big: TEN_MB } }),
+      (b) => b.messages.send({ from: 'helios', body: TEN_MB, metadata: { big: TEN_MB } }),
       'is 10485760 bytes',
     ],
   ];
@@ -390,9 +413,12 @@ function sizeCases(limit: number): HostileCase[] {
     cases.push({
       category: 'body limit',
       name: `a body of ${what}`,
-      run: (b) => b.send({ from: 'helios', to: 'nova', body }),
+      run: (b) => b.messages.send({ from: 'helios', to: 'nova', body }),
       expect: ok
-        ? { accept: (r, b) => expect(b.getMessage((r as { id: string }).id)!.body).toBe(body) }
+        ? {
+            accept: (r, b) =>
+              expect(b.messages.getMessage((r as { id: string }).id)!.body).toBe(body),
+          }
         : reject('INVALID_INPUT', 'body', `is \\d+ bytes; the limit is ${limit}`),
     });
   }
@@ -433,7 +459,7 @@ function suspiciousCases(): HostileCase[] {
       category: 'SQL-looking text',
       name: `a body ${show(text)} is stored as text`,
       run: (b) =>
-        b.send({
+        b.messages.send({
           from: 'helios',
           to: 'nova',
           subject: text,
@@ -442,10 +468,10 @@ function suspiciousCases(): HostileCase[] {
         }),
       expect: {
         accept: (r, b) => {
-          const m = b.getMessage((r as { id: string }).id)!;
+          const m = b.messages.getMessage((r as { id: string }).id)!;
           expect([m.subject, m.body]).toEqual([text, `${text} ${token}`]);
-          expect(b.getThread(m.thread_id)!.tags).toEqual([text.slice(0, 60)]);
-          expect(b.search({ query: token }).hits[0]!.id).toBe(m.id);
+          expect(b.messages.getThread(m.thread_id)!.tags).toEqual([text.slice(0, 60)]);
+          expect(b.search.search({ query: token }).hits[0]!.id).toBe(m.id);
           expect(
             connectionOf(b)
               .prepare(`SELECT count(*) FROM sqlite_schema WHERE name = 'messages'`)
@@ -458,17 +484,20 @@ function suspiciousCases(): HostileCase[] {
     cases.push({
       category: 'SQL-looking text',
       name: `a memory ${show(text)} is stored as text`,
-      run: (b) => b.remember({ agent: 'nova', content: text, categories: [text.slice(0, 60)] }),
-      expect: { accept: (r, b) => expect(b.getStm((r as { id: string }).id)!.content).toBe(text) },
+      run: (b) =>
+        b.knowledge.remember({ agent: 'nova', content: text, categories: [text.slice(0, 60)] }),
+      expect: {
+        accept: (r, b) => expect(b.knowledge.getStm((r as { id: string }).id)!.content).toBe(text),
+      },
     });
     cases.push({
       category: 'SQL-looking text',
       name: `a search for ${show(text)} answers`,
-      run: (b) => b.search({ query: text }),
+      run: (b) => b.search.search({ query: text }),
       expect: {
         accept: (r, b, s) => {
           expect(Array.isArray((r as SearchResult).hits)).toBe(true);
-          expect(b.getMessage(s.message)!.body).toBe('the falcon flies at dawn');
+          expect(b.messages.getMessage(s.message)!.body).toBe('the falcon flies at dawn');
         },
       },
     });
@@ -476,7 +505,7 @@ function suspiciousCases(): HostileCase[] {
       category: 'SQL-looking text',
       name: `metadata ${show(text)} round-trips`,
       run: (b) =>
-        b.send({
+        b.messages.send({
           from: 'helios',
           to: 'nova',
           body: 'meta',
@@ -484,7 +513,7 @@ function suspiciousCases(): HostileCase[] {
         }),
       expect: {
         accept: (r, b) => {
-          const meta = b.getMessage((r as { id: string }).id)!.metadata;
+          const meta = b.messages.getMessage((r as { id: string }).id)!.metadata;
           if (text === '__proto__') {
             // An own "__proto__" key never becomes a prototype: nothing is polluted.
             expect(({} as Record<string, unknown>).nested).toBeUndefined();
@@ -497,9 +526,12 @@ function suspiciousCases(): HostileCase[] {
     cases.push({
       category: 'SQL-looking text',
       name: `an agent named ${show(text)} is ${validName ? 'just a name' : 'refused'}`,
-      run: (b) => b.send({ from: text, body: 'x' }),
+      run: (b) => b.messages.send({ from: text, body: 'x' }),
       expect: validName
-        ? { accept: (r, b) => expect(b.getMessage((r as { id: string }).id)!.from).toBe(text) }
+        ? {
+            accept: (r, b) =>
+              expect(b.messages.getMessage((r as { id: string }).id)!.from).toBe(text),
+          }
         : reject('INVALID_INPUT', 'from', 'must be letters, digits'),
     });
   });
@@ -547,54 +579,54 @@ function idCases(): HostileCase[] {
     {
       field: 'message_id',
       kind: 'message',
-      call: (b, _s, id) => b.ack({ message_id: id as string, agent: 'nova' }),
+      call: (b, _s, id) => b.messages.ack({ message_id: id as string, agent: 'nova' }),
     },
     {
       field: 'reply_to',
       kind: 'message',
-      call: (b, _s, id) => b.send({ from: 'a', body: 'x', reply_to: id as string }),
+      call: (b, _s, id) => b.messages.send({ from: 'a', body: 'x', reply_to: id as string }),
     },
     {
       field: 'thread',
       kind: 'thread',
-      call: (b, _s, id) => b.send({ from: 'a', body: 'x', thread: id as string }),
+      call: (b, _s, id) => b.messages.send({ from: 'a', body: 'x', thread: id as string }),
     },
     {
       field: 'thread_id',
       kind: 'thread',
-      call: (b, _s, id) => b.thread({ thread_id: id as string }),
+      call: (b, _s, id) => b.messages.thread({ thread_id: id as string }),
     },
     {
       field: 'thread_id',
       kind: 'thread',
-      call: (b, _s, id) => b.setThreadStatus(id as string, 'archived'),
+      call: (b, _s, id) => b.messages.setThreadStatus(id as string, 'archived'),
     },
     {
       field: 'thread_id',
       kind: 'thread',
-      call: (b, _s, id) => b.tagThread({ thread_id: id as string, add: ['x'] }),
+      call: (b, _s, id) => b.messages.tagThread({ thread_id: id as string, add: ['x'] }),
     },
     {
       field: 'thread_id',
       kind: 'thread',
-      call: (b, _s, id) => b.export({ thread_id: id as string }),
+      call: (b, _s, id) => b.transfer.export({ thread_id: id as string }),
     },
     {
       field: 'thread',
       kind: 'thread',
-      call: (b, _s, id) => b.search({ query: 'falcon', thread: id as string }),
+      call: (b, _s, id) => b.search.search({ query: 'falcon', thread: id as string }),
     },
     {
       field: 'source_message_id',
       kind: 'message',
       call: (b, _s, id) =>
-        b.remember({ agent: 'a', content: 'x', source_message_id: id as string }),
+        b.knowledge.remember({ agent: 'a', content: 'x', source_message_id: id as string }),
     },
     {
       field: 'source_message_id',
       kind: 'message',
       call: (b, _s, id) =>
-        b.createAtom({
+        b.knowledge.createAtom({
           agent: 'a',
           subject: 's',
           action: 'a',
@@ -605,15 +637,23 @@ function idCases(): HostileCase[] {
     {
       field: 'from',
       kind: 'atom',
-      call: (b, s, id) => b.link({ from: id as string, to: s.atoms[1] }),
+      call: (b, s, id) => b.knowledge.link({ from: id as string, to: s.atoms[1] }),
     },
     {
       field: 'to',
       kind: 'atom',
-      call: (b, s, id) => b.link({ from: s.atoms[0], to: id as string }),
+      call: (b, s, id) => b.knowledge.link({ from: s.atoms[0], to: id as string }),
     },
-    { field: 'atom_id', kind: 'atom', call: (b, _s, id) => b.chain({ atom_id: id as string }) },
-    { field: 'id', kind: 'knowledge', call: (b, _s, id) => b.provenance({ id: id as string }) },
+    {
+      field: 'atom_id',
+      kind: 'atom',
+      call: (b, _s, id) => b.knowledge.chain({ atom_id: id as string }),
+    },
+    {
+      field: 'id',
+      kind: 'knowledge',
+      call: (b, _s, id) => b.knowledge.provenance({ id: id as string }),
+    },
   ];
   const cases: HostileCase[] = [];
   for (const op of ops) {
@@ -645,11 +685,11 @@ function idCases(): HostileCase[] {
   }
   // Lookups take any string and answer "absent"; anything else is refused.
   const getters: Array<[string, (b: Brain, id: unknown) => unknown, string]> = [
-    ['getMessage', (b, id) => b.getMessage(id as string), 'id'],
-    ['getThread', (b, id) => b.getThread(id as string), 'id'],
-    ['getStm', (b, id) => b.getStm(id as string), 'id'],
-    ['getAtom', (b, id) => b.getAtom(id as string), 'id'],
-    ['getAgent', (b, id) => b.getAgent(id as string), 'name'],
+    ['getMessage', (b, id) => b.messages.getMessage(id as string), 'id'],
+    ['getThread', (b, id) => b.messages.getThread(id as string), 'id'],
+    ['getStm', (b, id) => b.knowledge.getStm(id as string), 'id'],
+    ['getAtom', (b, id) => b.knowledge.getAtom(id as string), 'id'],
+    ['getAgent', (b, id) => b.messages.getAgent(id as string), 'name'],
   ];
   for (const [name, get, field] of getters) {
     for (const id of BAD_IDS) {
@@ -692,23 +732,23 @@ function shapeCases(): HostileCase[] {
     -0.0001,
   ]) {
     add(`inbox limit ${show(limit)}`, 'limit', (b) =>
-      b.peek({ agent: 'nova', limit: limit as number }),
+      b.messages.peek({ agent: 'nova', limit: limit as number }),
     );
     add(`search limit ${show(limit)}`, 'limit', (b) =>
-      b.search({ query: 'falcon', limit: limit as number }),
+      b.search.search({ query: 'falcon', limit: limit as number }),
     );
   }
   for (const priority of ['DROP', '', 'URGENT', ' normal', null, 3])
     add(`priority ${show(priority)}`, 'priority', (b) =>
-      b.send({ from: 'a', body: 'x', priority: priority as 'normal' }),
+      b.messages.send({ from: 'a', body: 'x', priority: priority as 'normal' }),
     );
   for (const importance of [0, 0.99, 3.01, -1, Number.NaN, 'high'])
     add(`importance ${show(importance)}`, 'importance', (b) =>
-      b.remember({ agent: 'a', content: 'x', importance: importance as number }),
+      b.knowledge.remember({ agent: 'a', content: 'x', importance: importance as number }),
     );
   for (const confidence of [-0.1, 1.01, Number.NaN, 'sure'])
     add(`confidence ${show(confidence)}`, 'confidence', (b) =>
-      b.createAtom({
+      b.knowledge.createAtom({
         agent: 'a',
         subject: 's',
         action: 'a',
@@ -724,7 +764,7 @@ function shapeCases(): HostileCase[] {
     '',
     'now; DROP TABLE x',
   ])
-    add(`since ${show(when)}`, 'since', (b) => b.search({ query: 'falcon', since: when }));
+    add(`since ${show(when)}`, 'since', (b) => b.search.search({ query: 'falcon', since: when }));
   const badTypes: Array<[unknown, string]> = [
     [[], 'types'],
     [['users'], 'types.0'],
@@ -733,15 +773,19 @@ function shapeCases(): HostileCase[] {
   ];
   for (const [types, field] of badTypes)
     add(`types ${show(types)}`, field, (b) =>
-      b.search({ query: 'falcon', types: types as ['message'] }),
+      b.search.search({ query: 'falcon', types: types as ['message'] }),
     );
   for (const status of ['deleted', '', 'ARCHIVED'])
     add(`thread status ${show(status)}`, 'status', (b, s) =>
-      b.setThreadStatus(s.thread, status as 'active'),
+      b.messages.setThreadStatus(s.thread, status as 'active'),
     );
   for (const metadata of [[1, 2], 'text', 42, null])
     add(`metadata ${show(metadata)}`, 'metadata', (b) =>
-      b.send({ from: 'a', body: 'x', metadata: metadata as unknown as Record<string, unknown> }),
+      b.messages.send({
+        from: 'a',
+        body: 'x',
+        metadata: metadata as unknown as Record<string, unknown>,
+      }),
     );
   for (const [what, input] of [
     ['null', null],
@@ -750,14 +794,16 @@ function shapeCases(): HostileCase[] {
     ['an unknown field', { query: 'x', sql: 'DROP' }],
   ] as const)
     add(`search input that is ${what}`, what === 'an unknown field' ? 'input' : 'input', (b) =>
-      b.search(input as never),
+      b.search.search(input as never),
     );
   add('send with an unknown field', 'input', (b) =>
-    b.send({ from: 'a', body: 'x', sql: 'DROP' } as never),
+    b.messages.send({ from: 'a', body: 'x', sql: 'DROP' } as never),
   );
-  add('a link of an atom to itself', 'to', (b, s) => b.link({ from: s.atoms[0], to: s.atoms[0] }));
+  add('a link of an atom to itself', 'to', (b, s) =>
+    b.knowledge.link({ from: s.atoms[0], to: s.atoms[0] }),
+  );
   add('a memory that expires before it is made', 'expires_at', (b) =>
-    b.remember({ agent: 'a', content: 'x', expires_at: '2000-01-01' }),
+    b.knowledge.remember({ agent: 'a', content: 'x', expires_at: '2000-01-01' }),
   );
   return cases;
 }

@@ -12,7 +12,7 @@ afterEach(() => {
 describe('approvals in the brain', () => {
   it('stores a digest of the arguments, never the arguments themselves', () => {
     t = tempBrain();
-    const r = t.brain.recordApproval({
+    const r = t.brain.assistant.recordApproval({
       tool: 'run_command',
       args: { command: 'rm -rf build', cwd: 'secret-dir' },
       summary: 'rm -rf build',
@@ -22,22 +22,35 @@ describe('approvals in the brain', () => {
     });
     expect(r.args_digest).toBe(argsDigest({ cwd: 'secret-dir', command: 'rm -rf build' }));
     expect(r.args_digest).toMatch(/^[0-9a-f]{64}$/);
-    expect(JSON.stringify(t.brain.approvals())).not.toContain('secret-dir');
+    expect(JSON.stringify(t.brain.assistant.approvals())).not.toContain('secret-dir');
   });
 
   it('lists a waiting ask as pending until it is settled, newest decision first', () => {
     t = tempBrain();
     const b = t.brain;
-    b.recordApproval({ tool: 'read_file', args: {}, decision: 'allow', decided_by: 'policy' });
-    const ask = b.recordApproval({ tool: 'write_file', args: { path: 'x' }, decision: 'pending' });
-    expect(b.approvals({ pending: true }).map((a) => a.id)).toEqual([ask.id]);
-    expect(b.approvals().map((a) => a.tool)).toEqual(['write_file', 'read_file']);
-    const settled = b.settleApproval({ id: ask.id, decision: 'timeout', decided_by: 'owner' });
+    b.assistant.recordApproval({
+      tool: 'read_file',
+      args: {},
+      decision: 'allow',
+      decided_by: 'policy',
+    });
+    const ask = b.assistant.recordApproval({
+      tool: 'write_file',
+      args: { path: 'x' },
+      decision: 'pending',
+    });
+    expect(b.assistant.approvals({ pending: true }).map((a) => a.id)).toEqual([ask.id]);
+    expect(b.assistant.approvals().map((a) => a.tool)).toEqual(['write_file', 'read_file']);
+    const settled = b.assistant.settleApproval({
+      id: ask.id,
+      decision: 'timeout',
+      decided_by: 'owner',
+    });
     expect(settled.decision).toBe('timeout');
     expect(settled.decided_at).not.toBeNull();
-    expect(b.approvals({ pending: true })).toEqual([]);
+    expect(b.assistant.approvals({ pending: true })).toEqual([]);
     expect(() =>
-      b.settleApproval({ id: ask.id, decision: 'approved', decided_by: 'owner' }),
+      b.assistant.settleApproval({ id: ask.id, decision: 'approved', decided_by: 'owner' }),
     ).toThrow(/no pending approval/);
   });
 
@@ -59,7 +72,7 @@ describe('approvals in the brain', () => {
       "exactly 'git' log",
       'in . exactly ls',
     ]) {
-      expect(() => b.addApprovalRule({ tool: 'run_command', pattern }), pattern).toThrow(
+      expect(() => b.assistant.addApprovalRule({ tool: 'run_command', pattern }), pattern).toThrow(
         /pattern:/,
       );
     }
@@ -70,31 +83,37 @@ describe('approvals in the brain', () => {
       ['mcp__github__create_issue', 'mcp__github__*'],
       ['save_memory', 'save_memory'],
     ] as const)
-      expect(() => b.addApprovalRule({ tool, pattern }), pattern).toThrow(/pattern:/);
-    expect(b.approvalRules()).toEqual([]);
+      expect(() => b.assistant.addApprovalRule({ tool, pattern }), pattern).toThrow(/pattern:/);
+    expect(b.assistant.approvalRules()).toEqual([]);
   });
 
   it('stores an always-rule once, says what it matches, and revokes it by id', () => {
     t = tempBrain();
     const b = t.brain;
-    const rule = b.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log -5' });
-    expect(b.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log -5' }).id).toBe(
-      rule.id,
-    );
-    b.addApprovalRule({ tool: 'run_command', pattern: `in 'a b' exactly grep -n 'x y'` });
-    b.addApprovalRule({ tool: 'write_file', pattern: 'path notes/todo.md' });
-    b.addApprovalRule({ tool: 'send_message', pattern: 'to nova' });
-    b.addApprovalRule({ tool: 'mcp__github__create_issue', pattern: 'mcp__github__create_issue' });
-    expect(b.approvalRules().map((r) => [r.tool, r.matches, r.active])).toEqual([
+    const rule = b.assistant.addApprovalRule({
+      tool: 'run_command',
+      pattern: 'exactly git log -5',
+    });
+    expect(
+      b.assistant.addApprovalRule({ tool: 'run_command', pattern: 'exactly git log -5' }).id,
+    ).toBe(rule.id);
+    b.assistant.addApprovalRule({ tool: 'run_command', pattern: `in 'a b' exactly grep -n 'x y'` });
+    b.assistant.addApprovalRule({ tool: 'write_file', pattern: 'path notes/todo.md' });
+    b.assistant.addApprovalRule({ tool: 'send_message', pattern: 'to nova' });
+    b.assistant.addApprovalRule({
+      tool: 'mcp__github__create_issue',
+      pattern: 'mcp__github__create_issue',
+    });
+    expect(b.assistant.approvalRules().map((r) => [r.tool, r.matches, r.active])).toEqual([
       ['mcp__github__create_issue', 'any input (every call of this tool)', true],
       ['send_message', 'to nova', true],
       ['write_file', 'path notes/todo.md', true],
       ['run_command', `grep -n 'x y' (exactly, in 'a b')`, true],
       ['run_command', 'git log -5 (exactly)', true],
     ]);
-    b.revokeApprovalRule(rule.id);
-    expect(b.approvalRules()).toHaveLength(4);
-    expect(() => b.revokeApprovalRule(rule.id)).toThrow(/no always-allow rule/);
+    b.assistant.revokeApprovalRule(rule.id);
+    expect(b.assistant.approvalRules()).toHaveLength(4);
+    expect(() => b.assistant.revokeApprovalRule(rule.id)).toThrow(/no always-allow rule/);
   });
 
   it('reads a rule stored in the old, wider form as inactive: it matches nothing', () => {
@@ -105,7 +124,7 @@ describe('approvals in the brain', () => {
     );
     insert.run('run_command', 'git push *');
     insert.run('write_file', 'write_file');
-    const rules = t.brain.approvalRules();
+    const rules = t.brain.assistant.approvalRules();
     expect(rules.map((r) => r.active)).toEqual([false, false]);
     expect(rules[0]!.matches).toMatch(/^nothing: "write_file" is an old, wider form/);
     expect(rules[1]!.matches).toMatch(/^nothing: "git push \*" is an old, wider form/);
@@ -114,7 +133,7 @@ describe('approvals in the brain', () => {
   it('records a call of any length and any characters without throwing, cut where the cut shows', () => {
     t = tempBrain();
     const long = `run_command command: \0\ud800${'x'.repeat(20_000)}`;
-    const r = t.brain.recordApproval({
+    const r = t.brain.assistant.recordApproval({
       tool: 'run_command',
       args: { command: long },
       summary: long,

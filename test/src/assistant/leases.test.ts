@@ -20,33 +20,33 @@ describe('leases', () => {
     const b = t.reopen();
     const first = leaseHolder('turn-1');
     const second = leaseHolder('turn-2');
-    expect(a.acquireLease({ key: KEY, holder: first, ttl_ms: 60_000 })).toBe(true);
-    expect(b.acquireLease({ key: KEY, holder: second, ttl_ms: 60_000 })).toBe(false);
+    expect(a.assistant.acquireLease({ key: KEY, holder: first, ttl_ms: 60_000 })).toBe(true);
+    expect(b.assistant.acquireLease({ key: KEY, holder: second, ttl_ms: 60_000 })).toBe(false);
     // Another key is another lease: sessions run side by side.
-    expect(b.acquireLease({ key: 'session:chat/other', holder: second, ttl_ms: 60_000 })).toBe(
-      true,
-    );
+    expect(
+      b.assistant.acquireLease({ key: 'session:chat/other', holder: second, ttl_ms: 60_000 }),
+    ).toBe(true);
     // Only its holder releases it.
-    b.releaseLease({ key: KEY, holder: second });
-    expect(b.getLease(KEY)?.holder).toEqual(first);
-    a.releaseLease({ key: KEY, holder: first });
-    expect(b.acquireLease({ key: KEY, holder: second, ttl_ms: 60_000 })).toBe(true);
-    expect(a.getLease(KEY)?.holder).toEqual(second);
+    b.assistant.releaseLease({ key: KEY, holder: second });
+    expect(b.assistant.getLease(KEY)?.holder).toEqual(first);
+    a.assistant.releaseLease({ key: KEY, holder: first });
+    expect(b.assistant.acquireLease({ key: KEY, holder: second, ttl_ms: 60_000 })).toBe(true);
+    expect(a.assistant.getLease(KEY)?.holder).toEqual(second);
   });
 
   it('lets its holder take it again (a renewal) and renew it', () => {
     const clock = fixedClock('2026-03-01T10:00:00.000Z');
     t = tempBrain({ clock });
     const me = leaseHolder('turn');
-    expect(t.brain.acquireLease({ key: KEY, holder: me, ttl_ms: 1000 })).toBe(true);
+    expect(t.brain.assistant.acquireLease({ key: KEY, holder: me, ttl_ms: 1000 })).toBe(true);
     clock.tick(500);
-    expect(t.brain.acquireLease({ key: KEY, holder: me, ttl_ms: 1000 })).toBe(true);
-    expect(t.brain.getLease(KEY)).toMatchObject({
+    expect(t.brain.assistant.acquireLease({ key: KEY, holder: me, ttl_ms: 1000 })).toBe(true);
+    expect(t.brain.assistant.getLease(KEY)).toMatchObject({
       acquired_at: '2026-03-01T10:00:00.000Z',
       expires_at: '2026-03-01T10:00:01.500Z',
     });
-    expect(t.brain.renewLease({ key: KEY, holder: me, ttl_ms: 10_000 })).toBe(true);
-    expect(t.brain.getLease(KEY)?.expires_at).toBe('2026-03-01T10:00:10.500Z');
+    expect(t.brain.assistant.renewLease({ key: KEY, holder: me, ttl_ms: 10_000 })).toBe(true);
+    expect(t.brain.assistant.getLease(KEY)?.expires_at).toBe('2026-03-01T10:00:10.500Z');
   });
 
   it('is taken over once it expires, and its old holder can then neither renew nor release it', () => {
@@ -56,24 +56,28 @@ describe('leases', () => {
     const b = t.reopen();
     const first = leaseHolder('turn-1');
     const second = leaseHolder('turn-2');
-    expect(a.acquireLease({ key: KEY, holder: first, ttl_ms: 30_000 })).toBe(true);
+    expect(a.assistant.acquireLease({ key: KEY, holder: first, ttl_ms: 30_000 })).toBe(true);
     clock.tick(29_999);
-    expect(b.acquireLease({ key: KEY, holder: second, ttl_ms: 30_000 })).toBe(false);
+    expect(b.assistant.acquireLease({ key: KEY, holder: second, ttl_ms: 30_000 })).toBe(false);
     clock.tick(1);
-    expect(b.acquireLease({ key: KEY, holder: second, ttl_ms: 30_000 })).toBe(true);
-    expect(a.renewLease({ key: KEY, holder: first, ttl_ms: 30_000 })).toBe(false);
-    a.releaseLease({ key: KEY, holder: first });
-    expect(a.getLease(KEY)?.holder).toEqual(second);
+    expect(b.assistant.acquireLease({ key: KEY, holder: second, ttl_ms: 30_000 })).toBe(true);
+    expect(a.assistant.renewLease({ key: KEY, holder: first, ttl_ms: 30_000 })).toBe(false);
+    a.assistant.releaseLease({ key: KEY, holder: first });
+    expect(a.assistant.getLease(KEY)?.holder).toEqual(second);
   });
 
   it('waits for the expiry of a holder on another host, whose pid it cannot check', () => {
     const clock = fixedClock();
     t = tempBrain({ clock });
     const far = { pid: 2 ** 22 + 7, host: `${hostname()}-elsewhere`, label: 'turn' };
-    expect(t.brain.acquireLease({ key: KEY, holder: far, ttl_ms: 5000 })).toBe(true);
-    expect(t.brain.acquireLease({ key: KEY, holder: leaseHolder('x'), ttl_ms: 5000 })).toBe(false);
+    expect(t.brain.assistant.acquireLease({ key: KEY, holder: far, ttl_ms: 5000 })).toBe(true);
+    expect(
+      t.brain.assistant.acquireLease({ key: KEY, holder: leaseHolder('x'), ttl_ms: 5000 }),
+    ).toBe(false);
     clock.tick(5000);
-    expect(t.brain.acquireLease({ key: KEY, holder: leaseHolder('x'), ttl_ms: 5000 })).toBe(true);
+    expect(
+      t.brain.assistant.acquireLease({ key: KEY, holder: leaseHolder('x'), ttl_ms: 5000 }),
+    ).toBe(true);
   });
 
   it('takes over at once from a process of this host that was killed holding it', async () => {
@@ -81,7 +85,7 @@ describe('leases', () => {
     const script = `
       import { openBrain, leaseHolder } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'index.js'))};
       const brain = openBrain({ dbPath: process.argv[1] });
-      const ok = brain.acquireLease({ key: ${JSON.stringify(KEY)}, holder: leaseHolder('turn'), ttl_ms: 3600000 });
+      const ok = brain.assistant.acquireLease({ key: ${JSON.stringify(KEY)}, holder: leaseHolder('turn'), ttl_ms: 3600000 });
       console.log(ok ? 'held ' + process.pid : 'refused');
       setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script, t.path], {
@@ -101,25 +105,29 @@ describe('leases', () => {
     expect(line).toBe(`held ${child.pid}`);
     const me = leaseHolder('turn');
     // Alive, the child keeps it.
-    expect(t.brain.acquireLease({ key: KEY, holder: me, ttl_ms: 60_000 })).toBe(false);
+    expect(t.brain.assistant.acquireLease({ key: KEY, holder: me, ttl_ms: 60_000 })).toBe(false);
     child.kill('SIGKILL');
     await exited;
-    expect(t.brain.getLease(KEY)?.holder.pid).toBe(child.pid);
-    expect(t.brain.acquireLease({ key: KEY, holder: me, ttl_ms: 60_000 })).toBe(true);
-    expect(t.brain.getLease(KEY)?.holder).toEqual(me);
+    expect(t.brain.assistant.getLease(KEY)?.holder.pid).toBe(child.pid);
+    expect(t.brain.assistant.acquireLease({ key: KEY, holder: me, ttl_ms: 60_000 })).toBe(true);
+    expect(t.brain.assistant.getLease(KEY)?.holder).toEqual(me);
   });
 
   it('refuses bad input naming the field', () => {
     t = tempBrain();
     expect(() =>
-      t!.brain.acquireLease({ key: '', holder: leaseHolder('x'), ttl_ms: 1000 }),
+      t!.brain.assistant.acquireLease({ key: '', holder: leaseHolder('x'), ttl_ms: 1000 }),
     ).toThrow(/key: must not be empty/);
     expect(() =>
-      t!.brain.acquireLease({ key: KEY, holder: { pid: 0, host: 'h', label: '' }, ttl_ms: 1000 }),
+      t!.brain.assistant.acquireLease({
+        key: KEY,
+        holder: { pid: 0, host: 'h', label: '' },
+        ttl_ms: 1000,
+      }),
     ).toThrow(/holder\.pid:/);
-    expect(() => t!.brain.acquireLease({ key: KEY, holder: leaseHolder('x'), ttl_ms: 0 })).toThrow(
-      /ttl_ms:/,
-    );
-    expect(t!.brain.getLease(KEY)).toBeUndefined();
+    expect(() =>
+      t!.brain.assistant.acquireLease({ key: KEY, holder: leaseHolder('x'), ttl_ms: 0 }),
+    ).toThrow(/ttl_ms:/);
+    expect(t!.brain.assistant.getLease(KEY)).toBeUndefined();
   });
 });

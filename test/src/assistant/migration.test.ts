@@ -20,16 +20,16 @@ describe('migration 0010: the assistant’s tables', () => {
     const path = join(dir.dir, 'v8.db');
     // A version 9 brain: today's schema without what the later migrations add.
     const made = openBrain({ dbPath: path });
-    const sent = made.send({ from: 'ada', to: 'assistant', body: 'before the upgrade' });
+    const sent = made.messages.send({ from: 'ada', to: 'assistant', body: 'before the upgrade' });
     made.close();
     downgrade(path, 9);
 
     brain = openBrain({ dbPath: path });
     expect(connectionOf(brain).pragma('user_version', { simple: true })).toBe(latestVersion());
-    expect(brain.getMessage(sent.id)?.body).toBe('before the upgrade');
-    const s = brain.session({ name: 'chat/default', agent: 'assistant', owner: 'ada' });
+    expect(brain.messages.getMessage(sent.id)?.body).toBe('before the upgrade');
+    const s = brain.assistant.session({ name: 'chat/default', agent: 'assistant', owner: 'ada' });
     expect(s.threads).toBe(1);
-    brain.recordUsage({
+    brain.assistant.recordUsage({
       source: 'chat',
       model: 'm',
       endpoint: 'e',
@@ -37,8 +37,8 @@ describe('migration 0010: the assistant’s tables', () => {
       output_tokens: 1,
       message_id: sent.id,
     });
-    expect(brain.usage()).toHaveLength(1);
-    expect(brain.recordApproval({ tool: 't', args: {}, decision: 'pending' }).id).toBe(1);
+    expect(brain.assistant.usage()).toHaveLength(1);
+    expect(brain.assistant.recordApproval({ tool: 't', args: {}, decision: 'pending' }).id).toBe(1);
   });
 
   it('stores times as integer milliseconds and refuses text', () => {

@@ -18,30 +18,30 @@ describe('the owner target (migration 0012)', () => {
   it('keeps the last place the owner spoke per assistant, replaced by the next, seen by another connection', () => {
     const clock = fixedClock('2026-03-01T10:00:00.000Z');
     t = tempBrain({ clock });
-    expect(t.brain.ownerTarget('assistant')).toBeNull();
-    t.brain.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '42' });
+    expect(t.brain.assistant.ownerTarget('assistant')).toBeNull();
+    t.brain.assistant.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '42' });
     clock.tick(60_000);
-    t.brain.setOwnerTarget({ agent: 'assistant', channel: 'discord', chat_id: '555' });
-    t.brain.setOwnerTarget({ agent: 'helper', channel: 'telegram', chat_id: '7' });
-    expect(t.reopen().ownerTarget('assistant')).toEqual({
+    t.brain.assistant.setOwnerTarget({ agent: 'assistant', channel: 'discord', chat_id: '555' });
+    t.brain.assistant.setOwnerTarget({ agent: 'helper', channel: 'telegram', chat_id: '7' });
+    expect(t.reopen().assistant.ownerTarget('assistant')).toEqual({
       agent: 'assistant',
       channel: 'discord',
       chat_id: '555',
       updated_at: '2026-03-01T10:01:00.000Z',
     });
-    expect(t.brain.ownerTarget('helper')?.chat_id).toBe('7');
+    expect(t.brain.assistant.ownerTarget('helper')?.chat_id).toBe('7');
   });
 
   it('refuses a bad channel or an empty chat id, naming the field, and changes nothing', () => {
     t = tempBrain();
-    t.brain.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '42' });
+    t.brain.assistant.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '42' });
     expect(() =>
-      t!.brain.setOwnerTarget({ agent: 'assistant', channel: 'Tele gram', chat_id: '1' }),
+      t!.brain.assistant.setOwnerTarget({ agent: 'assistant', channel: 'Tele gram', chat_id: '1' }),
     ).toThrow(/channel/);
     expect(() =>
-      t!.brain.setOwnerTarget({ agent: 'assistant', channel: 'discord', chat_id: '' }),
+      t!.brain.assistant.setOwnerTarget({ agent: 'assistant', channel: 'discord', chat_id: '' }),
     ).toThrow(/chat_id/);
-    expect(t.brain.ownerTarget('assistant')?.chat_id).toBe('42');
+    expect(t.brain.assistant.ownerTarget('assistant')?.chat_id).toBe('42');
   });
 
   it('adds the table to a version 11 brain', () => {
@@ -50,7 +50,7 @@ describe('the owner target (migration 0012)', () => {
     openBrain({ dbPath: path }).close();
     downgrade(path, 11);
     other.brain = openBrain({ dbPath: path });
-    other.brain.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '1' });
-    expect(other.brain.ownerTarget('assistant')?.channel).toBe('telegram');
+    other.brain.assistant.setOwnerTarget({ agent: 'assistant', channel: 'telegram', chat_id: '1' });
+    expect(other.brain.assistant.ownerTarget('assistant')?.channel).toBe('telegram');
   });
 });

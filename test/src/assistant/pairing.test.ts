@@ -13,7 +13,7 @@ function setup() {
 }
 
 const ask = (brain: TempBrain['brain'], user: string) =>
-  brain.requestPairing({ channel: 'telegram', user_id: user, name: `user ${user}` });
+  brain.assistant.requestPairing({ channel: 'telegram', user_id: user, name: `user ${user}` });
 
 describe('pairing requests', () => {
   it('gives an 8-character code from an alphabet without look-alikes, the same one while it is valid', () => {
@@ -32,32 +32,37 @@ describe('pairing requests', () => {
     for (const u of ['1', '2', '3']) expect(ask(brain, u).status).toBe('pending');
     expect(ask(brain, '4')).toEqual({ status: 'full' });
     clock.tick(PAIRING_TTL_MS + 1);
-    expect(brain.pairings()).toEqual([]);
+    expect(brain.assistant.pairings()).toEqual([]);
     expect(ask(brain, '4')).toMatchObject({ status: 'pending', created: true });
   });
 
   it('lets the owner approve a valid code (any case) and then the sender is paired', () => {
     const { brain } = setup();
     const { code } = ask(brain, '9') as { code: string };
-    expect(brain.isPaired({ channel: 'telegram', user_id: '9' })).toBe(false);
-    const decided = brain.decidePairing({ code: code.toLowerCase(), decision: 'approve' });
+    expect(brain.assistant.isPaired({ channel: 'telegram', user_id: '9' })).toBe(false);
+    const decided = brain.assistant.decidePairing({
+      code: code.toLowerCase(),
+      decision: 'approve',
+    });
     expect(decided).toMatchObject({ user_id: '9', status: 'approved', name: 'user 9' });
-    expect(brain.isPaired({ channel: 'telegram', user_id: '9' })).toBe(true);
+    expect(brain.assistant.isPaired({ channel: 'telegram', user_id: '9' })).toBe(true);
     expect(ask(brain, '9')).toEqual({ status: 'approved' });
-    expect(brain.pairings().map((p) => p.status)).toEqual(['approved']);
+    expect(brain.assistant.pairings().map((p) => p.status)).toEqual(['approved']);
   });
 
   it('refuses an expired or unknown code and a denied sender gets nothing more', () => {
     const { brain, clock } = setup();
     const { code } = ask(brain, '5') as { code: string };
     clock.tick(PAIRING_TTL_MS);
-    expect(() => brain.decidePairing({ code, decision: 'approve' })).toThrow(/code: no pending/);
-    expect(brain.isPaired({ channel: 'telegram', user_id: '5' })).toBe(false);
+    expect(() => brain.assistant.decidePairing({ code, decision: 'approve' })).toThrow(
+      /code: no pending/,
+    );
+    expect(brain.assistant.isPaired({ channel: 'telegram', user_id: '5' })).toBe(false);
     const again = ask(brain, '5') as { code: string };
-    brain.decidePairing({ code: again.code, decision: 'deny' });
+    brain.assistant.decidePairing({ code: again.code, decision: 'deny' });
     expect(ask(brain, '5')).toEqual({ status: 'denied' });
-    expect(brain.isPaired({ channel: 'telegram', user_id: '5' })).toBe(false);
-    expect(() => brain.decidePairing({ code: 'O0I1L000', decision: 'approve' })).toThrow(
+    expect(brain.assistant.isPaired({ channel: 'telegram', user_id: '5' })).toBe(false);
+    expect(() => brain.assistant.decidePairing({ code: 'O0I1L000', decision: 'approve' })).toThrow(
       /code: must be a pairing code/,
     );
   });
@@ -70,7 +75,9 @@ describe('migration 0013', () => {
     t.brain.close();
     downgrade(path, 12);
     const reopened = t.reopen();
-    expect(reopened.requestPairing({ channel: 'telegram', user_id: '1' }).status).toBe('pending');
-    expect(reopened.pairings()).toHaveLength(1);
+    expect(reopened.assistant.requestPairing({ channel: 'telegram', user_id: '1' }).status).toBe(
+      'pending',
+    );
+    expect(reopened.assistant.pairings()).toHaveLength(1);
   });
 });

@@ -18,8 +18,8 @@ function open(): Brain {
 }
 
 function turn(brain: Brain, thread: string, text: string) {
-  const user = brain.send({ from: 'ada', to: 'assistant', thread, body: text });
-  const reply = brain.send({
+  const user = brain.messages.send({ from: 'ada', to: 'assistant', thread, body: text });
+  const reply = brain.messages.send({
     from: 'assistant',
     to: 'ada',
     thread,
@@ -33,76 +33,82 @@ function turn(brain: Brain, thread: string, text: string) {
 describe('sessions', () => {
   it('creates a session once, with an empty thread whose subject is its name', () => {
     const brain = open();
-    const first = brain.session({ name: 'chat/default', ...who });
+    const first = brain.assistant.session({ name: 'chat/default', ...who });
     expect(first).toMatchObject({ name: 'chat/default', agent: 'assistant', owner: 'ada' });
     expect(first.created_at).toBe('2026-03-01T10:00:00.000Z');
-    expect(brain.getThread(first.thread_id)).toMatchObject({
+    expect(brain.messages.getThread(first.thread_id)).toMatchObject({
       subject: 'chat/default',
       message_count: 0,
     });
-    expect(brain.session({ name: 'chat/default', ...who })).toEqual(first);
-    expect(brain.sessions()).toEqual([first]);
+    expect(brain.assistant.session({ name: 'chat/default', ...who })).toEqual(first);
+    expect(brain.assistant.sessions()).toEqual([first]);
   });
 
   it('is found by a second connection, as another process finds it', () => {
     const brain = open();
-    const made = brain.session({ name: 'chat/default', ...who });
+    const made = brain.assistant.session({ name: 'chat/default', ...who });
     const other = t!.reopen();
-    expect(other.session({ name: 'chat/default', ...who }).thread_id).toBe(made.thread_id);
+    expect(other.assistant.session({ name: 'chat/default', ...who }).thread_id).toBe(
+      made.thread_id,
+    );
   });
 
   it('starts a fresh thread on newSession and keeps the old one searchable', () => {
     const brain = open();
-    const old = brain.session({ name: 'chat/default', ...who });
+    const old = brain.assistant.session({ name: 'chat/default', ...who });
     turn(brain, old.thread_id, 'the heron nests by the mill');
-    const fresh = brain.newSession({ name: 'chat/default', ...who });
+    const fresh = brain.assistant.newSession({ name: 'chat/default', ...who });
     expect(fresh.thread_id).not.toBe(old.thread_id);
     expect(fresh.threads).toBe(2);
-    expect(brain.session({ name: 'chat/default', ...who }).thread_id).toBe(fresh.thread_id);
-    expect(brain.sessionOfThread(old.thread_id)?.name).toBe('chat/default');
-    const hits = brain.search({ query: 'heron mill' }).hits;
+    expect(brain.assistant.session({ name: 'chat/default', ...who }).thread_id).toBe(
+      fresh.thread_id,
+    );
+    expect(brain.assistant.sessionOfThread(old.thread_id)?.name).toBe('chat/default');
+    const hits = brain.search.search({ query: 'heron mill' }).hits;
     expect(hits.some((h) => h.thread_id === old.thread_id)).toBe(true);
   });
 
   it('gives a session whose thread was closed a fresh thread', () => {
     const brain = open();
-    const old = brain.session({ name: 'chat/x', ...who });
-    brain.setThreadStatus(old.thread_id, 'closed');
-    const now = brain.session({ name: 'chat/x', ...who });
+    const old = brain.assistant.session({ name: 'chat/x', ...who });
+    brain.messages.setThreadStatus(old.thread_id, 'closed');
+    const now = brain.assistant.session({ name: 'chat/x', ...who });
     expect(now.thread_id).not.toBe(old.thread_id);
     expect(() => turn(brain, now.thread_id, 'still talking')).not.toThrow();
   });
 
   it('keeps sessions apart by name', () => {
     const brain = open();
-    const a = brain.session({ name: 'chat/a', ...who });
-    const b = brain.session({ name: 'telegram/42', ...who });
+    const a = brain.assistant.session({ name: 'chat/a', ...who });
+    const b = brain.assistant.session({ name: 'telegram/42', ...who });
     expect(a.thread_id).not.toBe(b.thread_id);
-    expect(brain.sessions().map((s) => s.name)).toEqual(['chat/a', 'telegram/42']);
+    expect(brain.assistant.sessions().map((s) => s.name)).toEqual(['chat/a', 'telegram/42']);
   });
 
   it('refuses a bad name or agent, naming the field, and writes nothing', () => {
     const brain = open();
-    expect(() => brain.session({ name: ' padded', ...who })).toThrow(/name: must not start/);
-    expect(() => brain.session({ name: 'chat/a', agent: 'no spaces', owner: 'ada' })).toThrow(
-      /agent: must be letters/,
+    expect(() => brain.assistant.session({ name: ' padded', ...who })).toThrow(
+      /name: must not start/,
     );
-    expect(() => brain.newSession({ name: '', ...who })).toThrow(BrainError);
-    expect(brain.sessions()).toEqual([]);
-    expect(brain.threads()).toEqual([]);
+    expect(() =>
+      brain.assistant.session({ name: 'chat/a', agent: 'no spaces', owner: 'ada' }),
+    ).toThrow(/agent: must be letters/);
+    expect(() => brain.assistant.newSession({ name: '', ...who })).toThrow(BrainError);
+    expect(brain.assistant.sessions()).toEqual([]);
+    expect(brain.messages.threads()).toEqual([]);
   });
 });
 
 describe('sessionMessages', () => {
   it('answers every message of a thread in order, or those after a given one', () => {
     const brain = open();
-    const s = brain.session({ name: 'chat/default', ...who });
+    const s = brain.assistant.session({ name: 'chat/default', ...who });
     const ids = [
       ...turn(brain, s.thread_id, 'one'),
       ...turn(brain, s.thread_id, 'two'),
       ...turn(brain, s.thread_id, 'three'),
     ];
-    const all = brain.sessionMessages({ thread_id: s.thread_id });
+    const all = brain.assistant.sessionMessages({ thread_id: s.thread_id });
     expect(all.map((m) => m.id)).toEqual(ids);
     expect(all[1]).toMatchObject({
       from: 'assistant',
@@ -112,37 +118,39 @@ describe('sessionMessages', () => {
       metadata: { assistant: { rounds: [], model: 'm' } },
     });
     expect(
-      brain.sessionMessages({ thread_id: s.thread_id, after: ids[1] }).map((m) => m.id),
+      brain.assistant.sessionMessages({ thread_id: s.thread_id, after: ids[1] }).map((m) => m.id),
     ).toEqual(ids.slice(2));
     expect(
-      brain.sessionMessages({ thread_id: s.thread_id, after: ids[1], limit: 2 }).map((m) => m.id),
+      brain.assistant
+        .sessionMessages({ thread_id: s.thread_id, after: ids[1], limit: 2 })
+        .map((m) => m.id),
     ).toEqual(ids.slice(2, 4));
-    expect(brain.sessionMessages({ thread_id: s.thread_id, after: ids[5] })).toEqual([]);
+    expect(brain.assistant.sessionMessages({ thread_id: s.thread_id, after: ids[5] })).toEqual([]);
   });
 
   it('orders messages of the same millisecond by when they were stored', () => {
     const brain = open();
-    const s = brain.session({ name: 'chat/default', ...who });
+    const s = brain.assistant.session({ name: 'chat/default', ...who });
     // The fixed clock never moves: every message has the same time.
     const ids = [...turn(brain, s.thread_id, 'a'), ...turn(brain, s.thread_id, 'b')];
     expect(
-      brain.sessionMessages({ thread_id: s.thread_id, after: ids[0] }).map((m) => m.id),
+      brain.assistant.sessionMessages({ thread_id: s.thread_id, after: ids[0] }).map((m) => m.id),
     ).toEqual(ids.slice(1));
   });
 
   it('refuses a message of another thread as the start, and an unknown thread', () => {
     const brain = open();
-    const a = brain.session({ name: 'chat/a', ...who });
-    const b = brain.session({ name: 'chat/b', ...who });
+    const a = brain.assistant.session({ name: 'chat/a', ...who });
+    const b = brain.assistant.session({ name: 'chat/b', ...who });
     const [inB] = turn(brain, b.thread_id, 'elsewhere');
-    expect(() => brain.sessionMessages({ thread_id: a.thread_id, after: inB })).toThrow(
+    expect(() => brain.assistant.sessionMessages({ thread_id: a.thread_id, after: inB })).toThrow(
       /after: .* is not in/,
     );
     expect(() =>
-      brain.sessionMessages({ thread_id: 'thr_00000000-0000-4000-8000-000000000009' }),
+      brain.assistant.sessionMessages({ thread_id: 'thr_00000000-0000-4000-8000-000000000009' }),
     ).toThrow(/thread_id: no thread/);
     expect(() =>
-      brain.sessionMessages({ thread_id: a.thread_id, after: 'syn_000000000000' }),
+      brain.assistant.sessionMessages({ thread_id: a.thread_id, after: 'syn_000000000000' }),
     ).toThrow(/after: no message/);
   });
 
@@ -162,28 +170,28 @@ describe('sessionMessages', () => {
 describe('latestSummary', () => {
   it('answers the summary whose source message comes last in the thread', () => {
     const brain = open();
-    const s = brain.session({ name: 'chat/default', ...who });
+    const s = brain.assistant.session({ name: 'chat/default', ...who });
     const ids = [...turn(brain, s.thread_id, 'one'), ...turn(brain, s.thread_id, 'two')];
-    expect(brain.latestSummary(s.thread_id)).toBeUndefined();
-    const late = brain.remember({
+    expect(brain.assistant.latestSummary(s.thread_id)).toBeUndefined();
+    const late = brain.knowledge.remember({
       agent: 'assistant',
       content: 'summary through two',
       categories: ['summary'],
       source_message_id: ids[3],
     });
-    brain.remember({
+    brain.knowledge.remember({
       agent: 'assistant',
       content: 'summary through one, written later',
       categories: ['summary'],
       source_message_id: ids[1],
     });
-    brain.remember({
+    brain.knowledge.remember({
       agent: 'assistant',
       content: 'not a summary',
       categories: ['fact'],
       source_message_id: ids[3],
     });
-    const got = brain.latestSummary(s.thread_id);
+    const got = brain.assistant.latestSummary(s.thread_id);
     expect(got).toEqual({ stm: expect.objectContaining({ id: late.id }), covers_through: ids[3] });
     // A read: no access counted.
     expect(got!.stm.access_count).toBe(0);
@@ -191,58 +199,70 @@ describe('latestSummary', () => {
 
   it('ignores summaries of other threads', () => {
     const brain = open();
-    const a = brain.session({ name: 'chat/a', ...who });
-    const b = brain.session({ name: 'chat/b', ...who });
+    const a = brain.assistant.session({ name: 'chat/a', ...who });
+    const b = brain.assistant.session({ name: 'chat/b', ...who });
     const [inB] = turn(brain, b.thread_id, 'b');
-    brain.remember({
+    brain.knowledge.remember({
       agent: 'assistant',
       content: 'b so far',
       categories: ['summary'],
       source_message_id: inB,
     });
-    expect(brain.latestSummary(a.thread_id)).toBeUndefined();
-    expect(brain.latestSummary(b.thread_id)?.covers_through).toBe(inB);
+    expect(brain.assistant.latestSummary(a.thread_id)).toBeUndefined();
+    expect(brain.assistant.latestSummary(b.thread_id)?.covers_through).toBe(inB);
   });
 });
 
 describe('a session conducted in an existing thread', () => {
   it('takes the thread as it is, with the messages already in it, and keeps it', () => {
     const brain = open();
-    const asked = brain.send({ from: 'bob', to: 'assistant', body: 'where is the heron?' });
-    const session = brain.sessionInThread({
+    const asked = brain.messages.send({
+      from: 'bob',
+      to: 'assistant',
+      body: 'where is the heron?',
+    });
+    const session = brain.assistant.sessionInThread({
       name: `inbox/${asked.thread_id}`,
       ...who,
       thread_id: asked.thread_id,
     });
     expect(session).toMatchObject({ thread_id: asked.thread_id, threads: 1 });
-    expect(brain.sessionOfThread(asked.thread_id)?.name).toBe(`inbox/${asked.thread_id}`);
-    expect(brain.session({ name: session.name, ...who })).toEqual(session);
-    expect(brain.sessionMessages({ thread_id: asked.thread_id }).map((m) => m.id)).toEqual([
-      asked.id,
-    ]);
+    expect(brain.assistant.sessionOfThread(asked.thread_id)?.name).toBe(`inbox/${asked.thread_id}`);
+    expect(brain.assistant.session({ name: session.name, ...who })).toEqual(session);
     expect(
-      brain.sessionInThread({ name: session.name, ...who, thread_id: asked.thread_id }),
+      brain.assistant.sessionMessages({ thread_id: asked.thread_id }).map((m) => m.id),
+    ).toEqual([asked.id]);
+    expect(
+      brain.assistant.sessionInThread({ name: session.name, ...who, thread_id: asked.thread_id }),
     ).toEqual(session);
   });
 
   it('moves a session that had a thread of its own there, keeping the old thread in its list', () => {
     const brain = open();
-    const old = brain.session({ name: 'inbox/x', ...who });
-    const asked = brain.send({ from: 'bob', to: 'assistant', body: 'hello' });
-    const moved = brain.sessionInThread({ name: 'inbox/x', ...who, thread_id: asked.thread_id });
+    const old = brain.assistant.session({ name: 'inbox/x', ...who });
+    const asked = brain.messages.send({ from: 'bob', to: 'assistant', body: 'hello' });
+    const moved = brain.assistant.sessionInThread({
+      name: 'inbox/x',
+      ...who,
+      thread_id: asked.thread_id,
+    });
     expect(moved).toMatchObject({ thread_id: asked.thread_id, threads: 2 });
-    expect(brain.sessionOfThread(old.thread_id)?.name).toBe('inbox/x');
+    expect(brain.assistant.sessionOfThread(old.thread_id)?.name).toBe('inbox/x');
   });
 
   it('refuses another session’s thread and an unknown thread, changing nothing', () => {
     const brain = open();
-    const chat = brain.session({ name: 'chat/default', ...who });
+    const chat = brain.assistant.session({ name: 'chat/default', ...who });
     expect(() =>
-      brain.sessionInThread({ name: 'inbox/y', ...who, thread_id: chat.thread_id }),
+      brain.assistant.sessionInThread({ name: 'inbox/y', ...who, thread_id: chat.thread_id }),
     ).toThrow(/thread_id: .* is the thread of session chat\/default/);
     expect(() =>
-      brain.sessionInThread({ name: 'inbox/y', ...who, thread_id: 'thr_0000000000000000' }),
+      brain.assistant.sessionInThread({
+        name: 'inbox/y',
+        ...who,
+        thread_id: 'thr_0000000000000000',
+      }),
     ).toThrow(BrainError);
-    expect(brain.sessions().map((s) => s.name)).toEqual(['chat/default']);
+    expect(brain.assistant.sessions().map((s) => s.name)).toEqual(['chat/default']);
   });
 });

@@ -22,9 +22,9 @@ const call = (over: Record<string, unknown>) => ({
 function seed() {
   t = tempBrain();
   const b = t.brain;
-  b.recordUsage(call({ at: '2026-03-01T09:00:00Z' }));
-  b.recordUsage(call({ at: '2026-03-01T23:59:59.999Z', source: 'compaction' }));
-  b.recordUsage(
+  b.assistant.recordUsage(call({ at: '2026-03-01T09:00:00Z' }));
+  b.assistant.recordUsage(call({ at: '2026-03-01T23:59:59.999Z', source: 'compaction' }));
+  b.assistant.recordUsage(
     call({
       at: '2026-03-02T00:00:00Z',
       model: 'llama3.1',
@@ -35,13 +35,13 @@ function seed() {
       cache_write_tokens: 0,
     }),
   );
-  b.recordUsage(call({ at: '2026-03-03T12:00:00Z', source: 'cron', input_tokens: 1 }));
+  b.assistant.recordUsage(call({ at: '2026-03-03T12:00:00Z', source: 'cron', input_tokens: 1 }));
   return b;
 }
 
 describe('usage', () => {
   it('sums tokens by model, each group split by endpoint', () => {
-    const rows = seed().usage({ by: 'model' });
+    const rows = seed().assistant.usage({ by: 'model' });
     expect(rows.map((r) => r.key)).toEqual(['claude-sonnet-4-5', 'llama3.1']);
     expect(rows[0]).toMatchObject({
       calls: 3,
@@ -67,14 +67,14 @@ describe('usage', () => {
 
   it('sums by UTC day in time order, and by source', () => {
     const b = seed();
-    const days = b.usage({ by: 'day' });
+    const days = b.assistant.usage({ by: 'day' });
     expect(days.map((r) => [r.key, r.calls])).toEqual([
       ['2026-03-01', 2],
       ['2026-03-02', 1],
       ['2026-03-03', 1],
     ]);
     expect(days[0]!.models.map((m) => m.model)).toEqual(['claude-sonnet-4-5']);
-    expect(b.usage({ by: 'source' }).map((r) => [r.key, r.calls])).toEqual([
+    expect(b.assistant.usage({ by: 'source' }).map((r) => [r.key, r.calls])).toEqual([
       ['chat', 2],
       ['compaction', 1],
       ['cron', 1],
@@ -83,17 +83,19 @@ describe('usage', () => {
 
   it('counts only the calls since a time', () => {
     const b = seed();
-    expect(b.usage({ by: 'day', since: '2026-03-02' }).map((r) => r.key)).toEqual([
+    expect(b.assistant.usage({ by: 'day', since: '2026-03-02' }).map((r) => r.key)).toEqual([
       '2026-03-02',
       '2026-03-03',
     ]);
-    expect(b.usage({ since: '2026-04-01' })).toEqual([]);
+    expect(b.assistant.usage({ since: '2026-04-01' })).toEqual([]);
   });
 
   it('keeps the session and the message a call served', () => {
     t = tempBrain();
-    const sent = t.brain.send({ from: 'ada', to: 'assistant', body: 'hello' });
-    const rec = t.brain.recordUsage(call({ session: 'chat/default', message_id: sent.id }));
+    const sent = t.brain.messages.send({ from: 'ada', to: 'assistant', body: 'hello' });
+    const rec = t.brain.assistant.recordUsage(
+      call({ session: 'chat/default', message_id: sent.id }),
+    );
     expect(rec).toMatchObject({ session: 'chat/default', message_id: sent.id });
     expect(
       connectionOf(t.brain).prepare(`SELECT session, message_id FROM model_usage`).get(),
@@ -105,12 +107,18 @@ describe('usage', () => {
 
   it('refuses bad input naming the field, and records nothing', () => {
     t = tempBrain();
-    expect(() => t!.brain.recordUsage(call({ input_tokens: -1 }))).toThrow(/input_tokens:/);
-    expect(() => t!.brain.recordUsage(call({ model: '' }))).toThrow(/model: must not be empty/);
-    expect(() => t!.brain.recordUsage(call({ message_id: 'syn_000000000001' }))).toThrow(
+    expect(() => t!.brain.assistant.recordUsage(call({ input_tokens: -1 }))).toThrow(
+      /input_tokens:/,
+    );
+    expect(() => t!.brain.assistant.recordUsage(call({ model: '' }))).toThrow(
+      /model: must not be empty/,
+    );
+    expect(() => t!.brain.assistant.recordUsage(call({ message_id: 'syn_000000000001' }))).toThrow(
       /message_id: no message/,
     );
-    expect(() => t!.brain.usage({ by: 'week' as 'day' })).toThrow(/by: must be one of model/);
-    expect(t!.brain.usage()).toEqual([]);
+    expect(() => t!.brain.assistant.usage({ by: 'week' as 'day' })).toThrow(
+      /by: must be one of model/,
+    );
+    expect(t!.brain.assistant.usage()).toEqual([]);
   });
 });

@@ -25,8 +25,11 @@ function seed(n: number): string[] {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     ids.push(
-      t.brain.send({ from: 'helios', to: 'nova', body: `note number ${i} about the spread gate` })
-        .id,
+      t.brain.messages.send({
+        from: 'helios',
+        to: 'nova',
+        body: `note number ${i} about the spread gate`,
+      }).id,
     );
   }
   return ids;
@@ -40,7 +43,7 @@ describe('the Ollama embedder', () => {
       batchSize: 4,
     });
     seed(10);
-    const result = await t.brain.embedQueued(ollama);
+    const result = await t.brain.embed.embedQueued(ollama);
     expect(result).toMatchObject({ embedded: 10, failed: 0, stopped_by: null });
     expect(fake.requests.length).toBe(3); // 4 + 4 + 2
     expect(fake.requests[0]!.input).toHaveLength(4);
@@ -48,7 +51,7 @@ describe('the Ollama embedder', () => {
     expect(
       fake.requests.flatMap((r) => r.input).every((s) => s.startsWith('search_document: ')),
     ).toBe(true);
-    expect(t.brain.embedStatus()).toMatchObject({
+    expect(t.brain.embed.embedStatus()).toMatchObject({
       pending: 0,
       failed: 0,
       embedded: 10,
@@ -66,8 +69,11 @@ describe('the Ollama embedder', () => {
   it('finds by vector what it embedded, and explains which retriever found it', async () => {
     const ollama = createOllamaEmbedder({ host: fake.host, model: 'nomic-embed-text' });
     seed(3);
-    await t.brain.embedQueued(ollama);
-    const result = await t.brain.searchHybrid({ query: 'spread gate' }, { embedder: ollama });
+    await t.brain.embed.embedQueued(ollama);
+    const result = await t.brain.search.searchHybrid(
+      { query: 'spread gate' },
+      { embedder: ollama },
+    );
     expect(result.retrievers).toEqual(['fts', 'vector']);
     expect(result.hits).toHaveLength(3);
     for (const hit of result.hits) {
@@ -91,24 +97,27 @@ describe('the Ollama embedder', () => {
       const ollama = createOllamaEmbedder({ host: fake.host, model: 'nomic-embed-text' });
       const [id] = seed(2);
       fake.mode = mode;
-      const result = await t.brain.embedQueued(ollama);
+      const result = await t.brain.embed.embedQueued(ollama);
       expect(result.embedded).toBe(0);
       expect(result.failed).toBe(2);
       expect(result.errors[0]).toMatch(message);
-      const status = t.brain.embedStatus();
+      const status = t.brain.embed.embedStatus();
       expect(status).toMatchObject({ pending: 0, failed: 2, embedded: 0 });
       expect(status.last_error).toMatch(message);
 
       // Search still answers, by words.
-      const found = await t.brain.searchHybrid({ query: 'spread gate' }, { embedder: ollama });
+      const found = await t.brain.search.searchHybrid(
+        { query: 'spread gate' },
+        { embedder: ollama },
+      );
       expect(found.hits.map((h) => h.id)).toContain(id);
 
       // Backoff: nothing is retried before its time; after it, a healthy Ollama embeds them.
       fake.mode = 'ok';
-      expect((await t.brain.embedQueued(ollama)).embedded).toBe(0);
+      expect((await t.brain.embed.embedQueued(ollama)).embedded).toBe(0);
       clock.tick(60_000);
-      expect((await t.brain.embedQueued(ollama)).embedded).toBe(2);
-      expect(t.brain.embedStatus()).toMatchObject({ pending: 0, failed: 0, embedded: 2 });
+      expect((await t.brain.embed.embedQueued(ollama)).embedded).toBe(2);
+      expect(t.brain.embed.embedStatus()).toMatchObject({ pending: 0, failed: 0, embedded: 2 });
     });
   }
 
@@ -120,10 +129,10 @@ describe('the Ollama embedder', () => {
     });
     seed(3);
     fake.mode = 'slow';
-    const result = await t.brain.embedQueued(ollama, { batchSize: 1 });
+    const result = await t.brain.embed.embedQueued(ollama, { batchSize: 1 });
     expect(result.stopped_by).toMatch(/did not answer within 0.2 s/);
     expect(result.failed).toBe(1); // the pass stopped at the first unreachable call
-    expect(t.brain.embedStatus()).toMatchObject({ pending: 2, failed: 1, embedded: 0 });
+    expect(t.brain.embed.embedStatus()).toMatchObject({ pending: 2, failed: 1, embedded: 0 });
   });
 
   it('says clearly when nothing listens at the host', async () => {
@@ -139,10 +148,10 @@ describe('the Ollama embedder', () => {
   it('answers searches by words when the query cannot be embedded in time', async () => {
     const ollama = createOllamaEmbedder({ host: fake.host, model: 'nomic-embed-text' });
     const [id] = seed(2);
-    await t.brain.embedQueued(ollama);
+    await t.brain.embed.embedQueued(ollama);
     fake.mode = 'slow';
     const started = Date.now();
-    const result = await t.brain.searchHybrid(
+    const result = await t.brain.search.searchHybrid(
       { query: 'spread gate' },
       { embedder: ollama, queryTimeoutMs: 150 },
     );
@@ -180,12 +189,12 @@ describe('choosing the embedder', () => {
   it('auto: a brain with Ollama vectors keeps Ollama while it is away', async () => {
     const ollama = createOllamaEmbedder({ host: fake.host, model: 'nomic-embed-text' });
     seed(1);
-    await t.brain.embedQueued(ollama);
+    await t.brain.embed.embedQueued(ollama);
     await fake.close();
     const said: string[] = [];
     const e = await createEmbedder(
       { embedder: 'auto', ollamaHost: fake.host, embedModel: 'nomic-embed-text' },
-      { notice: (l) => said.push(l), brain: t.brain, probeTimeoutMs: 300 },
+      { notice: (l) => said.push(l), brain: t.brain.embed, probeTimeoutMs: 300 },
     );
     expect(e?.provider).toBe('ollama');
     expect(said[0]).toMatch(/vectors are from nomic-embed-text/);
@@ -203,7 +212,7 @@ describe('choosing the embedder', () => {
     expect(
       await createEmbedder(
         { embedder: 'auto', ollamaHost: fake.host, embedModel: 'nomic-embed-text' },
-        { brain: t.brain, purpose: 'search' },
+        { brain: t.brain.embed, purpose: 'search' },
       ),
     ).toBeUndefined();
     expect(fake.requests).toHaveLength(0);

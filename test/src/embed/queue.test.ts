@@ -19,9 +19,17 @@ function queueRows(brain: TempBrain['brain']) {
 describe('the embedding queue', () => {
   it('counts every new message, memory and atom as waiting, with no queue row each', () => {
     t = tempBrain();
-    const { id } = t.brain.send({ from: 'helios', to: 'nova', body: 'spread gate has no edge' });
-    t.brain.remember({ agent: 'nova', content: 'drop the spread gate', source_message_id: id });
-    t.brain.createAtom({
+    const { id } = t.brain.messages.send({
+      from: 'helios',
+      to: 'nova',
+      body: 'spread gate has no edge',
+    });
+    t.brain.knowledge.remember({
+      agent: 'nova',
+      content: 'drop the spread gate',
+      source_message_id: id,
+    });
+    t.brain.knowledge.createAtom({
       agent: 'nova',
       subject: 'spread gate',
       action: 'filter',
@@ -29,7 +37,7 @@ describe('the embedding queue', () => {
     });
     // New items wait above the kinds' cursors: no row, no index entry per item.
     expect(queueRows(t.brain)).toEqual([]);
-    expect(t.brain.embedStatus()).toMatchObject({
+    expect(t.brain.embed.embedStatus()).toMatchObject({
       pending: 3,
       failed: 0,
       embedded: 0,
@@ -38,35 +46,36 @@ describe('the embedding queue', () => {
 
     // A rejected write leaves nothing waiting.
     expect(() =>
-      t!.brain.send({
+      t!.brain.messages.send({
         from: 'helios',
         to: 'nova',
         body: 'x',
         thread: 'thr_00000000-0000-4000-8000-000000000000',
       }),
     ).toThrow();
-    expect(t.brain.embedStatus().pending).toBe(3);
+    expect(t.brain.embed.embedStatus().pending).toBe(3);
   });
 
   it('hands each new item to one drainer only, and takes a changed item again', async () => {
     t = tempBrain();
-    for (let i = 0; i < 4; i++) t.brain.send({ from: 'helios', to: 'nova', body: `gate ${i}` });
+    for (let i = 0; i < 4; i++)
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: `gate ${i}` });
     const first = wordEmbedder(['gate']);
     const second = wordEmbedder(['gate']);
     // Two drains at once: each claims its batch (the cursor moves past it) before awaiting.
     const results = await Promise.all([
-      t.brain.embedQueued(first, { batchSize: 2, maxItems: 2 }),
-      t.brain.embedQueued(second, { batchSize: 2, maxItems: 2 }),
+      t.brain.embed.embedQueued(first, { batchSize: 2, maxItems: 2 }),
+      t.brain.embed.embedQueued(second, { batchSize: 2, maxItems: 2 }),
     ]);
     expect(results.map((r) => r.embedded)).toEqual([2, 2]);
     const texts = [...first.calls.flat(), ...second.calls.flat()];
     expect(new Set(texts).size).toBe(4);
-    expect(t.brain.embedStatus()).toMatchObject({ pending: 0, embedded: 4 });
+    expect(t.brain.embed.embedStatus()).toMatchObject({ pending: 0, embedded: 4 });
 
     // A change to an embedded item puts it back on the queue (trigger of migration 0004).
     connectionOf(t.brain).prepare(`UPDATE messages SET body = 'gate changed' WHERE id = 2`).run();
     expect(queueRows(t.brain)).toEqual([{ item_type: 'message', item_id: 2, attempts: 0 }]);
-    const again = await t.brain.embedQueued(first);
+    const again = await t.brain.embed.embedQueued(first);
     expect(again.embedded).toBe(1);
     expect(first.calls.at(-1)![0]).toContain('gate changed');
   });
@@ -74,10 +83,10 @@ describe('the embedding queue', () => {
   it('drains in batches outside the write, storing one vector per item with model, dimension and hash', async () => {
     t = tempBrain();
     for (let i = 0; i < 5; i++)
-      t.brain.send({ from: 'helios', to: 'nova', body: `message ${i} about gates` });
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: `message ${i} about gates` });
     const e = wordEmbedder(['gate', 'fills']);
     const progress: number[] = [];
-    const result = await t.brain.embedQueued(e, {
+    const result = await t.brain.embed.embedQueued(e, {
       batchSize: 2,
       onProgress: (p) => progress.push(p.done),
     });
@@ -106,14 +115,14 @@ describe('the embedding queue', () => {
 
   it('embeds a message with its context: subject, sender, date and the message it answers', async () => {
     t = tempBrain();
-    const first = t.brain.send({
+    const first = t.brain.messages.send({
       from: 'melanie',
       to: 'caroline',
       subject: 'weekend',
       body: 'What did you research?',
       at: '2023-05-08T13:56:00Z',
     });
-    t.brain.send({
+    t.brain.messages.send({
       from: 'caroline',
       to: 'melanie',
       thread: first.thread_id,
@@ -121,7 +130,7 @@ describe('the embedding queue', () => {
       at: '2023-05-08T13:57:00Z',
     });
     const e = wordEmbedder(['x']);
-    await t.brain.embedQueued(e);
+    await t.brain.embed.embedQueued(e);
     const reply = e.calls.flat()[1]!;
     expect(reply).toContain('weekend');
     expect(reply).toContain('8 May 2023, caroline to melanie:');
@@ -131,35 +140,35 @@ describe('the embedding queue', () => {
 
   it('does not call the model again for an item whose text did not change', async () => {
     t = tempBrain();
-    t.brain.send({ from: 'helios', to: 'nova', body: 'same words' });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'same words' });
     const e = wordEmbedder(['same']);
-    await t.brain.embedQueued(e);
+    await t.brain.embed.embedQueued(e);
     connectionOf(t.brain)
       .prepare(
         `INSERT INTO embed_queue (item_type, item_id, enqueued_at) VALUES ('message', 1, 'now')`,
       )
       .run();
-    const again = await t.brain.embedQueued(e);
+    const again = await t.brain.embed.embedQueued(e);
     expect(again).toMatchObject({ embedded: 0, unchanged: 1 });
     expect(e.calls).toHaveLength(1);
   });
 
   it('re-embeds everything when the model changes, and never mixes two models', async () => {
     t = tempBrain();
-    t.brain.send({ from: 'helios', to: 'nova', body: 'one' });
-    t.brain.remember({ agent: 'nova', content: 'two' });
-    await t.brain.embedQueued(wordEmbedder(['one'], { model: 'brain-test-a' }));
-    expect(t.brain.vectorSpace()).toMatchObject({ model: 'brain-test-a', dimension: 2 });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'one' });
+    t.brain.knowledge.remember({ agent: 'nova', content: 'two' });
+    await t.brain.embed.embedQueued(wordEmbedder(['one'], { model: 'brain-test-a' }));
+    expect(t.brain.embed.vectorSpace()).toMatchObject({ model: 'brain-test-a', dimension: 2 });
 
     const b = wordEmbedder(['one', 'two', 'three'], { model: 'brain-test-b' });
     // Searching with another model than the vectors' answers by words, and says so.
-    const before = await t.brain.searchHybrid({ query: 'one' }, { embedder: b });
+    const before = await t.brain.search.searchHybrid({ query: 'one' }, { embedder: b });
     expect(before.retrievers).toEqual(['fts']);
     expect(before.notices[0]).toMatch(/vectors in this brain are from brain-test-a/);
 
-    const result = await t.brain.embedQueued(b);
+    const result = await t.brain.embed.embedQueued(b);
     expect(result.embedded).toBe(2);
-    expect(t.brain.vectorSpace()).toMatchObject({ model: 'brain-test-b', dimension: 4 });
+    expect(t.brain.embed.vectorSpace()).toMatchObject({ model: 'brain-test-b', dimension: 4 });
     const models = connectionOf(t.brain).prepare(`SELECT DISTINCT model FROM embeddings`).all();
     expect(models).toEqual([{ model: 'brain-test-b' }]);
   });
@@ -167,24 +176,24 @@ describe('the embedding queue', () => {
   it('isolates an item that keeps failing, so the others get embedded', async () => {
     const clock = fixedClock();
     t = tempBrain({ clock });
-    t.brain.send({ from: 'helios', to: 'nova', body: 'fine one' });
-    t.brain.send({ from: 'helios', to: 'nova', body: 'poison pill' });
-    t.brain.send({ from: 'helios', to: 'nova', body: 'fine two' });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'fine one' });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'poison pill' });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'fine two' });
     const e = wordEmbedder(['fine'], { failOn: 'poison' });
-    const first = await t.brain.embedQueued(e);
+    const first = await t.brain.embed.embedQueued(e);
     expect(first).toMatchObject({ embedded: 0, failed: 3 }); // one batch, one failure
     expect(first.errors).toEqual(['cannot embed "poison"']);
     expect(queueRows(t.brain).every((r) => r.attempts === 1)).toBe(true);
 
     clock.tick(11_000);
-    await t.brain.embedQueued(e); // batch again: fails again (attempts 2)
+    await t.brain.embed.embedQueued(e); // batch again: fails again (attempts 2)
     clock.tick(21_000);
-    await t.brain.embedQueued(e); // now one at a time
+    await t.brain.embed.embedQueued(e); // now one at a time
     clock.tick(41_000);
-    await t.brain.embedQueued(e);
+    await t.brain.embed.embedQueued(e);
     clock.tick(41_000);
-    await t.brain.embedQueued(e);
-    expect(t.brain.embedStatus()).toMatchObject({ embedded: 2, failed: 1, pending: 0 });
+    await t.brain.embed.embedQueued(e);
+    expect(t.brain.embed.embedStatus()).toMatchObject({ embedded: 2, failed: 1, pending: 0 });
     expect(queueRows(t.brain)).toEqual([
       { item_type: 'message', item_id: 2, attempts: expect.any(Number) },
     ]);
@@ -192,7 +201,7 @@ describe('the embedding queue', () => {
 
   it('gives the items back, without counting a failure, when a drain is cancelled', async () => {
     t = tempBrain();
-    t.brain.send({ from: 'helios', to: 'nova', body: 'a' });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'a' });
     const controller = new AbortController();
     const slow = {
       ...wordEmbedder(['a']),
@@ -202,9 +211,9 @@ describe('the embedding queue', () => {
           controller.abort();
         }),
     };
-    const result = await t.brain.embedQueued(slow, { signal: controller.signal });
+    const result = await t.brain.embed.embedQueued(slow, { signal: controller.signal });
     expect(result.failed).toBe(0);
-    expect(t.brain.embedStatus()).toMatchObject({ pending: 1, failed: 0 });
+    expect(t.brain.embed.embedStatus()).toMatchObject({ pending: 1, failed: 0 });
   });
 
   it('keeps what a version 3 brain had queued, and drops the rows the cursor now covers (migration 0004)', () => {
@@ -241,19 +250,19 @@ describe('the embedding queue', () => {
         { item_type: 'stm', last_id: 0 },
       ]);
       expect(queueRows(brain)).toEqual([{ item_type: 'message', item_id: 3, attempts: 1 }]);
-      expect(brain.embedStatus()).toMatchObject({ pending: 3, failed: 1 });
+      expect(brain.embed.embedStatus()).toMatchObject({ pending: 3, failed: 1 });
       // Read times became milliseconds and read back as the same ISO time.
       expect(
         connectionOf(brain).prepare(`SELECT read_at FROM deliveries WHERE message_id = 1`).get(),
       ).toEqual({
         read_at: Date.parse('2025-01-02T03:04:05.678Z'),
       });
-      const history = brain.thread({ thread_id: THREAD });
+      const history = brain.messages.thread({ thread_id: THREAD });
       expect(history.messages[0]!.receipts).toEqual([
         { agent: 'b', read_at: '2025-01-02T03:04:05.678Z' },
       ]);
       expect(history.messages[1]!.receipts).toEqual([{ agent: 'b', read_at: null }]);
-      expect(brain.poll('b').unread).toBe(4);
+      expect(brain.messages.poll('b').unread).toBe(4);
       brain.close();
     } finally {
       cleanup();
@@ -273,8 +282,8 @@ describe('the embedding queue', () => {
         INSERT INTO messages (uid, thread_id, from_agent, body, created_at) VALUES ('syn_000000000001', 1, 1, 'old words', '2025-01-01T00:00:00.000Z');`);
       old.close();
       const brain = openBrain({ dbPath: path });
-      expect(brain.embedStatus().pending).toBe(1);
-      expect(brain.search({ query: 'old words' }).hits).toHaveLength(1);
+      expect(brain.embed.embedStatus().pending).toBe(1);
+      expect(brain.search.search({ query: 'old words' }).hits).toHaveLength(1);
       brain.close();
     } finally {
       cleanup();
@@ -286,16 +295,16 @@ describe('the embedding queue', () => {
     try {
       t = tempBrain();
       const worker = startEmbeddingWorker(t.brain, wordEmbedder(['late']), { intervalMs: 1000 });
-      t.brain.send({ from: 'helios', to: 'nova', body: 'a late message' });
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: 'a late message' });
       // The first pass ran at start (nothing queued yet); the next comes after one pause.
       await vi.advanceTimersByTimeAsync(999);
-      expect(t.brain.embedStatus()).toMatchObject({ embedded: 0, pending: 1 });
+      expect(t.brain.embed.embedStatus()).toMatchObject({ embedded: 0, pending: 1 });
       await vi.advanceTimersByTimeAsync(1);
-      expect(t.brain.embedStatus()).toMatchObject({ embedded: 1, pending: 0 });
+      expect(t.brain.embed.embedStatus()).toMatchObject({ embedded: 1, pending: 0 });
       await worker.stop();
-      t.brain.send({ from: 'helios', to: 'nova', body: 'after the stop' });
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: 'after the stop' });
       await vi.advanceTimersByTimeAsync(10_000);
-      expect(t.brain.embedStatus()).toMatchObject({ embedded: 1, pending: 1 });
+      expect(t.brain.embed.embedStatus()).toMatchObject({ embedded: 1, pending: 1 });
     } finally {
       vi.useRealTimers();
     }
@@ -305,7 +314,7 @@ describe('the embedding queue', () => {
     vi.useFakeTimers();
     try {
       t = tempBrain();
-      t.brain.send({ from: 'helios', to: 'nova', body: 'poison' });
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: 'poison' });
       const errors: string[] = [];
       const embedder = wordEmbedder([], { failOn: 'poison' });
       const worker = startEmbeddingWorker(t.brain, embedder, {

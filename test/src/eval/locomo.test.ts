@@ -50,7 +50,7 @@ describe('brain eval locomo', () => {
       stack.batch(() => {
         for (let i = 0; i < 60; i++) {
           const words = ['pottery classes Ben start', 'Ben dog name', 'Ada marathon run long'];
-          stack.send({ from: 'zed', to: 'yan', body: `${words[i % 3]} ${i}` });
+          stack.messages.send({ from: 'zed', to: 'yan', body: `${words[i % 3]} ${i}` });
         }
       });
       stack.close();
@@ -68,7 +68,7 @@ describe('brain eval locomo', () => {
       expect(report.haystack!.recall['5']).toBeLessThan(1);
       // The haystack itself is only copied: the conversations were never written into it.
       const after = openBrain({ dbPath: path });
-      expect(after.search({ query: 'Rex', types: ['message'] }).hits).toEqual([]);
+      expect(after.search.search({ query: 'Rex', types: ['message'] }).hits).toEqual([]);
       after.close();
     } finally {
       dir.cleanup();

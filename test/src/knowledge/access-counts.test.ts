@@ -52,17 +52,20 @@ function stored(id: string): { access_count: number; last_accessed_at: string | 
 
 describe('access counts off the read path', () => {
   it('a search and a listing that return a memory answer at once while another connection holds the write lock', async () => {
-    const memory = t.brain.remember({ agent: 'nova', content: 'the spread gate predicts nothing' });
+    const memory = t.brain.knowledge.remember({
+      agent: 'nova',
+      content: 'the spread gate predicts nothing',
+    });
     const release = holdWriteLock();
 
-    const search = timed(() => t.brain.search({ query: 'spread gate' }));
+    const search = timed(() => t.brain.search.search({ query: 'spread gate' }));
     expect(search.value.hits.map((h) => h.id)).toEqual([memory.id]);
     expect(search.ms).toBeLessThan(PROMPT_MS);
-    const list = timed(() => t.brain.listStm());
+    const list = timed(() => t.brain.knowledge.listStm());
     expect(list.value.map((s) => s.id)).toEqual([memory.id]);
     expect(list.ms).toBeLessThan(PROMPT_MS);
     const started = performance.now();
-    const hybrid = await t.brain.searchHybrid(
+    const hybrid = await t.brain.search.searchHybrid(
       { query: 'spread gate' },
       { embedder: wordEmbedder(['spread']) },
     );
@@ -70,13 +73,13 @@ describe('access counts off the read path', () => {
     expect(performance.now() - started).toBeLessThan(PROMPT_MS);
 
     // The flush does not wait either: the lock is taken, so the accesses stay noted.
-    const flush = timed(() => t.brain.flushAccesses());
+    const flush = timed(() => t.brain.upkeep.flushAccesses());
     expect(flush.value).toBe(false);
     expect(flush.ms).toBeLessThan(PROMPT_MS);
     expect(stored(memory.id).access_count).toBe(0);
 
     release();
-    expect(t.brain.flushAccesses()).toBe(true);
+    expect(t.brain.upkeep.flushAccesses()).toBe(true);
     expect(stored(memory.id)).toEqual({
       access_count: 3,
       last_accessed_at: '2026-01-01T00:00:00.000Z',
@@ -84,43 +87,43 @@ describe('access counts off the read path', () => {
   });
 
   it('writes the accesses of many reads in one flush, with the time of the latest', () => {
-    const a = t.brain.remember({ agent: 'nova', content: 'spread gate one' });
-    const b = t.brain.remember({ agent: 'nova', content: 'spread gate two' });
+    const a = t.brain.knowledge.remember({ agent: 'nova', content: 'spread gate one' });
+    const b = t.brain.knowledge.remember({ agent: 'nova', content: 'spread gate two' });
     for (let i = 0; i < 4; i += 1) {
       clock.tick(60_000);
-      t.brain.search({ query: 'spread gate', limit: i < 3 ? 2 : 1 });
+      t.brain.search.search({ query: 'spread gate', limit: i < 3 ? 2 : 1 });
     }
     const changes = connectionOf(t.brain).prepare('SELECT total_changes()').pluck();
     const before = changes.get() as number;
-    expect(t.brain.flushAccesses()).toBe(true);
+    expect(t.brain.upkeep.flushAccesses()).toBe(true);
     expect((changes.get() as number) - before).toBe(2); // one row each, in one transaction
     const counts = [stored(a.id).access_count, stored(b.id).access_count].sort();
     expect(counts).toEqual([3, 4]);
     expect(stored(a.id).last_accessed_at! > '2026-01-01T00:02').toBe(true);
-    expect(t.brain.flushAccesses()).toBe(true); // nothing left: nothing written twice
+    expect(t.brain.upkeep.flushAccesses()).toBe(true); // nothing left: nothing written twice
     expect([stored(a.id).access_count, stored(b.id).access_count].sort()).toEqual([3, 4]);
   });
 
   it('a read changes nothing in the file; the flush does', () => {
-    t.brain.remember({ agent: 'nova', content: 'spread gate' });
+    t.brain.knowledge.remember({ agent: 'nova', content: 'spread gate' });
     const other = t.reopen();
     const seen = connectionOf(other).pragma('data_version', { simple: true });
-    t.brain.search({ query: 'spread gate' });
-    t.brain.listStm();
+    t.brain.search.search({ query: 'spread gate' });
+    t.brain.knowledge.listStm();
     expect(connectionOf(other).pragma('data_version', { simple: true })).toBe(seen);
-    t.brain.flushAccesses();
+    t.brain.upkeep.flushAccesses();
     expect(connectionOf(other).pragma('data_version', { simple: true })).not.toBe(seen);
   });
 
   it('closing writes what is noted, without waiting; with the lock held they are dropped', () => {
-    const memory = t.brain.remember({ agent: 'nova', content: 'spread gate' });
+    const memory = t.brain.knowledge.remember({ agent: 'nova', content: 'spread gate' });
     const first = t.reopen();
-    first.search({ query: 'spread gate' });
+    first.search.search({ query: 'spread gate' });
     first.close();
     expect(stored(memory.id).access_count).toBe(1);
 
     const second = t.reopen();
-    second.search({ query: 'spread gate' });
+    second.search.search({ query: 'spread gate' });
     const release = holdWriteLock();
     const closing = timed(() => second.close());
     expect(closing.ms).toBeLessThan(PROMPT_MS);

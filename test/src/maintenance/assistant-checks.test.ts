@@ -108,8 +108,8 @@ describe('brain doctor on the assistant’s tables', () => {
     ask('alive_tool', 1000, sleeper.pid!, HOST);
     lease('session:chat/a', sleeper.pid!, HOST, -1000); // expired, but its holder still runs
     lease('session:chat/b', 4242, 'elsewhere', 60_000);
-    t.brain.session({ name: 'chat/work', agent: 'assistant', owner: 'ann' });
-    const report = await t.brain.doctor();
+    t.brain.assistant.session({ name: 'chat/work', agent: 'assistant', owner: 'ann' });
+    const report = await t.brain.upkeep.doctor();
     expect(report.ok, JSON.stringify(report.checks.filter((c) => !c.ok))).toBe(true);
   });
 
@@ -124,11 +124,15 @@ describe('brain doctor on the assistant’s tables', () => {
     lease('session:chat/dead', deadPid, HOST, 60_000);
     lease('session:chat/far', 77, 'elsewhere', -1000);
     lease('session:chat/alive', sleeper.pid!, HOST, 60_000);
-    const session = t.brain.session({ name: 'chat/work', agent: 'assistant', owner: 'ann' });
+    const session = t.brain.assistant.session({
+      name: 'chat/work',
+      agent: 'assistant',
+      owner: 'ann',
+    });
     insert(`DELETE FROM session_threads`);
-    expect(t.brain.sessions()).toEqual([]); // a session out of its history is lost to listings
+    expect(t.brain.assistant.sessions()).toEqual([]); // a session out of its history is lost to listings
 
-    const found = await t.brain.doctor();
+    const found = await t.brain.upkeep.doctor();
     expect(found.ok).toBe(false);
     expect(problems(found, 'cron_runs').problems).toEqual([
       expect.stringMatching(
@@ -159,12 +163,12 @@ describe('brain doctor on the assistant’s tables', () => {
       `session chat/work's thread ${session.thread_id} is not in its history`,
     ]);
 
-    const repaired = await t.brain.doctor({ repair: true });
+    const repaired = await t.brain.upkeep.doctor({ repair: true });
     expect(repaired.ok, JSON.stringify(repaired.checks.filter((c) => !c.ok))).toBe(true);
     expect(repaired.backup).not.toBeNull();
     expect(problems(repaired, 'cron_runs').repairs).toEqual(['marked 3 cron run(s) interrupted']);
 
-    const runs = t.brain.cronRuns();
+    const runs = t.brain.assistant.cronRuns();
     expect(runs.map((r) => [r.job, r.outcome])).toEqual([
       ['alive', 'running'],
       ['crashed', 'interrupted'],
@@ -175,20 +179,20 @@ describe('brain doctor on the assistant’s tables', () => {
       ended_at: expect.any(String),
       detail: `interrupted: its process ${deadPid} on this host has ended (brain doctor --repair)`,
     });
-    expect(t.brain.approvals({ limit: 10 }).map((a) => [a.tool, a.decision])).toEqual([
+    expect(t.brain.assistant.approvals({ limit: 10 }).map((a) => [a.tool, a.decision])).toEqual([
       ['alive_tool', 'pending'],
       ['old_tool', 'timeout'],
       ['crashed_tool', 'timeout'],
     ]);
-    expect(t.brain.getLease('session:chat/dead')).toBeUndefined();
-    expect(t.brain.getLease('session:chat/far')).toBeUndefined();
-    expect(t.brain.getLease('session:chat/alive')?.holder.pid).toBe(sleeper.pid);
-    expect(t.brain.sessions().map((s) => [s.name, s.thread_id])).toEqual([
+    expect(t.brain.assistant.getLease('session:chat/dead')).toBeUndefined();
+    expect(t.brain.assistant.getLease('session:chat/far')).toBeUndefined();
+    expect(t.brain.assistant.getLease('session:chat/alive')?.holder.pid).toBe(sleeper.pid);
+    expect(t.brain.assistant.sessions().map((s) => [s.name, s.thread_id])).toEqual([
       ['chat/work', session.thread_id],
     ]);
     // A new turn of the session finds it free and continues its thread.
     expect(
-      t.brain.acquireLease({
+      t.brain.assistant.acquireLease({
         key: 'session:chat/dead',
         holder: { pid: process.pid, host: HOST, label: 'turn' },
         ttl_ms: 1000,
@@ -197,13 +201,13 @@ describe('brain doctor on the assistant’s tables', () => {
   });
 
   it('reports, and does not move, a session whose thread another session holds', async () => {
-    const a = t.brain.session({ name: 'chat/a', agent: 'assistant', owner: 'ann' });
-    t.brain.session({ name: 'chat/b', agent: 'assistant', owner: 'ann' });
+    const a = t.brain.assistant.session({ name: 'chat/a', agent: 'assistant', owner: 'ann' });
+    t.brain.assistant.session({ name: 'chat/b', agent: 'assistant', owner: 'ann' });
     insert(
       `UPDATE sessions SET thread_id = (SELECT thread_id FROM sessions WHERE name = 'chat/a')
        WHERE name = 'chat/b'`,
     );
-    const repaired = await t.brain.doctor({ repair: true });
+    const repaired = await t.brain.upkeep.doctor({ repair: true });
     const check = problems(repaired, 'sessions');
     expect(check.remaining).toEqual([
       `session chat/b's thread ${a.thread_id} is in the history of session chat/a`,

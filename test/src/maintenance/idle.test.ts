@@ -43,7 +43,7 @@ function unmergedIndex(batches = 6, perBatch = 600): void {
     t.brain.batch(() => {
       for (let i = 0; i < perBatch; i++) {
         const body = Array.from({ length: 12 }, () => `w${word++}x`).join(' ');
-        t.brain.send({ from: 'helios', to: 'nova', body });
+        t.brain.messages.send({ from: 'helios', to: 'nova', body });
       }
     });
   }
@@ -57,13 +57,13 @@ describe('idle merging of the full-text indexes', () => {
     const before = structure();
     expect(crowded(before)).toBe(true);
 
-    const first = t.brain.maintain({ steps: 1 });
+    const first = t.brain.upkeep.maintain({ steps: 1 });
     expect(first).toMatchObject({ merged: 1, pending: true, busy: false });
     // One step of 64 pages leaves a merge of more pages under way, resumed by the next call.
     expect(structure().levels.some((l) => l.merging > 0)).toBe(true);
 
     let calls = 1;
-    while (t.brain.maintain({ steps: 1 }).pending) calls++;
+    while (t.brain.upkeep.maintain({ steps: 1 }).pending) calls++;
     expect(calls).toBeGreaterThan(1);
     const after = structure();
     expect(crowded(after)).toBe(false);
@@ -73,13 +73,13 @@ describe('idle merging of the full-text indexes', () => {
     expect(() =>
       db.exec(`INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')`),
     ).not.toThrow();
-    expect(t.brain.search({ query: 'w4321x' }).hits).toHaveLength(1);
+    expect(t.brain.search.search({ query: 'w4321x' }).hits).toHaveLength(1);
   });
 
   it('reports nothing pending, and writes nothing, when no level needs merging', () => {
-    t.brain.send({ from: 'helios', to: 'nova', body: 'spread gate' });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'spread gate' });
     const block = structureBlock();
-    expect(t.brain.maintain()).toMatchObject({ merged: 0, pending: false, busy: false });
+    expect(t.brain.upkeep.maintain()).toMatchObject({ merged: 0, pending: false, busy: false });
     expect(structureBlock().equals(block)).toBe(true);
   });
 
@@ -89,10 +89,10 @@ describe('idle merging of the full-text indexes', () => {
     other = new BetterSqlite3(t.path);
     other.exec('BEGIN IMMEDIATE');
     // Waiting would take the brain's busy_timeout (10 s), past this test's time limit.
-    expect(t.brain.maintain()).toMatchObject({ merged: 0, pending: true, busy: true });
+    expect(t.brain.upkeep.maintain()).toMatchObject({ merged: 0, pending: true, busy: true });
     expect(structureBlock().equals(block)).toBe(true);
     other.exec('COMMIT');
-    expect(t.brain.maintain({ steps: 100 })).toMatchObject({ pending: false, busy: false });
+    expect(t.brain.upkeep.maintain({ steps: 100 })).toMatchObject({ pending: false, busy: false });
     expect(crowded(structure())).toBe(false);
   });
 
@@ -100,7 +100,7 @@ describe('idle merging of the full-text indexes', () => {
     unmergedIndex(5, 200);
     const block = structureBlock();
     const reader = t.reopen({ readonly: true });
-    expect(reader.maintain({ steps: 100 })).toEqual({
+    expect(reader.upkeep.maintain({ steps: 100 })).toEqual({
       merged: 0,
       pending: false,
       checkpointed: false,
@@ -115,17 +115,20 @@ describe('idle merging of the full-text indexes', () => {
     const block = structureBlock();
     expect(() =>
       t.brain.batch(() => {
-        expect(t.brain.maintain({ steps: 100 })).toMatchObject({ merged: 0, pending: false });
+        expect(t.brain.upkeep.maintain({ steps: 100 })).toMatchObject({
+          merged: 0,
+          pending: false,
+        });
         throw new Error('rolled back');
       }),
     ).toThrow('rolled back');
     expect(structureBlock().equals(block)).toBe(true);
-    expect(t.brain.maintain({ steps: 100 })).toMatchObject({ pending: false });
+    expect(t.brain.upkeep.maintain({ steps: 100 })).toMatchObject({ pending: false });
     expect(crowded(structure())).toBe(false);
   });
 
   it('refuses a step budget that is not a whole number', () => {
-    expect(() => t.brain.maintain({ steps: 1.5 })).toThrow(/steps: must be a whole number/);
+    expect(() => t.brain.upkeep.maintain({ steps: 1.5 })).toThrow(/steps: must be a whole number/);
   });
 });
 
@@ -134,18 +137,18 @@ describe('idle checkpoints of the WAL', () => {
   function fillWal(): void {
     const body = 'x'.repeat(100_000);
     for (let i = 0; walBytes() < IDLE_CHECKPOINT_BYTES; i++)
-      t.brain.send({ from: 'helios', to: 'nova', body: `${i} ${body}` });
+      t.brain.messages.send({ from: 'helios', to: 'nova', body: `${i} ${body}` });
   }
 
   it('empties a WAL of 4 MiB or more and leaves a smaller one alone', () => {
-    t.brain.send({ from: 'helios', to: 'nova', body: 'spread gate' });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'spread gate' });
     const small = walBytes();
     expect(small).toBeGreaterThan(0);
-    expect(t.brain.maintain().checkpointed).toBe(false);
+    expect(t.brain.upkeep.maintain().checkpointed).toBe(false);
     expect(walBytes()).toBe(small);
 
     fillWal();
-    expect(t.brain.maintain()).toMatchObject({ checkpointed: true, busy: false });
+    expect(t.brain.upkeep.maintain()).toMatchObject({ checkpointed: true, busy: false });
     expect(walBytes()).toBe(0);
   });
 
@@ -154,13 +157,13 @@ describe('idle checkpoints of the WAL', () => {
     other = new BetterSqlite3(t.path);
     other.exec('BEGIN');
     other.prepare('SELECT count(*) FROM messages').get();
-    t.brain.send({ from: 'helios', to: 'nova', body: 'after the reader began' });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'after the reader began' });
 
-    expect(t.brain.maintain()).toMatchObject({ checkpointed: false, busy: true });
+    expect(t.brain.upkeep.maintain()).toMatchObject({ checkpointed: false, busy: true });
     expect(walBytes()).toBeGreaterThanOrEqual(IDLE_CHECKPOINT_BYTES);
     other.exec('COMMIT');
-    t.brain.send({ from: 'helios', to: 'nova', body: 'the WAL grows again' });
-    expect(t.brain.maintain()).toMatchObject({ checkpointed: true, busy: false });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'the WAL grows again' });
+    expect(t.brain.upkeep.maintain()).toMatchObject({ checkpointed: true, busy: false });
     expect(walBytes()).toBe(0);
   });
 });
@@ -169,16 +172,16 @@ describe('idle writes of what reads noted', () => {
   it('writes the row counts a search noted, as a process would otherwise only on closing', () => {
     t.brain.batch(() => {
       for (let i = 0; i < KEEP_FROM_ROWS + 10; i++)
-        t.brain.send({ from: 'helios', to: 'nova', body: `lantern ${i}` });
+        t.brain.messages.send({ from: 'helios', to: 'nova', body: `lantern ${i}` });
     });
     const kept = () =>
       connectionOf(t.brain)
         .prepare(`SELECT n FROM search_word_counts WHERE idx = 'message' AND term = 'lantern'`)
         .pluck()
         .get();
-    t.brain.search({ query: 'lantern' });
+    t.brain.search.search({ query: 'lantern' });
     expect(kept()).toBeUndefined(); // a search writes nothing itself
-    t.brain.maintain();
+    t.brain.upkeep.maintain();
     expect(kept()).toBe(KEEP_FROM_ROWS + 10);
   });
 });

@@ -39,14 +39,18 @@ function collect() {
 describe('watchBrain: changes beyond messages', () => {
   it('reports new memories and atoms written by another connection, with their source message and its thread', () => {
     const other = t.reopen();
-    const m = other.send({ from: 'nova', to: 'helios', body: 'disk full' });
+    const m = other.messages.send({ from: 'nova', to: 'helios', body: 'disk full' });
     const clock = manualTimers();
     const seen = collect();
     watchBrain(t.brain, { timers: clock.timers }).onChanges(seen.fn);
 
-    const stm = other.remember({ agent: 'helios', content: 'disks fill', source_message_id: m.id });
-    const loose = other.remember({ agent: 'helios', content: 'no source' });
-    const atom = other.createAtom({
+    const stm = other.knowledge.remember({
+      agent: 'helios',
+      content: 'disks fill',
+      source_message_id: m.id,
+    });
+    const loose = other.knowledge.remember({ agent: 'helios', content: 'no source' });
+    const atom = other.knowledge.createAtom({
       agent: 'helios',
       subject: 'disk',
       action: 'fill',
@@ -71,15 +75,15 @@ describe('watchBrain: changes beyond messages', () => {
 
   it('reports a read and an ack once each, naming the message, its thread and the agent', () => {
     const other = t.reopen();
-    const m = other.send({ from: 'nova', to: 'helios', body: 'please ack' });
+    const m = other.messages.send({ from: 'nova', to: 'helios', body: 'please ack' });
     const clock = manualTimers();
     const seen = collect();
     watchBrain(t.brain, { timers: clock.timers }).onChanges(seen.fn);
 
-    other.markRead({ message_id: m.id, agent: 'helios' });
-    other.markRead({ message_id: m.id, agent: 'helios' }); // already read: no second receipt
+    other.messages.markRead({ message_id: m.id, agent: 'helios' });
+    other.messages.markRead({ message_id: m.id, agent: 'helios' }); // already read: no second receipt
     clock.tick();
-    other.ack({ message_id: m.id, agent: 'helios', body: 'done' });
+    other.messages.ack({ message_id: m.id, agent: 'helios', body: 'done' });
     clock.tick();
     clock.tick(); // nothing new: nothing reported
 
@@ -92,18 +96,18 @@ describe('watchBrain: changes beyond messages', () => {
   });
 
   it('starts from now: what existed before the first listener is not reported', () => {
-    const m = t.brain.send({ from: 'nova', to: 'helios', body: 'old' });
-    t.brain.remember({ agent: 'helios', content: 'old memory', source_message_id: m.id });
-    t.brain.markRead({ message_id: m.id, agent: 'helios' });
+    const m = t.brain.messages.send({ from: 'nova', to: 'helios', body: 'old' });
+    t.brain.knowledge.remember({ agent: 'helios', content: 'old memory', source_message_id: m.id });
+    t.brain.messages.markRead({ message_id: m.id, agent: 'helios' });
     const clock = manualTimers();
     const seen = collect();
     const watcher = watchBrain(t.brain, { timers: clock.timers });
     watcher.onMessages(() => {}); // messages followed first; the others start when asked for
-    t.brain.remember({ agent: 'helios', content: 'before onChanges' });
+    t.brain.knowledge.remember({ agent: 'helios', content: 'before onChanges' });
     watcher.onChanges(seen.fn);
     clock.tick();
     expect(seen.all).toEqual({ messages: [], memories: [], receipts: [] });
-    const fresh = t.brain.remember({ agent: 'helios', content: 'new' });
+    const fresh = t.brain.knowledge.remember({ agent: 'helios', content: 'new' });
     clock.tick();
     expect(seen.all.memories.map((x) => x.id)).toEqual([fresh.id]);
   });
@@ -115,11 +119,11 @@ describe('watchBrain: changes beyond messages', () => {
     watchBrain(t.brain, { timers: clock.timers }).onMessages((b) =>
       batches.push(b.map((m) => m.id)),
     );
-    const m = other.send({ from: 'nova', to: 'helios', body: 'hi' });
-    other.remember({ agent: 'helios', content: 'x', source_message_id: m.id });
-    other.markRead({ message_id: m.id, agent: 'helios' });
+    const m = other.messages.send({ from: 'nova', to: 'helios', body: 'hi' });
+    other.knowledge.remember({ agent: 'helios', content: 'x', source_message_id: m.id });
+    other.messages.markRead({ message_id: m.id, agent: 'helios' });
     clock.tick();
-    other.remember({ agent: 'helios', content: 'y' });
+    other.knowledge.remember({ agent: 'helios', content: 'y' });
     clock.tick();
     expect(batches).toEqual([[m.id]]);
   });

@@ -50,8 +50,8 @@ function fillGenerated(n: number, seed: number): void {
           ? bodies[Math.floor(rand() * bodies.length)]!
           : Array.from({ length: 2 + Math.floor(rand() * 18) }, () => zipf(rand)).join(' ');
       bodies.push(body);
-      t.brain.send({ from: 'atlas', to: 'nova', body });
-      if (i % 5 === 0) t.brain.remember({ agent: 'nova', content: body });
+      t.brain.messages.send({ from: 'atlas', to: 'nova', body });
+      if (i % 5 === 0) t.brain.knowledge.remember({ agent: 'nova', content: body });
     }
   });
 }
@@ -176,7 +176,7 @@ describe('the exact top k by BM25 with pruning', () => {
     const fallback = t.reopen({ rankFunction: false }); // bm25(): every match scored, no pruning
     for (const query of queriesOf(60, 5)) {
       const ids = (b: typeof fallback) =>
-        b.search({ query, types: ['message'], limit: 10 }).hits.map((h) => h.id);
+        b.search.search({ query, types: ['message'], limit: 10 }).hits.map((h) => h.id);
       expect(ids(t.brain), query).toEqual(ids(fallback));
     }
   });
@@ -229,7 +229,8 @@ describe("words' row counts kept with the index", () => {
       return { counts: words.map((w) => c.count(w)), rows: c.rows() };
     };
     const steps = [
-      () => t.reopen().remember({ agent: 'nova', content: `${words[0]} ${words[1]} more` }),
+      () =>
+        t.reopen().knowledge.remember({ agent: 'nova', content: `${words[0]} ${words[1]} more` }),
       // Same number of tokens, one word swapped: row count and token totals do not change.
       () =>
         other
@@ -253,7 +254,7 @@ describe('ranking inside a write transaction', () => {
     fillGenerated(400, 5);
     t.brain.batch(() => {
       for (let i = 0; i < 300; i++)
-        t.brain.send({ from: 'atlas', to: 'nova', body: `w0x w1x ${i}` });
+        t.brain.messages.send({ from: 'atlas', to: 'nova', body: `w0x w1x ${i}` });
       const { counter, run } = ranker('message');
       const db = connectionOf(t.brain);
       expect(counter.rows()).toBe(

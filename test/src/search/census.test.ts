@@ -23,7 +23,7 @@ function fill(brain: Brain, n: number, from = 0): void {
   brain.batch(() => {
     for (let i = from; i < from + n; i++) {
       const lantern = i % 2 === 0 ? 'lanterns' : 'lantern';
-      brain.send({
+      brain.messages.send({
         from: 'atlas',
         to: 'nova',
         body: `${lantern} ${i % 4 === 0 ? 'quay' : 'tide'}`,
@@ -54,7 +54,7 @@ describe("the census of an index's words", () => {
     fill(t.brain, KEEP_FROM_ROWS + 100);
     const db = connectionOf(t.brain);
     expect(census(db).size).toBe(0);
-    t.brain.warmSearch();
+    t.brain.search.warmSearch();
     const top = db.prepare(`SELECT max(id) FROM messages`).pluck().get() as number;
     const kept = census(db);
     // Both forms of the word under their one token; "quay" (a quarter of the rows) is too rare.
@@ -63,13 +63,13 @@ describe("the census of an index's words", () => {
     expect(kept.get(CENSUS)).toEqual({ n: kept.size - 1, upto: top });
     // Taken already in this epoch: nothing is read or written again.
     db.prepare(`UPDATE search_word_counts SET n = 1 WHERE term = ?`).run(`${CENSUS}lantern`);
-    t.brain.warmSearch();
+    t.brain.search.warmSearch();
     expect(census(db).get(`${CENSUS}lantern`)!.n).toBe(1);
   });
 
   it('gives a word never counted its count from its token, with the rows added since', () => {
     fill(t.brain, KEEP_FROM_ROWS + 100);
-    t.brain.warmSearch();
+    t.brain.search.warmSearch();
     const db = connectionOf(t.brain);
     // Make the census visibly wrong to see it used, then add rows after it.
     db.prepare(`UPDATE search_word_counts SET n = n + 7 WHERE term = ?`).run(`${CENSUS}lantern`);
@@ -83,7 +83,7 @@ describe("the census of an index's words", () => {
 
   it('is dropped with the other counts when an edit moves the index to another epoch, and taken again', () => {
     fill(t.brain, KEEP_FROM_ROWS + 100);
-    t.brain.warmSearch();
+    t.brain.search.warmSearch();
     const db = connectionOf(t.brain);
     db.prepare(`UPDATE messages SET body = 'tide' WHERE id = 5`).run();
     expect(census(db).size).toBe(0);
@@ -92,14 +92,14 @@ describe("the census of an index's words", () => {
       .pluck()
       .get() as number;
     expect(counterOn(connectionOf(t.reopen())).count('lanterns')).toBe(exact);
-    t.brain.warmSearch();
+    t.brain.search.warmSearch();
     expect(census(db).get(`${CENSUS}lantern`)!.n).toBe(exact);
   });
 
   it("reads the commonest tokens' score classes too, which a word's search then uses instead of reading its own", () => {
     // Held by more than IMPACTS_MIN rows: read by classes at this size.
     fill(t.brain, IMPACTS_MIN + 100);
-    t.brain.warmSearch();
+    t.brain.search.warmSearch();
     const db = connectionOf(t.brain);
     const classes = (term: string) =>
       db
@@ -110,7 +110,7 @@ describe("the census of an index's words", () => {
     expect(classes('quay')).toBeUndefined();
     // "lanterns" was never searched: its search reads no classes of its own (none noted to keep).
     const reader = t.reopen();
-    const hits = reader.search({ query: 'lanterns', types: ['message'], limit: 5 }).hits;
+    const hits = reader.search.search({ query: 'lanterns', types: ['message'], limit: 5 }).hits;
     expect(hits).toHaveLength(5);
     reader.close();
     expect(classes('lanterns') ?? null).toBeNull();

@@ -40,7 +40,7 @@ function plan(sql: string, ...params: Array<Record<string, unknown> | number>): 
 
 describe('full-text ranking', () => {
   it('ranks every match: an old message that matches best comes first among 2,000 newer ones', () => {
-    const old = t.brain.send({
+    const old = t.brain.messages.send({
       from: 'helios',
       to: 'nova',
       subject: 'lantern lantern',
@@ -49,15 +49,15 @@ describe('full-text ranking', () => {
     clock.tick(60_000);
     t.brain.batch(() => {
       for (let i = 0; i < 2000; i += 1) {
-        t.brain.send({
+        t.brain.messages.send({
           from: 'atlas',
           to: 'nova',
           body: `a lantern and a long line of other words ${i}`,
         });
       }
     });
-    const ids = (input: Parameters<typeof t.brain.search>[0]) =>
-      t.brain.search(input).hits.map((h) => h.id);
+    const ids = (input: Parameters<typeof t.brain.search.search>[0]) =>
+      t.brain.search.search(input).hits.map((h) => h.id);
     // The old message matches best, however many newer messages hold the word.
     expect(ids({ query: 'lantern', types: ['message'], limit: 5 })[0]).toBe(old.id);
     expect(ids({ query: 'lantern other', types: ['message'], limit: 5 })[0]).toBe(old.id);
@@ -66,15 +66,25 @@ describe('full-text ranking', () => {
   });
 
   it('leaves a thread out exactly, whether it holds few or most of the best matches', () => {
-    const here = t.brain.send({ from: 'ann', to: 'assistant', subject: 'here', body: 'kiln' });
-    const away = t.brain.send({ from: 'ann', to: 'bob', subject: 'away', body: 'kiln' });
+    const here = t.brain.messages.send({
+      from: 'ann',
+      to: 'assistant',
+      subject: 'here',
+      body: 'kiln',
+    });
+    const away = t.brain.messages.send({ from: 'ann', to: 'bob', subject: 'away', body: 'kiln' });
     t.brain.batch(() => {
       // Short messages in the thread left out rank first, more of them than the words retriever
       // ranks at once; longer ones in the only other thread follow.
       for (let i = 0; i < 250; i++)
-        t.brain.send({ from: 'ann', to: 'assistant', thread: here.thread_id, body: `kiln ${i}` });
+        t.brain.messages.send({
+          from: 'ann',
+          to: 'assistant',
+          thread: here.thread_id,
+          body: `kiln ${i}`,
+        });
       for (let i = 0; i < 60; i++)
-        t.brain.send({
+        t.brain.messages.send({
           from: 'ann',
           to: 'bob',
           thread: away.thread_id,
@@ -83,8 +93,8 @@ describe('full-text ranking', () => {
     });
     // With the compiled function (the thread's rows ranked last) and without (dropped after).
     for (const brain of [t.brain, t.reopen({ rankFunction: false })]) {
-      const ids = (input: Parameters<typeof t.brain.search>[0]) =>
-        brain.search({ types: ['message'], ...input }).hits.map((h) => h.id);
+      const ids = (input: Parameters<typeof t.brain.search.search>[0]) =>
+        brain.search.search({ types: ['message'], ...input }).hits.map((h) => h.id);
       for (const [query, limit] of [
         ['kiln', 5],
         ['kiln', 40],
@@ -103,10 +113,20 @@ describe('full-text ranking', () => {
   });
 
   it('keeps leaving a thread out as it grows between searches, and after a deletion', () => {
-    const here = t.brain.send({ from: 'ann', to: 'assistant', subject: 'here', body: 'quern' });
-    const away = t.brain.send({ from: 'ann', to: 'bob', subject: 'away', body: 'quern stone' });
+    const here = t.brain.messages.send({
+      from: 'ann',
+      to: 'assistant',
+      subject: 'here',
+      body: 'quern',
+    });
+    const away = t.brain.messages.send({
+      from: 'ann',
+      to: 'bob',
+      subject: 'away',
+      body: 'quern stone',
+    });
     const ids = () =>
-      t.brain
+      t.brain.search
         .search({ query: 'quern', types: ['message'], limit: 10, exclude_thread: here.thread_id })
         .hits.map((h) => h.id);
     expect(ids()).toEqual([away.id]);
@@ -115,7 +135,12 @@ describe('full-text ranking', () => {
       Array.from(
         { length: 149 },
         () =>
-          t.brain.send({ from: 'ann', to: 'assistant', thread: here.thread_id, body: 'quern' }).id,
+          t.brain.messages.send({
+            from: 'ann',
+            to: 'assistant',
+            thread: here.thread_id,
+            body: 'quern',
+          }).id,
       ),
     );
     expect(ids()).toEqual([away.id]);
@@ -136,7 +161,12 @@ describe('full-text ranking', () => {
     })();
     t.brain.batch(() => {
       for (const _ of rows)
-        t.brain.send({ from: 'ann', to: 'assistant', thread: here.thread_id, body: 'quern' });
+        t.brain.messages.send({
+          from: 'ann',
+          to: 'assistant',
+          thread: here.thread_id,
+          body: 'quern',
+        });
     });
     expect(ids()).toEqual([away.id]);
     expect(added).toHaveLength(149);
@@ -212,7 +242,7 @@ describe('snippets', () => {
     const subjects = ['Dancing', 'dance studio', undefined, undefined];
     const sent = bodies.map((body, i) => ({
       body,
-      ...t.brain.send({ from: 'helios', to: 'nova', subject: subjects[i], body }),
+      ...t.brain.messages.send({ from: 'helios', to: 'nova', subject: subjects[i], body }),
     }));
     // The message index holds no stop words (migration 0007); one over the full text does.
     connectionOf(t.brain)
@@ -225,7 +255,7 @@ describe('snippets', () => {
     );
     const rowid = connectionOf(t.brain).prepare(`SELECT id FROM messages WHERE uid = ?`).pluck();
     for (const query of ['dance studio', 'cafe naive', 'dancing', 'quotes punctuation opening']) {
-      const { hits } = t.brain.search({ query, types: ['message'] });
+      const { hits } = t.brain.search.search({ query, types: ['message'] });
       expect(hits.length).toBeGreaterThan(0);
       const any = query
         .split(' ')
@@ -247,9 +277,9 @@ describe('snippets', () => {
       'Naïve "quotes", punctuation—and a DANCE: (studio) opening!',
       'nothing here',
     ];
-    for (const content of texts) t.brain.remember({ agent: 'nova', content });
+    for (const content of texts) t.brain.knowledge.remember({ agent: 'nova', content });
     for (const [i, content] of texts.entries()) {
-      t.brain.createAtom({
+      t.brain.knowledge.createAtom({
         agent: 'nova',
         subject: i === 1 ? 'studio' : 'evening',
         action: content,
@@ -276,7 +306,7 @@ describe('snippets', () => {
         .map((w) => `"${w}"`)
         .join(' OR ');
       for (const brain of [t.brain, readOnly]) {
-        const { hits } = brain.search({ query, types: ['stm', 'atom'] });
+        const { hits } = brain.search.search({ query, types: ['stm', 'atom'] });
         expect(hits.length).toBeGreaterThan(1);
         for (const hit of hits) {
           const type = hit.type as 'stm' | 'atom';
@@ -288,12 +318,16 @@ describe('snippets', () => {
   });
 
   it('gives the start of the text where the connection may not write, not even temporary tables', () => {
-    t.brain.send({ from: 'helios', to: 'nova', body: 'we went dancing at the old studio' });
-    const before = t.brain.search({ query: 'dance studio' }).hits.map((h) => h.snippet);
+    t.brain.messages.send({
+      from: 'helios',
+      to: 'nova',
+      body: 'we went dancing at the old studio',
+    });
+    const before = t.brain.search.search({ query: 'dance studio' }).hits.map((h) => h.snippet);
     expect(before).toEqual(['we went [dancing] at the old [studio]']);
     const other = t.reopen();
     connectionOf(other).pragma('query_only = 1');
-    expect(other.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual([
+    expect(other.search.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual([
       'we went dancing at the old studio',
     ]);
   });
@@ -311,13 +345,13 @@ describe('the message index without stop words (migration 0007)', () => {
   });
 
   it('holds no stop words, finds the other words, and stays consistent through updates and deletes', () => {
-    const a = t.brain.send({
+    const a = t.brain.messages.send({
       from: 'helios',
       to: 'nova',
       subject: 'the notes',
       body: 'The gate is on the main line',
     });
-    const b = t.brain.send({
+    const b = t.brain.messages.send({
       from: 'nova',
       to: 'helios',
       subject: 'the notes',
@@ -351,14 +385,18 @@ describe('the message index without stop words (migration 0007)', () => {
   });
 
   it('answers a query of stop words alone from the text of the newest messages', () => {
-    const hit = t.brain.send({ from: 'helios', to: 'nova', body: 'How are you all doing today?' });
-    t.brain.send({ from: 'helios', to: 'nova', body: 'doing fine, how about you' });
-    const { hits } = t.brain.search({ query: 'how are you doing', types: ['message'] });
+    const hit = t.brain.messages.send({
+      from: 'helios',
+      to: 'nova',
+      body: 'How are you all doing today?',
+    });
+    t.brain.messages.send({ from: 'helios', to: 'nova', body: 'doing fine, how about you' });
+    const { hits } = t.brain.search.search({ query: 'how are you doing', types: ['message'] });
     expect(hits.map((h) => h.id)).toEqual([hit.id]);
     expect(hits[0]!.snippet).toContain('[doing]');
     // Filters apply before the cut.
     expect(
-      t.brain.search({ query: 'how are you doing', types: ['message'], agent: 'nova' }).hits,
+      t.brain.search.search({ query: 'how are you doing', types: ['message'], agent: 'nova' }).hits,
     ).toEqual([]);
   });
 

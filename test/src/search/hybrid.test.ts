@@ -13,20 +13,25 @@ describe('vector search', () => {
   it('applies every filter inside the k-nearest-neighbour scan, so filtered hits are never cut', async () => {
     const words = wordEmbedder(vocabulary);
     t = tempBrain({ clock: fixedClock('2026-01-01T00:00:00.000Z') });
-    const loud = t.brain.send({ from: 'loud', to: 'quiet', subject: 'gates', body: 'gate' });
+    const loud = t.brain.messages.send({
+      from: 'loud',
+      to: 'quiet',
+      subject: 'gates',
+      body: 'gate',
+    });
     for (let i = 0; i < 300; i++)
-      t.brain.send({ from: 'loud', to: 'quiet', thread: loud.thread_id, body: 'gate' });
-    const other = t.brain.send({
+      t.brain.messages.send({ from: 'loud', to: 'quiet', thread: loud.thread_id, body: 'gate' });
+    const other = t.brain.messages.send({
       from: 'quiet',
       to: 'loud',
       subject: 'elsewhere',
       body: 'gate other',
       at: '2026-06-01T00:00:00Z',
     });
-    await t.brain.embedQueued(words);
+    await t.brain.embed.embedQueued(words);
 
     const search = (input: Record<string, unknown>) =>
-      t!.brain.searchHybrid(
+      t!.brain.search.searchHybrid(
         { query: 'gate', limit: 1, ...input },
         { embedder: words, mode: 'vector' },
       );
@@ -47,22 +52,22 @@ describe('vector search', () => {
     const words = wordEmbedder(vocabulary);
     const clock = fixedClock('2026-01-01T00:00:00.000Z');
     t = tempBrain({ clock });
-    t.brain.send({ from: 'a', to: 'b', body: 'memory of fills' });
-    const live = t.brain.remember({ agent: 'a', content: 'memory of fills, kept' });
-    t.brain.remember({
+    t.brain.messages.send({ from: 'a', to: 'b', body: 'memory of fills' });
+    const live = t.brain.knowledge.remember({ agent: 'a', content: 'memory of fills, kept' });
+    t.brain.knowledge.remember({
       agent: 'a',
       content: 'memory of fills, fading',
       expires_at: '2026-01-02T00:00:00Z',
     });
-    const atom = t.brain.createAtom({
+    const atom = t.brain.knowledge.createAtom({
       agent: 'a',
       subject: 'fills',
       action: 'memory',
       outcome: 'ok',
     });
-    await t.brain.embedQueued(words);
+    await t.brain.embed.embedQueued(words);
     clock.tick(3 * 86_400_000);
-    const found = await t.brain.searchHybrid(
+    const found = await t.brain.search.searchHybrid(
       { query: 'memory fills', types: ['stm', 'atom'] },
       { embedder: words, mode: 'vector' },
     );
@@ -74,8 +79,12 @@ describe('hybrid search', () => {
   it('answers by words before anything is embedded, without waiting for the embedder', async () => {
     const words = wordEmbedder(vocabulary);
     t = tempBrain();
-    const { id } = t.brain.send({ from: 'a', to: 'b', body: 'the spread gate has no edge' });
-    const result = await t.brain.searchHybrid({ query: 'spread gate' }, { embedder: words });
+    const { id } = t.brain.messages.send({
+      from: 'a',
+      to: 'b',
+      body: 'the spread gate has no edge',
+    });
+    const result = await t.brain.search.searchHybrid({ query: 'spread gate' }, { embedder: words });
     expect(result).toMatchObject({ retrievers: ['fts'], notices: [] });
     expect(result.hits.map((h) => h.id)).toEqual([id]);
     expect(words.calls).toEqual([]); // no vectors in the brain: the query was not even embedded
@@ -84,10 +93,14 @@ describe('hybrid search', () => {
   it('finds by meaning what shares no word with the query, and tells which retriever found what', async () => {
     const words = wordEmbedder(vocabulary);
     t = tempBrain();
-    const byWords = t.brain.send({ from: 'a', to: 'b', body: 'the gate report' });
-    const byVector = t.brain.send({ from: 'a', to: 'b', body: 'gatekeeper: other findings' });
-    await t.brain.embedQueued(words);
-    const result = await t.brain.searchHybrid({ query: 'gate report' }, { embedder: words });
+    const byWords = t.brain.messages.send({ from: 'a', to: 'b', body: 'the gate report' });
+    const byVector = t.brain.messages.send({
+      from: 'a',
+      to: 'b',
+      body: 'gatekeeper: other findings',
+    });
+    await t.brain.embed.embedQueued(words);
+    const result = await t.brain.search.searchHybrid({ query: 'gate report' }, { embedder: words });
     expect(result.retrievers).toEqual(['fts', 'vector']);
     const ids = result.hits.map((h) => h.id);
     expect(ids).toContain(byWords.id);
@@ -102,11 +115,19 @@ describe('hybrid search', () => {
 
   it('ranks higher what an agent named in the query said', async () => {
     t = tempBrain();
-    const helios = t.brain.send({ from: 'helios', to: 'nova', body: 'the spread gate is useless' });
-    const nova = t.brain.send({ from: 'nova', to: 'helios', body: 'the spread gate is useless' });
-    const plain = t.brain.search({ query: 'spread gate useless' });
+    const helios = t.brain.messages.send({
+      from: 'helios',
+      to: 'nova',
+      body: 'the spread gate is useless',
+    });
+    const nova = t.brain.messages.send({
+      from: 'nova',
+      to: 'helios',
+      body: 'the spread gate is useless',
+    });
+    const plain = t.brain.search.search({ query: 'spread gate useless' });
     expect(plain.hits.map((h) => h.id)).toEqual([helios.id, nova.id]);
-    const named = t.brain.search({ query: 'what does nova think of the spread gate?' });
+    const named = t.brain.search.search({ query: 'what does nova think of the spread gate?' });
     expect(named.hits.map((h) => h.id)).toEqual([nova.id, helios.id]);
     expect(named.hits[0]!.boost).toBe(2);
     expect(named.hits[1]!.boost).toBeUndefined();
@@ -114,31 +135,31 @@ describe('hybrid search', () => {
 
   it('finds a message through its context: the message it answers, and its date', async () => {
     t = tempBrain();
-    const q = t.brain.send({
+    const q = t.brain.messages.send({
       from: 'melanie',
       to: 'caroline',
       subject: 'catch-up',
       body: 'What did you research lately?',
       at: '2023-05-08T13:56:00Z',
     });
-    const reply = t.brain.send({
+    const reply = t.brain.messages.send({
       from: 'caroline',
       to: 'melanie',
       thread: q.thread_id,
       body: 'Adoption agencies!',
       at: '2023-05-08T13:57:00Z',
     });
-    t.brain.send({
+    t.brain.messages.send({
       from: 'caroline',
       to: 'melanie',
       subject: 'later',
       body: 'Nothing new here',
       at: '2023-07-01T10:00:00Z',
     });
-    const research = t.brain.search({ query: 'research' });
+    const research = t.brain.search.search({ query: 'research' });
     expect(research.hits.map((h) => h.id)).toEqual([q.id, reply.id]);
     expect(research.hits[1]!.snippet).toBe('Adoption agencies!');
-    const may = t.brain.search({ query: 'May 2023' });
+    const may = t.brain.search.search({ query: 'May 2023' });
     expect(
       may.hits
         .slice(0, 2)
@@ -150,9 +171,9 @@ describe('hybrid search', () => {
   it('rejects bad input with a clear error and answers odd queries without failing', async () => {
     const words = wordEmbedder(vocabulary);
     t = tempBrain();
-    t.brain.send({ from: 'a', to: 'b', body: 'x' });
+    t.brain.messages.send({ from: 'a', to: 'b', body: 'x' });
     const bad = async (input: Record<string, unknown>) =>
-      t!.brain
+      t!.brain.search
         .searchHybrid({ query: 'x', ...input } as never, { embedder: words })
         .catch((e: unknown) => e);
     for (const [input, message] of [
@@ -167,7 +188,7 @@ describe('hybrid search', () => {
       expect((err as BrainError).code).toBe('INVALID_INPUT');
       expect((err as Error).message).toMatch(message);
     }
-    const symbols = await t.brain.searchHybrid({ query: '*** ((( ^' }, { embedder: words });
+    const symbols = await t.brain.search.searchHybrid({ query: '*** ((( ^' }, { embedder: words });
     expect(symbols).toMatchObject({ hits: [], notices: ['the query has no words to search for'] });
   });
 });
@@ -176,11 +197,11 @@ describe('a slow in-process embedder', () => {
   it('does not hold up a search longer than the query timeout', async () => {
     t = tempBrain();
     const words = wordEmbedder(vocabulary);
-    const { id } = t.brain.send({ from: 'a', to: 'b', body: 'gate notes' });
-    await t.brain.embedQueued(words);
+    const { id } = t.brain.messages.send({ from: 'a', to: 'b', body: 'gate notes' });
+    await t.brain.embed.embedQueued(words);
     const stuck = { ...words, embed: () => new Promise<Float32Array[]>(() => {}) };
     const started = Date.now();
-    const result = await t.brain.searchHybrid(
+    const result = await t.brain.search.searchHybrid(
       { query: 'gate' },
       { embedder: stuck, queryTimeoutMs: 100 },
     );
@@ -216,11 +237,16 @@ describe('how deep each retriever proposes', () => {
       const filler = Array.from({ length: i }, (_, j) => `w${j}`).join(' ');
       const marker = i === 69 ? 'beacon' : 'plain';
       ids.push(
-        t.brain.send({ from: 'a', to: 'b', subject: 'note', body: `gate ${marker} ${filler}` }).id,
+        t.brain.messages.send({
+          from: 'a',
+          to: 'b',
+          subject: 'note',
+          body: `gate ${marker} ${filler}`,
+        }).id,
       );
     }
-    await t.brain.embedQueued(marked);
-    const { hits } = await t.brain.searchHybrid(
+    await t.brain.embed.embedQueued(marked);
+    const { hits } = await t.brain.search.searchHybrid(
       { query: 'gate', types: ['message'], limit: 60 },
       { embedder: marked },
     );
@@ -234,30 +260,30 @@ describe('what hits carry', () => {
   it('brings each hit’s whole row instead of a marked snippet when asked', async () => {
     const b = (t = tempBrain({ clock: fixedClock() })).brain;
     const long = `${'filler words before '.repeat(20)}the kettle at the end`;
-    const message = b.send({ from: 'a', to: 'b', subject: 'kitchen', body: long });
-    const stm = b.remember({ agent: 'a', content: 'the kettle is descaled monthly' });
-    const atom = b.createAtom({
+    const message = b.messages.send({ from: 'a', to: 'b', subject: 'kitchen', body: long });
+    const stm = b.knowledge.remember({ agent: 'a', content: 'the kettle is descaled monthly' });
+    const atom = b.knowledge.createAtom({
       agent: 'a',
       subject: 'kettle',
       action: 'descaled',
       outcome: 'quiet again',
     });
-    const byId = (hits: Awaited<ReturnType<typeof b.searchHybrid>>['hits']) =>
+    const byId = (hits: Awaited<ReturnType<typeof b.search.searchHybrid>>['hits']) =>
       new Map(hits.map((h) => [h.id, h]));
 
-    const marked = byId((await b.searchHybrid({ query: 'kettle' })).hits);
+    const marked = byId((await b.search.searchHybrid({ query: 'kettle' })).hits);
     expect(marked.get(message.id)!.snippet).toContain('[kettle]');
     expect(marked.get(message.id)!.record).toBeUndefined();
 
     const whole = byId(
-      (await b.searchHybrid({ query: 'kettle' }, { snippets: false, records: true })).hits,
+      (await b.search.searchHybrid({ query: 'kettle' }, { snippets: false, records: true })).hits,
     );
     expect([...whole.keys()].sort()).toEqual([...marked.keys()].sort());
     // The text's start, unmarked: the caller shows the record's whole text.
     expect(whole.get(message.id)!.snippet).not.toContain('[');
-    expect(whole.get(message.id)!.record).toEqual(b.getMessage(message.id));
-    expect(whole.get(stm.id)!.record).toEqual(b.getStm(stm.id));
-    expect(whole.get(atom.id)!.record).toEqual(b.getAtom(atom.id));
+    expect(whole.get(message.id)!.record).toEqual(b.messages.getMessage(message.id));
+    expect(whole.get(stm.id)!.record).toEqual(b.knowledge.getStm(stm.id));
+    expect(whole.get(atom.id)!.record).toEqual(b.knowledge.getAtom(atom.id));
   });
 });
 
@@ -274,19 +300,20 @@ describe('how deep the words retriever ranks', () => {
       let thread: string | undefined;
       for (let i = 0; i < 120; i++) {
         // Threads of a few messages: a hit's neighbours gain from it, and lend it their words.
-        thread = b.send({
+        thread = b.messages.send({
           from: 'ann',
           to: 'bob',
           body: text(),
           ...(i % 4 && { thread }),
         }).thread_id;
         // Many entries with the very same text: ties at every cut.
-        b.remember({ agent: 'ann', content: i % 3 === 0 ? 'kiln glaze' : text() });
+        b.knowledge.remember({ agent: 'ann', content: i % 3 === 0 ? 'kiln glaze' : text() });
         // Holding every word of "kiln zircon" but long, and its rare word twice but short: the
         // second kind outranks the first, and is in the list only once it widens to any word.
-        if (i % 12 === 0) b.remember({ agent: 'ann', content: `kiln zircon ${'pot '.repeat(60)}` });
-        if (i % 40 === 5) b.remember({ agent: 'ann', content: 'zircon zircon' });
-        b.createAtom({ agent: 'ann', subject: text(), action: text(), outcome: 'ok' });
+        if (i % 12 === 0)
+          b.knowledge.remember({ agent: 'ann', content: `kiln zircon ${'pot '.repeat(60)}` });
+        if (i % 40 === 5) b.knowledge.remember({ agent: 'ann', content: 'zircon zircon' });
+        b.knowledge.createAtom({ agent: 'ann', subject: text(), action: text(), outcome: 'ok' });
       }
     });
     for (const query of [
@@ -297,12 +324,14 @@ describe('how deep the words retriever ranks', () => {
       'glaze ash kiln',
     ]) {
       for (const types of [undefined, ['message' as const], ['stm' as const], ['atom' as const]]) {
-        const deep = (await b.searchHybrid({ query, types, limit: 100 })).hits;
+        const deep = (await b.search.searchHybrid({ query, types, limit: 100 })).hits;
         for (const limit of [1, 5, 12, 40]) {
           const where = `${query} ${types?.join() ?? 'all'} ${limit}`;
-          const shown = (await b.searchHybrid({ query, types, limit })).hits;
+          const shown = (await b.search.searchHybrid({ query, types, limit })).hits;
           expect(shown, where).toEqual(deep.slice(0, limit));
-          expect(b.search({ query, types, limit }).hits, where).toEqual(deep.slice(0, limit));
+          expect(b.search.search({ query, types, limit }).hits, where).toEqual(
+            deep.slice(0, limit),
+          );
         }
       }
     }

@@ -38,7 +38,12 @@ function fill(brain: Brain, n: number, from = 0): void {
     for (let i = from; i < from + n; i++) {
       const times = 1 + (i % 3 === 0 ? 1 : 0) + (i % 17 === 0 ? 1 : 0);
       const body = `${Array(times).fill(WORD).join(' ')}${' rope'.repeat(i % 13)}`;
-      brain.send({ from: 'atlas', to: 'nova', body, ...(i % 29 === 0 && { subject: WORD }) });
+      brain.messages.send({
+        from: 'atlas',
+        to: 'nova',
+        body,
+        ...(i % 29 === 0 && { subject: WORD }),
+      });
     }
   });
 }
@@ -107,9 +112,9 @@ describe("a common word's top k from its classes", () => {
     // Newer rows that score best (short), then long rows without the word: the mean length
     // triples, which reorders classes of different lengths and hit counts.
     t.brain.batch(() => {
-      for (let i = 0; i < 30; i++) t.brain.send({ from: 'atlas', to: 'nova', body: WORD });
+      for (let i = 0; i < 30; i++) t.brain.messages.send({ from: 'atlas', to: 'nova', body: WORD });
       for (let i = 0; i < 300; i++)
-        t.brain.send({ from: 'atlas', to: 'nova', body: 'rope '.repeat(40) + i });
+        t.brain.messages.send({ from: 'atlas', to: 'nova', body: 'rope '.repeat(40) + i });
     });
     expectSame(o.fromClasses(50), o.exhaustive(50));
     expectSame(o.fromClasses(200), o.exhaustive(200));
@@ -122,9 +127,10 @@ describe("a common word's top k from its classes", () => {
     // 500 rows of the word alone, 30 holding it three times among 40 words: the first score
     // best while the mean length is short, the second once long rows have made it long.
     t.brain.batch(() => {
-      for (let i = 0; i < 500; i++) t.brain.send({ from: 'atlas', to: 'nova', body: WORD });
+      for (let i = 0; i < 500; i++)
+        t.brain.messages.send({ from: 'atlas', to: 'nova', body: WORD });
       for (let i = 0; i < 30; i++)
-        t.brain.send({
+        t.brain.messages.send({
           from: 'atlas',
           to: 'nova',
           body: `${WORD} ${WORD} ${WORD}${' rope'.repeat(37)}`,
@@ -137,7 +143,7 @@ describe("a common word's top k from its classes", () => {
     expectSame(o.fromClasses(20, 20), before);
     t.brain.batch(() => {
       for (let i = 0; i < 300; i++)
-        t.brain.send({ from: 'atlas', to: 'nova', body: 'rope '.repeat(200) + i });
+        t.brain.messages.send({ from: 'atlas', to: 'nova', body: 'rope '.repeat(200) + i });
     });
     const after = o.exhaustive(20);
     expect(after.map((r) => r.rowid)).not.toEqual(before.map((r) => r.rowid));
@@ -147,13 +153,14 @@ describe("a common word's top k from its classes", () => {
   it("bounds the word's score by what its best row scores, rows added since included", () => {
     fill(t.brain, 400);
     t.brain.batch(() => {
-      for (let i = 0; i < 600; i++) t.brain.send({ from: 'atlas', to: 'nova', body: `rope ${i}` });
+      for (let i = 0; i < 600; i++)
+        t.brain.messages.send({ from: 'atlas', to: 'nova', body: `rope ${i}` });
     });
     const o = on(connectionOf(t.brain));
     const best = () => -o.exhaustive(1)[0]!.bm25;
     expect(o.bound()).toBeCloseTo(best(), 12);
     // A newer row scores above every class: the bound follows it.
-    t.brain.send({ from: 'atlas', to: 'nova', subject: WORD, body: `${WORD} `.repeat(5) });
+    t.brain.messages.send({ from: 'atlas', to: 'nova', subject: WORD, body: `${WORD} `.repeat(5) });
     expect(best()).toBeGreaterThan(-o.exhaustive(2)[1]!.bm25);
     expect(o.bound()).toBeCloseTo(best(), 12);
   });
@@ -205,7 +212,7 @@ describe("a common word's classes kept in the brain", () => {
 
     // Another process: the same top k, from what the brain keeps, rows added since included.
     const other = on(connectionOf(t.reopen()));
-    t.brain.send({ from: 'atlas', to: 'nova', body: WORD });
+    t.brain.messages.send({ from: 'atlas', to: 'nova', body: WORD });
     expectSame(other.fromClasses(30), other.exhaustive(30));
 
     // What it starts from is what the brain keeps: classes that say one row holds the word, and
@@ -238,7 +245,7 @@ describe('search of a word held by more rows than IMPACTS_FROM', () => {
   it('finds the hits bm25() finds, in its order, before and after more rows come', () => {
     // One message through the library, the rest copied from it by SQL: filling 10,000 rows
     // one send at a time would cost this test seconds.
-    t.brain.send({ from: 'atlas', to: 'nova', body: `${WORD} rope` });
+    t.brain.messages.send({ from: 'atlas', to: 'nova', body: `${WORD} rope` });
     const db = connectionOf(t.brain);
     const copy = (n: number) =>
       db
@@ -256,7 +263,9 @@ describe('search of a word held by more rows than IMPACTS_FROM', () => {
     copy(IMPACTS_FROM + 200);
     const other = t.reopen({ rankFunction: false });
     const hits = (b: Brain) =>
-      b.search({ query: WORD, types: ['message'], limit: 50 }).hits.map((h) => [h.id, h.score]);
+      b.search
+        .search({ query: WORD, types: ['message'], limit: 50 })
+        .hits.map((h) => [h.id, h.score]);
     const compare = () => {
       const mine = hits(t.brain);
       const theirs = hits(other);
@@ -265,7 +274,7 @@ describe('search of a word held by more rows than IMPACTS_FROM', () => {
     };
     compare();
     t.brain.batch(() => {
-      for (let i = 0; i < 40; i++) t.brain.send({ from: 'atlas', to: 'nova', body: WORD });
+      for (let i = 0; i < 40; i++) t.brain.messages.send({ from: 'atlas', to: 'nova', body: WORD });
     });
     compare();
   });

@@ -29,7 +29,12 @@ function fill(brain: Brain, n: number, seed: number, longer = 0): void {
     for (let i = 0; i < n; i++) {
       const length = 1 + Math.floor(random() * (12 + longer));
       const body = Array.from({ length }, word).join(' ');
-      brain.send({ from: 'atlas', to: 'nova', body, ...(random() < 0.1 && { subject: word() }) });
+      brain.messages.send({
+        from: 'atlas',
+        to: 'nova',
+        body,
+        ...(random() < 0.1 && { subject: word() }),
+      });
     }
   });
 }
@@ -183,14 +188,18 @@ describe('the top k from posting lists in memory', () => {
     // Every rowid of the window [4096, 8192) taken, each row holding both words (the array of
     // slots must hold them all, and one more): a jump in ids to 4095, then 4,097 rows.
     const db = connectionOf(t.brain);
-    t.brain.send({ from: 'atlas', to: 'nova', body: 'keel' });
+    t.brain.messages.send({ from: 'atlas', to: 'nova', body: 'keel' });
     db.prepare(
       `INSERT INTO messages (id, uid, thread_id, from_agent, body, created_at)
        SELECT 4095, uid + 1000000, thread_id, from_agent, 'keel', created_at FROM messages`,
     ).run();
     t.brain.batch(() => {
       for (let i = 0; i < 4_097; i++)
-        t.brain.send({ from: 'atlas', to: 'nova', body: `harbour rope${' tide'.repeat(i % 7)}` });
+        t.brain.messages.send({
+          from: 'atlas',
+          to: 'nova',
+          body: `harbour rope${' tide'.repeat(i % 7)}`,
+        });
     });
     expect(db.prepare('SELECT min(id), max(id) FROM messages WHERE id > 4095').raw().get()).toEqual(
       [4096, 8192],

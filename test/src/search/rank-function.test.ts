@@ -31,21 +31,21 @@ function fill(n: number): void {
         { length: 3 + ((i * 7) % 13) },
         (_, j) => WORDS[(i * 5 + j * j) % WORDS.length],
       );
-      const sent = t.brain.send({
+      const sent = t.brain.messages.send({
         from: i % 3 === 0 ? 'helios' : 'atlas',
         to: 'nova',
         subject: i % 4 === 0 ? `${WORDS[i % WORDS.length]} notes` : undefined,
         body: `${words.join(' ')} number ${i}`,
       });
       if (i % 3 === 0) {
-        t.brain.remember({
+        t.brain.knowledge.remember({
           agent: 'nova',
           content: words.slice(1).join(' '),
           source_message_id: sent.id,
         });
       }
       if (i % 4 === 0) {
-        t.brain.createAtom({
+        t.brain.knowledge.createAtom({
           agent: 'nova',
           subject: words[0]!,
           action: words.slice(1, 4).join(' '),
@@ -190,7 +190,7 @@ describe('brain_bm25, the compiled ranking function', () => {
     const before = newest();
     expect(() =>
       t.brain.batch(() => {
-        t.brain.send({ from: 'atlas', to: 'nova', body: 'lantern' });
+        t.brain.messages.send({ from: 'atlas', to: 'nova', body: 'lantern' });
         // Ranked inside the transaction: the new row's length is read, and scored right.
         const inside = scores.all() as Array<{ rowid: number; want: number; got: number }>;
         expect(inside.map((r) => r.rowid)).toContain(before + 1);
@@ -203,7 +203,7 @@ describe('brain_bm25, the compiled ranking function', () => {
       }),
     ).toThrow('roll back');
     // No AUTOINCREMENT: the next message takes the same rowid, with another length.
-    t.brain.send({
+    t.brain.messages.send({
       from: 'atlas',
       to: 'nova',
       body: 'lantern by the harbour, with many more words than the one rolled back had',
@@ -238,7 +238,7 @@ describe('brain_bm25, the compiled ranking function', () => {
   it('loads row lengths by itself once a connection has looked up many', () => {
     t.brain.batch(() => {
       for (let i = 0; i < 2100; i += 1) {
-        t.brain.send({
+        t.brain.messages.send({
           from: 'atlas',
           to: 'nova',
           body: `the ${i % 10 === 0 ? 'lantern' : 'rope'} ${' more'.repeat(i % 7)} ${i}`,
@@ -249,11 +249,13 @@ describe('brain_bm25, the compiled ranking function', () => {
       .prepare(`SELECT brain_fts_norms('messages_fts_docsize', 0)`)
       .pluck();
     const other = t.reopen({ rankFunction: false });
-    const want = other.search({ query: 'lantern', types: ['message'] }).hits.map((h) => h.id);
+    const want = other.search
+      .search({ query: 'lantern', types: ['message'] })
+      .hits.map((h) => h.id);
     let searches = 0;
     while (norms.get() === -1 && searches < 200) {
       expect(
-        t.brain.search({ query: 'lantern', types: ['message'] }).hits.map((h) => h.id),
+        t.brain.search.search({ query: 'lantern', types: ['message'] }).hits.map((h) => h.id),
       ).toEqual(want);
       searches += 1;
     }
@@ -261,17 +263,17 @@ describe('brain_bm25, the compiled ranking function', () => {
     // the lookups past 2,000 (the 10th: a 16th of the rows is less), and the order is the same
     // after.
     expect(searches).toBe(10);
-    expect(t.brain.search({ query: 'lantern', types: ['message'] }).hits.map((h) => h.id)).toEqual(
-      want,
-    );
+    expect(
+      t.brain.search.search({ query: 'lantern', types: ['message'] }).hits.map((h) => h.id),
+    ).toEqual(want);
   });
 
   it('finds the same hits in the same order, scored the same, as bm25() on a small brain', () => {
     fill(400);
     const other = t.reopen({ rankFunction: false });
     for (const query of ['lantern', 'violin studio', 'pottery river deploy', 'notes helios', 'x']) {
-      const mine = t.brain.search({ query, limit: 30 }).hits;
-      const theirs = other.search({ query, limit: 30 }).hits;
+      const mine = t.brain.search.search({ query, limit: 30 }).hits;
+      const theirs = other.search.search({ query, limit: 30 }).hits;
       expect(mine.map((h) => [h.type, h.id])).toEqual(theirs.map((h) => [h.type, h.id]));
       mine.forEach((h, i) => expect(h.score).toBeCloseTo(theirs[i]!.score, 9));
     }
@@ -281,12 +283,12 @@ describe('brain_bm25, the compiled ranking function', () => {
     t.brain.batch(() => {
       for (let i = 0; i < 2300; i += 1) {
         const pad = ' and more words'.repeat(i % 9);
-        t.brain.send({ from: 'atlas', to: 'nova', body: `the lantern${pad} ${i}` });
+        t.brain.messages.send({ from: 'atlas', to: 'nova', body: `the lantern${pad} ${i}` });
       }
     });
     const other = t.reopen({ rankFunction: false });
     const hits = (b: typeof other) =>
-      b.search({ query: 'lantern', types: ['message'], limit: 50 }).hits;
+      b.search.search({ query: 'lantern', types: ['message'], limit: 50 }).hits;
     const mine = hits(t.brain);
     const theirs = hits(other);
     expect(mine.map((h) => h.id)).toEqual(theirs.map((h) => h.id));
@@ -302,11 +304,11 @@ describe('expired memories', () => {
       t.cleanup();
       clock = fixedClock();
       t = tempBrain({ clock });
-      const kept = live.map((content) => t.brain.remember({ agent: 'nova', content }).id);
+      const kept = live.map((content) => t.brain.knowledge.remember({ agent: 'nova', content }).id);
       t.brain.batch(() => {
         for (let i = 0; i < expired; i += 1) {
           // Shorter and newer: each outranks the live ones.
-          t.brain.remember({
+          t.brain.knowledge.remember({
             agent: 'nova',
             content: `lantern ${i}`,
             expires_at: '2026-01-02T00:00:00Z',
@@ -316,7 +318,7 @@ describe('expired memories', () => {
       clock.tick(3 * 86_400_000);
       for (const rankFunction of [true, false]) {
         const brain = t.reopen({ rankFunction });
-        const hits = brain.search({ query: 'lantern', types: ['stm'], limit: 5 }).hits;
+        const hits = brain.search.search({ query: 'lantern', types: ['stm'], limit: 5 }).hits;
         expect(hits.map((h) => h.id).sort()).toEqual([...kept].sort());
       }
     }
@@ -326,7 +328,7 @@ describe('expired memories', () => {
 describe('brain doctor', () => {
   it('says when search ranks without the compiled function', async () => {
     const ranking = async (b: typeof t.brain) =>
-      (await b.doctor()).checks.find((c) => c.name === 'ranking')!;
+      (await b.upkeep.doctor()).checks.find((c) => c.name === 'ranking')!;
     expect((await ranking(t.brain)).problems).toEqual([]);
     const without = await ranking(t.reopen({ rankFunction: false }));
     expect(without.problems).toEqual([expect.stringMatching(/brain_fts\.node was not built/)]);
@@ -335,7 +337,7 @@ describe('brain doctor', () => {
 
 describe("words' counts kept between searches", () => {
   const found = (b: typeof t.brain, query: string) =>
-    b.search({ query, limit: 30 }).hits.map((h) => [h.id, h.score.toFixed(9)]);
+    b.search.search({ query, limit: 30 }).hits.map((h) => [h.id, h.score.toFixed(9)]);
 
   it('answer as fresh counts do after other connections add rows, few and many', () => {
     fill(100);
@@ -345,9 +347,9 @@ describe("words' counts kept between searches", () => {
     for (const more of [50, 2000]) {
       writer.batch(() => {
         for (let i = 0; i < more; i += 1) {
-          writer.send({ from: 'atlas', to: 'nova', body: `lantern and harbour ${i}` });
+          writer.messages.send({ from: 'atlas', to: 'nova', body: `lantern and harbour ${i}` });
           if (i % 10 === 0)
-            writer.remember({ agent: 'nova', content: `violin by the harbour ${i}` });
+            writer.knowledge.remember({ agent: 'nova', content: `violin by the harbour ${i}` });
         }
       });
       const fresh = t.reopen();
@@ -360,12 +362,12 @@ describe("words' counts kept between searches", () => {
     expect(() =>
       t.brain.batch(() => {
         for (let i = 0; i < 30; i += 1)
-          t.brain.send({ from: 'atlas', to: 'nova', body: `lantern ${i}` });
+          t.brain.messages.send({ from: 'atlas', to: 'nova', body: `lantern ${i}` });
         found(t.brain, 'lantern');
         throw new Error('roll back');
       }),
     ).toThrow('roll back');
-    t.brain.send({ from: 'atlas', to: 'nova', body: 'one lantern more' });
+    t.brain.messages.send({ from: 'atlas', to: 'nova', body: 'one lantern more' });
     expect(found(t.brain, 'lantern')).toEqual(found(t.reopen(), 'lantern'));
   });
 });

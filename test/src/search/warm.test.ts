@@ -10,8 +10,8 @@ afterEach(() => t.cleanup());
 
 describe('warmSearch', () => {
   it("reads every index's row lengths into memory, the rows since included on the next search", () => {
-    const sent = t.brain.send({ from: 'atlas', to: 'nova', body: 'lantern by the quay' });
-    t.brain.remember({
+    const sent = t.brain.messages.send({ from: 'atlas', to: 'nova', body: 'lantern by the quay' });
+    t.brain.knowledge.remember({
       agent: 'atlas',
       content: 'the lantern is blue',
       source_message_id: sent.id,
@@ -19,16 +19,16 @@ describe('warmSearch', () => {
     const loaded = connectionOf(t.brain).prepare(`SELECT brain_fts_norms(?, 0)`).pluck();
     for (const index of ['messages_fts', 'stm_fts', 'atoms_fts'])
       expect(loaded.get(`${index}_docsize`)).toBe(-1);
-    t.brain.warmSearch();
+    t.brain.search.warmSearch();
     expect(loaded.get('messages_fts_docsize')).toBeGreaterThan(0);
     expect(loaded.get('stm_fts_docsize')).toBeGreaterThan(0);
     expect(loaded.get('atoms_fts_docsize')).toBe(0); // loaded, and empty
-    expect(t.brain.search({ query: 'lantern' }).hits).toHaveLength(2);
+    expect(t.brain.search.search({ query: 'lantern' }).hits).toHaveLength(2);
   });
 
   it('does nothing on a connection without the compiled ranking function', () => {
     const plain = t.reopen({ rankFunction: false });
-    expect(() => plain.warmSearch()).not.toThrow();
-    expect(plain.search({ query: 'lantern' }).hits).toHaveLength(0);
+    expect(() => plain.search.warmSearch()).not.toThrow();
+    expect(plain.search.search({ query: 'lantern' }).hits).toHaveLength(0);
   });
 });

@@ -33,7 +33,7 @@ const WRITER = `
   for (let op = 0; op < 1200; op++) {
     const r = rand();
     const max = db.prepare('SELECT max(id) FROM messages').pluck().get();
-    if (r < 0.9) brain.send({ from: 'atlas', to: 'nova', body: body() });
+    if (r < 0.9) brain.messages.send({ from: 'atlas', to: 'nova', body: body() });
     else if (r < 0.95) db.prepare('DELETE FROM messages WHERE id = ?').run(1 + Math.floor(rand() * max));
     else db.prepare('UPDATE messages SET body = ? WHERE id = ?').run(body(), 1 + Math.floor(rand() * max));
   }
@@ -46,7 +46,11 @@ describe("words' row counts kept while another process writes", () => {
     const brain = t.brain;
     brain.batch(() => {
       for (let i = 0; i < 400; i++)
-        brain.send({ from: 'atlas', to: 'nova', body: `${WORDS.slice(0, 1 + (i % 6)).join(' ')}` });
+        brain.messages.send({
+          from: 'atlas',
+          to: 'nova',
+          body: `${WORDS.slice(0, 1 + (i % 6)).join(' ')}`,
+        });
     });
     const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER, t.path], {
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -28,7 +28,7 @@ function fill(brain: Brain, n: number, from = 0): void {
   brain.batch(() => {
     for (let i = from; i < from + n; i++) {
       const words = [COMMON, i % 3 === 0 ? 'lantern' : 'rope', i % 7 === 0 ? 'quay' : 'tide'];
-      brain.send({ from: 'atlas', to: 'nova', body: `${words.join(' ')} ${i}` });
+      brain.messages.send({ from: 'atlas', to: 'nova', body: `${words.join(' ')} ${i}` });
     }
   });
 }
@@ -67,7 +67,7 @@ describe("words' row counts kept in the brain", () => {
   it('are noted by a search, written on close, and used by the next process', () => {
     fill(t.brain, KEEP_FROM_ROWS + 200);
     const reader = t.reopen();
-    reader.search({ query: `${COMMON} lantern` });
+    reader.search.search({ query: `${COMMON} lantern` });
     const db = connectionOf(t.brain);
     expect(kept(db, COMMON)).toBeUndefined(); // a read writes nothing itself
     reader.close();
@@ -132,7 +132,7 @@ describe("words' row counts kept in the brain", () => {
     fill(t.brain, KEEP_FROM_ROWS + 10);
     const { ctx, counter } = counterOn(new BetterSqlite3(t.path));
     counter.count(COMMON); // noted at this epoch
-    t.brain.send({ from: 'atlas', to: 'nova', body: 'harbour appended' }); // harmless
+    t.brain.messages.send({ from: 'atlas', to: 'nova', body: 'harbour appended' }); // harmless
     rawConnection(t.brain).prepare(`DELETE FROM messages WHERE id = 7`).run(); // a new epoch
     expect(flushWordCounts(ctx)).toBe(true);
     expect(kept(connectionOf(t.brain), COMMON)).toBeUndefined();
@@ -143,11 +143,11 @@ describe("words' row counts kept in the brain", () => {
     const holder = new BetterSqlite3(t.path);
     holder.exec('BEGIN IMMEDIATE');
     const reader = t.reopen();
-    expect(reader.search({ query: COMMON }).hits.length).toBeGreaterThan(0);
-    expect(reader.flushNoted()).toBe(false); // not written, still noted
+    expect(reader.search.search({ query: COMMON }).hits.length).toBeGreaterThan(0);
+    expect(reader.upkeep.flushNoted()).toBe(false); // not written, still noted
     holder.exec('COMMIT');
     holder.close();
-    expect(reader.flushNoted()).toBe(true);
+    expect(reader.upkeep.flushNoted()).toBe(true);
     expect(kept(connectionOf(t.brain), COMMON)?.n).toBe(KEEP_FROM_ROWS + 10);
   });
 
@@ -171,8 +171,8 @@ describe("words' row counts kept in the brain", () => {
   it('are read but never written by a read-only connection', () => {
     fill(t.brain, KEEP_FROM_ROWS + 10);
     const readonly = t.reopen({ readonly: true });
-    expect(readonly.search({ query: COMMON }).hits.length).toBeGreaterThan(0);
-    expect(readonly.flushNoted()).toBe(true);
+    expect(readonly.search.search({ query: COMMON }).hits.length).toBeGreaterThan(0);
+    expect(readonly.upkeep.flushNoted()).toBe(true);
     expect(kept(connectionOf(t.brain), COMMON)).toBeUndefined();
   });
 });

@@ -77,12 +77,14 @@ describe('the Discord channel', { timeout: 60_000 }, () => {
     expect(lastUserText(f, 0)).toBe('secret plans for tuesday');
     // Typing was shown while the turn ran.
     expect(f.discord.calls.some((c) => c.path === `/channels/${OWNER_DM}/typing`)).toBe(true);
-    const thread = f.t.brain.session({
+    const thread = f.t.brain.assistant.session({
       name: f.host.ownerSession(),
       agent: 'assistant',
       owner: 'ann',
     });
-    const bodies = f.t.brain.sessionMessages({ thread_id: thread.thread_id }).map((m) => m.body);
+    const bodies = f.t.brain.assistant
+      .sessionMessages({ thread_id: thread.thread_id })
+      .map((m) => m.body);
     expect(bodies).toEqual(['secret plans for tuesday', 'Hello Ann.']);
     // Neither the token nor the message's words are in the info log.
     const info = f

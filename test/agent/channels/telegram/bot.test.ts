@@ -53,7 +53,7 @@ describe('the Telegram channel', { timeout: 60_000 }, () => {
     await f.tg.waitFor('sendMessage', 2);
     expect(sentTexts(f.tg, 555)[1]).toBe('Welcome aboard.');
     // Not the owner: their words reach the model, but as another voice in their own session.
-    expect(f.host.brain.sessions().map((s) => s.name)).toContain('telegram/555');
+    expect(f.host.brain.assistant.sessions().map((s) => s.name)).toContain('telegram/555');
   });
 
   it('keeps a conversation as a brain thread that the library finds by search, and logs no body or token', async () => {
@@ -67,8 +67,13 @@ describe('the Telegram channel', { timeout: 60_000 }, () => {
       text: 'Your <b>zebra</b> plan is noted.',
       parse_mode: 'HTML',
     });
-    const session = f.host.brain.sessions().find((s) => s.name === f!.host.ownerSession())!;
-    const hits = f.host.brain.search({ query: 'zebra migration', thread: session.thread_id });
+    const session = f.host.brain.assistant
+      .sessions()
+      .find((s) => s.name === f!.host.ownerSession())!;
+    const hits = f.host.brain.search.search({
+      query: 'zebra migration',
+      thread: session.thread_id,
+    });
     expect(hits.hits.length).toBeGreaterThan(0);
     expect(f.tg.callsOf('sendChatAction')[0]!.params).toMatchObject({ action: 'typing' });
 
@@ -197,7 +202,7 @@ describe('the Telegram channel', { timeout: 60_000 }, () => {
     const first = JSON.stringify(f.model.requests[0]!.body.messages);
     expect(first).toContain('what time is it');
     expect(first).not.toContain(`@${BOT_USER.username}`);
-    expect(f.host.brain.sessions().map((s) => s.name)).toContain(`telegram/${group}`);
+    expect(f.host.brain.assistant.sessions().map((s) => s.name)).toContain(`telegram/${group}`);
   });
 
   it('reports the bot name on check and sends proactive messages with notify', async () => {

@@ -47,7 +47,7 @@ describe('a reminder set in brain chat', { timeout: 30_000 }, () => {
     input.end('remind me to stretch in 2 minutes\n');
     await ended;
     await components.stop();
-    expect(brain.reminders({ limit: 10 }).map((r) => r.text)).toEqual(['stretch']);
+    expect(brain.assistant.reminders({ limit: 10 }).map((r) => r.text)).toEqual(['stretch']);
 
     // The service looks just after the due time: the reminder fires at its start, on time.
     const later = { ...f.host, clock: () => new Date(Date.now() + 2 * 60_000 + 5_000) };
@@ -56,6 +56,6 @@ describe('a reminder set in brain chat', { timeout: 30_000 }, () => {
     await f.tg.waitFor('sendMessage', 1);
     await reminders.stop();
     expect(sentTexts(f.tg)).toEqual(['Reminder: stretch']);
-    expect(brain.reminders({ limit: 10 })).toEqual([]);
+    expect(brain.assistant.reminders({ limit: 10 })).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ afterEach(async () => {
 describe('Telegram slash commands', { timeout: 30_000 }, () => {
   it('answers the owner’s /usage, /model and /help without a model call', async () => {
     f = await telegramFixture();
-    f.host.brain.recordUsage({
+    f.host.brain.assistant.recordUsage({
       source: 'channel',
       session: f.host.ownerSession(),
       model: 'claude-fake',
@@ -60,7 +60,7 @@ describe('Telegram slash commands', { timeout: 30_000 }, () => {
     expect(usage).toBe('Only the owner can do that.');
     expect(fresh).toContain('Fresh start');
     expect(f.host.sessionModels?.get(`telegram/${group}`)).toBeUndefined();
-    expect(f.host.brain.sessions().map((s) => s.name)).toContain(`telegram/${group}`);
+    expect(f.host.brain.assistant.sessions().map((s) => s.name)).toContain(`telegram/${group}`);
     expect(f.model.requests).toHaveLength(0);
   });
 });

@@ -67,7 +67,7 @@ describe('Telegram turns that wait', { timeout: 30_000 }, () => {
     const edited = f.tg.callsOf('editMessageText')[0]!.params;
     expect(keyboardOf(edited)).toEqual([]);
     expect(String(edited.text)).toMatch(/Approved/);
-    expect(f.host.brain.approvals()[0]).toMatchObject({
+    expect(f.host.brain.assistant.approvals()[0]).toMatchObject({
       decision: 'approved',
       decided_by: 'owner',
     });
@@ -93,7 +93,7 @@ describe('Telegram turns that wait', { timeout: 30_000 }, () => {
     expect(lastToolResult(f, 1)).toMatchObject({ is_error: true });
     expect(lastToolResult(f, 1).content).toMatch(/did not answer/);
     expect(existsSync(join(f.workspace, 'late.txt'))).toBe(false);
-    expect(f.host.brain.approvals()[0]).toMatchObject({ decision: 'timeout' });
+    expect(f.host.brain.assistant.approvals()[0]).toMatchObject({ decision: 'timeout' });
   });
 
   it('/stop cancels the running turn; the typing indicator is renewed while it runs and stops with it', async () => {
@@ -128,12 +128,14 @@ describe('Telegram turns that wait', { timeout: 30_000 }, () => {
     f.model.script.push({ text: 'first' });
     f.tg.message(OWNER_ID, 'hello');
     await f.tg.waitFor('sendMessage', 1);
-    const before = f.host.brain
+    const before = f.host.brain.assistant
       .sessions()
       .find((s) => s.name === f!.host.ownerSession())!.thread_id;
     f.tg.message(OWNER_ID, '/new');
     await f.tg.waitFor('sendMessage', 2);
-    const after = f.host.brain.sessions().find((s) => s.name === f!.host.ownerSession())!.thread_id;
+    const after = f.host.brain.assistant
+      .sessions()
+      .find((s) => s.name === f!.host.ownerSession())!.thread_id;
     expect(after).not.toBe(before);
     expect(sentTexts(f.tg)[1]).toContain(after);
     f.tg.message(OWNER_ID, '/status');

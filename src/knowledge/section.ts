@@ -1,0 +1,42 @@
+import {
+  atomChain,
+  createAtom,
+  getAtom,
+  linkAtoms,
+  type AtomInput,
+  type ChainInput,
+  type LinkInput,
+} from './atoms.js';
+import { findProvenance, type ProvenanceInput } from './provenance.js';
+import { getStm, listStm, remember, type ListStmInput, type RememberInput } from './stm.js';
+import { derivedFromMessages } from '../messaging/overview.js';
+
+import type { BrainContext } from '../context.js';
+
+/** What was learned: short-term memories, atoms and their links, each traced to its message. */
+export interface KnowledgeSection {
+  remember: (input: RememberInput) => ReturnType<typeof remember>;
+  getStm: (id: string) => ReturnType<typeof getStm>;
+  listStm: (input?: ListStmInput) => ReturnType<typeof listStm>;
+  createAtom: (input: AtomInput) => ReturnType<typeof createAtom>;
+  getAtom: (id: string) => ReturnType<typeof getAtom>;
+  link: (input: LinkInput) => ReturnType<typeof linkAtoms>;
+  chain: (input: ChainInput) => ReturnType<typeof atomChain>;
+  provenance: (input: ProvenanceInput) => ReturnType<typeof findProvenance>;
+  /** What was learned (STM, atoms) from each of these messages. */
+  derivedFromMessages: (ids: string[]) => ReturnType<typeof derivedFromMessages>;
+}
+
+export function knowledgeSection(ctx: BrainContext, _dbPath: string): KnowledgeSection {
+  return {
+    remember: (input) => remember(ctx, input),
+    getStm: (id) => getStm(ctx, id),
+    listStm: (input) => listStm(ctx, input),
+    createAtom: (input) => createAtom(ctx, input),
+    getAtom: (id) => getAtom(ctx, id),
+    link: (input) => linkAtoms(ctx, input),
+    chain: (input) => atomChain(ctx, input),
+    provenance: (input) => findProvenance(ctx, input),
+    derivedFromMessages: (ids) => derivedFromMessages(ctx, ids),
+  };
+}

@@ -1,0 +1,48 @@
+import { flushAccesses } from '../knowledge/access-counts.js';
+import { flushNoted } from '../noted.js';
+import { createIdleMaintainer, type MaintainOptions, type MaintainResult } from './idle.js';
+import type { BackupResult } from './backup.js';
+import type { DoctorInput, DoctorReport } from './doctor.js';
+
+import type { BrainContext } from '../context.js';
+
+/** Keeping the file healthy: what reads noted, idle merging and checkpoints, the doctor, backups. */
+export interface UpkeepSection {
+  /**
+   * Write the accesses of memories that searches and listings noted, without waiting for the
+   * write lock: false when another writer holds it (they stay noted). Long-running processes
+   * call it every few seconds; `close` calls it once more.
+   */
+  flushAccesses(): boolean;
+  /**
+   * Write everything reads noted for later: the accesses of memories and the row counts of words
+   * that searches counted (src/search/word-counts.ts), never waiting for the write lock. False
+   * when another writer holds it (they stay noted). Long-running processes call it every few
+   * seconds; `close` calls it once more.
+   */
+  flushNoted(): boolean;
+  /**
+   * Idle-time upkeep, never waiting for the write lock: a few short steps of merging the
+   * full-text indexes (so commits need not merge them), then a checkpoint of the WAL once it holds
+   * 1 MiB (so writes rarely reach the keeper's limit). Long-running processes call it every few
+   * seconds (`startIdleMaintenance`); `pending` says more merging remains. Does nothing read-only.
+   */
+  maintain(options?: MaintainOptions): MaintainResult;
+  /** Check integrity, full-text indexes, thread counters, deliveries; repair after a backup. */
+  doctor: (input?: DoctorInput) => Promise<DoctorReport>;
+  /** Copy the database to a new file with SQLite's online backup, while others keep writing. */
+  backup: (file: string) => Promise<BackupResult>;
+}
+
+export function upkeepSection(ctx: BrainContext, dbPath: string): UpkeepSection {
+  const db = ctx.db;
+  const maintainer = createIdleMaintainer(ctx, dbPath);
+  return {
+    flushAccesses: () => flushAccesses(ctx),
+    flushNoted: () => flushNoted(ctx),
+    maintain: (input) => maintainer.maintain(input),
+    // Loaded when asked for: the one-off commands that run most never are (`brain search`, …).
+    doctor: async (input) => (await import('./doctor.js')).runDoctor(db, dbPath, ctx.clock, input),
+    backup: async (file) => (await import('./backup.js')).backupDatabase(db, dbPath, file),
+  };
+}

@@ -1,0 +1,32 @@
+import { warmSearch } from './warm.js';
+import { recent, type RecentInput } from './recent.js';
+import type { Embedder } from '../embed/embedder.js';
+import { search, searchHybrid, type HybridOptions, type SearchInput } from './search.js';
+
+import type { BrainContext } from '../context.js';
+
+/** Finding things again: by words, by words and meaning, by time. */
+export interface SearchSection {
+  /** Search by words only (FTS5), synchronously. */
+  search: (input: SearchInput) => ReturnType<typeof search>;
+  /** Search by words and meaning; words only when `embedder` is undefined or has no vectors here. */
+  searchHybrid: (
+    input: SearchInput,
+    options?: HybridOptions & { embedder?: Embedder },
+  ) => ReturnType<typeof searchHybrid>;
+  recent: (input?: RecentInput) => ReturnType<typeof recent>;
+  /**
+   * Read what searches keep in memory (every index's row lengths) now, so the first searches of a
+   * long-running process cost what later ones do. `brain chat` and `brain agent` call it at start.
+   */
+  warmSearch(): void;
+}
+
+export function searchSection(ctx: BrainContext, _dbPath: string): SearchSection {
+  return {
+    search: (input) => search(ctx, input),
+    searchHybrid: (input, options = {}) => searchHybrid(ctx, options.embedder, input, options),
+    recent: (input) => recent(ctx, input),
+    warmSearch: () => warmSearch(ctx),
+  };
+}
