@@ -73,7 +73,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     db.pragma('foreign_keys = ON');
     // Pages read through a memory map of the file, not copied into a private cache: at a million
     // messages a search walks more of the word index than SQLite's 2 MB cache holds, and each
-    // page read again would cost a copy (bench/RESULTS.md has the figures). The map is address
+    // page read again would cost a copy (bench/HISTORY.md has the figures). The map is address
     // space, not memory; SQLite remaps when it changes the file's size itself.
     if (path !== ':memory:') db.pragma(`mmap_size = ${MMAP_BYTES}`);
     sqliteVec.load(db);

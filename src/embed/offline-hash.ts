@@ -56,7 +56,7 @@ export function createHashEmbedder(dimension = 512): Embedder {
     provider: 'offline',
     model,
     batchSize: 256,
-    // Measured on the LoCoMo dev set (bench/RESULTS.md): at full weight it drowns the words' ranking.
+    // Measured on the LoCoMo dev set (bench/HISTORY.md): at full weight it drowns the words' ranking.
     searchWeight: 0.3,
     embed(texts) {
       return Promise.resolve(checkVectors(texts.map(embedOne), texts.length, model, dimension));

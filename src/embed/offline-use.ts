@@ -51,7 +51,7 @@ export function createSentenceEncoder(): Embedder {
     provider: 'offline',
     model,
     batchSize: 32,
-    // Measured on the LoCoMo dev set (bench/RESULTS.md): it helps words most at 0.7 of their weight.
+    // Measured on the LoCoMo dev set (bench/HISTORY.md): it helps words most at 0.7 of their weight.
     searchWeight: 0.7,
     async embed(texts, _kind, options = {}) {
       if (texts.length === 0) return [];

@@ -36,7 +36,7 @@ export interface Candidate {
  * What a message gains from its context: a share of the scores of the message it follows and of
  * the one that answers it, and a bonus for each word of the query found in it or them. Chosen by
  * leave-one-conversation-out cross-validation on the dev set, every fold agreeing
- * (bench/RESULTS.md).
+ * (bench/HISTORY.md).
  */
 export const CONTEXT_WEIGHTS = { previous: 0.7, next: 0.4, perWord: 2 };
 

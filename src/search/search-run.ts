@@ -226,7 +226,7 @@ export interface HybridOptions extends HitOptions {
 /**
  * Candidates each retriever hands to the fusion (vectors cost more per candidate). The words'
  * depth also bounds which messages gain from their context: 100 was chosen by every fold of the
- * cross-validation on the dev set, words only (bench/RESULTS.md).
+ * cross-validation on the dev set, words only (bench/HISTORY.md).
  */
 export const FUSION_DEPTH = 100;
 export const VECTOR_DEPTH = 50;

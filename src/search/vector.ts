@@ -7,7 +7,7 @@ import type { Candidate, SearchFilters } from './fts.js';
  * Up to this many vectors of a type, every one that passes the filters is re-scored: the search is
  * exact. Beyond, the 1-bit index proposes OVERSAMPLE candidates per wanted hit (at least
  * MIN_COARSE): at 100,000 vectors the 1-bit scan costs ~0.13 ms per candidate asked for, so
- * this is a trade of exactness at scale for speed (bench/vector-search.ts, bench/RESULTS.md).
+ * this is a trade of exactness at scale for speed (bench/vector-search.ts, bench/HISTORY.md).
  */
 const EXACT_MAX = 4096; // also the most vec0 returns from one k-nearest-neighbour query
 const OVERSAMPLE = 1.25;
