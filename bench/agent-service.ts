@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startFakeTelegram } from '../test/agent/fakes/telegram-server.js';
+import { startFakeTelegram } from '../test/fakes/telegram.js';
 
 const CLI = resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
 const RUNS = Number(process.env.RUNS ?? 5);

@@ -1,6 +1,6 @@
 /**
  * From a Telegram update arriving to the model request leaving: the fake Bot API
- * (test/agent/fakes/telegram-server.ts) wakes grammY's waiting getUpdates with one private
+ * (test/fakes/telegram.ts) wakes grammY's waiting getUpdates with one private
  * message from the owner; the real channel, the service host's lane and the assistant's loop
  * (lease, user message, system prompt with its memory search, context) run; the clock stops when
  * the fake Anthropic server (zero latency) receives the model request. Each update waits for the
@@ -18,8 +18,8 @@ import { loadAssistantConfig } from '../agent/config.js';
 import type { Log } from '../agent/log.js';
 import { createServiceHost } from '../agent/service/host.js';
 import { openBrain, systemClock } from '../src/index.js';
-import { startFakeAnthropic } from '../test/agent/fakes/anthropic-server.js';
-import { BOT_USER, startFakeTelegram } from '../test/agent/fakes/telegram-server.js';
+import { startFakeAnthropic } from '../test/fakes/anthropic.js';
+import { BOT_USER, startFakeTelegram } from '../test/fakes/telegram.js';
 
 const { values } = parseArgs({
   options: {

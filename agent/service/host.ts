@@ -27,7 +27,7 @@ import type {
  * How a test builds one (see test/agent/service/helpers.ts, `serviceFixture()`, which does this):
  *
  *   const t = tempBrain();                                   // test/helpers.ts
- *   const fake = await startFakeAnthropic();                 // test/agent/fakes/anthropic-server.ts
+ *   const fake = await startFakeAnthropic();                 // test/fakes/anthropic.ts
  *   const config = { ...loadAssistantConfig({ file, env }) } // models.endpoints[0].baseUrl = fake.baseUrl,
  *                                                            // env ANTHROPIC_API_KEY: 'sk-test'
  *   const host = createServiceHost({ brain: t.brain, config, clock: systemClock, log });

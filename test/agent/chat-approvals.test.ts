@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../agent/models/types.js';
 import { runCliInProcess } from '../cli-in-process.js';
 import { runCli, tempDir } from '../helpers.js';
-import { startFakeAnthropic, type FakeAnthropic } from './fakes/anthropic-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 
 /**
  * `brain chat -m` (unattended) and `brain approvals` on a temp brain: the first case through the

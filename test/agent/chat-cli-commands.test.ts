@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, runCli, tempDir } from '../helpers.js';
-import { startFakeAnthropic } from './fakes/anthropic-server.js';
+import { startFakeAnthropic } from '../fakes/anthropic.js';
 
 /** The built `brain chat`: slash commands and the owner's tools, against the fake Anthropic. */
 

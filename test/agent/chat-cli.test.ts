@@ -6,7 +6,7 @@ import { unpairedToolUses } from '../../agent/history.js';
 import type { ChatMessage } from '../../agent/models/types.js';
 import { runCliInProcess } from '../cli-in-process.js';
 import { CLI, runCli, tempDir, type CliResult } from '../helpers.js';
-import { startFakeAnthropic, type FakeAnthropic } from './fakes/anthropic-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 
 /**
  * `brain chat` against loopback fake Anthropic servers and a temp brain. What crosses processes

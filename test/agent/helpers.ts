@@ -6,7 +6,7 @@ import { createSearchMemoryTool } from '../../agent/tools/search-memory.js';
 import type { Tool } from '../../agent/tools/types.js';
 import { systemClock } from '../../src/index.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
-import { startFakeAnthropic, type FakeAnthropic } from './fakes/anthropic-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 
 export interface AssistantFixture {
   t: TempBrain;

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeTelegram } from '../agent/fakes/telegram-server.js';
+import { startFakeTelegram } from '../fakes/telegram.js';
 import { CLI, ROOT, tempDir } from '../helpers.js';
 import { loadedModules, moduleHookImport } from './module-hooks.js';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess as runHere } from '../cli-in-process.js';
 import { ROOT, runCli, tempDir } from '../helpers.js';
-import { startFakeOllama, type FakeOllama } from '../fake-ollama.js';
+import { startFakeOllama, type FakeOllama } from '../fakes/ollama.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'locomo-tiny.json');
 let dir: { dir: string; cleanup: () => void };

@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openBrain } from '../../src/index.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../agent/fakes/anthropic-server.js';
-import { startFakeTelegram, type FakeTelegram } from '../agent/fakes/telegram-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram.js';
 import { runCliInProcess } from '../cli-in-process.js';
 import { runCli, tempDir } from '../helpers.js';
 

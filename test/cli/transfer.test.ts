@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBrain } from '../../src/index.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../agent/fakes/anthropic-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { runCliInProcess as runHere } from '../cli-in-process.js';
 import { useEveryFeature } from '../full-brain.js';
 import { fixedClock, runCli, tempDir } from '../helpers.js';

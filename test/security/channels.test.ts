@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../agent/fakes/anthropic-server.js';
+import type { RecordedRequest } from '../fakes/anthropic.js';
 import {
   OWNER_ID,
   sentTexts,

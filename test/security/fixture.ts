@@ -13,7 +13,7 @@ import {
   startFakeAnthropic,
   type FakeAnthropic,
   type RecordedRequest,
-} from '../agent/fakes/anthropic-server.js';
+} from '../fakes/anthropic.js';
 
 /**
  * An attacker's world on loopback, and the real assistant in it: a page server whose pages say

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnIo } from '../../agent/loop.js';
 import type { Driver } from '../../agent/permissions/trust.js';
 import { turnText } from '../../agent/conversation/arrival.js';
-import type { FakeStep, RecordedRequest } from '../agent/fakes/anthropic-server.js';
+import type { FakeStep, RecordedRequest } from '../fakes/anthropic.js';
 import { hostileWorld, type HostileWorld } from './fixture.js';
 import { tally } from './tally.js';
 

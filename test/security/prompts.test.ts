@@ -24,7 +24,7 @@ import { sendMessageTool } from '../../agent/tools/send-message.js';
 import type { Tool } from '../../agent/tools/types.js';
 import { createWriteFileTool } from '../../agent/tools/write-file.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
-import { startFakeTelegram, type FakeTelegram } from '../agent/fakes/telegram-server.js';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram.js';
 import { tally } from './tally.js';
 
 /**

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startFakeOllama } from '../fake-ollama.js';
+import { startFakeOllama } from '../fakes/ollama.js';
 import { runCli, tempDir } from '../helpers.js';
 import { spawnUi } from './browser.js';
 

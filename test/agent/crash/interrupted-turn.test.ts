@@ -3,8 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, tempDir } from '../../helpers.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
-import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
+import { startFakeTelegram, type FakeTelegram } from '../../fakes/telegram.js';
 
 /**
  * Crash drills with the built `brain agent`: SIGKILL while the owner's Telegram turn waits on the

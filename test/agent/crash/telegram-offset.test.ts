@@ -3,8 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, tempDir } from '../../helpers.js';
-import { startFakeAnthropic } from '../fakes/anthropic-server.js';
-import { startFakeTelegram } from '../fakes/telegram-server.js';
+import { startFakeAnthropic } from '../../fakes/anthropic.js';
+import { startFakeTelegram } from '../../fakes/telegram.js';
 
 /**
  * A crash drill with the built `brain agent`: killed with SIGKILL after answering an update that

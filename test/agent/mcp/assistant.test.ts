@@ -8,7 +8,7 @@ import type { ChatMessage, ToolSchema } from '../../../agent/models/types.js';
 import { silentLog } from '../../../agent/log.js';
 import { systemClock } from '../../../src/index.js';
 import { tempBrain } from '../../helpers.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
 import { byName, FIXTURE, manualTimers, MEMORY_SERVER, toolContext } from './helpers.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAnthropicClient, retryAfterOf } from '../../../agent/models/anthropic.js';
 import { ModelError, type ModelRequest } from '../../../agent/models/types.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
 import { captureLog, closedPortUrl } from './helpers.js';
 
 const KEY = 'sk-ant-test-secret-key-1234';

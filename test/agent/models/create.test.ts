@@ -3,8 +3,8 @@ import { modelsConfig } from '../../../agent/models/config.js';
 import { createModels } from '../../../agent/models/create.js';
 import type { ModelRequest } from '../../../agent/models/types.js';
 import { BrainError } from '../../../src/index.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
-import { startFakeOllamaChat, type FakeOllamaChat } from '../fakes/ollama-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
+import { startFakeOllamaChat, type FakeOllamaChat } from '../../fakes/ollama.js';
 import { captureLog, closedPortUrl, manualTime } from './helpers.js';
 import { DEFAULT_ANTHROPIC_MODEL, defaultModels } from '../../../agent/config.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOllamaClient } from '../../../agent/models/ollama.js';
 import { ModelError, type ModelRequest, type ToolUseBlock } from '../../../agent/models/types.js';
-import { startFakeOllamaChat, type FakeOllamaChat } from '../fakes/ollama-server.js';
+import { startFakeOllamaChat, type FakeOllamaChat } from '../../fakes/ollama.js';
 import { closedPortUrl } from './helpers.js';
 
 let fake: FakeOllamaChat;

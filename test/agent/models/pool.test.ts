@@ -8,8 +8,8 @@ import {
   type ModelPool,
   type ModelRequest,
 } from '../../../agent/models/types.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
-import { startFakeOllamaChat, type FakeOllamaChat } from '../fakes/ollama-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
+import { startFakeOllamaChat, type FakeOllamaChat } from '../../fakes/ollama.js';
 import { captureLog, closedPortUrl, manualTime } from './helpers.js';
 
 const KEY = 'sk-ant-pool-secret-5678';

@@ -6,7 +6,7 @@ import { createCronComponent } from '../../../agent/scheduler/cron.js';
 import { connectionOf } from '../../../src/brain.js';
 import { openBrain, RETRIED } from '../../../src/index.js';
 import { tempDir } from '../../helpers.js';
-import type { FakeAnthropic } from '../fakes/anthropic-server.js';
+import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import { fakeModel, startInstance, until, writeConfig, type Instance } from './harness.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCronComponent } from '../../../agent/scheduler/cron.js';
 import { tempDir } from '../../helpers.js';
-import type { FakeAnthropic } from '../fakes/anthropic-server.js';
+import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import {
   FAKE_TIMERS,
   fakeModel,

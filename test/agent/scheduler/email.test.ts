@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmailWatcher } from '../../../agent/scheduler/email.js';
 import { mailText } from '../../../agent/scheduler/mail-text.js';
 import { tempDir } from '../../helpers.js';
-import type { FakeAnthropic } from '../fakes/anthropic-server.js';
+import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import { dovecotUnavailable, startDovecot, type Dovecot } from './dovecot.js';
 import { fakeModel, startInstance, writeConfig, type Instance } from './harness.js';
 

@@ -11,7 +11,7 @@ import type {
 } from '../../../agent/contracts.js';
 import { recordingChannel } from '../service/helpers.js';
 import { openBrain, type Brain } from '../../../src/index.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
 
 /**
  * One service instance for the scheduler's tests: a brain file, agent-service's real host and

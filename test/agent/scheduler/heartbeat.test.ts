@@ -8,7 +8,7 @@ import {
 } from '../../../agent/scheduler/heartbeat.js';
 import { withinHours } from '../../../agent/scheduler/when.js';
 import { tempDir } from '../../helpers.js';
-import type { FakeAnthropic } from '../fakes/anthropic-server.js';
+import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import {
   FAKE_TIMERS,
   fakeModel,

@@ -4,7 +4,7 @@ import { createReminders } from '../../../agent/scheduler/reminders.js';
 import { turnOrigin } from '../../../agent/service/host.js';
 import type { TurnRequest } from '../../../agent/contracts.js';
 import { tempDir } from '../../helpers.js';
-import type { FakeAnthropic } from '../fakes/anthropic-server.js';
+import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import {
   FAKE_TIMERS,
   fakeModel,

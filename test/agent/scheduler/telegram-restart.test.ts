@@ -8,8 +8,8 @@ import { createReminders } from '../../../agent/scheduler/reminders.js';
 import { createServiceHost } from '../../../agent/service/host.js';
 import { openBrain } from '../../../src/index.js';
 import { tempDir } from '../../helpers.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
-import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
+import { startFakeTelegram, type FakeTelegram } from '../../fakes/telegram.js';
 import { until } from './harness.js';
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../cli-in-process.js';
 import { CLI, runCli, tempDir } from '../../helpers.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
 import { configFileBody } from './helpers.js';
 
 /**

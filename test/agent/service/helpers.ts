@@ -10,7 +10,7 @@ import {
 import type { Channel } from '../../../agent/contracts.js';
 import { systemClock, type Clock } from '../../../src/index.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
 
 /**
  * A real service host on a temp brain, its assistant the real one talking to the fake Anthropic

@@ -6,7 +6,7 @@ import {
   isOfflineModel,
 } from '../../../src/index.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
-import { startFakeOllama, type FakeOllama } from '../../fake-ollama.js';
+import { startFakeOllama, type FakeOllama } from '../../fakes/ollama.js';
 
 let fake: FakeOllama;
 let t: TempBrain;

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../../cli-in-process.js';
 import { CLI, tempDir } from '../../../helpers.js';
-import { startFakeAnthropic } from '../../fakes/anthropic-server.js';
-import { startFakeDiscord } from '../../fakes/discord-server.js';
+import { startFakeAnthropic } from '../../../fakes/anthropic.js';
+import { startFakeDiscord } from '../../../fakes/discord.js';
 import { configFileBody } from '../../service/helpers.js';
 import { OWNER, OWNER_DM } from './setup.js';
 

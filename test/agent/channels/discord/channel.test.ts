@@ -6,7 +6,7 @@ import {
   HIDDEN_TEXT,
   UNSUPPORTED_TEXT,
 } from '../../../../agent/channels/discord/channel.js';
-import type { RecordedCall } from '../../fakes/discord-server.js';
+import type { RecordedCall } from '../../../fakes/discord.js';
 import {
   discordFixture,
   FRIEND,

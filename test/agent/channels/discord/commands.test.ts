@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RecordedCall } from '../../fakes/discord-server.js';
+import type { RecordedCall } from '../../../fakes/discord.js';
 import {
   discordFixture,
   FRIEND,

@@ -8,8 +8,8 @@ import {
 import type { RunningServiceHost } from '../../../../agent/service/host.js';
 import type { TurnRequest } from '../../../../agent/contracts.js';
 import type { TempBrain } from '../../../helpers.js';
-import type { FakeAnthropic } from '../../fakes/anthropic-server.js';
-import { startFakeDiscord, type FakeDiscord, type FakeGuild } from '../../fakes/discord-server.js';
+import type { FakeAnthropic } from '../../../fakes/anthropic.js';
+import { startFakeDiscord, type FakeDiscord, type FakeGuild } from '../../../fakes/discord.js';
 import { serviceFixture } from '../../service/helpers.js';
 
 export const OWNER = { id: '100000000000000001', username: 'ann' };

@@ -3,8 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, runCli, tempDir } from '../../../helpers.js';
-import { startFakeAnthropic } from '../../fakes/anthropic-server.js';
-import { BOT_USER, startFakeTelegram } from '../../fakes/telegram-server.js';
+import { startFakeAnthropic } from '../../../fakes/anthropic.js';
+import { BOT_USER, startFakeTelegram } from '../../../fakes/telegram.js';
 
 /** The built `brain agent` as a real process, its Telegram channel polling the fake Bot API. */
 

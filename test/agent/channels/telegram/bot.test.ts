@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTelegramChannel } from '../../../../agent/channels/telegram/bot.js';
-import { BOT_USER } from '../../fakes/telegram-server.js';
+import { BOT_USER } from '../../../fakes/telegram.js';
 import { runCliInProcess } from '../../../cli-in-process.js';
 import { runCli } from '../../../helpers.js';
 import { OWNER_ID, sentTexts, telegramFixture, type TelegramFixture } from './helpers.js';

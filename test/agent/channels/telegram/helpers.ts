@@ -10,8 +10,8 @@ import { streamLog } from '../../../../agent/log.js';
 import { createServiceHost, type RunningServiceHost } from '../../../../agent/service/host.js';
 import { systemClock } from '../../../../src/index.js';
 import { tempBrain, type TempBrain } from '../../../helpers.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic-server.js';
-import { startFakeTelegram, type FakeTelegram } from '../../fakes/telegram-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../../fakes/anthropic.js';
+import { startFakeTelegram, type FakeTelegram } from '../../../fakes/telegram.js';
 
 export const OWNER_ID = 111;
 

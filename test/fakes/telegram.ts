@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import type { UserFromGetMe } from 'grammy/types';
+import { createRecorder, parseParams, readBody, sendJson, serveHttp } from './http.js';
 
 /**
  * A loopback Telegram Bot API for the channel's tests: a real `node:http` server on 127.0.0.1
@@ -62,37 +62,29 @@ export const BOT_USER: UserFromGetMe = {
 };
 
 export async function startFakeTelegram(token = '123456:TEST-token-secret'): Promise<FakeTelegram> {
-  const calls: RecordedCall[] = [];
+  const recorder = createRecorder<RecordedCall>();
+  const calls = recorder.calls;
   const queue: Array<Record<string, unknown>> = [];
   const failures = new Map<string, TelegramFailure[]>();
+  /** Held getUpdates polls, woken when an update is queued. */
   const waiters: Array<() => void> = [];
   let nextUpdateId = 1000;
   let nextMessageId = 1;
-  const sockets = new Set<Socket>();
   const polls = new Set<() => void>();
 
   const notify = () => {
     for (const w of waiters.splice(0)) w();
   };
 
-  const server = createServer((req, res) => {
-    void handle(req, res);
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-
-  async function handle(req: IncomingMessage, res: ServerResponse) {
+  const http = await serveHttp(async (req, res) => {
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
     const body = await readBody(req);
-    if (!match) return send(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    if (!match) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     const [, callToken, method] = match as unknown as [string, string, string];
     const params = parseParams(req, body);
-    calls.push({ method, token: callToken, params, at: Date.now() });
-    notify();
+    recorder.record({ method, token: callToken, params, at: Date.now() });
     if (callToken !== token)
-      return send(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+      return sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
     const failure = failures.get(method)?.shift();
     if (failure) return sendFailure(res, failure);
     switch (method) {
@@ -121,9 +113,9 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
           text: params.text ?? '',
         });
       default:
-        return send(res, 404, { ok: false, error_code: 404, description: 'Not Found: method' });
+        return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found: method' });
     }
-  }
+  });
 
   function getUpdates(res: ServerResponse, params: Record<string, unknown>) {
     const offset = Number(params.offset ?? 0);
@@ -160,31 +152,28 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
 
   function sendFailure(res: ServerResponse, failure: TelegramFailure) {
     if (failure.error === 'conflict')
-      return send(res, 409, {
+      return sendJson(res, 409, {
         ok: false,
         error_code: 409,
         description:
           'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
       });
     if (failure.error === 'rate_limited')
-      return send(res, 429, {
+      return sendJson(res, 429, {
         ok: false,
         error_code: 429,
         description: `Too Many Requests: retry after ${failure.retryAfter}`,
         parameters: { retry_after: failure.retryAfter },
       });
-    return send(res, 400, {
+    return sendJson(res, 400, {
       ok: false,
       error_code: 400,
       description: 'Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 0',
     });
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-
   const fake: FakeTelegram = {
-    apiRoot: `http://127.0.0.1:${port}`,
+    apiRoot: http.url,
     token,
     calls,
     push(update) {
@@ -226,48 +215,15 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
       failures.set(method, [...(failures.get(method) ?? []), ...more]);
     },
     callsOf: (method) => calls.filter((c) => c.method === method),
-    waitFor(method, count = 1) {
-      return new Promise((resolve) => {
-        const check = () => {
-          const found = fake.callsOf(method);
-          if (found.length >= count) resolve(found);
-          else waiters.push(check);
-        };
-        check();
-      });
-    },
+    waitFor: (method, count = 1) => recorder.waitFor((c) => c.method === method, count),
     async close() {
       for (const finish of [...polls]) finish();
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await http.close();
     },
   };
   return fake;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function parseParams(req: IncomingMessage, body: string): Record<string, unknown> {
-  if (body === '') return {};
-  const type = req.headers['content-type'] ?? '';
-  if (type.includes('application/json')) return JSON.parse(body) as Record<string, unknown>;
-  if (type.includes('x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(body));
-  return { raw: body };
-}
-
 function ok(res: ServerResponse, result: unknown) {
-  send(res, 200, { ok: true, result });
-}
-
-function send(res: ServerResponse, status: number, payload: unknown) {
-  if (res.writableEnded || res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(payload));
+  sendJson(res, 200, { ok: true, result });
 }

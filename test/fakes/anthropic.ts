@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  nextStep,
+  parseJson,
+  readBody,
+  sendEvent,
+  sendJson,
+  serveHttp,
+  startSse,
+  watchClientCloses,
+} from './http.js';
 
 /**
  * A loopback Anthropic Messages API for the assistant's tests: a real `node:http` server on
@@ -127,23 +136,17 @@ function pieces(text: string, size = 7): string[] {
   return out.length > 0 ? out : [''];
 }
 
-function writeEvent(res: ServerResponse, event: string, data: unknown): void {
-  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-}
-
-const writeSseEvent = writeEvent;
-
 function streamReply(res: ServerResponse, reply: FakeReply, model: string): void {
   const { texts, blocks } = blocksOf(reply);
   const message = messageOf(reply, model, blocks);
   const usage = message.usage;
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  startSse(res);
   // With `hold`, every event after the first text delta waits for it.
   const held: Array<() => void> = [];
   let deltas = 0;
   const writeEvent = (r: ServerResponse, name: string, data: Record<string, unknown>) => {
-    if (reply.hold && deltas > 0) held.push(() => writeSseEvent(r, name, data));
-    else writeSseEvent(r, name, data);
+    if (reply.hold && deltas > 0) held.push(() => sendEvent(r, name, data));
+    else sendEvent(r, name, data);
     if (data.type === 'content_block_delta') deltas++;
   };
   writeEvent(res, 'message_start', {
@@ -200,10 +203,8 @@ function streamReply(res: ServerResponse, reply: FakeReply, model: string): void
 }
 
 function fail(res: ServerResponse, failure: FakeFailure, stream: boolean, model: string): void {
-  const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(body));
-  };
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    sendJson(res, status, body, headers);
   switch (failure.error) {
     case 'rate_limited': {
       const headers: Record<string, string> = {};
@@ -243,23 +244,23 @@ function fail(res: ServerResponse, failure: FakeFailure, stream: boolean, model:
         if (failure.error === 'stall') return; // no answer at all: the client must give up
         return json(529, errorBody('overloaded_error', 'Overloaded'));
       }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      writeEvent(res, 'message_start', {
+      startSse(res);
+      sendEvent(res, 'message_start', {
         type: 'message_start',
         message: { ...messageOf({}, model, []), stop_reason: null },
       });
-      writeEvent(res, 'content_block_start', {
+      sendEvent(res, 'content_block_start', {
         type: 'content_block_start',
         index: 0,
         content_block: { type: 'text', text: '', citations: null },
       });
-      writeEvent(res, 'content_block_delta', {
+      sendEvent(res, 'content_block_delta', {
         type: 'content_block_delta',
         index: 0,
         delta: { type: 'text_delta', text: 'Let me think' },
       });
       if (failure.error === 'overloaded_mid_stream') {
-        writeEvent(res, 'error', errorBody('overloaded_error', 'Overloaded'));
+        sendEvent(res, 'error', errorBody('overloaded_error', 'Overloaded'));
         res.end();
       }
       return; // stall: leave the stream open
@@ -268,98 +269,53 @@ function fail(res: ServerResponse, failure: FakeFailure, stream: boolean, model:
 }
 
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
-  const sockets = new Set<Socket>();
-  const closeWaiters = new Map<number, Array<() => void>>();
+  const requests: RecordedRequest[] = [];
+  const closes = watchClientCloses(requests);
+  const http = await serveHttp(async (req, res) => {
+    const raw = await readBody(req);
+    const path = (req.url ?? '').split('?')[0]!;
+    // GET /v1/models/{id} (what `brain agent --check` asks): not recorded, not scripted;
+    // it fails as the API would while `failure` is an auth failure.
+    const modelPath = req.method === 'GET' ? /^\/v1\/models\/([^/]+)$/.exec(path) : null;
+    if (modelPath) {
+      if (fake.failure?.error === 'auth')
+        return sendJson(res, 401, errorBody('authentication_error', 'invalid x-api-key'));
+      return sendJson(res, 200, {
+        type: 'model',
+        id: decodeURIComponent(modelPath[1]!),
+        display_name: 'Fake model',
+        created_at: '2025-01-01T00:00:00Z',
+      });
+    }
+    if (req.method !== 'POST' || path !== '/v1/messages')
+      return sendJson(res, 404, errorBody('not_found_error', 'Not found'));
+    const body = parseJson(raw);
+    if (!body) return sendJson(res, 400, errorBody('invalid_request_error', 'bad JSON'));
+    const record: RecordedRequest = {
+      method: req.method,
+      path,
+      headers: req.headers,
+      body,
+      clientClosed: false,
+    };
+    requests.push(record);
+    closes.watch(res, record);
+
+    const step = fake.failure ?? nextStep(fake.script, fake.fallback, record);
+    const stream = body.stream === true;
+    const model = typeof body.model === 'string' ? body.model : 'claude-fake';
+    if (isFailure(step)) return fail(res, step, stream, model);
+    if (stream) return streamReply(res, step, model);
+    sendJson(res, 200, messageOf(step, model, blocksOf(step).blocks));
+  });
   const fake: FakeAnthropic = {
-    baseUrl: '',
-    requests: [],
+    baseUrl: http.url,
+    requests,
     script: [],
     failure: undefined,
     fallback: () => ({ text: 'ok' }),
-    waitForClientClose(index) {
-      if (fake.requests[index]?.clientClosed) return Promise.resolve();
-      return new Promise((resolve) => {
-        closeWaiters.set(index, [...(closeWaiters.get(index) ?? []), resolve]);
-      });
-    },
-    close: () =>
-      new Promise((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    waitForClientClose: closes.waitForClientClose,
+    close: http.close,
   };
-
-  const nextStep = (record: RecordedRequest): FakeStep => {
-    const next = fake.script.shift();
-    if (next === undefined) return fake.fallback(record);
-    return typeof next === 'function' ? next(record) : next;
-  };
-
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (d: Buffer) => (raw += d.toString()));
-    req.on('end', () => {
-      const path = (req.url ?? '').split('?')[0]!;
-      // GET /v1/models/{id} (what `brain agent --check` asks): not recorded, not scripted;
-      // it fails as the API would while `failure` is an auth failure.
-      const modelPath = req.method === 'GET' ? /^\/v1\/models\/([^/]+)$/.exec(path) : null;
-      if (modelPath) {
-        const auth = fake.failure?.error === 'auth';
-        res.writeHead(auth ? 401 : 200, { 'content-type': 'application/json' });
-        return void res.end(
-          JSON.stringify(
-            auth
-              ? errorBody('authentication_error', 'invalid x-api-key')
-              : {
-                  type: 'model',
-                  id: decodeURIComponent(modelPath[1]!),
-                  display_name: 'Fake model',
-                  created_at: '2025-01-01T00:00:00Z',
-                },
-          ),
-        );
-      }
-      if (req.method !== 'POST' || path !== '/v1/messages') {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        return void res.end(JSON.stringify(errorBody('not_found_error', 'Not found')));
-      }
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(raw) as Record<string, unknown>;
-      } catch {
-        res.writeHead(400, { 'content-type': 'application/json' });
-        return void res.end(JSON.stringify(errorBody('invalid_request_error', 'bad JSON')));
-      }
-      const index = fake.requests.length;
-      const record: RecordedRequest = {
-        method: req.method,
-        path,
-        headers: req.headers,
-        body,
-        clientClosed: false,
-      };
-      fake.requests.push(record);
-      res.on('close', () => {
-        if (res.writableFinished) return;
-        record.clientClosed = true;
-        for (const wake of closeWaiters.get(index) ?? []) wake();
-        closeWaiters.delete(index);
-      });
-
-      const step = fake.failure ?? nextStep(record);
-      const stream = body.stream === true;
-      const model = typeof body.model === 'string' ? body.model : 'claude-fake';
-      if (isFailure(step)) return fail(res, step, stream, model);
-      if (stream) return streamReply(res, step, model);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(messageOf(step, model, blocksOf(step).blocks)));
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;
 }

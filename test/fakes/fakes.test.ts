@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeAnthropic, type FakeAnthropic } from './anthropic-server.js';
-import { startFakeOllamaChat, type FakeOllamaChat } from './ollama-server.js';
+import { startFakeAnthropic, type FakeAnthropic } from './anthropic.js';
+import { startFakeOllamaChat, type FakeOllamaChat } from './ollama.js';
 
 // The fakes speak the wire formats the real SDKs parse; the clients' own tests go further.
 

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { createRecorder, parseJson, readBody, sendJson, serveHttp } from './http.js';
 
 /**
  * A loopback Discord for the channel's tests: one `node:http` server on 127.0.0.1 that is both
@@ -154,28 +154,22 @@ export async function startFakeDiscord(
     username: 'brainbot',
     bot: true,
   };
-  const calls: RecordedCall[] = [];
+  const recorder = createRecorder<RecordedCall>();
+  const calls = recorder.calls;
   const received: FakeDiscord['received'] = [];
   const messages = new Map<string, Record<string, unknown>>();
-  const sockets = new Set<Socket>();
-  const waiters: Array<{ test: (c: RecordedCall) => boolean; resolve: (c: RecordedCall) => void }> =
-    [];
   let sequence = 0;
   let live: WebSocket | undefined;
   let readyResolve: () => void = () => {};
   const readyPromise = new Promise<void>((r) => (readyResolve = r));
 
-  const server: Server = createServer((req, res) => {
-    void handle(req, res);
+  const http = await serveHttp(async (req, res) => {
+    await handle(req, res);
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  const wss = new WebSocketServer({ server });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const apiBase = `http://127.0.0.1:${port}/api`;
+  // The gateway shares the REST server's port: discord.js upgrades GET / to a WebSocket.
+  const wss = new WebSocketServer({ server: http.server });
+  const port = http.port;
+  const apiBase = `${http.url}/api`;
 
   const send = (payload: Record<string, unknown>) => live?.send(JSON.stringify(payload));
   const dispatch = (t: string, d: unknown) => send({ op: 0, t, s: ++sequence, d });
@@ -207,14 +201,11 @@ export async function startFakeDiscord(
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v\d+/, '');
-    const raw = Buffer.concat(chunks).toString('utf8');
-    let body: Record<string, unknown> | undefined;
-    if (raw && String(req.headers['content-type']).includes('json'))
-      body = JSON.parse(raw) as Record<string, unknown>;
+    const body =
+      raw && String(req.headers['content-type']).includes('json') ? parseJson(raw) : undefined;
     const call: RecordedCall = {
       method: req.method ?? 'GET',
       path,
@@ -222,16 +213,8 @@ export async function startFakeDiscord(
       authorization: req.headers.authorization,
       body,
     };
-    calls.push(call);
-    for (const w of [...waiters])
-      if (w.test(call)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(call);
-      }
-    const json = (status: number, value: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(value));
-    };
+    recorder.record(call);
+    const json = (status: number, value: unknown) => sendJson(res, status, value);
     if (call.authorization !== `Bot ${token}`)
       return json(401, { message: '401: Unauthorized', code: 0 });
 
@@ -354,16 +337,11 @@ export async function startFakeDiscord(
       });
       return { id };
     },
-    waitForCall(test) {
-      const found = calls.find(test);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve) => waiters.push({ test, resolve }));
-    },
+    waitForCall: async (test) => (await recorder.waitFor(test))[0]!,
     async close() {
       for (const client of wss.clients) client.terminate();
       wss.close();
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await http.close();
     },
   };
   return fake;

@@ -1,0 +1,162 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * The HTTP plumbing every fake service shares: a real `node:http` server on 127.0.0.1:0, body
+ * readers, JSON and SSE writers, request recording, and a `close()` that destroys open sockets
+ * so a held long-poll or stalled stream never keeps it waiting.
+ */
+
+export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+export interface HttpFake {
+  server: Server;
+  port: number;
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  url: string;
+  /** Destroys every open socket (upgraded ones too), then closes the server. */
+  close(): Promise<void>;
+}
+
+export async function serveHttp(handler: Handler): Promise<HttpFake> {
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    void (async () => handler(req, res))().catch((error: unknown) => {
+      // A fake's own bug answers 500 with its message, so the test fails on it rather than hangs.
+      if (res.headersSent) res.destroy();
+      else sendJson(res, 500, { error: `fake failed: ${String(error)}` });
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A JSON object, or undefined when the text is not one (the fake answers 400 then). */
+export function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined; // not JSON: the caller decides how the service answers that
+  }
+}
+
+/** The body by its content type: JSON, a form, `{}` when empty, else `{ raw }`. */
+export function parseParams(req: IncomingMessage, body: string): Record<string, unknown> {
+  if (body === '') return {};
+  const type = req.headers['content-type'] ?? '';
+  if (type.includes('application/json')) return parseJson(body) ?? { raw: body };
+  if (type.includes('x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(body));
+  return { raw: body };
+}
+
+/** Answers with JSON; a response the client already dropped is left alone. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.writableEnded || res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+export function startSse(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+}
+
+export function sendEvent(res: ServerResponse, event: string, data: unknown): void {
+  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+/** Recorded calls, and promises that resolve once enough matching ones have arrived. */
+export interface Recorder<T> {
+  calls: T[];
+  record(call: T): void;
+  /** Resolves with every matching call once there are `count` of them (or already are). */
+  waitFor(test: (call: T) => boolean, count?: number): Promise<T[]>;
+}
+
+export function createRecorder<T>(calls: T[] = []): Recorder<T> {
+  let waiters: Array<() => boolean> = [];
+  return {
+    calls,
+    record(call) {
+      calls.push(call);
+      waiters = waiters.filter((check) => !check());
+    },
+    waitFor(test, count = 1) {
+      return new Promise((resolve) => {
+        const check = () => {
+          const found = calls.filter(test);
+          if (found.length < count) return false;
+          resolve(found);
+          return true;
+        };
+        if (!check()) waiters.push(check);
+      });
+    },
+  };
+}
+
+/** A request whose answer the client may abandon (a stalled stream, a timeout). */
+export interface Abandonable {
+  clientClosed: boolean;
+}
+
+/**
+ * Marks records whose client went away before the answer finished, and lets a test wait for
+ * that by the record's index.
+ */
+export function watchClientCloses<T extends Abandonable>(records: T[]) {
+  const waiters = new Map<number, Array<() => void>>();
+  return {
+    watch(res: ServerResponse, record: T): void {
+      const index = records.indexOf(record);
+      res.on('close', () => {
+        if (res.writableFinished) return;
+        record.clientClosed = true;
+        for (const wake of waiters.get(index) ?? []) wake();
+        waiters.delete(index);
+      });
+    },
+    waitForClientClose(index: number): Promise<void> {
+      if (records[index]?.clientClosed) return Promise.resolve();
+      return new Promise((resolve) => waiters.set(index, [...(waiters.get(index) ?? []), resolve]));
+    },
+  };
+}
+
+/** A scripted fake's next answer: the script's head (a value, or a function of the request), else the fallback. */
+export function nextStep<S, R>(
+  script: Array<S | ((request: R) => S)>,
+  fallback: (request: R) => S,
+  request: R,
+): S {
+  const next = script.shift();
+  if (next === undefined) return fallback(request);
+  return typeof next === 'function' ? (next as (request: R) => S)(request) : next;
+}
