@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 
 /**
  * The HTTP plumbing every fake service shares: a real `node:http` server on 127.0.0.1:0, body
@@ -7,18 +7,23 @@ import type { AddressInfo, Socket } from 'node:net';
  * so a held long-poll or stalled stream never keeps it waiting.
  */
 
-export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+/** What it returns is awaited and otherwise ignored, so `(req, res) => res.end()` is one. */
+export type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 export interface HttpFake {
   server: Server;
   port: number;
-  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  /** `http://127.0.0.1:<port>`, no trailing slash (a server on `::` answers there too). */
   url: string;
   /** Destroys every open socket (upgraded ones too), then closes the server. */
   close(): Promise<void>;
 }
 
-export async function serveHttp(handler: Handler): Promise<HttpFake> {
+/** `host` defaults to 127.0.0.1; `::` listens on every address of the machine (IPv4 too). */
+export async function serveHttp(
+  handler: Handler,
+  options: { host?: string } = {},
+): Promise<HttpFake> {
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     void (async () => handler(req, res))().catch((error: unknown) => {
@@ -31,7 +36,7 @@ export async function serveHttp(handler: Handler): Promise<HttpFake> {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     server,
@@ -43,6 +48,15 @@ export async function serveHttp(handler: Handler): Promise<HttpFake> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A port on 127.0.0.1 that was free a moment ago: nothing listens there until someone does. */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 export async function readBody(req: IncomingMessage): Promise<string> {

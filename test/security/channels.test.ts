@@ -1,9 +1,8 @@
-import { createServer } from 'node:http';
 import { writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/anthropic.js';
+import { serveHttp } from '../fakes/http.js';
 import {
   OWNER_ID,
   sentTexts,
@@ -170,12 +169,11 @@ describe('a reply to the bot’s own message in the owner’s chat', { timeout: 
 describe('a forwarded message in the owner’s chat', { timeout: 30_000 }, () => {
   it('reaches the model as foreign data, and the call it asks for needs the owner’s yes', async () => {
     const stolen: string[] = [];
-    const attacker = createServer((req, res) => {
+    const attacker = await serveHttp((req, res) => {
       stolen.push(req.url ?? '');
       res.end('ok');
     });
-    await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+    const url = attacker.url;
     try {
       f = await telegramFixture({
         file: { tools: { web: { allowHosts: [new URL(url).host] } } },
@@ -199,7 +197,7 @@ describe('a forwarded message in the owner’s chat', { timeout: 30_000 }, () =>
       expect(stolen).toEqual([]);
       t.refused();
     } finally {
-      await new Promise((r) => attacker.close(r));
+      await attacker.close();
     }
   });
 });

@@ -1,10 +1,9 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttp, type HttpFake } from '../fakes/http.js';
 import { judgeCommand } from '../../agent/permissions/shell.js';
 import {
   CommandRefused,
@@ -27,7 +26,7 @@ import { tally } from './tally.js';
 const t = tally('git');
 let root: string;
 let home: string;
-let server: Server;
+let server: HttpFake;
 let httpUrl: string;
 
 beforeAll(async () => {
@@ -40,16 +39,14 @@ beforeAll(async () => {
     '[user]\n\tname = Owner\n\temail = owner@example.com\n[alias]\n\tlg = log --oneline -1\n',
   );
   // A remote that wants a password: git asks its credential helper and askpass.
-  server = createServer((_req, res) => {
-    res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="x"' });
-    res.end();
+  server = await serveHttp((_req, res) => {
+    res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="x"' }).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  httpUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x.git`;
+  httpUrl = `${server.url}/x.git`;
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
   rmSync(root, { recursive: true, force: true });
 });
 

@@ -11,11 +11,10 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { serveHttp, type HttpFake } from '../fakes/http.js';
 import {
   commandEnv,
   executeCommand,
@@ -42,7 +41,7 @@ let outside: string;
 let home: string;
 /** Stands for the service: a process whose environment, from its start, holds the canary. */
 let service: ChildProcess;
-let server: Server;
+let server: HttpFake;
 let serverUrl: string;
 const received: string[] = [];
 
@@ -57,18 +56,16 @@ beforeAll(async () => {
     env: { PATH: process.env.PATH, BRAIN_TELEGRAM_TOKEN: canary, ANTHROPIC_API_KEY: canary },
     stdio: 'ignore',
   });
-  server = createServer((req, res) => {
+  server = await serveHttp((req, res) => {
     received.push(req.url ?? '');
-    res.writeHead(404);
-    res.end();
+    res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  serverUrl = server.url;
 });
 
 afterAll(async () => {
   service.kill('SIGKILL');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
   rmSync(root, { recursive: true, force: true });
 });
 

@@ -1,10 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../../agent/tools/types.js';
 import { webConfigSchema } from '../../agent/tools/web-config.js';
 import { createWebFetchTool } from '../../agent/tools/web-fetch.js';
 import { systemClock } from '../../src/index.js';
+import { serveHttp, type HttpFake } from '../fakes/http.js';
 import { tally } from './tally.js';
 
 /**
@@ -15,8 +14,8 @@ import { tally } from './tally.js';
  */
 
 const t = tally('ssrf');
-let internal: Server;
-let site: Server;
+let internal: HttpFake;
+let site: HttpFake;
 const hits: string[] = [];
 let port = 0;
 let sitePort = 0;
@@ -24,28 +23,26 @@ let sitePort = 0;
 let redirectTo = '';
 
 beforeAll(async () => {
-  internal = createServer((req, res) => {
-    hits.push(`${req.headers.host} ${req.url}`);
-    res.end('internal secret');
-  });
-  await new Promise<void>((r) => internal.listen(0, '::', r));
-  port = (internal.address() as AddressInfo).port;
+  internal = await serveHttp(
+    (req, res) => {
+      hits.push(`${req.headers.host} ${req.url}`);
+      res.end('internal secret');
+    },
+    { host: '::' },
+  );
+  port = internal.port;
   // A header carries ASCII only: other characters go percent-encoded, as a server would send them.
-  site = createServer((_req, res) =>
+  site = await serveHttp((_req, res) =>
     res
       .writeHead(302, {
         location: redirectTo.replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c)),
       })
       .end(),
   );
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  sitePort = (site.address() as AddressInfo).port;
+  sitePort = site.port;
 });
 afterAll(async () => {
-  for (const s of [internal, site]) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  for (const s of [internal, site]) await s.close();
 });
 
 function ctx(): ToolContext {

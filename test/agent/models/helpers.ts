@@ -1,13 +1,9 @@
-import { createServer } from 'node:net';
 import type { ModelLog } from '../../../agent/models/pool.js';
+import { freePort } from '../../fakes/http.js';
 
 /** A URL on 127.0.0.1 where nothing listens: connecting to it is refused. */
 export async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await freePort()}`;
 }
 
 /** A clock the test moves, and a sleep that moves it (and remembers what it was asked to wait). */

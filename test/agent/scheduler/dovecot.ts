@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../fakes/http.js';
 
 /**
  * A real IMAP server for the email watcher's tests: Debian's dovecot, started in the foreground
@@ -38,14 +39,6 @@ function passwdEntry(name: string): { uid: number; gid: number } | undefined {
   if (!line) return undefined;
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function accepting(port: number): Promise<boolean> {

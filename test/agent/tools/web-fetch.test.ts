@@ -1,18 +1,14 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isForbiddenAddress } from '../../../agent/tools/address.js';
 import type { ToolContext } from '../../../agent/tools/types.js';
 import { webConfigSchema } from '../../../agent/tools/web-config.js';
 import { createWebFetchTool } from '../../../agent/tools/web-fetch.js';
 import { systemClock } from '../../../src/index.js';
+import { serveHttp, type Handler, type HttpFake } from '../../fakes/http.js';
 
-const servers: Server[] = [];
+const servers: HttpFake[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  for (const s of servers.splice(0)) await s.close();
 });
 
 interface Fake {
@@ -20,15 +16,14 @@ interface Fake {
   hits: string[];
 }
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Fake> {
+async function serve(handler: Handler): Promise<Fake> {
   const hits: string[] = [];
-  const server = createServer((req, res) => {
+  const server = await serveHttp((req, res) => {
     hits.push(req.url ?? '');
-    handler(req, res);
+    return handler(req, res);
   });
   servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { port: (server.address() as AddressInfo).port, hits };
+  return { port: server.port, hits };
 }
 
 function ctx(): ToolContext {

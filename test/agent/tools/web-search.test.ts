@@ -1,17 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../../../agent/tools/types.js';
 import { webSearchConfigSchema } from '../../../agent/tools/web-config.js';
 import { createWebSearchTool } from '../../../agent/tools/web-search.js';
 import { systemClock } from '../../../src/index.js';
+import { sendJson, serveHttp, type Handler, type HttpFake } from '../../fakes/http.js';
 
-const servers: Server[] = [];
+const servers: HttpFake[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
+  for (const s of servers.splice(0)) await s.close();
 });
 
 interface Seen {
@@ -19,15 +15,14 @@ interface Seen {
   token: string | undefined;
 }
 
-async function fake(answer: (req: IncomingMessage, res: ServerResponse) => void) {
+async function fake(answer: Handler) {
   const seen: Seen[] = [];
-  const server = createServer((req, res) => {
+  const server = await serveHttp((req, res) => {
     seen.push({ url: req.url ?? '', token: req.headers['x-subscription-token'] as string });
-    answer(req, res);
+    return answer(req, res);
   });
   servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  return { baseUrl: server.url, seen };
 }
 
 const ctx = {
@@ -35,13 +30,10 @@ const ctx = {
   clock: systemClock,
 } as unknown as ToolContext;
 
-const json = (res: ServerResponse, body: unknown) =>
-  res.setHeader('content-type', 'application/json').end(JSON.stringify(body));
-
 describe('web_search', () => {
   it('asks Brave with the key in X-Subscription-Token and lists the results, untrusted', async () => {
     const brave = await fake((_q, res) =>
-      json(res, {
+      sendJson(res, 200, {
         web: {
           results: [
             {
@@ -70,7 +62,7 @@ describe('web_search', () => {
 
   it('asks SearXNG for JSON and keeps count results', async () => {
     const searx = await fake((_q, res) =>
-      json(res, {
+      sendJson(res, 200, {
         results: [
           { title: 'One', url: 'https://1.example/', content: 'first' },
           { title: 'Two', url: 'https://2.example/', content: 'second' },
@@ -100,7 +92,7 @@ describe('web_search', () => {
       ctx,
     );
     expect(r).toEqual({ content: 'web search: SearXNG answered HTTP 503', isError: true });
-    const odd = await fake((_q, res) => json(res, { nope: true }));
+    const odd = await fake((_q, res) => sendJson(res, 200, { nope: true }));
     const r2 = await createWebSearchTool({ provider: 'searxng', baseUrl: odd.baseUrl }).run(
       { query: 'x' },
       ctx,
