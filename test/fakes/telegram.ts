@@ -183,6 +183,8 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
       return id;
     },
     message(from, text, extra = {}) {
+      // As Telegram does: a leading /command is marked by a bot_command entity.
+      const command = /^\/[A-Za-z0-9_]+(?:@\w+)?/.exec(text);
       return fake.push({
         message: {
           message_id: nextMessageId++,
@@ -190,6 +192,9 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
           chat: { id: from, type: 'private', first_name: `user${from}` },
           from: { id: from, is_bot: false, first_name: `user${from}` },
           text,
+          ...(command
+            ? { entities: [{ type: 'bot_command', offset: 0, length: command[0].length }] }
+            : {}),
           ...extra,
         },
       });

@@ -9,7 +9,7 @@ import { TurnCancelledError } from '../../contracts.js';
 import type { Channel, CheckItem, ServiceHost } from '../../contracts.js';
 import { acceptArrival } from '../../conversation/accepted.js';
 import { arrivalTurn, type Arrival, type ArrivalTurn } from '../../conversation/arrival.js';
-import { createSessionModels, parseCommand, runCommand } from '../../conversation/commands.js';
+import { createSessionModels, runCommand } from '../../conversation/commands.js';
 import { failureText, STOPPED_TEXT } from '../../conversation/replies.js';
 import { createApprovalPrompts, type ApprovalPrompts } from './approvals.js';
 import type { TelegramConfig } from './config.js';
@@ -314,7 +314,7 @@ export function createTelegramChannel(
         h.isOwner({ channel: 'telegram', userId: id }),
       ),
     });
-    const cmd = msg.forward_origin ? undefined : parseCommand(text);
+    const cmd = msg.forward_origin ? undefined : commandOf(ctx);
     if (cmd && (!cmd.bot || cmd.bot.toLowerCase() === bot!.botInfo.username.toLowerCase()))
       return command(ctx, cmd.name, cmd.arg, chatId, turn);
     if (text.trim() === '') return;
@@ -488,6 +488,18 @@ export function createTelegramChannel(
       runTurn(chatId, turn, messageId);
     },
   };
+}
+
+/**
+ * The command a message starts with, as Telegram marks it (a `bot_command` entity at its start,
+ * what grammY's `command()` matches): `/name`, `/name@bot`, the rest its argument.
+ */
+function commandOf(ctx: Context): { name: string; arg: string; bot?: string } | undefined {
+  const [first] = ctx.entities('bot_command');
+  if (!first || first.offset !== 0) return undefined;
+  const [name, bot] = first.text.slice(1).split('@');
+  const arg = (ctx.msg?.text ?? '').slice(first.length).trim();
+  return { name: name!.toLowerCase(), arg, ...(bot ? { bot } : {}) };
 }
 
 /** A 401 names the variable to fix; never the token, which grammY's message would carry. */

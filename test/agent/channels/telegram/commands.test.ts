@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OWNER_ID, sentTexts, telegramFixture, type TelegramFixture } from './helpers.js';
 
-/** Telegram's slash commands come from the one conversation module (agent/service/commands.ts). */
+/** Telegram's slash commands come from the one conversation module (agent/conversation/commands.ts). */
 
 let f: TelegramFixture | undefined;
 afterEach(async () => {
@@ -33,6 +33,22 @@ describe('Telegram slash commands', { timeout: 30_000 }, () => {
     expect(f.model.requests).toHaveLength(0);
   });
 
+  it('takes a command where Telegram marks one, at the start of the message, and nothing else', async () => {
+    f = await telegramFixture();
+    f.model.script.push({ text: 'About that status line.' });
+    // Not at the start: no bot_command entity at offset 0, so it is a question for the model.
+    f.tg.message(OWNER_ID, 'what does /status show?', {
+      entities: [{ type: 'bot_command', offset: 10, length: 7 }],
+    });
+    await f.tg.waitFor('sendMessage', 1);
+    f.tg.message(OWNER_ID, '/status');
+    await f.tg.waitFor('sendMessage', 2);
+    const [answer, status] = sentTexts(f.tg);
+    expect(answer).toBe('About that status line.');
+    expect(status).toMatch(/^Session chat\/default/);
+    expect(f.model.requests).toHaveLength(1);
+  });
+
   it('lets a contact in a group /new their session but not /model or /usage', async () => {
     const group = -1001;
     f = await telegramFixture({
@@ -49,6 +65,7 @@ describe('Telegram slash commands', { timeout: 30_000 }, () => {
           chat: { id: group, type: 'supergroup', title: 'g' },
           from: { id: 222, is_bot: false, first_name: 'Bob' },
           text,
+          entities: [{ type: 'bot_command', offset: 0, length: text.split(' ')[0]!.length }],
         },
       });
     inGroup('/model claude-fake');
