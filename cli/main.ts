@@ -8,7 +8,7 @@ async function main(): Promise<void> {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw err;
   });
-  const program = createProgram();
+  const program = await createProgram(process.argv.slice(2));
   try {
     await program.parseAsync(process.argv);
   } catch (err) {

@@ -68,7 +68,7 @@ async function runOnce(
 
   let code: number;
   try {
-    await createProgram().parseAsync(args, { from: 'user' });
+    await (await createProgram(args)).parseAsync(args, { from: 'user' });
     code = Number(process.exitCode ?? 0);
   } catch (err) {
     code = handleError(err);
