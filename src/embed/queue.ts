@@ -1,4 +1,3 @@
-import { isoNow } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { buildDocument, type EmbedDocument } from './documents.js';
@@ -100,7 +99,7 @@ export function backoffMs(attempts: number): number {
  * Move up to `room` items above the cursors onto the queue, leased until `until`: the cursors
  * pass them, so no other drainer takes them; a crash leaves leased rows that are retried later.
  */
-function claimNew(ctx: BrainContext, room: number, nowIso: string, until: string): QueueRow[] {
+function claimNew(ctx: BrainContext, room: number, nowMs: number, until: number): QueueRow[] {
   const rows: QueueRow[] = [];
   for (const [kind, table] of EMBEDDED_KINDS) {
     if (rows.length >= room) break;
@@ -111,13 +110,13 @@ function claimNew(ctx: BrainContext, room: number, nowIso: string, until: string
       .all(kind, room - rows.length)
       .map((r) => r.id);
     if (ids.length === 0) continue;
-    const lease = ctx.q.get<[string, number, string, string], QueueRow>(
+    const lease = ctx.q.get<[string, number, number, number], QueueRow>(
       `INSERT OR IGNORE INTO embed_queue (item_type, item_id, enqueued_at, retry_at) VALUES (?, ?, ?, ?)
        RETURNING id, item_type, item_id, attempts`,
     );
     // An item that already has a row (a failed try, a repair) is left to that row.
     for (const id of ids) {
-      const row = lease.get(kind, id, nowIso, until);
+      const row = lease.get(kind, id, nowMs, until);
       if (row) rows.push(row);
     }
     ctx.q
@@ -132,16 +131,15 @@ function claimNew(ctx: BrainContext, room: number, nowIso: string, until: string
  * twice or more are taken one at a time, so one bad item cannot keep a batch from being embedded.
  */
 function claim(ctx: BrainContext, batchSize: number): QueueRow[] {
-  const now = ctx.clock();
-  const nowIso = now.toISOString();
+  const nowMs = ctx.clock().getTime();
   return ctx.db
     .transaction(() => {
       const due = ctx.q
-        .get<[string], QueueRow>(
+        .get<[number], QueueRow>(
           `SELECT id, item_type, item_id, attempts FROM embed_queue
            WHERE retry_at IS NOT NULL AND retry_at <= ? ORDER BY retry_at LIMIT 1`,
         )
-        .get(nowIso);
+        .get(nowMs);
       let rows: QueueRow[];
       if (due && due.attempts >= 2) rows = [due];
       else {
@@ -153,19 +151,19 @@ function claim(ctx: BrainContext, batchSize: number): QueueRow[] {
         if (due && rows.length < batchSize) {
           rows.push(
             ...ctx.q
-              .get<[string, number], QueueRow>(
+              .get<[number, number], QueueRow>(
                 `SELECT id, item_type, item_id, attempts FROM embed_queue
                  WHERE retry_at IS NOT NULL AND retry_at <= ? AND attempts < 2 ORDER BY retry_at LIMIT ?`,
               )
-              .all(nowIso, batchSize - rows.length),
+              .all(nowMs, batchSize - rows.length),
           );
         }
       }
       const lease = ctx.q.get(`UPDATE embed_queue SET retry_at = ? WHERE id = ?`);
-      const until = new Date(now.getTime() + LEASE_MS).toISOString();
+      const until = nowMs + LEASE_MS;
       for (const r of rows) lease.run(until, r.id);
       if (rows.length < batchSize && !(due && due.attempts >= 2))
-        rows.push(...claimNew(ctx, batchSize - rows.length, nowIso, until));
+        rows.push(...claimNew(ctx, batchSize - rows.length, nowMs, until));
       return rows;
     })
     .immediate();
@@ -245,7 +243,7 @@ export async function drainQueue(
         );
       }
     }
-    const now = isoNow(ctx.clock);
+    const now = ctx.clock().getTime();
     ctx.db
       .transaction(() => {
         const drop = ctx.q.get(`DELETE FROM embed_queue WHERE id = ?`);
@@ -268,9 +266,7 @@ export async function drainQueue(
             `UPDATE embed_queue SET attempts = attempts + 1, retry_at = ?, last_error = ? WHERE id = ?`,
           );
           for (const r of todo) {
-            const retryAt = new Date(
-              ctx.clock().getTime() + backoffMs(r.attempts + 1),
-            ).toISOString();
+            const retryAt = ctx.clock().getTime() + backoffMs(r.attempts + 1);
             fail.run(retryAt, message.slice(0, 500), r.id);
           }
         }

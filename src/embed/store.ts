@@ -1,3 +1,4 @@
+import { isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import type { EmbedDocument } from './documents.js';
@@ -25,7 +26,9 @@ export function forBitIndex(vector: Float32Array): Float32Array {
 
 export function readSpace(ctx: BrainContext): VectorSpace | undefined {
   return ctx.q
-    .get<[], VectorSpace>(`SELECT model, dimension, created_at FROM embedding_space WHERE id = 1`)
+    .get<[], VectorSpace>(
+      `SELECT model, dimension, ${isoSql('created_at')} AS created_at FROM embedding_space WHERE id = 1`,
+    )
     .get();
 }
 
@@ -53,7 +56,8 @@ export function ensureSpace(
   ctx: BrainContext,
   model: string,
   dimension: number,
-  now: string,
+  /** Milliseconds since 1970, UTC. */
+  now: number,
 ): void {
   const space = readSpace(ctx);
   if (space && space.model === model && space.dimension === dimension && vecIndexExists(ctx))
@@ -86,7 +90,8 @@ export function storeVector(
   doc: EmbedDocument,
   vector: Float32Array,
   model: string,
-  now: string,
+  /** Milliseconds since 1970, UTC. */
+  now: number,
 ): void {
   const blob = Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
   const existing = ctx.q

@@ -108,10 +108,10 @@ export const vectorsCheck: DoctorCheck = {
   repair(db) {
     if (!hasTable(db, 'embed_queue')) return [];
     const f = inspect(db);
-    // Queued at SQLite's time, as the triggers of migration 0002 queue.
+    // Queued at SQLite's time, in milliseconds, as the triggers that queue a changed item do.
     const queue = db.prepare(
       `INSERT OR IGNORE INTO embed_queue (item_type, item_id, enqueued_at)
-       VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`,
+       VALUES (?, ?, CAST(round(unixepoch('now', 'subsec') * 1000) AS INTEGER))`,
     );
     const dropIndexed = hasTable(db, 'vec_index')
       ? db.prepare(`DELETE FROM vec_index WHERE rowid = ?`)

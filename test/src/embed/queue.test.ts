@@ -144,9 +144,7 @@ describe('the embedding queue', () => {
     const e = wordEmbedder(['same']);
     await t.brain.embed.embedQueued(e);
     connectionOf(t.brain)
-      .prepare(
-        `INSERT INTO embed_queue (item_type, item_id, enqueued_at) VALUES ('message', 1, 'now')`,
-      )
+      .prepare(`INSERT INTO embed_queue (item_type, item_id, enqueued_at) VALUES ('message', 1, 0)`)
       .run();
     const again = await t.brain.embed.embedQueued(e);
     expect(again).toMatchObject({ embedded: 0, unchanged: 1 });
