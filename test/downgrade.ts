@@ -3,15 +3,44 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerIndexText } from '../src/db/index-text.js';
 
+interface SchemaObject {
+  type: string;
+  name: string;
+  sql: string;
+}
+
 const MIGRATIONS = join(import.meta.dirname, '..', 'migrations');
+
+/** The tables, views, indexes and triggers of a brain at `version`, made from migrations/ alone. */
+function schemaAt(version: number): Map<string, SchemaObject> {
+  const db = new BetterSqlite3(':memory:');
+  registerIndexText(db);
+  try {
+    const files = readdirSync(MIGRATIONS)
+      .filter((f) => /^\d{4}_.*\.sql$/u.test(f) && Number(f.slice(0, 4)) <= version)
+      .sort();
+    for (const file of files) db.exec(readFileSync(join(MIGRATIONS, file), 'utf8'));
+    const rows = db
+      .prepare(
+        `SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'`,
+      )
+      .all() as SchemaObject[];
+    return new Map(rows.map((r) => [r.name, r]));
+  } finally {
+    db.close();
+  }
+}
 
 /**
  * Turn a brain file of today's schema into one of an older `version`, for the tests of
  * migrations: drop what every later migration created (tables, views, triggers, indexes, added
- * columns), newest first, and set the version. Only migrations that create things can be undone
- * so; one that alters otherwise or drops refuses, naming itself.
+ * columns), newest first, and set the version. A table, index or trigger that a later migration
+ * makes again (drops and creates under the same name) is put back as `version` had it; such a
+ * table must be empty, since its rows cannot be put back. A migration that alters or drops
+ * otherwise refuses, naming itself.
  */
 export function downgrade(path: string, version: number): void {
+  const target = schemaAt(version);
   const later = readdirSync(MIGRATIONS)
     .filter((f) => /^\d{4}_.*\.sql$/u.test(f) && Number(f.slice(0, 4)) > version)
     .sort()
@@ -45,18 +74,47 @@ export function downgrade(path: string, version: number): void {
             .replace(new RegExp(`\\bDROP\\s+TABLE\\s+${table}\\b`, 'giu'), '')
             .replace(/\bALTER\s+TABLE\s+\w+\s+RENAME\s+TO\b/giu, '');
         }
-        if (/\b(ALTER|DROP)\s+(TABLE|INDEX|VIEW|TRIGGER)\b/iu.test(rest))
-          throw new Error(`downgrade: ${file} alters or drops; it cannot be undone by dropping`);
-        for (const [, table, column] of added.reverse())
-          db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
         const created = [
           ...sql.matchAll(
             /\bCREATE\s+(?:VIRTUAL\s+)?(?:UNIQUE\s+)?(TABLE|VIEW|TRIGGER|INDEX)\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][\w]*)/giu,
           ),
         ].reverse();
-        for (const [, kind, name] of created)
+        // What it makes again is put back from the target schema below; a scratch table it
+        // fills and drops on the way (CREATE TEMP TABLE) leaves nothing to undo.
+        const remade = created.map((m) => m[2]!).filter((name) => target.has(name));
+        const scratch = [...sql.matchAll(/\bCREATE\s+TEMP(?:ORARY)?\s+TABLE\s+(\w+)/giu)].map(
+          (m) => m[1]!,
+        );
+        for (const name of [...remade, ...scratch])
+          rest = rest.replace(
+            new RegExp(`\\bDROP\\s+(TABLE|INDEX|TRIGGER)\\s+${name}\\b`, 'giu'),
+            '',
+          );
+        if (/\b(ALTER|DROP)\s+(TABLE|INDEX|VIEW|TRIGGER)\b/iu.test(rest))
+          throw new Error(`downgrade: ${file} alters or drops; it cannot be undone by dropping`);
+        for (const [, table, column] of added.reverse())
+          db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
+        for (const [, kind, name] of created) {
+          if (kind!.toUpperCase() === 'TABLE' && target.has(name!)) {
+            const rows = db.prepare(`SELECT count(*) AS n FROM ${name}`).get() as { n: number };
+            if (rows.n > 0)
+              throw new Error(
+                `downgrade: ${file} makes ${name} again, and its rows cannot be put back`,
+              );
+          }
           db.exec(`DROP ${kind!.toUpperCase()} IF EXISTS ${name}`);
+        }
       }
+      const present = new Set(
+        (db.prepare(`SELECT name FROM sqlite_schema`).all() as Array<{ name: string }>).map(
+          (r) => r.name,
+        ),
+      );
+      const order = ['table', 'view', 'index', 'trigger'];
+      const missing = [...target.values()]
+        .filter((o) => !present.has(o.name))
+        .sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
+      for (const o of missing) db.exec(o.sql);
       db.pragma(`user_version = ${version}`);
     })();
   } finally {
