@@ -10,6 +10,7 @@ import {
   type MessageRecord,
   type MessageRow,
 } from '../messaging/messages.js';
+import { insertThread } from '../messaging/store.js';
 import { agentName, messageId, parseInput, text, threadId } from '../validation.js';
 
 /** A session: a name (`chat/default`) and the thread its conversation is in now. */
@@ -95,14 +96,12 @@ function startThread(ctx: BrainContext, args: z.output<typeof sessionInput>): vo
   const now = millisOf(isoNow(ctx.clock));
   const agentId = ensureAgent(ctx, args.agent);
   const ownerId = ensureAgent(ctx, args.owner);
-  const threadRowId = Number(
-    ctx.q
-      .get(
-        `INSERT INTO threads (uid, subject, created_by, created_at, last_message_at, message_count)
-         VALUES (?, ?, ?, ?, ?, 0)`,
-      )
-      .run(threadKey(newId('thread')), args.name, agentId, now, now).lastInsertRowid,
-  );
+  const threadRowId = insertThread(ctx, {
+    uid: newId('thread'),
+    subject: args.name,
+    created_by: agentId,
+    created_at: now,
+  }).id;
   ctx.q
     .get(
       `INSERT INTO sessions (name, agent_id, owner_id, thread_id, created_at) VALUES (?, ?, ?, ?, ?)
