@@ -19,8 +19,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isBrainError, openBrain, type Brain } from '../src/index.js';
+import { packageRoot } from '../src/db/package-root.js';
 
-const CLI = join(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(packageRoot(), 'dist', 'cli', 'main.js');
 
 export type Via = 'library' | 'cli' | 'mcp';
 

@@ -1,15 +1,40 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { buildSync } from 'esbuild';
 import { packageRoot } from '../src/db/package-root.js';
 
+/** The worker's source: bench/ is development code, never compiled into the package. */
+export const WORKER_SOURCE = join(packageRoot(), 'bench', 'stress-worker.ts');
+
+let bundled: string | undefined;
+
 /**
- * The worker's source: bench/ is development code, run by tsx and never compiled into the
- * package, so a worker is a Node process with tsx's loader.
+ * The worker as one JavaScript file, bundled once per process with esbuild (its packages left
+ * to node_modules): a worker then starts as a plain Node process, without a TypeScript loader's
+ * start-up on every spawn (the crash runs spawn dozens).
  */
-export const WORKER = join(packageRoot(), 'bench', 'stress-worker.ts');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+export function workerScript(): string {
+  if (bundled) return bundled;
+  const dir = join(packageRoot(), 'node_modules', '.cache', 'brain-bench');
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, 'stress-worker.mjs');
+  const partial = `${out}.${process.pid}.tmp`;
+  buildSync({
+    entryPoints: [WORKER_SOURCE],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile: partial,
+    logLevel: 'error',
+  });
+  // Whole or not at all: test files build it side by side.
+  renameSync(partial, out);
+  bundled = out;
+  return out;
+}
 
 export interface Worker {
   child: ChildProcess;
@@ -22,9 +47,9 @@ export interface Worker {
   line(prefix: string): Promise<string>;
 }
 
-/** Start one worker process: `node --import tsx bench/stress-worker.ts ROLE ARGS…`. */
+/** Start one worker process: bench/stress-worker.ts, bundled, with `ROLE ARGS…`. */
 export function spawnWorker(args: string[]): Worker {
-  const child = spawn(process.execPath, ['--import', TSX, WORKER, ...args], {
+  const child = spawn(process.execPath, [workerScript(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
