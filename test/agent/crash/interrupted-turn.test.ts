@@ -1,10 +1,6 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, tempDir } from '../../helpers.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
-import { startFakeTelegram, type FakeTelegram } from '../../fakes/telegram.js';
+import type { FakeTelegram } from '../../fakes/telegram.js';
+import { agentSetup } from '../agent-process.js';
 
 /**
  * Crash drills with the built `brain agent`: SIGKILL while the owner's Telegram turn waits on the
@@ -27,59 +23,12 @@ async function until(check: () => boolean, ms = 20_000): Promise<void> {
   }
 }
 
-async function setup(): Promise<{
-  tg: FakeTelegram;
-  model: FakeAnthropic;
-  db: string;
-  start(): Agent;
-}> {
-  const { dir, cleanup } = tempDir('brain-crash-turn-');
-  cleanups.push(cleanup);
-  const tg = await startFakeTelegram();
-  cleanups.push(() => tg.close());
-  const model = await startFakeAnthropic();
-  cleanups.push(() => model.close());
-  mkdirSync(join(dir, 'ws'));
-  const config = join(dir, 'assistant.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      agent: 'assistant',
-      owner: { name: 'ann', telegram: OWNER },
-      workspace: join(dir, 'ws'),
-      models: {
-        endpoints: [{ provider: 'anthropic', model: 'claude-fake', baseUrl: model.baseUrl }],
-      },
-      telegram: { allowedChatIds: [OWNER, GROUP], apiRoot: tg.apiRoot },
-    }),
-  );
-  const env = {
-    BRAIN_DB: join(dir, 'brain.db'),
-    BRAIN_ASSISTANT_CONFIG: config,
-    XDG_CONFIG_HOME: join(dir, 'cfg'),
-    ANTHROPIC_API_KEY: 'sk-test',
-    TELEGRAM_BOT_TOKEN: tg.token,
-  };
-  return { tg, model, db: env.BRAIN_DB, start: () => agent(env) };
-}
-
-interface Agent {
-  kill(signal: NodeJS.Signals): Promise<void>;
-}
-
-function agent(env: Record<string, string>): Agent {
-  const child = spawn(process.execPath, [CLI, 'agent'], {
-    env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'ignore', 'ignore'],
+const setup = () =>
+  agentSetup(cleanups, {
+    prefix: 'brain-crash-turn-',
+    owner: OWNER,
+    allowedChatIds: [OWNER, GROUP],
   });
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const kill = (signal: NodeJS.Signals) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    return exited;
-  };
-  cleanups.push(() => kill('SIGKILL'));
-  return { kill };
-}
 
 const texts = (tg: FakeTelegram) => tg.callsOf('sendMessage').map((c) => String(c.params.text));
 const textsTo = (tg: FakeTelegram, chat: number) =>

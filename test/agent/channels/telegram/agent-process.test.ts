@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, runCli, tempDir } from '../../../helpers.js';
-import { startFakeAnthropic } from '../../../fakes/anthropic.js';
-import { BOT_USER, startFakeTelegram } from '../../../fakes/telegram.js';
+import { runCli } from '../../../helpers.js';
+import { BOT_USER } from '../../../fakes/telegram.js';
+import { agentSetup } from '../../agent-process.js';
 
 /** The built `brain agent` as a real process, its Telegram channel polling the fake Bot API. */
 
@@ -16,49 +13,16 @@ afterEach(async () => {
 
 describe('brain agent with Telegram', { timeout: 120_000 }, () => {
   it('answers the owner on Telegram in the shared session, says the bot on --check, and stops on SIGTERM', async () => {
-    const { dir, cleanup } = tempDir('brain-agent-tg-');
-    cleanups.push(cleanup);
-    const tg = await startFakeTelegram();
-    cleanups.push(() => tg.close());
-    const model = await startFakeAnthropic();
-    cleanups.push(() => model.close());
-    mkdirSync(join(dir, 'ws'));
-    const config = join(dir, 'assistant.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        agent: 'assistant',
-        owner: { name: 'ann', telegram: OWNER },
-        workspace: join(dir, 'ws'),
-        models: {
-          endpoints: [{ provider: 'anthropic', model: 'claude-fake', baseUrl: model.baseUrl }],
-        },
-        telegram: { allowedChatIds: [OWNER], apiRoot: tg.apiRoot },
-      }),
-    );
-    const env = {
-      BRAIN_DB: join(dir, 'brain.db'),
-      BRAIN_ASSISTANT_CONFIG: config,
-      XDG_CONFIG_HOME: join(dir, 'cfg'),
-      ANTHROPIC_API_KEY: 'sk-test',
-      TELEGRAM_BOT_TOKEN: tg.token,
-    };
+    const { tg, model, env, start } = await agentSetup(cleanups, {
+      prefix: 'brain-agent-tg-',
+      owner: OWNER,
+    });
 
     const check = await runCli(['agent', '--check'], env);
     expect(check.stdout).toMatch(new RegExp(`ok +telegram: bot @${BOT_USER.username}`));
     expect(check.stdout + check.stderr).not.toContain(tg.token);
 
-    const child = spawn(process.execPath, [CLI, 'agent'], {
-      env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    cleanups.push(() => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      return exited;
-    });
+    const service = start();
 
     model.script.push({ text: 'Hello from the **service**.' });
     tg.message(OWNER, 'hi from my phone');
@@ -68,8 +32,8 @@ describe('brain agent with Telegram', { timeout: 120_000 }, () => {
     const sessions = await runCli(['threads', '--json'], env);
     expect(sessions.stdout).toContain('chat/default');
 
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await service.kill('SIGTERM')).toBe(0);
+    const stderr = service.stderr();
     expect(stderr).toMatch(/telegram\.polling/);
     expect(stderr).not.toContain(tg.token);
     expect(stderr).not.toContain('hi from my phone');
