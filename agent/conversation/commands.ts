@@ -1,6 +1,6 @@
 import { estimateCost, type Brain } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
-import type { SessionModels } from '../contracts.js';
+import type { ArrivalTurn, ServiceHost, SessionModels } from '../contracts.js';
 
 /**
  * The conversation's slash commands, the same on every channel (terminal, Telegram, Discord):
@@ -93,6 +93,31 @@ export interface CommandResult {
 const OWNER_ONLY = 'Only the owner can do that.';
 
 /** Run a command; an unknown name answers with the help. */
+/**
+ * A command typed in a chat of the service (Telegram, Discord), in the session its arrival turn
+ * names: the owner's own only when the owner drives it. `models` is the channel's own when the
+ * host keeps none (a test's host); `approvalsWaiting` counts the channel's open prompts.
+ */
+export function runChatCommand(
+  host: ServiceHost,
+  turn: ArrivalTurn,
+  command: { name: string; arg: string },
+  channel: { models: SessionModels; approvalsWaiting(): number },
+): CommandResult {
+  const { session } = turn;
+  return runCommand(command.name, command.arg, {
+    brain: host.brain,
+    config: host.config(),
+    session,
+    owner: turn.driver === 'owner',
+    models: host.sessionModels ?? channel.models,
+    busy: () => host.busy(session),
+    cancel: () => void host.cancelSession(session),
+    ...(host.queuedTurns ? { queued: host.queuedTurns } : {}),
+    approvalsWaiting: channel.approvalsWaiting,
+  });
+}
+
 export function runCommand(name: string, arg: string, scope: CommandScope): CommandResult {
   const { brain, config, session } = scope;
   const done = (reply: string, cancelled = false): CommandResult => ({ reply, cancelled });

@@ -21,7 +21,7 @@ import { createDiscordApprovals } from './approvals.js';
 import { DEFAULT_DISCORD_API, type DiscordConfig } from './config.js';
 import { acceptArrival } from '../../conversation/accepted.js';
 import { arrivalTurn, type ArrivalTurn } from '../../conversation/arrival.js';
-import { createSessionModels, knownCommand, runCommand } from '../../conversation/commands.js';
+import { createSessionModels, knownCommand, runChatCommand } from '../../conversation/commands.js';
 import { failureText, STOPPED_TEXT } from '../../conversation/replies.js';
 import { stripMention } from './inbound.js';
 import { keepTyping, type IntervalTimers } from './typing.js';
@@ -237,17 +237,9 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     log()('info', 'discord.message', { ...fields, session, chars: said.length });
     const command = knownCommand(said);
     if (command) {
-      // Decided by the conversation module (agent/service/commands.ts); never a turn.
-      const h = host;
-      const { reply } = runCommand(command.name, command.arg, {
-        brain: h.brain,
-        config: h.config(),
-        session,
-        owner: turn.driver === 'owner',
-        models: h.sessionModels ?? fallbackModels,
-        busy: () => h.busy(session),
-        cancel: () => void h.cancelSession(session),
-        ...(h.queuedTurns ? { queued: h.queuedTurns } : {}),
+      // Decided by the conversation module (agent/conversation/commands.ts); never a turn.
+      const { reply } = runChatCommand(host, turn, command, {
+        models: fallbackModels,
         approvalsWaiting: () => approvals.pendingCount(),
       });
       await sendText(message.channelId, reply || STOPPED_TEXT, message.id);

@@ -9,7 +9,7 @@ import { TurnCancelledError } from '../../contracts.js';
 import type { Channel, CheckItem, ServiceHost } from '../../contracts.js';
 import { acceptArrival } from '../../conversation/accepted.js';
 import { arrivalTurn, type Arrival, type ArrivalTurn } from '../../conversation/arrival.js';
-import { createSessionModels, runCommand } from '../../conversation/commands.js';
+import { createSessionModels, runChatCommand } from '../../conversation/commands.js';
 import { failureText, STOPPED_TEXT } from '../../conversation/replies.js';
 import { createApprovalPrompts, type ApprovalPrompts } from './approvals.js';
 import type { TelegramConfig } from './config.js';
@@ -254,19 +254,13 @@ export function createTelegramChannel(
     chatId: string,
     turn: ArrivalTurn,
   ) {
-    const h = host!;
     const session = turn.session;
-    const { reply, cancelled } = runCommand(name, arg, {
-      brain: h.brain,
-      config: h.config(),
-      session,
-      owner: turn.driver === 'owner',
-      models: h.sessionModels ?? fallbackModels,
-      busy: () => h.busy(session),
-      cancel: () => void h.cancelSession(session),
-      ...(h.queuedTurns ? { queued: h.queuedTurns } : {}),
-      approvalsWaiting: () => approvals!.waiting(),
-    });
+    const { reply, cancelled } = runChatCommand(
+      host!,
+      turn,
+      { name, arg },
+      { models: fallbackModels, approvalsWaiting: () => approvals!.waiting() },
+    );
     // The cancelled turn's end says "Stopped." whichever way it ends.
     if (cancelled) stopped.add(chatId);
     log('info', 'telegram.command', { chat: chatId, session, command: name });
