@@ -19,6 +19,11 @@ export function debugEnabled(): boolean {
  * How to write the command in suggestions: `npx brain` when npm started this run (`npx brain …`
  * or `npm run …` in brain's checkout, where npx finds brain's own bin), else the installed `brain`.
  */
+/** The environment a measured child process runs in: this one's, without embeddings or colour. */
+export function childEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1' };
+}
+
 export function commandName(): string {
   return process.env.npm_command ? 'npx brain' : 'brain';
 }

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { childEnv } from '../config.js';
 import { figuresOf, type OpFigures } from './measure.js';
 
 /** The built CLI beside this module (dist/cli/bench → dist/cli/main.js). */
@@ -79,7 +80,7 @@ function measureSpawns(
     const args = argv(i);
     const t0 = performance.now();
     const child = spawnSync(process.execPath, args, {
-      env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1' },
+      env: childEnv(),
       encoding: 'utf8',
     });
     const ms = performance.now() - t0;
