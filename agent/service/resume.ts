@@ -11,7 +11,9 @@ import { takenUpElsewhere } from '../conversation/sessions.js';
  * cut short and what had finished (the notice is stored as the answer, so the next turn's context
  * says so too), and any message after it is answered. The loop stores its input before the model
  * call and the reply at the end, and channels store a message when it arrives
- * (agent/service/accepted.ts), so an unanswered message at the end of a thread is work cut short.
+ * (agent/conversation/accepted.ts), so an unanswered message at the end of a thread is work cut
+ * short. A message is re-run once: when that run is cut short too, the next start tells whoever
+ * asked, once, instead of trying a third time.
  *
  * Other agents' messages are the inbox's (agent/service/inbox.ts) and scheduled work the
  * scheduler's (cron's `onInterrupt`); a session nobody can be told in (a terminal session with no
@@ -35,6 +37,32 @@ function unanswered(brain: Brain, threadId: string, agent: string) {
 }
 
 const takenKey = (session: string) => `resume:${session}`;
+const toldKey = (session: string) => `resume-told:${session}`;
+
+const excerpt = (body: string) => (body.length > 80 ? `${body.slice(0, 77)}...` : body);
+
+/** Stores a notice as the answer to a message cut short, so the next turn's context says so. */
+function answerWith(
+  h: ServiceHost,
+  threadId: string,
+  message: { id: string; from: string },
+  notice: string,
+  interrupted: Record<string, unknown>,
+): void {
+  const { brain } = h;
+  const agent = h.config().agent;
+  brain.batch(() => {
+    brain.messages.markRead({ message_id: message.id, agent });
+    brain.messages.send({
+      from: agent,
+      to: message.from,
+      thread: threadId,
+      reply_to: message.id,
+      body: notice,
+      metadata: { assistant: { interrupted } },
+    });
+  });
+}
 
 export function createResumer(): ServiceComponent {
   return {
@@ -66,27 +94,24 @@ async function resumeSession(h: ServiceHost, session: string, threadId: string):
   const route: ChannelTarget | undefined = acceptedTurnOf(last.metadata)?.route;
   // Only where someone can be answered: the owner's session, or a chat a channel stored.
   if (!ownerSession && !route) return;
-  // Taken up once: a crash during the retry itself is not taken up again.
-  if (brain.assistant.schedulerState(takenKey(session)) === last.id) return;
+  // Taken up once: a crash during the retry itself is not run a third time, but told, once.
+  if (brain.assistant.schedulerState(takenKey(session)) === last.id) {
+    if (brain.assistant.schedulerState(toldKey(session)) === last.id) return;
+    brain.assistant.setSchedulerState(toldKey(session), last.id);
+    const notice = `I was interrupted twice (the service stopped) while answering "${excerpt(last.body)}", so I have not tried again. Ask again if you still want it.`;
+    answerWith(h, threadId, last, notice, { again: true });
+    h.log('warn', 'resume.told', { session, message: last.id, again: true });
+    await h.deliver(notice, route);
+    return;
+  }
   brain.assistant.setSchedulerState(takenKey(session), last.id);
 
   let rest = waiting;
   const effect = lastSideEffect(brain, session);
   const cut = effect && waiting.find((m) => m.id === effect.message);
   if (effect && cut) {
-    const asked = cut.body.length > 80 ? `${cut.body.slice(0, 77)}...` : cut.body;
-    const notice = `I was interrupted (the service stopped) while answering "${asked}", ${describeInterruption(effect)}. Ask again if you still want it.`;
-    brain.batch(() => {
-      brain.messages.markRead({ message_id: cut.id, agent: config.agent });
-      brain.messages.send({
-        from: config.agent,
-        to: cut.from,
-        thread: threadId,
-        reply_to: cut.id,
-        body: notice,
-        metadata: { assistant: { interrupted: { tool: effect.tool, finished: effect.finished } } },
-      });
-    });
+    const notice = `I was interrupted (the service stopped) while answering "${excerpt(cut.body)}", ${describeInterruption(effect)}. Ask again if you still want it.`;
+    answerWith(h, threadId, cut, notice, { tool: effect.tool, finished: effect.finished });
     h.log('warn', 'resume.told', { session, message: cut.id, tool: effect.tool });
     await h.deliver(notice, acceptedTurnOf(cut.metadata)?.route ?? route);
     rest = waiting.slice(waiting.indexOf(cut) + 1);

@@ -156,4 +156,31 @@ describe('a turn cut short by SIGKILL', { timeout: 120_000 }, () => {
     expect(texts(tg)[0]).toMatch(/"note my tea", after save_memory had finished/);
     expect(model.requests).toHaveLength(2);
   });
+
+  it('tells, once, of a message whose re-run was cut short too, and does not run it a third time', async () => {
+    const { tg, model, start } = await setup();
+    const first = start();
+    model.script.push({ error: 'stall' }, { error: 'stall' });
+    tg.message(OWNER, 'plan my week');
+    await until(() => model.requests.length === 1);
+    await first.kill('SIGKILL');
+
+    const second = start();
+    await until(() => model.requests.length === 2);
+    await second.kill('SIGKILL');
+
+    const third = start();
+    await tg.waitFor('sendMessage', 1);
+    await third.kill('SIGTERM');
+    expect(texts(tg)).toHaveLength(1);
+    expect(texts(tg)[0]).toMatch(/interrupted twice .*"plan my week", so I have not tried again/);
+    expect(model.requests).toHaveLength(2);
+
+    // Told once: a fourth start says nothing more.
+    const fourth = start();
+    await tg.waitFor('getUpdates', tg.callsOf('getUpdates').length + 2);
+    await fourth.kill('SIGTERM');
+    expect(texts(tg)).toHaveLength(1);
+    expect(model.requests).toHaveLength(2);
+  });
 });
