@@ -23,6 +23,14 @@ module.exports = {
       to: { path: '^(cli|mcp|agent|ui|bench|test)/' },
     },
     {
+      name: 'library-through-its-door',
+      severity: 'error',
+      comment:
+        'The MCP server, brain ui and the assistant reach the library through src/index.ts only. (The command line still reaches small modules of src/ directly so that one-shot commands load only what they run.)',
+      from: { path: '^(mcp|ui|agent)/' },
+      to: { path: '^src/', pathNot: '^src/index[.]ts$' },
+    },
+    {
       name: 'assistant-through-its-door',
       severity: 'error',
       comment:

@@ -7,9 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { BrainError, watchBrain, type Brain, type Embedder } from '../src/index.js';
 import { startBackground, type BackgroundTask } from './background.js';
 import type { Logger } from './log.js';
-import { allowedHost, allowedOrigin, isLoopback } from '../src/access/origin.js';
 import { createMcpServer, watchError } from './server.js';
-import { bearerToken, type TokenTable } from '../src/access/tokens.js';
+import {
+  allowedHost,
+  allowedOrigin,
+  bearerToken,
+  isLoopback,
+  type TokenTable,
+} from '../src/index.js';
 
 export interface HttpOptions {
   host: string;

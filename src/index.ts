@@ -228,3 +228,12 @@ export {
   priceOf,
   type ModelPrice,
 } from './assistant/prices.js';
+export { allowedHost, allowedOrigin, isLoopback } from './access/origin.js';
+export {
+  bearerToken,
+  parseTokens,
+  readTokensFile,
+  MIN_TOKEN_LENGTH,
+  type TokenTable,
+  type LoadedTokens,
+} from './access/tokens.js';
