@@ -271,10 +271,12 @@ export async function startFakeDiscord(
       // As Discord answers `after`: the messages after it, newest first.
       const after = BigInt(url.searchParams.get('after') ?? '0');
       const limit = Number(url.searchParams.get('limit') ?? '50');
+      // The oldest `limit` after it, newest first, as Discord pages them.
       const found = [...messages.values()]
         .filter((x) => x.channel_id === m![1] && BigInt(x.id as string) > after)
-        .sort((a, b) => (BigInt(a.id as string) < BigInt(b.id as string) ? 1 : -1))
-        .slice(0, limit);
+        .sort((a, b) => (BigInt(a.id as string) < BigInt(b.id as string) ? -1 : 1))
+        .slice(0, limit)
+        .reverse();
       return json(200, found);
     }
     if (call.method === 'GET' && (m = path.match(/^\/channels\/(\d+)\/messages\/(\d+)$/))) {

@@ -29,6 +29,9 @@ import { keepTyping, type IntervalTimers } from './typing.js';
 /** Discord refuses a message longer than this. */
 export const DISCORD_LIMIT = 2000;
 
+/** Discord's largest page of a channel's messages. */
+const CATCH_UP_PAGE = 100;
+
 /** The gateway's close code for an intent the application may not use. */
 export const DISALLOWED_INTENTS = 4014;
 
@@ -341,11 +344,17 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       try {
         const chat = await c.channels.fetch(channelId);
         if (!chat?.isTextBased()) continue;
-        const missed = await chat.messages.fetch({ after, limit: 100 });
-        const ordered = [...missed.values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-        if (ordered.length > 0)
-          log()('info', 'discord.catch_up', { channel_id: channelId, messages: ordered.length });
-        for (const m of ordered) await onMessage(m, true);
+        // A page holds at most 100, the oldest after the point first: read on until one is short.
+        let from = after;
+        for (;;) {
+          const page = await chat.messages.fetch({ after: from, limit: CATCH_UP_PAGE });
+          const ordered = [...page.values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+          if (ordered.length > 0)
+            log()('info', 'discord.catch_up', { channel_id: channelId, messages: ordered.length });
+          for (const m of ordered) await onMessage(m, true);
+          if (ordered.length < CATCH_UP_PAGE) break;
+          from = ordered.at(-1)!.id;
+        }
       } catch (err) {
         log()('warn', 'discord.catch_up_failed', { channel_id: channelId, error: errorText(err) });
       }
