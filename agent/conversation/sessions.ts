@@ -13,6 +13,12 @@ export const OWNER_SESSION = chatSession('default');
 /** A Telegram or Discord chat that is not the owner's private one (a contact, a group). */
 export const channelSession = (channel: string, chatId: string) => `${channel}/${chatId}`;
 
+/** The chat a Telegram or Discord chat's session is of; undefined for any other session. */
+export function chatOfSession(session: string): { channel: string; chatId: string } | undefined {
+  const m = /^(telegram|discord)\/(-?\d+)$/.exec(session);
+  return m ? { channel: m[1]!, chatId: m[2]! } : undefined;
+}
+
 /** Another agent's thread, conducted in that thread. */
 export const inboxSession = (threadId: string) => `inbox/${threadId}`;
 

@@ -1,8 +1,9 @@
 import type { Brain } from '../../src/index.js';
 import { describeInterruption, lastSideEffect } from '../turn-effects.js';
 import { acceptedTurnOf } from '../conversation/accepted.js';
-import type { ChannelTarget, ServiceComponent, ServiceHost } from '../contracts.js';
-import { takenUpElsewhere } from '../conversation/sessions.js';
+import type { ChannelTarget, LanePriority, ServiceComponent, ServiceHost } from '../contracts.js';
+import type { Driver } from '../permissions/trust.js';
+import { chatOfSession, takenUpElsewhere } from '../conversation/sessions.js';
 
 /**
  * Work a crash cut short, taken up on start, in every session a chat can reach: the messages at
@@ -84,16 +85,69 @@ export function createResumer(): ServiceComponent {
   };
 }
 
+/**
+ * How a stored message may be taken up, decided from what cannot be forged: the session it is in
+ * and who sent it. Anyone who can write to the brain can write a message with any metadata into
+ * any thread, so a message's metadata never says who drives its turn or where its reply goes:
+ * in the owner's session only the owner's own messages are taken up, answered where the owner is
+ * (the chat the message names only when it is the owner's own private chat); in a chat's session
+ * (`telegram/<chat>`, `discord/<chat>`) only that chat's senders, as contacts, answered there.
+ */
+interface Resumable {
+  driver: Driver;
+  priority: LanePriority;
+  /** Approvals can be asked (the owner's own chat): the channel runs it with its prompts. */
+  asks: boolean;
+  /** Where the reply goes; the owner's last chat when absent. */
+  route?: ChannelTarget;
+  /** The sender, when not the owner. */
+  from?: string;
+}
+
+function resumable(
+  h: ServiceHost,
+  session: string,
+  message: { from: string; metadata: unknown },
+): Resumable | undefined {
+  const config = h.config();
+  if (session === h.ownerSession()) {
+    if (message.from !== config.owner) return undefined;
+    const named = acceptedTurnOf(message.metadata)?.route;
+    const route = named && ownersChat(h, named) ? named : undefined;
+    return {
+      driver: 'owner',
+      priority: 'owner',
+      asks: route !== undefined,
+      ...(route ? { route } : {}),
+    };
+  }
+  const chat = chatOfSession(session);
+  if (!chat || !message.from.startsWith(`${chat.channel}-`)) return undefined;
+  return { driver: 'contact', priority: 'agent', asks: false, route: chat, from: message.from };
+}
+
+/** The owner's own private chat: the owner's Telegram id, or where the owner last spoke. */
+function ownersChat(h: ServiceHost, route: ChannelTarget): boolean {
+  const config = h.config();
+  const id = (config.ownerIdentities as Record<string, string | number | undefined>)[route.channel];
+  if (route.channel === 'telegram' && id !== undefined && String(id) === route.chatId) return true;
+  const last = h.brain.assistant.ownerTarget(config.agent);
+  return (
+    last !== null &&
+    last !== undefined &&
+    last.channel === route.channel &&
+    last.chat_id === route.chatId
+  );
+}
+
 async function resumeSession(h: ServiceHost, session: string, threadId: string): Promise<void> {
   const { brain } = h;
   const config = h.config();
   const waiting = unanswered(brain, threadId, config.agent);
-  const last = waiting.at(-1);
+  const last = [...waiting].reverse().find((m) => resumable(h, session, m));
   if (!last) return;
-  const ownerSession = session === h.ownerSession();
-  const route: ChannelTarget | undefined = acceptedTurnOf(last.metadata)?.route;
-  // Only where someone can be answered: the owner's session, or a chat a channel stored.
-  if (!ownerSession && !route) return;
+  const how = resumable(h, session, last)!;
+  const route = how.route;
   // Taken up once: a crash during the retry itself is not run a third time, but told, once.
   if (brain.assistant.schedulerState(takenKey(session)) === last.id) {
     if (brain.assistant.schedulerState(toldKey(session)) === last.id) return;
@@ -106,34 +160,32 @@ async function resumeSession(h: ServiceHost, session: string, threadId: string):
   }
   brain.assistant.setSchedulerState(takenKey(session), last.id);
 
-  let rest = waiting;
+  let rest = waiting.slice(0, waiting.indexOf(last) + 1);
   const effect = lastSideEffect(brain, session);
-  const cut = effect && waiting.find((m) => m.id === effect.message);
+  const cut = effect && rest.find((m) => m.id === effect.message && resumable(h, session, m));
   if (effect && cut) {
     const notice = `I was interrupted (the service stopped) while answering "${excerpt(cut.body)}", ${describeInterruption(effect)}. Ask again if you still want it.`;
     answerWith(h, threadId, cut, notice, { tool: effect.tool, finished: effect.finished });
     h.log('warn', 'resume.told', { session, message: cut.id, tool: effect.tool });
-    await h.deliver(notice, acceptedTurnOf(cut.metadata)?.route ?? route);
-    rest = waiting.slice(waiting.indexOf(cut) + 1);
+    await h.deliver(notice, resumable(h, session, cut)?.route ?? route);
+    rest = rest.slice(rest.indexOf(cut) + 1);
   }
   const input = rest.at(-1);
   if (!input) return;
-  const accepted = acceptedTurnOf(input.metadata);
-  const from = input.from === config.owner ? undefined : input.from;
   h.log('info', 'resume.rerun', { session, message: input.id, waiting: rest.length });
-  const channel = accepted && h.channels?.().find((c) => c.channel === accepted.route.channel);
-  if (accepted && channel?.takeUp) {
+  const channel = route && h.channels?.().find((c) => c.channel === route.channel);
+  if (route && channel?.takeUp) {
     // The channel runs it as it runs a message that just arrived: typing, approvals, its reply.
     channel.takeUp(
-      accepted.route.chatId,
+      route.chatId,
       {
         session,
         text: input.body,
-        driver: accepted.driver,
-        ...(from === undefined ? {} : { from }),
-        priority: accepted.priority,
-        unattended: accepted.unattended,
-        asks: !accepted.unattended,
+        driver: how.driver,
+        ...(how.from === undefined ? {} : { from: how.from }),
+        priority: how.priority,
+        unattended: !how.asks,
+        asks: how.asks,
       },
       input.id,
     );
@@ -142,11 +194,11 @@ async function resumeSession(h: ServiceHost, session: string, threadId: string):
   const turn = h.enqueue({
     session,
     text: input.body,
-    ...(from === undefined ? {} : { from }),
+    ...(how.from === undefined ? {} : { from: how.from }),
     messageId: input.id,
     source: 'channel',
-    priority: accepted?.priority ?? 'owner',
-    ...(accepted ? { driver: accepted.driver } : {}),
+    priority: how.priority,
+    driver: how.driver,
     unattended: true,
     io: { onText: () => {} },
   });
