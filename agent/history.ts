@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { MessageRecord } from '../src/index.js';
+import type { Brain, MessageRecord } from '../src/index.js';
 import type { ChatMessage, ContentBlock, ToolResultBlock, ToolUseBlock } from './models/types.js';
 import { untrusted } from './untrusted.js';
 
@@ -208,4 +208,22 @@ export function unpairedToolUses(messages: ChatMessage[]): string[] {
 export function estimateTokens(value: string | ChatMessage[]): number {
   const chars = typeof value === 'string' ? value.length : JSON.stringify(value).length;
   return Math.ceil(chars / 4);
+}
+
+/**
+ * A turn that fails before any round stores no reply (its question stands, for the next turn to
+ * answer). When the same sender then sends the same text again, that is a retry: it answers the
+ * message already stored, which is still the thread's last, instead of storing it a second time.
+ */
+export function saidAgain(
+  brain: Brain,
+  threadId: string,
+  from: string,
+  text: string,
+): { id: string } | undefined {
+  const count = brain.messages.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
+  if (count === 0) return undefined;
+  const last = brain.messages.thread({ thread_id: threadId, limit: 1, offset: count - 1 })
+    .messages[0];
+  return last && last.from === from && last.body === text ? last : undefined;
 }

@@ -1,6 +1,6 @@
 import { BrainError, type Brain, type Clock, type Embedder } from '../src/index.js';
 import { loadContext, type CompactionSettings, type SessionCache } from './compaction.js';
-import type { Round } from './history.js';
+import { saidAgain, type Round } from './history.js';
 import { acquireTurnLease } from './lease.js';
 import { silentLog, type Log } from './log.js';
 import { buildSystemPrompt, relevantMemories } from './prompt.js';
@@ -181,7 +181,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   try {
     const user = options.input.messageId
       ? storedInput(brain, options.input.messageId, session.thread_id)
-      : (unansweredRetry(brain, session.thread_id, from, options.input.text) ??
+      : (saidAgain(brain, session.thread_id, from, options.input.text) ??
         brain.messages.send({
           from,
           to: config.agent,
@@ -445,24 +445,6 @@ function questionLast(history: ChatMessage[], options: RunTurnOptions): ChatMess
   const said =
     from === undefined || from === options.config.owner ? text : untrusted(`agent:${from}`, text);
   return [...history, { role: 'user', content: [{ type: 'text', text: said }] }];
-}
-
-/**
- * A turn that fails before any round stores no reply (its question stands, for the next turn to
- * answer). When the same sender then sends the same text again, that is a retry: it answers the
- * message already stored, which is still the thread's last, instead of storing it a second time.
- */
-function unansweredRetry(
-  brain: Brain,
-  threadId: string,
-  from: string,
-  text: string,
-): { id: string } | undefined {
-  const count = brain.messages.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
-  if (count === 0) return undefined;
-  const last = brain.messages.thread({ thread_id: threadId, limit: 1, offset: count - 1 })
-    .messages[0];
-  return last && last.from === from && last.body === text ? last : undefined;
 }
 
 /** The turn's input when it is a message already in the session's thread. */

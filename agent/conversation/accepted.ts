@@ -1,25 +1,16 @@
 import type { Brain } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
-import type { Driver } from '../permissions/trust.js';
+import { saidAgain } from '../history.js';
 import type { ArrivalTurn } from './arrival.js';
-import type { ChannelTarget, LanePriority } from '../contracts.js';
+import type { ChannelTarget } from '../contracts.js';
 
 /**
  * A chat message is the brain's before the channel confirms it to its platform: it is stored in
- * its session's thread, with what the turn needs to be run again (who drives it, where the reply
- * goes), in the same transaction as the channel's resume point. A crash after that point leaves a
+ * its session's thread, with the chat it came from, in the same transaction as the channel's
+ * resume point. A crash after that point leaves a
  * stored, unanswered message that the resumer (agent/service/resume.ts) takes up on start; a crash
  * before it leaves the platform to send the update again. Either way it is answered once.
  */
-
-/** Kept in the stored message's metadata, under `turn`. */
-export interface AcceptedTurn {
-  driver: Driver;
-  priority: LanePriority;
-  unattended: boolean;
-  /** The chat the reply goes to. */
-  route: ChannelTarget;
-}
 
 /**
  * Stores an arrived message in its session's thread and runs `also` (the resume point) in the
@@ -36,12 +27,6 @@ export function acceptArrival(
   route: ChannelTarget,
   also?: () => void,
 ): string {
-  const accepted: AcceptedTurn = {
-    driver: turn.driver,
-    priority: turn.priority,
-    unattended: turn.unattended,
-    route,
-  };
   return brain.batch(() => {
     const session = brain.assistant.session({
       name: turn.session,
@@ -49,8 +34,8 @@ export function acceptArrival(
       owner: config.owner,
     });
     const from = turn.from ?? config.owner;
-    const again = turn.idle ? lastMessage(brain, session.thread_id) : undefined;
-    if (again && again.from === from && again.body === turn.text) {
+    const again = turn.idle ? saidAgain(brain, session.thread_id, from, turn.text) : undefined;
+    if (again) {
       also?.();
       return again.id;
     }
@@ -59,32 +44,21 @@ export function acceptArrival(
       to: config.agent,
       thread: session.thread_id,
       body: turn.text,
-      metadata: { turn: accepted },
+      metadata: { turn: { route } },
     });
     also?.();
     return sent.id;
   });
 }
 
-/** What an accepted message's metadata says about its turn; undefined for any other message. */
-export function acceptedTurnOf(metadata: unknown): AcceptedTurn | undefined {
-  const turn = (metadata as { turn?: Partial<AcceptedTurn> } | null | undefined)?.turn;
-  if (!turn || typeof turn !== 'object') return undefined;
-  const route = turn.route;
-  if (
-    typeof turn.driver !== 'string' ||
-    typeof turn.priority !== 'string' ||
-    typeof turn.unattended !== 'boolean' ||
-    !route ||
-    typeof route.channel !== 'string' ||
-    typeof route.chatId !== 'string'
-  )
-    return undefined;
-  return turn as AcceptedTurn;
-}
-
-function lastMessage(brain: Brain, threadId: string) {
-  const count = brain.messages.thread({ thread_id: threadId, limit: 1 }).thread.message_count;
-  if (count === 0) return undefined;
-  return brain.messages.thread({ thread_id: threadId, limit: 1, offset: count - 1 }).messages[0];
+/**
+ * The chat an accepted message says it came from; undefined for any other message. Only a hint:
+ * anyone who can write to the brain can write this (agent/service/resume.ts checks it).
+ */
+export function acceptedRoute(metadata: unknown): ChannelTarget | undefined {
+  const route = (metadata as { turn?: { route?: Partial<ChannelTarget> } } | null | undefined)?.turn
+    ?.route;
+  return route && typeof route.channel === 'string' && typeof route.chatId === 'string'
+    ? { channel: route.channel, chatId: route.chatId }
+    : undefined;
 }

@@ -1,6 +1,6 @@
 import type { Brain } from '../../src/index.js';
 import { describeInterruption, lastSideEffect } from '../turn-effects.js';
-import { acceptedTurnOf } from '../conversation/accepted.js';
+import { acceptedRoute } from '../conversation/accepted.js';
 import type { ChannelTarget, LanePriority, ServiceComponent, ServiceHost } from '../contracts.js';
 import type { Driver } from '../permissions/trust.js';
 import { chatOfSession, takenUpElsewhere } from '../conversation/sessions.js';
@@ -112,7 +112,7 @@ function resumable(
   const config = h.config();
   if (session === h.ownerSession()) {
     if (message.from !== config.owner) return undefined;
-    const named = acceptedTurnOf(message.metadata)?.route;
+    const named = acceptedRoute(message.metadata);
     const route = named && ownersChat(h, named) ? named : undefined;
     return {
       driver: 'owner',
