@@ -22,6 +22,7 @@ import { loadavg } from 'node:os';
 import { openBrain, buildFtsQueries, type Brain } from '../src/index.js';
 import { connectionOf } from '../src/brain.js';
 import { StatementCache } from '../src/db/open.js';
+import { createRankCaches } from '../src/search/rank-caches.js';
 import { readLocomo } from '../src/eval/locomo-format.js';
 import { pruneTopK, type Ranked } from '../src/search/bm25-top-k.js';
 import { keepPostings, postingsTopK } from '../src/search/postings.js';
@@ -50,8 +51,8 @@ const brain = openBrain({ dbPath: dbArg });
 const fts5 = openBrain({ dbPath: dbArg, rankFunction: false });
 const db = connectionOf(brain);
 // Ranks from the lists, as a warm process does (reading each list the first time).
-keepPostings(db);
-const ctx = { db, q: new StatementCache(db) };
+const ctx = { db, q: new StatementCache(db), ranking: createRankCaches() };
+keepPostings(ctx);
 const rank = db.prepare(RANK_SQL.brain_bm25.message.bare);
 const rankFts5 = db.prepare(RANK_SQL.bm25.message.bare);
 const ids = (rows: Ranked[]) => rows.map((r) => r.rowid).join();

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Clock } from './clock.js';
 import type { StatementCache } from './db/open.js';
+import type { KeptWordCount, RankCaches } from './search/rank-caches.js';
 import type { SearchType } from './validation.js';
 
 /** What a new searchable item is, told to indexers inside the write transaction that made it. */
@@ -11,18 +12,6 @@ export interface IndexedItem {
 
 /** Row id → accesses noted since the last flush, and when the latest was (ms). */
 export type AccessNotes = Map<number, { count: number; lastMs: number }>;
-
-/** How many rows of an index hold a word (word-counts.ts): n rows with an id ≤ upto. */
-export interface KeptWordCount {
-  n: number;
-  upto: number;
-  epoch: number;
-  /**
-   * The index's rows when the count was last brought up to date (in memory only): while they and
-   * the epoch stay the same, no row was added, and the rows above upto need not be read.
-   */
-  rows?: number;
-}
 
 /**
  * Counts to write: `type\0term` → the count and the epoch it holds in; `impacts\0type\0term` → a
@@ -45,6 +34,8 @@ export interface BrainContext {
   accesses: AccessNotes;
   /** Words' row counts worth keeping, noted by searches, written later without waiting. */
   wordCounts: WordCountNotes;
+  /** What the connection keeps in memory between searches to rank them. */
+  ranking: RankCaches;
 }
 
 export function notifyIndexers(ctx: BrainContext, item: IndexedItem): void {

@@ -3,6 +3,7 @@ import type { BrainContext } from './context.js';
 import { StatementCache, openDatabase, type Durability } from './db/open.js';
 import { createWalKeeper, type WalKeeper } from './db/wal.js';
 import { createAccessNotes } from './knowledge/access-counts.js';
+import { createRankCaches } from './search/rank-caches.js';
 import { createWordCountNotes } from './search/word-counts.js';
 
 export interface OpenBrainOptions {
@@ -51,6 +52,7 @@ export function openContext(options: OpenBrainOptions): { ctx: BrainContext; wal
     indexers: [],
     accesses: createAccessNotes(),
     wordCounts: createWordCountNotes(),
+    ranking: createRankCaches(),
   };
   return { ctx, wal };
 }

@@ -1,3 +1,4 @@
+import { upperBound } from './bm25.js';
 import { quoteTerm } from './fts-query.js';
 
 /**
@@ -31,21 +32,8 @@ import { quoteTerm } from './fts-query.js';
  * words (both sets are prefixes of the same order).
  */
 
-export const BM25_K1 = 1.2;
-
 /** How many posting rows the first statement may score to find θ. */
 export const FIRST_PASS_ROWS = 20_000;
-
-/** brain_bm25's inverse document frequency: FTS5's, floored at 1e-6. */
-export function idf(rows: number, df: number): number {
-  const v = Math.log((rows - df + 0.5) / (df + 0.5));
-  return v > 0 ? v : 1e-6;
-}
-
-/** The most a word can add to any row's score. */
-export function upperBound(rows: number, df: number): number {
-  return idf(rows, df) * (BM25_K1 + 1);
-}
 
 export interface Counted {
   term: string;

@@ -1,13 +1,14 @@
-import type { Database } from 'better-sqlite3';
 import type { BrainContext } from '../context.js';
 import type { SearchType } from '../validation.js';
 import { hasRankFunction } from '../db/rank-extension.js';
-import { pruneTopK, upperBound, type Counted, type Ranked } from './bm25-top-k.js';
+import { pruneTopK, type Counted, type Ranked } from './bm25-top-k.js';
+import { upperBound } from './bm25.js';
 import { createWordCounter } from './word-counts.js';
 import { IMPACTS_KEEP, impactsBound, impactsTopK, type ImpactsIndex } from './impacts.js';
 import { holdsStem, normalized, quoteTerm, roughStem, type FtsQueries } from './fts-query.js';
 import { FTS_TABLES } from './fts-tables.js';
 import { postingsTopK, type PostingsRanked } from './postings.js';
+import type { ThreadRows } from './rank-caches.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
 export interface SearchFilters {
@@ -350,25 +351,16 @@ function threadSize(ctx: BrainContext, thread: number): number {
 /** The rows of a thread's messages after a given one (plan tests). */
 export const THREAD_ROWS_SQL = `SELECT id FROM messages WHERE thread_id = ? AND id > ?`;
 
-/** A thread's message rows, ascending, as native doubles for brain_bm25_outside and as a set. */
-interface ThreadRows {
-  ids: number[];
-  sorted: Float64Array;
-  rows: Set<number>;
-}
-
 /**
  * The threads left out lately, per connection: a session's thread is left out of every turn's
  * memory search and grows by a message or two a turn, so only the rows after the last one kept are
  * read (from the thread's index). Should the rows kept and those read not add up to the thread's
  * count (a message deleted by hand: the library never deletes one), the thread is read afresh.
  */
-const keptThreads = new WeakMap<Database, Map<number, ThreadRows>>();
 const KEPT_THREADS = 16;
 
 function threadRows(ctx: BrainContext, thread: number, count: number): ThreadRows {
-  let byThread = keptThreads.get(ctx.db);
-  if (!byThread) keptThreads.set(ctx.db, (byThread = new Map()));
+  const byThread = ctx.ranking.threads;
   const read = (after: number) =>
     ctx.q
       .get<[number, number], number>(THREAD_ROWS_SQL)

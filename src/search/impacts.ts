@@ -1,10 +1,17 @@
-import type { Database } from 'better-sqlite3';
-import type { BrainContext, WordCountNotes } from '../context.js';
+import type { WordCountNotes } from '../context.js';
 import type { SearchType } from '../validation.js';
-import { BM25_K1, idf, type Ranked } from './bm25-top-k.js';
+import { bm25Term, idf } from './bm25.js';
+import type { Ranked } from './bm25-top-k.js';
 import { quoteTerm } from './fts-query.js';
 import { FTS_TABLES } from './fts-tables.js';
-import { keepImpacts, noteImpacts, ownToken, storedImpacts } from './word-counts.js';
+import type { AddedRow, ImpactClass, WordImpacts } from './rank-caches.js';
+import {
+  keepImpacts,
+  noteImpacts,
+  ownToken,
+  storedImpacts,
+  type RankContext,
+} from './word-counts.js';
 
 /*
  * The exact top k of one common word without scoring each of its rows (Lucene keeps "impacts"
@@ -51,25 +58,6 @@ const NORMS_FROM = 50_000;
 /** How many words' classes a connection keeps per index, the least recently used dropped first. */
 export const IMPACTS_WORDS = 256;
 
-const B = 0.75;
-
-interface ImpactClass {
-  f: number;
-  d: number;
-  count: number;
-  /** The class's lowest rowids, ascending: all of them, the first IMPACTS_KEEP, or none. */
-  kept: number[];
-}
-
-interface WordImpacts {
-  epoch: number;
-  upto: number;
-  total: number;
-  classes: ImpactClass[];
-  /** The rows above upto when the index last had `rows` rows: while it still has, they are all. */
-  since?: { rows: number; added: Added[] };
-}
-
 /** What an index's ranking needs to know of it, as brain_bm25 reads it. */
 export interface IndexStats {
   /** Rows of the index. */
@@ -78,16 +66,6 @@ export interface IndexStats {
   tokens: number;
   /** The word counts' epoch (migration 0015), -1 without it. */
   epoch: number;
-}
-
-const kept = new WeakMap<Database, Map<SearchType, Map<string, WordImpacts>>>();
-
-function wordsOf(db: Database, type: SearchType): Map<string, WordImpacts> {
-  let byType = kept.get(db);
-  if (!byType) kept.set(db, (byType = new Map()));
-  let words = byType.get(type);
-  if (!words) byType.set(type, (words = new Map()));
-  return words;
 }
 
 /** Parse brain_impacts's blob (brain_fts.c): native doubles. */
@@ -110,12 +88,6 @@ function parse(blob: Buffer, epoch: number): WordImpacts {
   return { epoch, upto: a[1]!, total: a[2]!, classes };
 }
 
-/** A row's score for the word, as brain_bm25 computes it (same operations, same order). */
-function scoreOf(wordIdf: number, f: number, d: number, avgdl: number): number {
-  const norm = BM25_K1 * (1.0 - B + (B * d) / avgdl);
-  return (wordIdf * (f * (BM25_K1 + 1.0))) / (f + norm);
-}
-
 /** When a word is common enough to be read by classes, and how much each class keeps (tests lower them). */
 export interface ImpactsRule {
   from?: number;
@@ -125,7 +97,7 @@ export interface ImpactsRule {
 /** An index as the classes are read and used: its words' weights and today's figures. */
 export interface ImpactsIndex {
   /** With the brain's notes, classes read are kept in the brain for the next process. */
-  ctx: Pick<BrainContext, 'db' | 'q'> & { wordCounts?: WordCountNotes };
+  ctx: RankContext & { wordCounts?: WordCountNotes };
   type: SearchType;
   /** bm25's column weights, as the rank statements give them. */
   weights: string;
@@ -167,8 +139,8 @@ export function impactsBound(
     const wordIdf = idf(rows, df);
     const avgdl = tokens / rows || 1;
     let best = 0;
-    for (const c of word.classes) best = Math.max(best, scoreOf(wordIdf, c.f, c.d, avgdl));
-    for (const r of added) best = Math.max(best, scoreOf(wordIdf, r.f, r.d, avgdl));
+    for (const c of word.classes) best = Math.max(best, bm25Term(wordIdf, c.f, c.d, avgdl));
+    for (const r of added) best = Math.max(best, bm25Term(wordIdf, r.f, r.d, avgdl));
     return best;
   });
 }
@@ -182,12 +154,12 @@ function withImpacts<T>(
   term: string,
   df: number,
   { from = impactsFrom(stats.rows), keep = IMPACTS_KEEP }: ImpactsRule,
-  use: (word: WordImpacts, added: Added[]) => T | undefined,
+  use: (word: WordImpacts, added: AddedRow[]) => T | undefined,
 ): T | undefined {
   if (df < from || stats.epoch < 0) return undefined;
   const table = FTS_TABLES[type];
   const match = quoteTerm(term);
-  const words = wordsOf(ctx.db, type);
+  const words = ctx.ranking.impacts[type];
   /** The word's classes: as the brain keeps them, unless `fresh`, else read from its rows. */
   const read = (fresh: boolean): WordImpacts | undefined => {
     // What a write transaction sees may yet be rolled back: keep nothing read inside one.
@@ -240,7 +212,7 @@ function withImpacts<T>(
 
 /** brain_impacts's blob of a word's classes, read from every row holding it. */
 function readClasses(
-  ctx: Pick<BrainContext, 'q'>,
+  ctx: RankContext,
   type: SearchType,
   weights: string,
   term: string,
@@ -285,26 +257,20 @@ export function primeImpacts(
   return keepImpacts(ctx, type, stats.epoch, read);
 }
 
-interface Added {
-  rowid: number;
-  f: number;
-  d: number;
-}
-
 /** The rows above `upto` holding the word, newest first; undefined when there are too many. */
 function rowsAbove(
-  ctx: Pick<BrainContext, 'q'>,
+  ctx: RankContext,
   table: string,
   weights: string,
   match: string,
   upto: number,
-): Added[] | undefined {
-  const newestFirst = ctx.q.get<[string], Added>(
+): AddedRow[] | undefined {
+  const newestFirst = ctx.q.get<[string], AddedRow>(
     `SELECT rowid, brain_hits(${table}, ${weights}) AS f, brain_length(${table}, '${table}_docsize') AS d
      FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC`,
   );
-  const rows: Added[] = [];
-  for (const row of newestFirst.iterate(match) as IterableIterator<Added>) {
+  const rows: AddedRow[] = [];
+  for (const row of newestFirst.iterate(match) as IterableIterator<AddedRow>) {
     if (row.rowid <= upto) break; // the iterator is closed on leaving the loop
     if (rows.length === IMPACTS_REREAD_AFTER) return undefined;
     rows.push(row);
@@ -318,12 +284,12 @@ function rowsAbove(
  */
 function fromClasses(
   word: WordImpacts,
-  added: Added[],
+  added: AddedRow[],
   wordIdf: number,
   avgdl: number,
   k: number,
 ): Ranked[] | undefined {
-  const scored = word.classes.map((c) => ({ c, score: scoreOf(wordIdf, c.f, c.d, avgdl) }));
+  const scored = word.classes.map((c) => ({ c, score: bm25Term(wordIdf, c.f, c.d, avgdl) }));
   scored.sort((a, b) => b.score - a.score);
   // The k-th row's class: every class scoring at least as well may hold part of the top k.
   let held = 0;
@@ -342,7 +308,7 @@ function fromClasses(
     if (c.kept.length < need) return undefined;
     for (let i = 0; i < need; i++) rows.push({ rowid: c.kept[i]!, bm25: -score });
   }
-  for (const r of added) rows.push({ rowid: r.rowid, bm25: -scoreOf(wordIdf, r.f, r.d, avgdl) });
+  for (const r of added) rows.push({ rowid: r.rowid, bm25: -bm25Term(wordIdf, r.f, r.d, avgdl) });
   rows.sort((a, b) => a.bm25 - b.bm25 || a.rowid - b.rowid);
   return rows.slice(0, k);
 }

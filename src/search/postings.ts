@@ -1,8 +1,6 @@
-import type { Database } from 'better-sqlite3';
-import type { BrainContext } from '../context.js';
 import type { Ranked } from './bm25-top-k.js';
 import { quoteTerm } from './fts-query.js';
-import { ownToken, tokenOf } from './word-counts.js';
+import { ownToken, tokenOf, type RankContext } from './word-counts.js';
 
 /*
  * The exact best k of a query's rows by brain_bm25, from the words' posting lists kept in memory
@@ -26,11 +24,9 @@ export const COLD_READS = 20_000;
 /** Words held by at least this share of an index's rows have their lists read while warming. */
 export const PRIME_SHARE = 20;
 
-const warmed = new WeakSet<Database>();
-
 /** The connection searches again and again: its lists are worth reading whole (warm.ts). */
-export function keepPostings(db: Database): void {
-  warmed.add(db);
+export function keepPostings(ctx: RankContext): void {
+  ctx.ranking.warm = true;
 }
 
 export interface PostingsQuery {
@@ -69,14 +65,11 @@ export interface PostingsRanked {
  * cannot hold): the caller then ranks with statements. Only on a connection with the ranking
  * extension, which brain_topk is part of (binding.gyp).
  */
-export function postingsTopK(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
-  query: PostingsQuery,
-): PostingsRanked | undefined {
+export function postingsTopK(ctx: RankContext, query: PostingsQuery): PostingsRanked | undefined {
   const { table, weights, terms } = query;
   // Lists read whole are worth it only where they are kept: a warm process, in an epoch (without
   // one, migration 0015 missing, nothing is kept and each search would read them again).
-  const unlimited = query.reads === undefined && warmed.has(ctx.db) && query.epoch >= 0;
+  const unlimited = query.reads === undefined && ctx.ranking.warm && query.epoch >= 0;
   const statement = ctx.q.get<[Record<string, unknown>], Buffer | null>(
     `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @k, @wide,
        @epoch, @budget, @reads, ${weights})
@@ -115,7 +108,7 @@ export function postingsTopK(
  * 1.5 s and 70 MB for the 120 such tokens of a million messages.
  */
 export function primePostings(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
+  ctx: RankContext,
   index: { table: string; weights: string; rows: number; epoch: number },
   tokens: ReadonlyArray<{ term: string; n: number }>,
   budget = POSTINGS_BUDGET,

@@ -19,9 +19,9 @@ import { censusTokens, createWordCounter, takeCensus } from './word-counts.js';
  * which a question of several words is ranked from. Nothing without the compiled ranking
  * function, nothing inside a write transaction.
  */
-export function warmSearch(ctx: Pick<BrainContext, 'db' | 'q'>): void {
+export function warmSearch(ctx: Pick<BrainContext, 'db' | 'q' | 'ranking'>): void {
   if (!hasRankFunction(ctx.db) || ctx.db.inTransaction) return;
-  keepPostings(ctx.db);
+  keepPostings(ctx);
   for (const [type, index] of Object.entries(FTS_TABLES) as Array<[SearchType, string]>) {
     ctx.q.get<[string], unknown>(`SELECT brain_fts_norms(?)`).get(`${index}_docsize`);
     const tokens = takeCensus(ctx, type);

@@ -1,10 +1,10 @@
-import type { Database } from 'better-sqlite3';
-import type { BrainContext, KeptWordCount, WordCountNotes } from '../context.js';
+import type { BrainContext, WordCountNotes } from '../context.js';
 import { writeWithoutWaiting } from '../db/no-wait.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import type { SearchType } from '../validation.js';
 import { quoteTerm } from './fts-query.js';
 import { FTS_TABLES } from './fts-tables.js';
+import type { KeptWordCount } from './rank-caches.js';
 
 /*
  * How many rows of an index hold a word, exactly, for BM25's idf and the pruning's bounds
@@ -40,20 +40,19 @@ export function createWordCountNotes(): WordCountNotes {
   return new Map();
 }
 
-/** Per connection and index: the counts kept in memory. */
-const kept = new WeakMap<Database, Map<SearchType, Map<string, KeptWordCount>>>();
+/** What ranking reads of the brain's state: the connection, its statements, its caches. */
+export type RankContext = Pick<BrainContext, 'db' | 'q' | 'ranking'>;
 
 /**
  * What a connection's schema has, asked once per connection: `sql` counts the objects looked for
  * (a read-only connection to an older file may lack them).
  */
-function schemaHas(sql: string): (ctx: Pick<BrainContext, 'db' | 'q'>) => boolean {
-  const known = new WeakMap<Database, boolean>();
+function schemaHas(sql: string): (ctx: RankContext) => boolean {
   return (ctx) => {
-    let has = known.get(ctx.db);
+    let has = ctx.ranking.schema.get(sql);
     if (has === undefined) {
       has = ctx.q.get<[], { n: number }>(sql).get()!.n > 0;
-      known.set(ctx.db, has);
+      ctx.ranking.schema.set(sql, has);
     }
     return has;
   };
@@ -94,7 +93,7 @@ export interface WordCounter {
   epoch(): number;
 }
 
-type CounterContext = Pick<BrainContext, 'db' | 'q'> & { wordCounts?: WordCountNotes };
+type CounterContext = RankContext & { wordCounts?: WordCountNotes };
 
 /** When a count is worth keeping (tests lower them). */
 export interface KeepRule {
@@ -117,16 +116,6 @@ export function createWordCounter(
   );
   let epoch: number | undefined;
   const currentEpoch = (): number => (epoch ??= keptTable ? indexEpoch(ctx, type) : -1);
-
-  let memory: Map<string, KeptWordCount> | undefined;
-  const inMemory = (): Map<string, KeptWordCount> => {
-    if (memory) return memory;
-    let byType = kept.get(db);
-    if (!byType) kept.set(db, (byType = new Map()));
-    memory = byType.get(type);
-    if (!memory) byType.set(type, (memory = new Map()));
-    return memory;
-  };
 
   const storedAs = (key: string): KeptWordCount | undefined => {
     const row = ctx.q
@@ -181,7 +170,7 @@ export function createWordCounter(
       // Inside a transaction what is counted may yet be rolled back: use, but keep nothing.
       const keep = !db.inTransaction;
       const now = currentEpoch();
-      const map = inMemory();
+      const map = ctx.ranking.counts[type];
       let base = map.get(term);
       if (base && base.epoch !== now) base = undefined;
       base ??= stored(term);
@@ -225,25 +214,16 @@ export function createWordCounter(
  */
 export const CENSUS = '=';
 
-/** Per connection and index: the epoch whose census is known to be taken. */
-const censusSeen = new WeakMap<Database, Map<SearchType, number>>();
-
-function censusTaken(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
-  type: SearchType,
-  epoch: number,
-): boolean {
+function censusTaken(ctx: RankContext, type: SearchType, epoch: number): boolean {
   if (epoch < 0) return false;
-  let byType = censusSeen.get(ctx.db);
-  if (!byType) censusSeen.set(ctx.db, (byType = new Map()));
-  if (byType.get(type) === epoch) return true;
+  if (ctx.ranking.census.get(type) === epoch) return true;
   const taken =
     ctx.q
       .get<[string, string], { n: number }>(
         `SELECT count(*) AS n FROM search_word_counts WHERE idx = ? AND term = ?`,
       )
       .get(type, CENSUS)!.n > 0;
-  if (taken) byType.set(type, epoch);
+  if (taken) ctx.ranking.census.set(type, epoch);
   return taken;
 }
 
@@ -260,7 +240,7 @@ export function tokenOf(ctx: Pick<BrainContext, 'q'>, term: string): string | un
  * or another writer held the lock: then it is taken next time).
  */
 export function takeCensus(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
+  ctx: RankContext,
   type: SearchType,
 ): Array<{ term: string; n: number }> | undefined {
   const db = ctx.db;
@@ -304,7 +284,7 @@ export function takeCensus(
  * own (the same rows hold both).
  */
 export function storedImpacts(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
+  ctx: RankContext,
   type: SearchType,
   term: string,
   epoch: number,
@@ -325,7 +305,7 @@ export function storedImpacts(
 
 /** The tokens the census of the index's current epoch kept, held by `from` rows or more then. */
 export function censusTokens(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
+  ctx: RankContext,
   type: SearchType,
   from: number,
 ): Array<{ term: string; n: number }> {
@@ -354,7 +334,7 @@ const KEEP_IMPACTS_SQL = `INSERT INTO search_word_counts (idx, term, n, upto, im
  * another writer held the lock. Nothing is kept if the index has moved to another epoch since.
  */
 export function keepImpacts(
-  ctx: Pick<BrainContext, 'db' | 'q'>,
+  ctx: RankContext,
   type: SearchType,
   epoch: number,
   words: ReadonlyArray<{ term: string; n: number; upto: number; impacts: Buffer }>,
@@ -379,7 +359,7 @@ export function keepImpacts(
  * `upto` hold the word (what the classes were read from).
  */
 export function noteImpacts(
-  ctx: Pick<BrainContext, 'db' | 'q'> & { wordCounts?: WordCountNotes },
+  ctx: RankContext & { wordCounts?: WordCountNotes },
   type: SearchType,
   term: string,
   kept: { n: number; upto: number; epoch: number; impacts: Buffer },
@@ -397,9 +377,7 @@ export function noteImpacts(
  * count whose index has moved to another epoch since is dropped; a kept count is only replaced
  * by a newer one.
  */
-export function flushWordCounts(
-  ctx: Pick<BrainContext, 'db' | 'q'> & { wordCounts: WordCountNotes },
-): boolean {
+export function flushWordCounts(ctx: RankContext & { wordCounts: WordCountNotes }): boolean {
   const notes = ctx.wordCounts;
   if (notes.size === 0) return true;
   if (ctx.db.readonly) {

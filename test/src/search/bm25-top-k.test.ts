@@ -2,12 +2,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionOf } from '../../../src/brain.js';
 import { StatementCache } from '../../../src/db/open.js';
-import {
-  essentialTerms,
-  pruneTopK,
-  upperBound,
-  type Ranked,
-} from '../../../src/search/bm25-top-k.js';
+import { createRankCaches } from '../../../src/search/rank-caches.js';
+import { essentialTerms, pruneTopK, type Ranked } from '../../../src/search/bm25-top-k.js';
+import { upperBound } from '../../../src/search/bm25.js';
 import { createWordCounter, leadingVarint } from '../../../src/search/word-counts.js';
 import { buildFtsQueries, quoteTerm } from '../../../src/search/fts-query.js';
 import { RANK_SQL } from '../../../src/search/fts.js';
@@ -74,7 +71,7 @@ function queriesOf(count: number, seed: number): string[] {
 
 function ranker(type: SearchType, brain = t.brain) {
   const db = connectionOf(brain);
-  const ctx = { db, q: new StatementCache(db) };
+  const ctx = { db, q: new StatementCache(db), ranking: createRankCaches() };
   const counter = createWordCounter(ctx, type);
   const stmt = db.prepare(RANK_SQL.brain_bm25[type].bare);
   const run = (match: string, dfs: number[], k: number) =>

@@ -2,6 +2,7 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionOf, type Brain } from '../../../src/brain.js';
 import { StatementCache } from '../../../src/db/open.js';
+import { createRankCaches } from '../../../src/search/rank-caches.js';
 import {
   CENSUS,
   KEEP_FROM_ROWS,
@@ -44,7 +45,12 @@ function census(db: Database): Map<string, { n: number; upto: number }> {
 /** A counter on its own connection, as a new process would have. */
 function counterOn(db: Database) {
   return createWordCounter(
-    { db, q: new StatementCache(db), wordCounts: createWordCountNotes() },
+    {
+      db,
+      q: new StatementCache(db),
+      ranking: createRankCaches(),
+      wordCounts: createWordCountNotes(),
+    },
     'message',
   );
 }
@@ -119,7 +125,9 @@ describe("the census of an index's words", () => {
   it('writes nothing from a read-only connection', () => {
     fill(t.brain, KEEP_FROM_ROWS + 100);
     const db = new BetterSqlite3(t.path, { readonly: true });
-    expect(takeCensus({ db, q: new StatementCache(db) }, 'message')).toBeUndefined();
+    expect(
+      takeCensus({ db, q: new StatementCache(db), ranking: createRankCaches() }, 'message'),
+    ).toBeUndefined();
     expect(census(connectionOf(t.brain)).size).toBe(0);
   });
 });

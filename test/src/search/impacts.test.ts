@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionOf, type Brain } from '../../../src/brain.js';
 import type { WordCountNotes } from '../../../src/context.js';
 import { StatementCache } from '../../../src/db/open.js';
+import { createRankCaches, type RankCaches } from '../../../src/search/rank-caches.js';
 import type { Ranked } from '../../../src/search/bm25-top-k.js';
 import { RANK_SQL } from '../../../src/search/fts.js';
 import { quoteTerm } from '../../../src/search/fts-query.js';
@@ -49,7 +50,7 @@ function fill(brain: Brain, n: number, from = 0): void {
 }
 
 interface On {
-  ctx: { db: Database; q: StatementCache; wordCounts: WordCountNotes };
+  ctx: { db: Database; q: StatementCache; wordCounts: WordCountNotes; ranking: RankCaches };
   /** What the bare rank statement gives: every row scored. */
   exhaustive(k: number): Ranked[];
   /** What the classes give, with the thresholds lowered to these few rows. */
@@ -59,7 +60,12 @@ interface On {
 }
 
 function on(db: Database): On {
-  const ctx = { db, q: new StatementCache(db), wordCounts: createWordCountNotes() };
+  const ctx = {
+    db,
+    q: new StatementCache(db),
+    ranking: createRankCaches(),
+    wordCounts: createWordCountNotes(),
+  };
   const counter = () => createWordCounter(ctx, 'message');
   /** The word's count and the index's figures, as a search reads them. */
   const word = () => {

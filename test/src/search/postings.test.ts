@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionOf, type Brain } from '../../../src/brain.js';
 import { StatementCache } from '../../../src/db/open.js';
+import { createRankCaches } from '../../../src/search/rank-caches.js';
 import type { Ranked } from '../../../src/search/bm25-top-k.js';
 import { indexWeights, RANK_SQL } from '../../../src/search/fts.js';
 import { quoteTerm } from '../../../src/search/fts-query.js';
@@ -52,7 +53,12 @@ interface On {
 }
 
 function on(db: Database): On {
-  const ctx = { db, q: new StatementCache(db), wordCounts: createWordCountNotes() };
+  const ctx = {
+    db,
+    q: new StatementCache(db),
+    ranking: createRankCaches(),
+    wordCounts: createWordCountNotes(),
+  };
   const counts = (terms: string[]) => {
     const counter = createWordCounter(ctx, 'message');
     return { dfs: terms.map((w) => counter.count(w)), epoch: counter.epoch() };
@@ -162,10 +168,10 @@ describe('the top k from posting lists in memory', () => {
   it('counts each word from its list in a warm process, where no count is asked for', () => {
     fill(t.brain, 900, 18);
     const db = connectionOf(t.brain);
-    keepPostings(db);
     const o = on(db);
     const asked: string[] = [];
-    const ctx = { db, q: new StatementCache(db) };
+    const ctx = { db, q: new StatementCache(db), ranking: createRankCaches() };
+    keepPostings(ctx);
     const warm = (terms: string[]) =>
       postingsTopK(ctx, {
         table: 'messages_fts',

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StatementCache } from '../../../src/db/open.js';
+import { createRankCaches } from '../../../src/search/rank-caches.js';
 import { quoteTerm } from '../../../src/search/fts-query.js';
 import {
   createWordCountNotes,
@@ -70,13 +71,19 @@ describe("words' row counts kept while another process writes", () => {
     const lived = {
       db: longLived,
       q: new StatementCache(longLived),
+      ranking: createRankCaches(),
       wordCounts: createWordCountNotes(),
     };
     let rounds = 0;
     let keptSeen = 0; // rounds after which some count was kept: the check below is not empty
     while (!done) {
       const fresh = new BetterSqlite3(t.path);
-      const once = { db: fresh, q: new StatementCache(fresh), wordCounts: createWordCountNotes() };
+      const once = {
+        db: fresh,
+        q: new StatementCache(fresh),
+        ranking: createRankCaches(),
+        wordCounts: createWordCountNotes(),
+      };
       for (const ctx of [lived, once]) {
         const counter = createWordCounter(ctx, 'message', keepAll);
         for (const w of WORDS) counter.count(w);
@@ -114,7 +121,10 @@ describe("words' row counts kept while another process writes", () => {
     for (const k of kept) expect(upTo.pluck().get(quoteTerm(k.term), k.upto), k.term).toBe(k.n);
     // And the counts a search would use now, kept or not, are the index's own.
     const all = db.prepare(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?`);
-    const now = createWordCounter({ db, q: new StatementCache(db) }, 'message');
+    const now = createWordCounter(
+      { db, q: new StatementCache(db), ranking: createRankCaches() },
+      'message',
+    );
     for (const w of WORDS) expect(now.count(w), w).toBe(all.pluck().get(quoteTerm(w)));
     const reused = createWordCounter(lived, 'message');
     for (const w of WORDS) expect(reused.count(w), w).toBe(all.pluck().get(quoteTerm(w)));

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionOf, type Brain } from '../../../src/brain.js';
 import type { WordCountNotes } from '../../../src/context.js';
 import { StatementCache } from '../../../src/db/open.js';
+import { createRankCaches } from '../../../src/search/rank-caches.js';
 import {
   KEEP_FROM_ROWS,
   createWordCountNotes,
@@ -35,7 +36,12 @@ function fill(brain: Brain, n: number, from = 0): void {
 
 /** A counter on its own connection, as a new process would have, with its notes. */
 function counterOn(db: Database, type: SearchType = 'message') {
-  const ctx = { db, q: new StatementCache(db), wordCounts: createWordCountNotes() };
+  const ctx = {
+    db,
+    q: new StatementCache(db),
+    ranking: createRankCaches(),
+    wordCounts: createWordCountNotes(),
+  };
   return { ctx, counter: createWordCounter(ctx, type) };
 }
 
@@ -155,7 +161,7 @@ describe("words' row counts kept in the brain", () => {
     fill(t.brain, KEEP_FROM_ROWS + 10);
     const db = connectionOf(t.brain);
     const notes: WordCountNotes = createWordCountNotes();
-    const ctx = { db, q: new StatementCache(db), wordCounts: notes };
+    const ctx = { db, q: new StatementCache(db), ranking: createRankCaches(), wordCounts: notes };
     const rollback = new Error('roll back');
     expect(() =>
       t.brain.batch(() => {
