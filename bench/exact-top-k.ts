@@ -28,7 +28,7 @@ import { pruneTopK, type Ranked } from '../src/search/bm25-top-k.js';
 import { keepPostings, postingsTopK } from '../src/search/postings.js';
 import { createWordCounter } from '../src/search/word-counts.js';
 import { quoteTerm } from '../src/search/fts-query.js';
-import { indexWeights, RANK_SQL } from '../src/search/fts.js';
+import { indexWeights, RANK_SQL } from '../src/search/rank.js';
 import { benchText } from '../cli/bench/corpus.js';
 import { benchQueries } from '../cli/bench/queries.js';
 

@@ -4,12 +4,12 @@ import type { Database } from 'better-sqlite3';
 import { packageRoot } from './package-root.js';
 
 /**
- * brain_bm25 (src/native/brain_fts.c), built by `npm install` through node-gyp (binding.gyp):
- * BM25 as FTS5 computes it, given each word's document frequency instead of counting it again in
- * every statement, and scoring only the words it is given counts for (the pruned top k of
- * src/search/bm25-top-k.ts). Without a C compiler the install leaves it out; search then ranks
- * with FTS5's own bm25() over every match, without pruning: the same order, slower on words held
- * by many rows (bench/exact-top-k.ts compares the two).
+ * The compiled ranking extension (src/native/brain_fts.c and brain_topk.c), built by `npm install`
+ * through node-gyp (binding.gyp): brain_topk, the exact top k of a query from its words' posting
+ * lists in memory, and brain_bm25, BM25 as FTS5 computes it given each word's row count, for what
+ * the lists leave to statements (src/search/rank.ts). Without a C compiler the install leaves it
+ * out; search then ranks with FTS5's own bm25() over every match: the same order, slower on words
+ * held by many rows (bench/exact-top-k.ts compares the two).
  */
 const withRankFunction = new WeakSet<Database>();
 
@@ -37,7 +37,7 @@ export function loadRankExtensionFrom(db: Database, path: string): boolean {
   return true;
 }
 
-/** Whether brain_bm25 ranks on this connection. */
+/** Whether the compiled ranking functions are loaded on this connection. */
 export function hasRankFunction(db: Database): boolean {
   return withRankFunction.has(db);
 }

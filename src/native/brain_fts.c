@@ -366,33 +366,6 @@ static void brain_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
 }
 
 /*
- * brain_bm25_outside(fts, df, sizes, excluded, w0, w1, ...): brain_bm25, except that a row whose
- * rowid is in `excluded` (a blob of ascending rowids as native doubles) scores BRAIN_EXCLUDED, above
- * any score, without being read: `ORDER BY score LIMIT k` then ranks the other rows first, and
- * gives excluded rows only when fewer than k others hold the words. Leaving a session's own
- * messages out of a search that way keeps the sort at k rows, where ranking k + the session's
- * size and dropping them after cost three times as much.
- */
-#define BRAIN_EXCLUDED 1e300
-static void brain_bm25_outside(const Fts5ExtensionApi *api, Fts5Context *fts,
-                               sqlite3_context *ctx, int nVal, sqlite3_value **apVal) {
-  if (nVal < 3) {
-    sqlite3_result_error(ctx, "brain_bm25_outside: expects (fts, df, sizes, excluded, weights...)",
-                         -1);
-    return;
-  }
-  sqlite3_value *excluded = apVal[2];
-  int n = sqlite3_value_type(excluded) == SQLITE_BLOB
-              ? sqlite3_value_bytes(excluded) / (int)sizeof(double)
-              : 0;
-  if (n > 0 && brain_among((const unsigned char *)sqlite3_value_blob(excluded), n, api->xRowid(fts))) {
-    sqlite3_result_double(ctx, BRAIN_EXCLUDED);
-    return;
-  }
-  bm25_of_row(api, fts, ctx, apVal[0], apVal[1], nVal - 3, &apVal[3]);
-}
-
-/*
  * Impacts: what a word's rows can score, by class. A row's BM25 score for one word depends on
  * the row only through f, the word's weighted hits in it, and D, its length: rows of one (f, D)
  * class score alike, whatever the index's mean length. brain_impacts(fts, sizes, keep, load,
@@ -753,8 +726,6 @@ int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
     return SQLITE_ERROR;
   }
   int rc = fts5->xCreateFunction(fts5, "brain_bm25", (void *)db, brain_bm25, 0);
-  if (rc == SQLITE_OK)
-    rc = fts5->xCreateFunction(fts5, "brain_bm25_outside", (void *)db, brain_bm25_outside, 0);
   if (rc == SQLITE_OK)
     rc = fts5->xCreateFunction(fts5, "brain_impacts", (void *)db, brain_impacts, 0);
   if (rc == SQLITE_OK) rc = fts5->xCreateFunction(fts5, "brain_topk", (void *)db, brain_topk, 0);

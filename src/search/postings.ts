@@ -12,7 +12,7 @@ import { ownToken, tokenOf, type RankContext } from './word-counts.js';
  * Worth it for a process that searches again and again (brain chat, brain agent, the MCP server:
  * they warm their search, warm.ts): there the commonest words' lists are read while idle and kept.
  * A process that searches once (brain search) reads no long list for one query: its words are
- * ranked from memory only when those not kept hold few rows, else by statements (fts.ts).
+ * ranked from memory only when those not kept hold few rows, else by statements (rank.ts).
  */
 
 /** How many bytes of posting lists a connection keeps per index (5 a posting), least used dropped first. */

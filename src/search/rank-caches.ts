@@ -38,11 +38,10 @@ export interface WordImpacts {
   since?: { rows: number; added: AddedRow[] };
 }
 
-/** A thread's message rows, ascending, as native doubles for brain_topk and as a set. */
+/** A thread's message rows, ascending, and as native doubles for brain_topk. */
 export interface ThreadRows {
   ids: number[];
   sorted: Float64Array;
-  rows: Set<number>;
 }
 
 type ByIndex<T> = Record<SearchType, Map<string, T>>;

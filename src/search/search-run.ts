@@ -19,7 +19,8 @@ import type { SearchType } from '../vocabulary.js';
 import type { Embedder } from '../embed/embedder.js';
 import { readSpace } from '../embed/store.js';
 import { buildFtsQueries, type FtsQueries } from './fts-query.js';
-import { ftsRetrieve, type Candidate, type SearchFilters } from './fts.js';
+import { ftsRetrieve, type Candidate } from './fts.js';
+import type { SearchFilters } from './rank.js';
 import {
   NAMED_AGENT_BOOST,
   fuseRankings,

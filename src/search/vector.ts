@@ -1,7 +1,8 @@
 import type { BrainContext } from '../context.js';
 import { forBitIndex, toVector } from '../embed/store.js';
 import type { SearchType } from '../validation.js';
-import type { Candidate, SearchFilters } from './fts.js';
+import type { Candidate } from './fts.js';
+import type { SearchFilters } from './rank.js';
 
 /**
  * Up to this many vectors of a type, every one that passes the filters is re-scored: the search is

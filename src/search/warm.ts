@@ -1,7 +1,7 @@
 import type { BrainContext } from '../context.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import type { SearchType } from '../validation.js';
-import { indexWeights } from './fts.js';
+import { indexWeights } from './rank.js';
 import { FTS_TABLES } from './fts-tables.js';
 import { primeImpacts } from './impacts.js';
 import { keepPostings, PRIME_SHARE, primePostings } from './postings.js';

@@ -7,7 +7,7 @@ import { essentialTerms, pruneTopK, type Ranked } from '../../../src/search/bm25
 import { upperBound } from '../../../src/search/bm25.js';
 import { createWordCounter, leadingVarint } from '../../../src/search/word-counts.js';
 import { buildFtsQueries, quoteTerm } from '../../../src/search/fts-query.js';
-import { RANK_SQL } from '../../../src/search/fts.js';
+import { RANK_SQL } from '../../../src/search/rank.js';
 import type { SearchType } from '../../../src/validation.js';
 import { mulberry32 } from '../../../bench/crash.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';

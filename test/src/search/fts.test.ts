@@ -2,14 +2,8 @@ import { connectionOf } from '../../../src/brain.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { messageKey } from '../../../src/ids.js';
 import { indexText } from '../../../src/db/index-text.js';
-import {
-  NEIGHBOURS_SQL,
-  RANK_SQL,
-  STOP_WORDS_SQL,
-  OUTSIDE_RANK_SQL,
-  THREAD_ROWS_SQL,
-  UNEXPIRED_SQL,
-} from '../../../src/search/fts.js';
+import { NEIGHBOURS_SQL, STOP_WORDS_SQL } from '../../../src/search/fts.js';
+import { RANK_SQL, THREAD_ROWS_SQL, UNEXPIRED_SQL } from '../../../src/search/rank.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
@@ -199,20 +193,6 @@ describe('full-text ranking', () => {
     const steps = plan(UNEXPIRED_SQL, { ids: '[1, 2]', now_ms: 0 });
     expect(steps).toContain('SEARCH x USING INTEGER PRIMARY KEY (rowid=?)');
     expect(steps.some((s) => s.startsWith('SCAN x'))).toBe(false);
-  });
-
-  it('ranks a left-out thread last in the same walk and sort as any other ranking', () => {
-    const steps = plan(OUTSIDE_RANK_SQL, {
-      ...NO_FILTERS,
-      match: '"x"',
-      k: 5,
-      df: Buffer.alloc(8),
-      outside: Buffer.alloc(8),
-    });
-    expect(steps).toEqual([
-      expect.stringMatching(/^SCAN messages_fts VIRTUAL TABLE/),
-      'USE TEMP B-TREE FOR ORDER BY',
-    ]);
   });
 
   it("reads a thread's rows from the thread index alone", () => {

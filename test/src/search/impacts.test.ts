@@ -5,7 +5,7 @@ import type { WordCountNotes } from '../../../src/context.js';
 import { StatementCache } from '../../../src/db/open.js';
 import { createRankCaches, type RankCaches } from '../../../src/search/rank-caches.js';
 import type { Ranked } from '../../../src/search/bm25-top-k.js';
-import { RANK_SQL } from '../../../src/search/fts.js';
+import { RANK_SQL } from '../../../src/search/rank.js';
 import { quoteTerm } from '../../../src/search/fts-query.js';
 import {
   IMPACTS_FROM,

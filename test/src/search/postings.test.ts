@@ -4,7 +4,7 @@ import { connectionOf, type Brain } from '../../../src/brain.js';
 import { StatementCache } from '../../../src/db/open.js';
 import { createRankCaches } from '../../../src/search/rank-caches.js';
 import type { Ranked } from '../../../src/search/bm25-top-k.js';
-import { indexWeights, RANK_SQL } from '../../../src/search/fts.js';
+import { indexWeights, RANK_SQL } from '../../../src/search/rank.js';
 import { quoteTerm } from '../../../src/search/fts-query.js';
 import { keepPostings, postingsTopK, type PostingsRanked } from '../../../src/search/postings.js';
 import { createWordCountNotes, createWordCounter } from '../../../src/search/word-counts.js';

@@ -124,31 +124,6 @@ describe('brain_bm25, the compiled ranking function', () => {
     for (const row of elsewhere) expect(row.a).toBeCloseTo(row.b, 9);
   });
 
-  it('ranks the rows it is told to leave out last, and scores the others as brain_bm25 does', () => {
-    fill(120);
-    const db = connectionOf(t.brain);
-    const rows = db
-      .prepare(
-        `SELECT rowid, brain_bm25(messages_fts, NULL, 'messages_fts_docsize', 2.0, 1.0) AS plain,
-                brain_bm25_outside(messages_fts, NULL, 'messages_fts_docsize', ?, 2.0, 1.0) AS outside
-         FROM messages_fts WHERE messages_fts MATCH '"violin"' ORDER BY rowid`,
-      )
-      .all(Buffer.alloc(0)) as Array<{ rowid: number; plain: number; outside: number }>;
-    expect(rows.length).toBeGreaterThan(10);
-    const left = rows.filter((_, i) => i % 3 === 0).map((r) => r.rowid);
-    const sorted = Buffer.from(Float64Array.from(left).sort().buffer);
-    const again = db
-      .prepare(
-        `SELECT rowid, brain_bm25_outside(messages_fts, NULL, 'messages_fts_docsize', ?, 2.0, 1.0) AS s
-         FROM messages_fts WHERE messages_fts MATCH '"violin"' ORDER BY rowid`,
-      )
-      .all(sorted) as Array<{ rowid: number; s: number }>;
-    again.forEach((r, i) => {
-      expect(rows[i]!.outside).toBe(rows[i]!.plain);
-      expect(r.s).toBe(left.includes(r.rowid) ? 1e300 : rows[i]!.plain);
-    });
-  });
-
   it('reads row lengths from memory once loaded, rows added since included', () => {
     fill(200);
     const db = connectionOf(t.brain);
