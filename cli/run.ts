@@ -70,7 +70,7 @@ export async function withPoller<T>(
   return withHandle(globals, openPoller, run);
 }
 
-/** As withBrain, with a handle that can only search input already checked (`brain search`). */
+/** As withBrain, with a handle that can only search (`brain search`), and loads only that. */
 export async function withSearcher<T>(
   globals: GlobalOptions & OpenMode,
   run: (ctx: CommandContext<Searcher>) => T | Promise<T>,
@@ -80,9 +80,8 @@ export async function withSearcher<T>(
 }
 
 /**
- * As withBrain, with a handle for `send`, `read`, `inbox`, `thread` and `provenance` on input
- * already checked: quickly (src/quick-input.ts) when it is plainly valid, else by the library's
- * schema, whose words name the field.
+ * As withBrain, with a handle for `send`, `read`, `inbox`, `thread` and `provenance` that loads
+ * only what they need.
  */
 export async function withQuickBrain<T>(
   globals: GlobalOptions & OpenMode,

@@ -16,6 +16,19 @@ export { latestVersion, APPLICATION_ID } from './db/migrate.js';
 export { idKind, type IdKind } from './ids.js';
 export { MAX_SEARCH_LIMIT, DEFAULT_SEARCH_LIMIT } from './vocabulary.js';
 export {
+  check,
+  extend,
+  object,
+  omit,
+  pick,
+  type Declaration,
+  type Fields,
+  type InputOf,
+  type OutputOf,
+} from './input/check.js';
+export { boolean, type Field } from './input/fields.js';
+export { toZod } from './input/zod.js';
+export {
   PRIORITIES,
   THREAD_STATUSES,
   LINK_TYPES,
@@ -28,13 +41,20 @@ export {
   type SearchType,
 } from './validation.js';
 export type { AgentRecord, UpdateAgentInput } from './messaging/agents.js';
-export type { MessageRecord, SendInput, SendResult } from './messaging/messages.js';
-export type {
-  InboxInput,
-  AckInput,
-  AckResult,
-  AckRecord,
-  MarkReadInput,
+export {
+  sendInput,
+  type MessageRecord,
+  type SendInput,
+  type SendResult,
+} from './messaging/messages.js';
+export {
+  inboxInput,
+  ackInput,
+  type InboxInput,
+  type AckInput,
+  type AckResult,
+  type AckRecord,
+  type MarkReadInput,
 } from './messaging/inbox.js';
 export type { PollResult } from './messaging/poll.js';
 export type {
@@ -54,14 +74,16 @@ export {
   type WatchOptions,
   type WatchTimers,
 } from './messaging/watch.js';
-export type {
-  ThreadRecord,
-  ThreadHistory,
-  ThreadMessage,
-  Receipt,
-  HistoryInput,
-  ListThreadsInput,
-  TagThreadInput,
+export {
+  historyInput,
+  listThreadsInput,
+  type ThreadRecord,
+  type ThreadHistory,
+  type ThreadMessage,
+  type Receipt,
+  type HistoryInput,
+  type ListThreadsInput,
+  type TagThreadInput,
 } from './messaging/threads.js';
 export type { StmRecord, RememberInput, ListStmInput } from './knowledge/stm.js';
 export type {
@@ -73,7 +95,7 @@ export type {
   AtomChain,
   ChainStep,
 } from './knowledge/atoms.js';
-export type { Provenance, ProvenanceInput } from './knowledge/provenance.js';
+export { provenanceInput, type Provenance, type ProvenanceInput } from './knowledge/provenance.js';
 export {
   searchInput,
   MAX_QUERY_CHARS,

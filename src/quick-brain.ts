@@ -1,27 +1,26 @@
 import { guardStorage } from './db/guard.js';
 import { writeWithoutWaiting } from './db/no-wait.js';
 import { flushAccesses } from './knowledge/access-counts.js';
-import { runProvenance, type Provenance, type ProvenanceArgs } from './knowledge/provenance-run.js';
-import { runPeek, runRead, type InboxArgs } from './messaging/inbox-run.js';
+import { findProvenance, type Provenance, type ProvenanceInput } from './knowledge/provenance.js';
+import { peekInbox, readInbox, type InboxInput } from './messaging/inbox.js';
 import type { MessageRecord } from './messaging/message-rows.js';
+import { sendMessage, type SendInput, type SendResult } from './messaging/messages.js';
 import { touchAgent } from './messaging/poll.js';
-import { runSend, type SendArgs, type SendResult } from './messaging/send-run.js';
-import { runThreadHistory, type HistoryArgs, type ThreadHistory } from './messaging/thread-run.js';
+import { threadHistory, type HistoryInput, type ThreadHistory } from './messaging/threads.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
 
 /**
- * A handle for the one-shot commands `brain send`, `read`, `inbox`, `thread` and `provenance`, on
- * input already checked (quick-input.ts): what they need without the schemas and the rest of the
- * library that `openBrain` loads. Its methods behave as the same ones of `Brain` (same storage
- * errors, same WAL upkeep); only the input checks are left to the caller.
+ * A handle for the one-shot commands `brain send`, `read`, `inbox`, `thread` and `provenance`:
+ * what they need without the rest of the library that `openBrain` loads. Its methods behave as
+ * the same ones of `Brain`: same input checks and words, same storage errors, same WAL upkeep.
  */
 export interface QuickBrain {
   readonly path: string;
-  send(args: SendArgs): SendResult;
-  peek(args: InboxArgs): MessageRecord[];
-  read(args: InboxArgs): MessageRecord[];
-  thread(args: HistoryArgs): ThreadHistory;
-  provenance(args: ProvenanceArgs): Provenance;
+  send(input: SendInput): SendResult;
+  peek(input: InboxInput): MessageRecord[];
+  read(input: InboxInput): MessageRecord[];
+  thread(input: HistoryInput): ThreadHistory;
+  provenance(input: ProvenanceInput): Provenance;
   touchAgent(name: string, options?: { wait?: boolean }): boolean;
   close(): void;
 }
@@ -32,11 +31,11 @@ export function openQuickBrain(options: OpenBrainOptions): QuickBrain {
   const db = ctx.db;
   const brain: QuickBrain = {
     path: options.dbPath,
-    send: (args) => runSend(ctx, args),
-    peek: (args) => runPeek(ctx, args),
-    read: (args) => runRead(ctx, args),
-    thread: (args) => runThreadHistory(ctx, args),
-    provenance: (args) => runProvenance(ctx, args),
+    send: (input) => sendMessage(ctx, input),
+    peek: (input) => peekInbox(ctx, input),
+    read: (input) => readInbox(ctx, input),
+    thread: (input) => threadHistory(ctx, input),
+    provenance: (input) => findProvenance(ctx, input),
     touchAgent: (name, options) => {
       if (options?.wait === false) return writeWithoutWaiting(db, () => touchAgent(ctx, name));
       touchAgent(ctx, name);

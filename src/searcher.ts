@@ -5,23 +5,19 @@ import { readSpace, type VectorSpace } from './embed/store.js';
 import { touchAgent } from './messaging/poll.js';
 import { flushNoted } from './noted.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
-import {
-  runSearchHybrid,
-  type HybridOptions,
-  type SearchArgs,
-  type SearchResult,
-} from './search/search-run.js';
+import type { HybridOptions, SearchResult } from './search/search-run.js';
+import { searchHybrid, type SearchInput } from './search/search.js';
 
 /**
- * A handle that can only search, for input already checked (quickSearchArgs): what a one-shot
- * `brain search` needs, without the schemas and the rest of the library that `openBrain` loads.
- * Its methods behave as the same ones of `Brain`: same storage errors, same WAL upkeep, and the
+ * A handle that can only search: what a one-shot `brain search` needs, without the rest of the
+ * library that `openBrain` loads. Its methods behave as the same ones of `Brain`: same input
+ * checks and words, same storage errors, same WAL upkeep, and the
  * accesses of memories and the words' row counts that searches noted are written on close.
  */
 export interface Searcher {
   readonly path: string;
   searchHybrid(
-    args: SearchArgs,
+    input: SearchInput,
     options?: HybridOptions & { embedder?: Embedder | undefined },
   ): Promise<SearchResult>;
   vectorSpace(): VectorSpace | undefined;
@@ -34,7 +30,7 @@ export function openSearcher(options: OpenBrainOptions): Searcher {
   const db = ctx.db;
   const searcher: Searcher = {
     path: options.dbPath,
-    searchHybrid: (args, options = {}) => runSearchHybrid(ctx, options.embedder, args, options),
+    searchHybrid: (input, options = {}) => searchHybrid(ctx, options.embedder, input, options),
     vectorSpace: () => readSpace(ctx),
     touchAgent: (name, options) => {
       if (options?.wait === false) return writeWithoutWaiting(db, () => touchAgent(ctx, name));

@@ -155,13 +155,8 @@ export function registerKnowledge(program: Command, globals: Globals): void {
     .argument('<id>', 'stm_…, atm_… or syn_…')
     .option('--context <n>', 'messages to show on each side in the thread', '2')
     .action((id: string, opts: { context: string }) =>
-      withQuickBrain(globals(), async ({ brain, json }) => {
-        const input = { id, context: opts.context };
-        const { quickProvenanceArgs } = await import('../../src/quick-input.js');
-        const args =
-          quickProvenanceArgs(input) ??
-          (await import('../../src/knowledge/provenance.js')).parseProvenanceInput(input);
-        const p = brain.provenance(args);
+      withQuickBrain(globals(), ({ brain, json }) => {
+        const p = brain.provenance({ id, context: opts.context });
         if (json) return printJson(p);
         printProvenance(p);
       }),

@@ -30,8 +30,8 @@ export function registerSend(program: Command, globals: Globals): void {
     .option('--metadata <json>', 'a JSON object stored with the message')
     .option('--tags <list>', 'comma-separated tags for the thread')
     .action((opts: Record<string, string | undefined>) =>
-      withQuickBrain(creating(globals()), async ({ brain, agent, json }) => {
-        const input = {
+      withQuickBrain(creating(globals()), ({ brain, agent, json }) => {
+        const result = brain.send({
           from: agent(),
           to: opts.to,
           subject: opts.subject,
@@ -42,14 +42,7 @@ export function registerSend(program: Command, globals: Globals): void {
           metadata:
             opts.metadata === undefined ? undefined : parseJsonOption('metadata', opts.metadata),
           tags: list(opts.tags),
-        };
-        // Plainly valid input is sent without loading the schemas (zod); anything else is checked
-        // by the library's schema, whose errors name the field.
-        const { quickSendArgs } = await import('../../src/quick-input.js');
-        const args =
-          quickSendArgs(input) ??
-          (await import('../../src/messaging/messages.js')).parseSendInput(input);
-        const result = brain.send(args);
+        });
         if (json)
           return printJson({
             id: result.id,
@@ -85,13 +78,9 @@ export function registerInbox(program: Command, globals: Globals): void {
       .description(description)
       .option('--limit <n>', 'at most this many', '50')
       .action((opts: { limit: string }) =>
-        withQuickBrain(globals(), async ({ brain, agent, json }) => {
+        withQuickBrain(globals(), ({ brain, agent, json }) => {
           const input = { agent: agent(), limit: opts.limit };
-          const { quickInboxArgs } = await import('../../src/quick-input.js');
-          const args =
-            quickInboxArgs(input) ??
-            (await import('../../src/messaging/inbox.js')).parseInboxInput(input);
-          const messages = mark ? brain.read(args) : brain.peek(args);
+          const messages = mark ? brain.read(input) : brain.peek(input);
           if (json) return printJson({ messages });
           if (messages.length === 0) return println('no unread messages');
           println(messages.map((m) => formatMessage(m, { full: true })).join('\n\n'));
@@ -150,13 +139,12 @@ export function registerThreads(program: Command, globals: Globals): void {
     .option('--limit <n>', 'messages per page', '50')
     .option('--offset <n>', 'skip this many messages', '0')
     .action((threadId: string, opts: { limit: string; offset: string }) =>
-      withQuickBrain(globals(), async ({ brain, json }) => {
-        const input = { thread_id: threadId, limit: opts.limit, offset: opts.offset };
-        const { quickHistoryArgs } = await import('../../src/quick-input.js');
-        const args =
-          quickHistoryArgs(input) ??
-          (await import('../../src/messaging/threads.js')).parseHistoryInput(input);
-        const history = brain.thread(args);
+      withQuickBrain(globals(), ({ brain, json }) => {
+        const history = brain.thread({
+          thread_id: threadId,
+          limit: opts.limit,
+          offset: opts.offset,
+        });
         if (json) return printJson(history);
         const t = history.thread;
         println(

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Brain, Embedder, SearchHit, SearchResult } from '../../src/index.js';
+import type { Embedder, SearchHit, SearchResult } from '../../src/index.js';
 import type { Searcher } from '../../src/searcher.js';
 import {
   bold,
@@ -42,16 +42,8 @@ export function registerSearch(program: Command, globals: Globals): void {
         thread: str(opts.thread),
         agent: str(opts.from),
       };
-      // Plainly valid input is searched without loading the schemas (zod) and the whole library;
-      // anything else goes through the brain, whose checks word every error.
-      const { quickSearchArgs } = await import('../../src/search/quick-input.js');
-      const args = quickSearchArgs(input);
-      if (args)
-        return withSearcher(globals(), (ctx) =>
-          answer(ctx, opts, (options) => ctx.brain.searchHybrid(args, options)),
-        );
-      return withBrain(globals(), (ctx) =>
-        answer(ctx, opts, (options) => ctx.brain.search.searchHybrid(input, options)),
+      return withSearcher(globals(), (ctx) =>
+        answer(ctx, opts, (options) => ctx.brain.searchHybrid(input, options)),
       );
     });
 
@@ -91,15 +83,12 @@ type RunSearch = (options: {
 
 /** Embed the query if the brain has vectors, search, print. */
 async function answer(
-  { brain, config, json }: CommandContext<Searcher | Brain>,
+  { brain, config, json }: CommandContext<Searcher>,
   opts: Explain,
   search: RunSearch,
 ): Promise<void> {
   const { createEmbedder } = await import('../../src/embed/create.js');
-  const embedder = await createEmbedder(config, {
-    brain: 'embed' in brain ? brain.embed : brain,
-    purpose: 'search',
-  });
+  const embedder = await createEmbedder(config, { brain, purpose: 'search' });
   // A one-shot process may first have to load an offline model.
   const result = await search({ embedder, queryTimeoutMs: 10_000 });
   if (json) return printJson(result);

@@ -1,14 +1,15 @@
-import { z } from 'zod';
+// A search's input, declared once (the input kit checks it, without zod, for every caller), and
+// the searches that check it before the work of search-run.ts.
 import type { BrainContext } from '../context.js';
 import type { Embedder } from '../embed/embedder.js';
-import { SEARCH_TYPES, agentName, isoTime, parseInput, text, threadId } from '../validation.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../vocabulary.js';
+import { check, object, type InputOf } from '../input/check.js';
+import { WORDS, agentName, count, id, isoTime, list, oneOf, text } from '../input/fields.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TYPES } from '../vocabulary.js';
 import {
   MAX_QUERY_CHARS,
   runSearch,
   runSearchHybrid,
   type HybridOptions,
-  type SearchArgs,
   type SearchResult,
 } from './search-run.js';
 
@@ -25,38 +26,26 @@ export {
   type SearchResult,
 } from './search-run.js';
 
-/** `until` given as a bare date includes that whole day. */
-const untilTime = z.string().transform((s, ctx) => {
-  const parsed = isoTime.safeParse(s);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues)
-      ctx.addIssue({ code: 'custom', message: issue.message });
-    return z.NEVER;
-  }
-  return /^\d{4}-\d{2}-\d{2}$/.test(s.trim())
-    ? new Date(Date.parse(parsed.data) + 86_400_000).toISOString()
-    : parsed.data;
+export const searchInput = object({
+  query: text(MAX_QUERY_CHARS)
+    .refine((s) => s.trim().length > 0, WORDS.empty)
+    .describe('Words or a question'),
+  types: list(oneOf(SEARCH_TYPES), { min: 1, minWords: 'must name at least one type' })
+    .default([...SEARCH_TYPES])
+    .describe('What to search'),
+  limit: count(1, MAX_SEARCH_LIMIT).default(DEFAULT_SEARCH_LIMIT).describe('At most this many'),
+  since: isoTime().optional().describe('ISO 8601 date or time'),
+  until: isoTime({ wholeDay: true }).optional().describe('ISO 8601 date or time'),
+  thread: id('thread').optional().describe('Only this thread (thr_…)'),
+  /** What a caller already holds, e.g. a session's context. */
+  exclude_thread: id('thread').optional().describe('Leave out the messages of this thread'),
+  agent: agentName().optional().describe('Only items by this agent'),
 });
-
-export const searchInput = z.strictObject({
-  query: text(MAX_QUERY_CHARS).refine((s) => s.trim().length > 0, 'must not be empty'),
-  types: z
-    .array(z.enum(SEARCH_TYPES))
-    .min(1, 'must name at least one type')
-    .default([...SEARCH_TYPES]),
-  limit: z.coerce.number().int().min(1).max(MAX_SEARCH_LIMIT).default(DEFAULT_SEARCH_LIMIT),
-  since: isoTime.optional(),
-  until: untilTime.optional(),
-  thread: threadId.optional(),
-  /** Leave out the messages of this thread (what a caller already holds, e.g. a session's context). */
-  exclude_thread: threadId.optional(),
-  agent: agentName.optional(),
-});
-export type SearchInput = z.input<typeof searchInput>;
+export type SearchInput = InputOf<typeof searchInput>;
 
 /** One search over messages, STM and atoms by words (FTS5). Never fails on the text of the query. */
 export function search(ctx: BrainContext, input: SearchInput): SearchResult {
-  return runSearch(ctx, parseSearchInput(input));
+  return runSearch(ctx, check(searchInput, input));
 }
 
 /**
@@ -69,10 +58,5 @@ export async function searchHybrid(
   input: SearchInput,
   options: HybridOptions = {},
 ): Promise<SearchResult> {
-  return runSearchHybrid(ctx, embedder, parseSearchInput(input), options);
-}
-
-/** The input checked by the schema: defaults applied, or a BrainError naming the field. */
-export function parseSearchInput(input: SearchInput): SearchArgs {
-  return parseInput(searchInput, input);
+  return runSearchHybrid(ctx, embedder, check(searchInput, input), options);
 }
