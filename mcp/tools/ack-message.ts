@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { ackInput, omit } from '../../src/index.js';
 import { defineTool, type ToolContext } from './define.js';
 
 export function registerAckMessage(server: McpServer, ctx: ToolContext): void {
@@ -7,10 +8,8 @@ export function registerAckMessage(server: McpServer, ctx: ToolContext): void {
     title: 'Acknowledge message',
     description:
       'Acknowledge a message, optionally with a short answer; also marks it read. The first ack stands.',
-    input: z.strictObject({
-      message_id: z.string().describe('The message (syn_…)'),
-      body: z.string().optional().describe('A short answer kept with the ack'),
-    }),
+    // The acknowledging agent is the session's.
+    input: omit(ackInput, ['agent']),
     output: z.looseObject({
       message_id: z.string(),
       agent: z.string(),

@@ -1,7 +1,15 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { isBrainError, type Brain, type Embedder } from '../../src/index.js';
+import {
+  check,
+  isBrainError,
+  toZod,
+  type Brain,
+  type Declaration,
+  type Embedder,
+  type OutputOf,
+} from '../../src/index.js';
 import type { Logger } from '../log.js';
 
 /** What every tool gets: the brain, and who is calling (never taken from the arguments). */
@@ -25,7 +33,15 @@ export interface ToolAnswer<T> {
   text: string;
 }
 
-export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
+/** A tool's input: the declaration of a library input (src/input/), or a zod object of its own. */
+type ToolInput = Declaration | z.ZodObject;
+type ArgsOf<I extends ToolInput> = I extends z.ZodObject
+  ? z.output<I>
+  : I extends Declaration
+    ? OutputOf<I>
+    : never;
+
+export interface ToolDefinition<I extends ToolInput, O extends z.ZodObject> {
   title: string;
   description: string;
   input: I;
@@ -35,7 +51,7 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   >;
   /** May be async (e.g. a search that embeds its query); a thrown error becomes `isError`. */
   run(
-    args: z.output<I>,
+    args: ArgsOf<I>,
   ): ToolAnswer<Declared<z.input<O>>> | Promise<ToolAnswer<Declared<z.input<O>>>>;
 }
 
@@ -48,10 +64,12 @@ type Declared<T> = T extends (infer U)[]
 
 /**
  * Register one tool. Input is validated twice: the SDK checks the JSON shape against `input`
- * (types, enums, bounds), then the brain validates everything else; either way a bad argument
- * answers `isError` with a message naming the field, and nothing is written.
+ * (types, enums, bounds; for a declaration, the shape `toZod` derives from it), then the
+ * declaration's check (the library's own, with its words) or the brain checks everything else;
+ * either way a bad argument answers `isError` with a message naming the field, and nothing is
+ * written.
  */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+export function defineTool<I extends ToolInput, O extends z.ZodObject>(
   server: McpServer,
   ctx: ToolContext,
   name: string,
@@ -62,13 +80,20 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     {
       title: def.title,
       description: def.description,
-      inputSchema: def.input,
+      inputSchema: isZod(def.input) ? def.input : toZod(def.input),
       outputSchema: def.output,
       annotations: { ...def.annotations, openWorldHint: false },
     },
     // The SDK types the arguments from the schema; `run` is typed the same way.
-    ((args: z.output<I>) => answer(ctx.log, name, () => def.run(args))) as never,
+    ((args: unknown) =>
+      answer(ctx.log, name, () =>
+        def.run((isZod(def.input) ? args : check(def.input, args)) as ArgsOf<I>),
+      )) as never,
   );
+}
+
+function isZod(input: ToolInput): input is z.ZodObject {
+  return '_zod' in input;
 }
 
 async function answer<T>(

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Provenance } from '../../src/index.js';
+import { provenanceInput, type Provenance } from '../../src/index.js';
 import { atomText, messageText, stmText, threadLine } from '../format.js';
 import { defineTool, type ToolContext } from './define.js';
 import { anyRecord } from './records.js';
@@ -10,10 +10,7 @@ export function registerFindProvenance(server: McpServer, ctx: ToolContext): voi
     title: 'Find provenance',
     description:
       'For a memory or atom: the message it came from, its thread and the messages around it. For a message: what was derived from it.',
-    input: z.strictObject({
-      id: z.string().describe('stm_…, atm_… or syn_…'),
-      context: z.number().int().min(0).max(50).optional().describe('Messages either side (2)'),
-    }),
+    input: provenanceInput,
     output: z.looseObject({
       id: z.string(),
       type: z.string(),

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { historyInput } from '../../src/index.js';
 import { messageText, threadLine } from '../format.js';
 import { defineTool, type ToolContext } from './define.js';
 import { messageRecord, threadRecord } from './records.js';
@@ -9,11 +10,7 @@ export function registerGetThread(server: McpServer, ctx: ToolContext): void {
     title: 'Get thread',
     description:
       "A thread's messages in order, with who has read and acked each, a page at a time.",
-    input: z.strictObject({
-      thread_id: z.string().describe('The thread (thr_…)'),
-      limit: z.number().int().min(1).max(1000).optional().describe('Messages per page (50)'),
-      offset: z.number().int().min(0).optional().describe('Skip this many (0)'),
-    }),
+    input: historyInput,
     output: z.looseObject({
       thread: threadRecord,
       messages: z.array(messageRecord),

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { boolean, extend, inboxInput, pick } from '../../src/index.js';
 import { messagesText } from '../format.js';
 import { defineTool, type ToolContext } from './define.js';
 import { messageRecord } from './records.js';
@@ -9,9 +10,9 @@ export function registerReadInbox(server: McpServer, ctx: ToolContext): void {
     title: 'Read inbox',
     description:
       'Your unread messages, oldest first. Marks them read unless mark_read is false (peek).',
-    input: z.strictObject({
-      mark_read: z.boolean().default(true).describe('false: peek without marking read'),
-      limit: z.number().int().min(1).max(1000).optional().describe('At most this many (50)'),
+    // The inbox is the session's agent's.
+    input: extend(pick(inboxInput, ['limit']), {
+      mark_read: boolean().default(true).describe('false: peek without marking read'),
     }),
     output: z.looseObject({ messages: z.array(messageRecord) }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

@@ -1,11 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import {
-  DEFAULT_SEARCH_LIMIT,
-  MAX_SEARCH_LIMIT,
-  SEARCH_TYPES,
-  type SearchResult,
-} from '../../src/index.js';
+import { omit, searchInput, type SearchResult } from '../../src/index.js';
 import { hitText } from '../format.js';
 import { defineTool, type ToolContext } from './define.js';
 import { searchHit } from './records.js';
@@ -15,21 +10,8 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
     title: 'Search',
     description:
       'Search messages, memories (stm) and atoms by words and meaning. Each hit has its time and thread.',
-    input: z.strictObject({
-      query: z.string().describe('Words or a question'),
-      types: z.array(z.enum(SEARCH_TYPES)).optional().describe('Default all'),
-      limit: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_SEARCH_LIMIT)
-        .optional()
-        .describe(`At most this many (${DEFAULT_SEARCH_LIMIT})`),
-      since: z.string().optional().describe('ISO 8601 date or time'),
-      until: z.string().optional().describe('ISO 8601 date or time'),
-      thread: z.string().optional().describe('Only this thread (thr_…)'),
-      agent: z.string().optional().describe('Only items by this agent'),
-    }),
+    // Leaving a thread out is for a session's own context, not a tool's caller.
+    input: omit(searchInput, ['exclude_thread']),
     output: z.looseObject({
       hits: z.array(searchHit),
       notices: z.array(z.string()),

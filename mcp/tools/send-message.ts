@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { PRIORITIES } from '../../src/index.js';
+import { omit, sendInput } from '../../src/index.js';
 import { defineTool, type ToolContext } from './define.js';
 
 export function registerSendMessage(server: McpServer, ctx: ToolContext): void {
@@ -8,15 +8,8 @@ export function registerSendMessage(server: McpServer, ctx: ToolContext): void {
     title: 'Send message',
     description:
       'Send a message as yourself to one agent, or to every other agent when `to` is omitted. Starts a thread unless `thread` or `reply_to` is given.',
-    input: z.strictObject({
-      to: z.string().optional().describe('Recipient agent; omit to broadcast'),
-      body: z.string().describe('The message'),
-      subject: z.string().optional().describe('Subject; a new thread takes it'),
-      thread: z.string().optional().describe('Thread to continue (thr_…)'),
-      reply_to: z.string().optional().describe('Message this answers (syn_…); joins its thread'),
-      priority: z.enum(PRIORITIES).optional().describe('Default normal'),
-      tags: z.array(z.string()).optional().describe('Tags for the thread'),
-    }),
+    // The sender is the session's agent; metadata and `at` are for importers, not agents.
+    input: omit(sendInput, ['from', 'metadata', 'at']),
     output: z.looseObject({
       id: z.string(),
       thread_id: z.string(),
