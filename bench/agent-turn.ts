@@ -41,7 +41,7 @@ const questions = Number(values.questions);
 
 const scratch = mkdtempSync(join(tmpdir(), 'brain-agent-bench-'));
 const dbPath = values.db ?? join(scratch, 'brain.db');
-const brain = openBrain({ dbPath });
+const brain = await openBrain({ dbPath });
 
 /** A model that answers at once: what remains is the loop's own time. */
 const zeroPool: ModelPool = {

@@ -66,7 +66,7 @@ export async function runCrashes(options: CrashOptions): Promise<CrashReport> {
     returned.sent.push(...sent);
     returned.stm.push(...reported(writer, 'stm'));
 
-    const brain = openBrain({ dbPath });
+    const brain = await openBrain({ dbPath });
     // The library answers for messages; STM rows are checked on a connection of our own.
     const raw = new BetterSqlite3(dbPath, { readonly: true });
     try {

@@ -47,8 +47,8 @@ if (locomoArg && locomoArg !== '-') {
   sets.push(['locomo', qs]);
 }
 
-const brain = openBrain({ dbPath: dbArg });
-const fts5 = openBrain({ dbPath: dbArg, rankFunction: false });
+const brain = await openBrain({ dbPath: dbArg });
+const fts5 = await openBrain({ dbPath: dbArg, rankFunction: false });
 const db = connectionOf(brain);
 // Ranks from the lists, as a warm process does (reading each list the first time).
 const ctx = { db, q: new StatementCache(db), ranking: createRankCaches() };
@@ -114,13 +114,13 @@ for (const [name, queries] of sets) {
 
   // Latency: a fresh connection, a cold round, then `rounds` warm rounds; then the same on a
   // connection warmed as brain chat's is (warmSearch: the commonest words' lists read).
-  for (const warmed of [false, true]) latency(name, queries, warmed);
+  for (const warmed of [false, true]) await latency(name, queries, warmed);
 }
 brain.close();
 fts5.close();
 
-function latency(name: string, queries: string[], warmed: boolean): void {
-  const timed = openBrain({ dbPath: dbArg! });
+async function latency(name: string, queries: string[], warmed: boolean): Promise<void> {
+  const timed = await openBrain({ dbPath: dbArg! });
   if (warmed) timed.search.warmSearch();
   // Wall time, and this process's CPU time: on a loaded machine the second says more.
   const cpu: number[] = [];

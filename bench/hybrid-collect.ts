@@ -80,7 +80,7 @@ const result: Collected = {
 };
 for (const conv of conversations) {
   const started = Date.now();
-  const brain = openBrain({ dbPath: ':memory:' });
+  const brain = await openBrain({ dbPath: ':memory:' });
   const ids = loadConversation(brain, conv);
   const index = new Map([...ids.values()].map((id, i) => [id, i]));
   if (embedder) {
@@ -138,7 +138,7 @@ for (const conv of conversations) {
   brain.close();
 
   for (const name of variants) {
-    const other = openBrain({ dbPath: ':memory:' });
+    const other = await openBrain({ dbPath: ':memory:' });
     if (!loadRankExtensionFrom(connectionOf(other), join(values.bm25!, name, 'brain_fts.node')))
       throw new Error(`cannot load ${name}`);
     const otherIndex = new Map([...loadConversation(other, conv).values()].map((id, i) => [id, i]));

@@ -27,7 +27,7 @@ const dir = mkdtempSync(join(tmpdir(), 'brain-mcp-search-'));
 const db = join(dir, 'brain.db');
 try {
   const text = benchText(undefined, 1);
-  const brain = openBrain({ dbPath: db });
+  const brain = await openBrain({ dbPath: db });
   const built = performance.now();
   brain.batch(() => {
     let thread: string | undefined;

@@ -30,12 +30,13 @@ if (!dbArg || !distA || !distB || !existsSync(dbArg)) {
 const db: string = dbArg;
 const rounds = Number(roundsArg ?? 6);
 
-type Open = (path: string) => Brain;
+// An older build opens synchronously, a newer one asynchronously: either is awaited.
+type Open = (path: string) => Promise<Brain>;
 async function opener(dist: string): Promise<Open> {
   const lib = (await import(pathToFileURL(resolve(dist, 'src/index.js')).href)) as {
-    openBrain: (o: { dbPath: string }) => Brain;
+    openBrain: (o: { dbPath: string }) => Brain | Promise<Brain>;
   };
-  return (path) => lib.openBrain({ dbPath: path });
+  return async (path) => lib.openBrain({ dbPath: path });
 }
 
 const queries = benchQueries(benchText(corpusFile, 1));
@@ -43,10 +44,10 @@ const sides = [
   { name: 'A', open: await opener(distA), samples: [] as number[] },
   { name: 'B', open: await opener(distB), samples: [] as number[] },
 ];
-const warm = sides.map((s) => s.open(db));
+const warm = await Promise.all(sides.map((s) => s.open(db)));
 
-function time(side: number, query: string): number {
-  const brain = cold ? sides[side]!.open(db) : warm[side]!;
+async function time(side: number, query: string): Promise<number> {
+  const brain = cold ? await sides[side]!.open(db) : warm[side]!;
   const start = process.hrtime.bigint();
   brain.search.search({ query });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
@@ -54,11 +55,11 @@ function time(side: number, query: string): number {
   return ms;
 }
 
-for (const query of queries) for (const side of [0, 1]) time(side, query); // warm both
+for (const query of queries) for (const side of [0, 1]) await time(side, query); // warm both
 for (let round = 0; round < rounds; round += 1) {
   for (const query of queries) {
     const order = round % 2 === 0 ? [0, 1] : [1, 0];
-    for (const side of order) sides[side]!.samples.push(time(side, query));
+    for (const side of order) sides[side]!.samples.push(await time(side, query));
   }
 }
 

@@ -26,7 +26,7 @@ if (!values.db) {
   process.exit(2);
 }
 const sends = Number(values.sends);
-const brain = openBrain({ dbPath: values.db });
+const brain = await openBrain({ dbPath: values.db });
 const topics = ['the garden', 'my flight to Lisbon', 'the tax return', 'a birthday gift'];
 const thread = brain.messages.send({
   from: 'bench-owner',

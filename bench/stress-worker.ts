@@ -163,7 +163,7 @@ async function main(): Promise<void> {
       : values.via === 'mcp'
         ? mcpClient(db, name)
         : libraryClient(
-            openBrain({
+            await openBrain({
               dbPath: db,
               walLimitBytes: walLimit === 0 ? Number.POSITIVE_INFINITY : walLimit,
             }),
@@ -210,7 +210,7 @@ async function main(): Promise<void> {
     }
     await client.close();
   } else if (role === 'crash-writer') {
-    const brain = openBrain({ dbPath: db, walLimitBytes: walLimit });
+    const brain = await openBrain({ dbPath: db, walLimitBytes: walLimit });
     for (let i = 0; ; i++) {
       const sent = brain.messages.send({
         from: name,
@@ -229,7 +229,7 @@ async function main(): Promise<void> {
       }
     }
   } else if (role === 'poller') {
-    const brain = openBrain({ dbPath: db });
+    const brain = await openBrain({ dbPath: db });
     emit('ready');
     for (;;) {
       brain.messages.poll(name);

@@ -46,7 +46,7 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
 
   // Everyone is registered and two threads exist before the run, so broadcasts reach every
   // reader and writers contend on shared thread counters.
-  const setup = openBrain({ dbPath });
+  const setup = await openBrain({ dbPath });
   for (const name of [...writerNames, ...readerNames]) setup.messages.touchAgent(name);
   const threads = [0, 1].map(
     (i) =>
@@ -118,7 +118,7 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
   if (sent.length !== options.writers * options.perWriter)
     problems.push(`${sent.length} sends returned, expected ${options.writers * options.perWriter}`);
 
-  const brain = openBrain({ dbPath });
+  const brain = await openBrain({ dbPath });
   // What the rows say, read on a connection of our own (the library has no such queries).
   const raw = new BetterSqlite3(dbPath, { readonly: true });
   try {

@@ -32,7 +32,7 @@ const warmup = Number(values.warmup);
 const OWNER = 111;
 
 const scratch = mkdtempSync(join(tmpdir(), 'brain-tg-bench-'));
-const brain = openBrain({ dbPath: join(scratch, 'brain.db') });
+const brain = await openBrain({ dbPath: join(scratch, 'brain.db') });
 const tg = await startFakeTelegram();
 const model = await startFakeAnthropic();
 const workspace = join(scratch, 'ws');

@@ -55,7 +55,7 @@ const message = pick<{ uid: number }>(
 const counts = pick<{ messages: number }>(`SELECT max(id) AS messages FROM messages`);
 sql.close();
 
-const brain = openBrain({ dbPath: db, readonly: true });
+const brain = await openBrain({ dbPath: db, readonly: true });
 const ctx: PageContext = { assistant: false, csrf: 'x' };
 const q = (s = '') => new Query(new URLSearchParams(s));
 const thread = uuid(bigThread.uid);
@@ -117,7 +117,7 @@ for (const [name, render] of pages) {
 
 // The watcher: a commit by another connection (an agent's last-seen time: nothing the watcher
 // reports), then one check, which reads data_version and every high-water mark's range.
-const writer = openBrain({ dbPath: db });
+const writer = await openBrain({ dbPath: db });
 let tick: (() => void) | undefined;
 const timers: WatchTimers = {
   setInterval: (fn) => (tick = fn),

@@ -52,7 +52,7 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
 const dir = mkdtempSync(join(tmpdir(), 'brain-bench-'));
 // A second argument (a path) keeps the built database there (to profile without rebuilding).
 const keep = process.argv[3];
-const brain = openBrain({ dbPath: keep ?? join(dir, 'bench.db') });
+const brain = await openBrain({ dbPath: keep ?? join(dir, 'bench.db') });
 try {
   const agents = ['helios', 'nova', 'atlas', 'vega', 'orion'];
   let t0 = performance.now();

@@ -21,17 +21,17 @@ const TRIGGERS = [
 ];
 const N = 2000;
 
-function run(withTriggers: boolean): Record<string, number> {
+async function run(withTriggers: boolean): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), 'brain-triggers-'));
   const dbPath = join(dir, 'brain.db');
   try {
-    openBrain({ dbPath }).close(); // create and migrate
+    (await openBrain({ dbPath })).close(); // create and migrate
     if (!withTriggers) {
       const db = new Database(dbPath);
       for (const t of TRIGGERS) db.exec(`DROP TRIGGER ${t}`);
       db.close();
     }
-    const brain = openBrain({ dbPath });
+    const brain = await openBrain({ dbPath });
     for (let i = 0; i < 20; i++) brain.messages.touchAgent(`agent-${i}`);
     // CPU time of this process (user + system), which other work on the machine disturbs less
     // than wall time; it includes SQLite's work and the WAL writes' system calls.
@@ -78,7 +78,7 @@ function run(withTriggers: boolean): Record<string, number> {
 const results: Record<string, { on: number[]; off: number[] }> = {};
 for (let r = 0; r < rounds; r++) {
   for (const on of [true, false]) {
-    for (const [name, us] of Object.entries(run(on))) {
+    for (const [name, us] of Object.entries(await run(on))) {
       results[name] ??= { on: [], off: [] };
       results[name][on ? 'on' : 'off'].push(us);
     }

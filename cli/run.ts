@@ -58,7 +58,7 @@ export async function withBrain<T>(
   run: (ctx: CommandContext) => T | Promise<T>,
 ): Promise<T> {
   const { openBrain } = await import('../src/brain.js');
-  return withHandle(globals, openBrain, run);
+  return withHandle(globals, (options) => openBrain(options), run);
 }
 
 /** As withBrain, with a handle that can only poll and mark seen, and loads only what they need. */
@@ -93,7 +93,7 @@ export async function withQuickBrain<T>(
 
 async function withHandle<B extends Handle, T>(
   globals: GlobalOptions & OpenMode,
-  open: (options: OpenBrainOptions) => B,
+  open: (options: OpenBrainOptions) => B | Promise<B>,
   run: (ctx: CommandContext<B>) => T | Promise<T>,
 ): Promise<T> {
   const overrides = { db: globals.db, agent: globals.agent };
@@ -102,7 +102,7 @@ async function withHandle<B extends Handle, T>(
   const config =
     quickConfig(undefined, overrides) ??
     (await import('../src/config.js')).loadConfig(undefined, overrides);
-  const brain = open({
+  const brain = await open({
     dbPath: config.dbPath,
     maxBodyBytes: config.maxBodyBytes,
     durability: config.durability,

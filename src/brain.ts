@@ -1,15 +1,14 @@
 import type { Database } from 'better-sqlite3';
-import type { IndexedItem } from './context.js';
+import { flushNoted, type BrainContext, type IndexedItem } from './context.js';
 import { guardStorage } from './db/guard.js';
-import { flushNoted } from './noted.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
-import { assistantSection, type AssistantSection } from './assistant/section.js';
-import { embedSection, type EmbedSection } from './embed/section.js';
-import { knowledgeSection, type KnowledgeSection } from './knowledge/section.js';
-import { upkeepSection, type UpkeepSection } from './maintenance/section.js';
-import { messagesSection, type MessagesSection } from './messaging/section.js';
-import { searchSection, type SearchSection } from './search/section.js';
-import { transferSection, type TransferSection } from './transfer/section.js';
+import type { AssistantSection } from './assistant/section.js';
+import type { EmbedSection } from './embed/section.js';
+import type { KnowledgeSection } from './knowledge/section.js';
+import type { UpkeepSection } from './maintenance/section.js';
+import type { MessagesSection } from './messaging/section.js';
+import type { SearchSection } from './search/section.js';
+import type { TransferSection } from './transfer/section.js';
 
 export type {
   AssistantSection,
@@ -23,22 +22,62 @@ export type {
 
 export type { OpenBrainOptions };
 
+/** The brain's doors, one per domain, each built over the same connection (`BrainContext`). */
+export interface Sections {
+  /** Agents, messages and threads: who said what to whom, read and acknowledged. */
+  messages: MessagesSection;
+  /** What was learned: short-term memories, atoms and their links, each traced to its message. */
+  knowledge: KnowledgeSection;
+  /** Finding things again: by words, by words and meaning, by time. */
+  search: SearchSection;
+  /** The vectors of meaning search: the embedding queue, its worker, the embedders. */
+  embed: EmbedSection;
+  /** Keeping the file healthy: idle upkeep, the doctor, backups, storage figures. */
+  upkeep: UpkeepSection;
+  /** The assistant's bookkeeping: sessions, leases, usage, approvals, pairing, cron, tasks. */
+  assistant: AssistantSection;
+  /** The brain as a document: export, import, and migration from other tools. */
+  transfer: TransferSection;
+}
+
+export type SectionName = keyof Sections;
+
+export const SECTION_NAMES: readonly SectionName[] = [
+  'messages',
+  'knowledge',
+  'search',
+  'embed',
+  'upkeep',
+  'assistant',
+  'transfer',
+];
+
+type SectionBuilder<K extends SectionName> = (ctx: BrainContext, dbPath: string) => Sections[K];
+
 /**
- * The brain: one SQLite file that is both the conversation and the memory of a group of agents.
- * Its doors are sections, one per domain, each built over the same connection (`BrainContext`):
- * `messages`, `knowledge`, `search`, `embed`, `upkeep`, `assistant`, `transfer`.
+ * Each section's code, loaded when a brain asks for the section: a one-shot command that polls
+ * loads the messaging modules and nothing of search, embedding, transfer or the assistant.
  */
-export interface Brain {
+const LOADERS: { [K in SectionName]: () => Promise<SectionBuilder<K>> } = {
+  messages: async () => (await import('./messaging/section.js')).messagesSection,
+  knowledge: async () => (await import('./knowledge/section.js')).knowledgeSection,
+  search: async () => (await import('./search/section.js')).searchSection,
+  embed: async () => (await import('./embed/section.js')).embedSection,
+  upkeep: async () => (await import('./maintenance/section.js')).upkeepSection,
+  assistant: async () => (await import('./assistant/section.js')).assistantSection,
+  transfer: async () => (await import('./transfer/section.js')).transferSection,
+};
+
+/**
+ * The brain: one SQLite file that is both the conversation and the memory of a group of agents,
+ * with the sections it was opened with (all of them unless `openBrain` was given a list).
+ */
+export type Brain<S extends SectionName = SectionName> = BrainCore & Pick<Sections, S>;
+
+export interface BrainCore {
   readonly path: string;
   /** Run inside each write transaction for every new message, STM entry and atom. */
   onIndexed(indexer: (item: IndexedItem) => void): void;
-  readonly messages: MessagesSection;
-  readonly knowledge: KnowledgeSection;
-  readonly search: SearchSection;
-  readonly embed: EmbedSection;
-  readonly upkeep: UpkeepSection;
-  readonly assistant: AssistantSection;
-  readonly transfer: TransferSection;
   /**
    * Run `fn` — any number of this brain's writes — as one transaction: they commit together or
    * not at all. For bulk loads (a benchmark's build); each write inside still takes its usual path.
@@ -48,34 +87,42 @@ export interface Brain {
 }
 
 /** Each open brain's connection, kept off the Brain object: users get the library, not raw SQL. */
-const connections = new WeakMap<Brain, Database>();
+const connections = new WeakMap<BrainCore, Database>();
 
 /**
  * The SQLite connection behind a brain opened by `openBrain`. For the library's own modules
  * (the watcher, the embedding worker) and its tests; not exported from the package.
  */
-export function connectionOf(brain: Brain): Database {
+export function connectionOf(brain: BrainCore): Database {
   const db = connections.get(brain);
   if (!db) throw new Error('connectionOf: not a brain returned by openBrain');
   return db;
 }
 
-export function openBrain(options: OpenBrainOptions): Brain {
-  const { ctx, wal } = openContext(options);
+/**
+ * Open (and migrate, or make) the brain at `options.dbPath` with the sections named, or all of
+ * them. Every call of every section turns a raw SQLite failure into a BrainError naming the file.
+ */
+export async function openBrain<S extends SectionName = SectionName>(
+  options: OpenBrainOptions,
+  sections?: readonly S[],
+): Promise<Brain<S>> {
+  const names = (sections ?? SECTION_NAMES) as readonly S[];
+  // The code first: a file is opened only once everything that works on it is there.
+  const builders = await Promise.all(names.map((name) => LOADERS[name]()));
+  const { ctx, wal } = openContext({
+    ...options,
+    // Only search ranks (and the doctor checks that it can): others need no ranking extension.
+    rankFunction: names.some((n) => n === 'search' || n === 'upkeep')
+      ? options.rankFunction
+      : false,
+  });
   const db = ctx.db;
-  // Every call of every section turns a raw SQLite failure into a BrainError naming the file.
   const guard = <T extends object>(section: T): T =>
     guardStorage(section, options.dbPath, wal.check);
-  const brain: Brain = guard({
+  const core: BrainCore = {
     path: options.dbPath,
-    onIndexed: (indexer: (item: IndexedItem) => void) => void ctx.indexers.push(indexer),
-    messages: guard(messagesSection(ctx, options.dbPath)),
-    knowledge: guard(knowledgeSection(ctx, options.dbPath)),
-    search: guard(searchSection(ctx, options.dbPath)),
-    embed: guard(embedSection(ctx, options.dbPath)),
-    upkeep: guard(upkeepSection(ctx, options.dbPath)),
-    assistant: guard(assistantSection(ctx, options.dbPath)),
-    transfer: guard(transferSection(ctx, options.dbPath)),
+    onIndexed: (indexer) => void ctx.indexers.push(indexer),
     batch: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: () => {
       if (!db.open) return;
@@ -85,7 +132,13 @@ export function openBrain(options: OpenBrainOptions): Brain {
         db.close();
       }
     },
+  };
+  const built: Record<string, unknown> = {};
+  names.forEach((name, i) => {
+    const build = builders[i] as SectionBuilder<S>;
+    built[name] = guard(build(ctx, options.dbPath));
   });
+  const brain = guard({ ...core, ...built }) as Brain<S>;
   connections.set(brain, db);
   return brain;
 }

@@ -34,8 +34,24 @@ export interface BrainContext {
   accesses: AccessNotes;
   /** Words' row counts worth keeping, noted by searches, written later without waiting. */
   wordCounts: WordCountNotes;
+  /**
+   * Writers of what reads noted for later, each added by the section whose reads note (a brain
+   * that cannot search has none for word counts): true when nothing remains noted.
+   */
+  noted: Set<(ctx: BrainContext) => boolean>;
   /** What the connection keeps in memory between searches to rank them. */
   ranking: RankCaches;
+}
+
+/**
+ * Write what reads noted for later (memories' access counts, words' row counts), each in one
+ * short transaction that never waits for the write lock. True when nothing remains noted; false
+ * when another writer held the lock (what was not written stays noted for the next call).
+ */
+export function flushNoted(ctx: BrainContext): boolean {
+  let all = true;
+  for (const flush of ctx.noted) all = flush(ctx) && all;
+  return all;
 }
 
 export function notifyIndexers(ctx: BrainContext, item: IndexedItem): void {

@@ -52,6 +52,7 @@ export function openContext(options: OpenBrainOptions): { ctx: BrainContext; wal
     indexers: [],
     accesses: createAccessNotes(),
     wordCounts: createWordCountNotes(),
+    noted: new Set(),
     ranking: createRankCaches(),
   };
   return { ctx, wal };

@@ -3,7 +3,9 @@ import { writeWithoutWaiting } from './db/no-wait.js';
 import type { Embedder } from './embed/embedder.js';
 import { readSpace, type VectorSpace } from './embed/store.js';
 import { touchAgent } from './messaging/poll.js';
-import { flushNoted } from './noted.js';
+import { flushNoted } from './context.js';
+import { flushAccesses } from './knowledge/access-counts.js';
+import { flushWordCounts } from './search/word-counts.js';
 import { openContext, type OpenBrainOptions } from './open-context.js';
 import type { HybridOptions, SearchResult } from './search/search-run.js';
 import { searchHybrid, type SearchInput } from './search/search.js';
@@ -27,6 +29,8 @@ export interface Searcher {
 
 export function openSearcher(options: OpenBrainOptions): Searcher {
   const { ctx, wal } = openContext(options);
+  ctx.noted.add(flushAccesses);
+  ctx.noted.add(flushWordCounts);
   const db = ctx.db;
   const searcher: Searcher = {
     path: options.dbPath,

@@ -18,21 +18,21 @@ export interface TempBrain {
   dir: string;
   path: string;
   /** Open another connection to the same file (as another process would). */
-  reopen(options?: Partial<OpenBrainOptions>): Brain;
+  reopen(options?: Partial<OpenBrainOptions>): Promise<Brain>;
   cleanup(): void;
 }
 
 /** A brain on a real SQLite file in a temp folder. */
-export function tempBrain(options: Partial<OpenBrainOptions> = {}): TempBrain {
+export async function tempBrain(options: Partial<OpenBrainOptions> = {}): Promise<TempBrain> {
   const { dir, cleanup } = tempDir();
   const path = join(dir, 'brain.db');
   const opened: Brain[] = [];
-  const open = (o: Partial<OpenBrainOptions> = {}) => {
-    const b = openBrain({ dbPath: path, ...options, ...o });
+  const open = async (o: Partial<OpenBrainOptions> = {}) => {
+    const b = await openBrain({ dbPath: path, ...options, ...o });
     opened.push(b);
     return b;
   };
-  const brain = open();
+  const brain = await open();
   return {
     brain,
     dir,

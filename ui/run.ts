@@ -37,14 +37,14 @@ export async function runUi(
   // A usage error before the brain is looked for: exit 2 wherever --db points.
   checkUiHost(opts.host, tokens !== undefined);
   // A browser over a brain that is there: a mistyped path is NOT_FOUND, never a new brain.
-  const writer = openBrain({
+  const writer = await openBrain({
     dbPath: config.dbPath,
     maxBodyBytes: config.maxBodyBytes,
     create: false,
   });
   let reader;
   try {
-    reader = openBrain({ dbPath: config.dbPath, readonly: true });
+    reader = await openBrain({ dbPath: config.dbPath, readonly: true });
   } catch (err) {
     writer.close();
     throw err;

@@ -150,7 +150,7 @@ export async function measureOps(input: OpsInput): Promise<Record<string, OpFigu
     }),
   );
   // The same with BRAIN_DURABILITY=full: each commit synced to disk, as the JSON file is.
-  const full = openBrain({ dbPath: brain.path, durability: 'full' });
+  const full = await openBrain({ dbPath: brain.path, durability: 'full' });
   try {
     await run('send_full', () =>
       full.messages.send({

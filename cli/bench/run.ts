@@ -141,7 +141,7 @@ export async function runBench(
 
   // Build through the library's write paths, many writes per transaction. A larger page cache
   // on this connection speeds the build; it changes nothing stored.
-  let brain = openBrain({ dbPath: workspace.dbPath, cacheMiB: 256 });
+  let brain = await openBrain({ dbPath: workspace.dbPath, cacheMiB: 256 });
   let stats: BuildStats;
   try {
     const progress = createProgress('building', options.messages, 'messages', io.progress, io.tty);
@@ -163,7 +163,7 @@ export async function runBench(
   const storage = measureStorage(workspace.dbPath);
   const dbBytes = storage.bytes;
   const byObject = storage.byObject;
-  brain = openBrain({ dbPath: workspace.dbPath });
+  brain = await openBrain({ dbPath: workspace.dbPath });
   try {
     const queries = benchQueries(text);
     let vectors: BenchDocument['vectors'] = null;

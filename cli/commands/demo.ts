@@ -16,7 +16,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
       const { openBrain } = await import('../../src/brain.js');
       const { db, json } = globals();
       const dbPath = db ?? join(mkdtempSync(join(tmpdir(), 'brain-demo-')), 'brain.db');
-      const brain = openBrain({ dbPath });
+      const brain = await openBrain({ dbPath });
       try {
         const step = (text: string) => json || println(`\n${bold(text)}`);
         const say = (text: string) => json || println(text);

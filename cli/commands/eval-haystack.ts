@@ -91,14 +91,14 @@ export async function prepareHaystack(
 ): Promise<{ path: string; built: boolean }> {
   if (existsSync(options.file)) {
     // Opened once: migrated to this version, its WAL checkpointed away on close.
-    openBrain({ dbPath: options.file }).close();
+    (await openBrain({ dbPath: options.file })).close();
     progress(`haystack: reusing ${options.file}`);
     return { path: options.file, built: false };
   }
   const text = haystackText(options.corpus, options.underTest);
   const partial = `${options.file}.building`;
   rmSync(partial, { force: true });
-  const brain = openBrain({ dbPath: partial, cacheMiB: 256 });
+  const brain = await openBrain({ dbPath: partial, cacheMiB: 256 });
   try {
     await buildBrain(brain, {
       messages: options.n,

@@ -198,7 +198,7 @@ export async function evalLocomo(
   };
 
   for (const conv of conversations) {
-    const brain = openBrain({ dbPath: ':memory:' });
+    const brain = await openBrain({ dbPath: ':memory:' });
     try {
       const m = await measure(brain, conv, alone);
       skipped += m.noEvidence;
@@ -211,7 +211,7 @@ export async function evalLocomo(
       try {
         const dbPath = join(dir, 'haystack.db');
         copyFileSync(options.haystack.path, dbPath);
-        const stack = openBrain({ dbPath });
+        const stack = await openBrain({ dbPath });
         try {
           haystackSize ??= connectionOf(stack)
             .prepare<[], { n: number }>(`SELECT count(*) AS n FROM messages`)

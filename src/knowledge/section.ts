@@ -7,6 +7,7 @@ import {
   type ChainInput,
   type LinkInput,
 } from './atoms.js';
+import { flushAccesses } from './access-counts.js';
 import { findProvenance, type ProvenanceInput } from './provenance.js';
 import { getStm, listStm, remember, type ListStmInput, type RememberInput } from './stm.js';
 import { derivedFromMessages } from '../messaging/overview.js';
@@ -28,6 +29,7 @@ export interface KnowledgeSection {
 }
 
 export function knowledgeSection(ctx: BrainContext, _dbPath: string): KnowledgeSection {
+  ctx.noted.add(flushAccesses); // listings and provenance note the memories they return
   return {
     remember: (input) => remember(ctx, input),
     getStm: (id) => getStm(ctx, id),

@@ -1,8 +1,7 @@
 import { statSync } from 'node:fs';
-import type { BrainContext } from '../context.js';
+import { flushNoted, type BrainContext } from '../context.js';
 import { writeWithoutWaiting } from '../db/no-wait.js';
 import { BrainError } from '../errors.js';
-import { flushNoted } from '../noted.js';
 import {
   FTS_INDEXES,
   STRUCTURE_ROWID,

@@ -1,10 +1,9 @@
 import { flushAccesses } from '../knowledge/access-counts.js';
-import { flushNoted } from '../noted.js';
 import { createIdleMaintainer, type MaintainOptions, type MaintainResult } from './idle.js';
 import type { BackupResult } from './backup.js';
 import type { DoctorInput, DoctorReport } from './doctor.js';
 
-import type { BrainContext } from '../context.js';
+import { flushNoted, type BrainContext } from '../context.js';
 
 /** Keeping the file healthy: what reads noted, idle merging and checkpoints, the doctor, backups. */
 export interface UpkeepSection {

@@ -1,4 +1,6 @@
+import { flushAccesses } from '../knowledge/access-counts.js';
 import { warmSearch } from './warm.js';
+import { flushWordCounts } from './word-counts.js';
 import { recent, type RecentInput } from './recent.js';
 import type { Embedder } from '../embed/embedder.js';
 import { search, searchHybrid, type HybridOptions, type SearchInput } from './search.js';
@@ -23,6 +25,9 @@ export interface SearchSection {
 }
 
 export function searchSection(ctx: BrainContext, _dbPath: string): SearchSection {
+  // Searches note the memories they return and the row counts of the words they counted.
+  ctx.noted.add(flushAccesses);
+  ctx.noted.add(flushWordCounts);
   return {
     search: (input) => search(ctx, input),
     searchHybrid: (input, options = {}) => searchHybrid(ctx, options.embedder, input, options),

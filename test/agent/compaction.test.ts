@@ -250,8 +250,8 @@ describe('compaction in a turn', () => {
 });
 
 describe('the session cache', () => {
-  it('keeps the sessions used last, and reads a session it dropped whole again', () => {
-    const t = tempBrain();
+  it('keeps the sessions used last, and reads a session it dropped whole again', async () => {
+    const t = await tempBrain();
     try {
       const threads = ['a', 'b', 'c'].map((name) => {
         const s = t.brain.assistant.session({
@@ -296,8 +296,8 @@ describe('the session cache', () => {
     }
   });
 
-  it('primed while idle, reads only what is new at the first turn', () => {
-    const t = tempBrain();
+  it('primed while idle, reads only what is new at the first turn', async () => {
+    const t = await tempBrain();
     try {
       const session = t.brain.assistant.session({
         name: 'chat/x',
@@ -346,7 +346,7 @@ describe('the session cache', () => {
     f = await assistantFixture();
     const cache = createSessionCache();
     const first = await f.turn('one', { cache });
-    const other = f.t.reopen();
+    const other = await f.t.reopen();
     other.messages.send({
       from: 'helios',
       to: 'assistant',
@@ -406,8 +406,8 @@ describe('the session cache', () => {
     expect(JSON.stringify(cached).split('second question from helios')).toHaveLength(2);
   });
 
-  it('gives buildHistory’s output over the whole thread at every turn of random sessions, summaries included', () => {
-    const t = tempBrain();
+  it('gives buildHistory’s output over the whole thread at every turn of random sessions, summaries included', async () => {
+    const t = await tempBrain();
     try {
       const { brain } = t;
       for (let seed = 1; seed <= 12; seed++) {
@@ -451,8 +451,8 @@ describe('the session cache', () => {
     }
   });
 
-  it('reuses the settled part of the context between turns, and builds it afresh when asked', () => {
-    const t = tempBrain();
+  it('reuses the settled part of the context between turns, and builds it afresh when asked', async () => {
+    const t = await tempBrain();
     try {
       const { brain } = t;
       const threadId = brain.assistant.session({ name: 'chat/default', ...WHO }).thread_id;

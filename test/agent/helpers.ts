@@ -36,7 +36,7 @@ export function endpoint(baseUrl: string, extra: Partial<EndpointConfig> = {}): 
 export async function assistantFixture(
   config: Partial<TurnConfig> = {},
 ): Promise<AssistantFixture> {
-  const t = tempBrain();
+  const t = await tempBrain();
   const fake = await startFakeAnthropic();
   const { pool, compaction } = createModels(
     { endpoints: [endpoint(fake.baseUrl)] },

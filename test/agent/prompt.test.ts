@@ -18,8 +18,8 @@ afterEach(() => {
 
 const clock = fixedClock('2026-03-01T10:05:00.000Z');
 
-function workspace(files: Record<string, string>): string {
-  t = tempBrain({ clock });
+async function workspace(files: Record<string, string>): Promise<string> {
+  t = await tempBrain({ clock });
   const dir = join(t.dir, 'workspace');
   mkdirSync(dir, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
@@ -27,8 +27,8 @@ function workspace(files: Record<string, string>): string {
 }
 
 describe('buildSystemPrompt', () => {
-  it('puts the workspace files in order, skips a missing one, and re-reads them every call', () => {
-    const dir = workspace({ 'SOUL.md': 'You are calm.', 'TOOLS.md': 'Use tools sparingly.' });
+  it('puts the workspace files in order, skips a missing one, and re-reads them every call', async () => {
+    const dir = await workspace({ 'SOUL.md': 'You are calm.', 'TOOLS.md': 'Use tools sparingly.' });
     const first = buildSystemPrompt({ workspace: dir, clock, timeZone: 'UTC', memories: [] });
     expect(first).toContain('<file name="SOUL.md">\nYou are calm.\n</file>');
     expect(first).not.toContain('AGENTS.md');
@@ -50,8 +50,8 @@ describe('buildSystemPrompt', () => {
     expect(prompt).toBe('Current date and time: Sunday 1 March 2026, 10:05 (UTC, UTC+00:00).');
   });
 
-  it('cuts a long file and says so', () => {
-    const dir = workspace({ 'SOUL.md': 'é'.repeat(100) });
+  it('cuts a long file and says so', async () => {
+    const dir = await workspace({ 'SOUL.md': 'é'.repeat(100) });
     const prompt = buildSystemPrompt({ workspace: dir, clock, memories: [], maxFileBytes: 51 });
     // 25 two-byte characters fit in 51 bytes; the half character is dropped.
     expect(prompt).toContain(
@@ -70,8 +70,8 @@ describe('buildSystemPrompt', () => {
     );
   });
 
-  it('fences memories as data, one line each with date and id, defusing a closing tag', () => {
-    const dir = workspace({});
+  it('fences memories as data, one line each with date and id, defusing a closing tag', async () => {
+    const dir = await workspace({});
     const memories: RelevantMemory[] = [
       {
         type: 'stm',
@@ -93,7 +93,7 @@ describe('buildSystemPrompt', () => {
 
 describe('relevantMemories', () => {
   it('finds STM, atoms and past messages with their dates and ids', async () => {
-    workspace({});
+    await workspace({});
     const brain = t!.brain;
     const old = brain.messages.send({
       from: 'ada',
@@ -130,7 +130,7 @@ describe('relevantMemories', () => {
   });
 
   it('leaves out the current thread’s messages and summaries, keeping other memories', async () => {
-    workspace({});
+    await workspace({});
     const brain = t!.brain;
     const session = brain.assistant.session({
       name: 'chat/default',
@@ -172,7 +172,7 @@ describe('relevantMemories', () => {
   });
 
   it('finds what was said elsewhere even when a long session says the same words on every line', async () => {
-    workspace({});
+    await workspace({});
     const brain = t!.brain;
     const session = brain.assistant.session({
       name: 'chat/default',
@@ -202,7 +202,7 @@ describe('relevantMemories', () => {
   });
 
   it('stays within the token budget and the limit', async () => {
-    workspace({});
+    await workspace({});
     const brain = t!.brain;
     for (let i = 0; i < 30; i++) {
       brain.knowledge.remember({

@@ -238,8 +238,8 @@ describe('brain CLI, end to end', () => {
     );
   });
 
-  it('stops quietly when the reader closes the pipe early', () => {
-    const t = tempBrain();
+  it('stops quietly when the reader closes the pipe early', async () => {
+    const t = await tempBrain();
     try {
       t.brain.batch(() => {
         for (let i = 0; i < 1500; i += 1)

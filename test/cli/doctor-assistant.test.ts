@@ -22,7 +22,7 @@ beforeAll(async () => {
   const child = spawn(process.execPath, ['-e', '']);
   await new Promise((resolve) => child.once('exit', resolve));
   deadPid = child.pid!;
-  openBrain({ dbPath: db }).close();
+  (await openBrain({ dbPath: db })).close();
   const raw = new BetterSqlite3(db);
   const now = Date.now();
   raw

@@ -14,8 +14,8 @@ const PROMPT_MS = 8_000;
 let t: TempBrain;
 let writer: BetterSqlite3.Database | undefined;
 let memory: string;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
   t.brain.messages.send({ from: 'helios', to: 'nova', body: 'the spread gate has no edge' });
   memory = t.brain.knowledge.remember({
     agent: 'nova',

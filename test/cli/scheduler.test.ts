@@ -168,7 +168,7 @@ describe(
   () => {
     it('lists what the assistant keeps, at times in the owner’s zone, named', async () => {
       const s = await setup({ timeZone: 'Europe/Zurich' });
-      const brain = openBrain({ dbPath: s.db });
+      const brain = await openBrain({ dbPath: s.db });
       brain.assistant.addReminder({ text: 'Call the dentist', due_at: '2030-01-01T09:00:00Z' });
       brain.assistant.addTask({
         title: 'Renew passport',

@@ -8,10 +8,10 @@ import { loadedModules, moduleHookImport } from './module-hooks.js';
 
 let dir: string;
 let cleanup: () => void;
-beforeAll(() => {
+beforeAll(async () => {
   ({ dir, cleanup } = tempDir('brain-startup-'));
   // The commands measured here read: they need a brain to be there.
-  openBrain({ dbPath: join(dir, 'brain.db') }).close();
+  (await openBrain({ dbPath: join(dir, 'brain.db') })).close();
 });
 afterAll(() => cleanup());
 

@@ -21,7 +21,7 @@ let work: string;
 beforeAll(async () => {
   ({ dir, cleanup } = tempDir('brain-cli-transfer-'));
   source = join(dir, 'source.db');
-  const brain = openBrain({ dbPath: source, clock: fixedClock() });
+  const brain = await openBrain({ dbPath: source, clock: fixedClock() });
   work = useEveryFeature(brain, fixedClock('2026-01-01T01:00:00.000Z')).session.thread_id;
   brain.close();
   fake = await startFakeAnthropic();

@@ -8,11 +8,11 @@ let dir: string;
 let cleanup: () => void;
 let env: Record<string, string>;
 
-beforeAll(() => {
+beforeAll(async () => {
   ({ dir, cleanup } = tempDir('brain-usage-cli-'));
   const db = join(dir, 'brain.db');
   env = { BRAIN_DB: db };
-  const brain = openBrain({ dbPath: db });
+  const brain = await openBrain({ dbPath: db });
   const call = {
     source: 'chat',
     model: 'claude-sonnet-4-5-20250929',

@@ -9,9 +9,9 @@ import { tempBrain, type TempBrain } from '../helpers.js';
 
 let t: TempBrain;
 let writer: BetterSqlite3.Database | undefined;
-beforeEach(() => {
+beforeEach(async () => {
   vi.useFakeTimers();
-  t = tempBrain();
+  t = await tempBrain();
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -95,7 +95,7 @@ describe('the search warm-up of long-running servers', () => {
     expect(censusTaken()).toBe(true);
     await task.stop();
 
-    const other = t.reopen();
+    const other = await t.reopen();
     const stopped = warmSearchTask(1_000)(other, silentLogger);
     await stopped.stop();
     other.messages.send({

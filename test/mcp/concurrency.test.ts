@@ -8,8 +8,8 @@ import { tempBrain, type TempBrain } from '../helpers.js';
 import { callRaw, connectClient, connectStdio, textOf } from './helpers.js';
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 

@@ -6,8 +6,8 @@ import { tempBrain, type TempBrain } from '../helpers.js';
 import { call, connectInMemory } from './helpers.js';
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 

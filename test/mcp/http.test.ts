@@ -60,8 +60,8 @@ function post(headers: Record<string, string>, body: string = JSON.stringify(INI
   });
 }
 
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();

@@ -22,7 +22,7 @@ const validators = new Map<string, ValidateFunction>();
 const covered = new Map<string, number>();
 
 beforeAll(async () => {
-  t = tempBrain();
+  t = await tempBrain();
   c = await connectInMemory(t.brain, { agent: 'alice', embedder: () => embedder });
   const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
   for (const tool of (await c.client.listTools()).tools)

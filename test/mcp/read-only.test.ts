@@ -19,8 +19,8 @@ const PROMPT_MS = 1_000;
 let t: TempBrain;
 let writer: BetterSqlite3.Database | undefined;
 let ids: { message: string; thread: string; stm: string; atom: string; other: string };
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
   const m = t.brain.messages.send({
     from: 'helios',
     to: 'nova',

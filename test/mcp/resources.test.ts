@@ -9,7 +9,7 @@ let alice: Connected;
 let bob: Connected;
 beforeEach(async () => {
   vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-  t = tempBrain();
+  t = await tempBrain();
   alice = await connectInMemory(t.brain, { agent: 'alice' });
   bob = await connectInMemory(t.brain, { agent: 'bob' });
 });
@@ -85,7 +85,7 @@ describe('subscriptions', () => {
   it('notify the inbox when a message for the caller arrives from another connection', async () => {
     const seen = updates(bob.client);
     await bob.client.subscribeResource({ uri: 'brain://inbox/bob' });
-    const other = t.reopen(); // another connection, as another process would have
+    const other = await t.reopen(); // another connection, as another process would have
     other.messages.send({ from: 'alice', to: 'carol', body: 'not for bob' });
     await tick();
     expect(seen).toEqual([]);
@@ -124,7 +124,7 @@ describe('subscriptions', () => {
     const seen = updates(bob.client);
     await bob.client.subscribeResource({ uri: 'brain://inbox/bob' });
     await bob.client.unsubscribeResource({ uri: 'brain://inbox/bob' });
-    t.reopen().messages.send({ from: 'alice', to: 'bob', body: 'late' });
+    (await t.reopen()).messages.send({ from: 'alice', to: 'bob', body: 'late' });
     await tick();
     expect(seen).toEqual([]);
   });

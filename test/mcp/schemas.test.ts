@@ -109,7 +109,7 @@ let c: Connected;
 let tools: Tool[];
 let listing: string;
 beforeAll(async () => {
-  t = tempBrain();
+  t = await tempBrain();
   c = await connectInMemory(t.brain, { agent: 'alice' });
   const result = await c.client.listTools();
   tools = result.tools;

@@ -9,8 +9,8 @@ import { call, connectClient, spawnServe } from './helpers.js';
 const TOKEN = 'serve-cli-token-0123456789abcdef';
 let t: TempBrain;
 let tokens: string;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
   tokens = join(t.dir, 'tokens');
   writeFileSync(tokens, `${TOKEN} alice\n`);
   chmodSync(tokens, 0o600);

@@ -5,8 +5,8 @@ import { CLI, runCli, tempBrain, type TempBrain } from '../helpers.js';
 import { call, connectStdio } from './helpers.js';
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 

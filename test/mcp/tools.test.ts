@@ -6,7 +6,7 @@ let t: TempBrain;
 let alice: Connected;
 let bob: Connected;
 beforeEach(async () => {
-  t = tempBrain();
+  t = await tempBrain();
   alice = await connectInMemory(t.brain, { agent: 'alice' });
   bob = await connectInMemory(t.brain, { agent: 'bob' });
 });

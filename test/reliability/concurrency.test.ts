@@ -56,7 +56,7 @@ describe('many processes on one file', () => {
     );
     const exits = await Promise.all(writers.map((w) => w.exited));
     expect(exits, writers.map((w) => w.stderr()).join('')).toEqual(Array(8).fill(0));
-    const brain = openBrain({ dbPath: db });
+    const brain = await openBrain({ dbPath: db });
     expect(brain.messages.poll('hub').unread).toBe(40);
     const sent = writers.flatMap((w) => reported(w, 'sent'));
     expect(sent.every((id) => brain.messages.getMessage(id) !== undefined)).toBe(true);

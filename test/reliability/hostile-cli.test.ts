@@ -12,10 +12,10 @@ let cleanup: () => void;
 let db: string;
 let reader: Brain;
 let seeded: { message: string; thread: string };
-beforeAll(() => {
+beforeAll(async () => {
   ({ dir, cleanup } = tempDir('brain-hostile-cli-'));
   db = join(dir, 'brain.db');
-  const brain = openBrain({ dbPath: db });
+  const brain = await openBrain({ dbPath: db });
   const m = brain.messages.send({
     from: 'helios',
     to: 'nova',
@@ -24,7 +24,7 @@ beforeAll(() => {
   });
   seeded = { message: m.id, thread: m.thread_id };
   brain.close();
-  reader = openBrain({ dbPath: db, readonly: true });
+  reader = await openBrain({ dbPath: db, readonly: true });
   writeFileSync(join(dir, 'notes.txt'), 'root:x:0:0:root:/root:/bin/bash\n');
   writeFileSync(join(dir, 'cut.json'), '{"format": "brain-export", "version": 1, "agents": [');
 });

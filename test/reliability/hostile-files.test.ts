@@ -12,8 +12,8 @@ let doc: ExportDocument;
 let text: string;
 
 /** A small but complete export: every section has a row. */
-function sampleExport(): ExportDocument {
-  const source = tempBrain();
+async function sampleExport(): Promise<ExportDocument> {
+  const source = await tempBrain();
   const b = source.brain;
   const m = b.messages.send({
     from: 'ada',
@@ -49,16 +49,17 @@ function sampleExport(): ExportDocument {
   return exported;
 }
 
-beforeAll(() => {
-  t = tempBrain();
+beforeAll(async () => {
+  t = await tempBrain();
   t.brain.messages.send({ from: 'helios', to: 'nova', body: 'already here' });
-  doc = sampleExport();
+  doc = await sampleExport();
   text = `${JSON.stringify(doc, null, 2)}\n`;
 });
 afterAll(() => t.cleanup());
 
+const sample = await sampleExport();
 const cases: FileCase[] = [
-  ...importCases(sampleExport(), `${JSON.stringify(sampleExport(), null, 2)}\n`),
+  ...importCases(sample, `${JSON.stringify(sample, null, 2)}\n`),
   ...migrateCases(),
   ...pathCases(),
 ];

@@ -8,8 +8,8 @@ import { tempBrain, type TempBrain } from '../helpers.js';
 const BODY_LIMIT = 64 * 1024;
 let t: TempBrain;
 let seed: Seed;
-beforeAll(() => {
-  t = tempBrain({ maxBodyBytes: BODY_LIMIT });
+beforeAll(async () => {
+  t = await tempBrain({ maxBodyBytes: BODY_LIMIT });
   seed = seedBrain(t.brain);
 });
 afterAll(() => t.cleanup());

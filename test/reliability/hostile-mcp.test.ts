@@ -9,7 +9,7 @@ let t: TempBrain;
 let mcp: Connected;
 let seeded: { message: string; thread: string; stm: string };
 beforeAll(async () => {
-  t = tempBrain({ maxBodyBytes: 64 * 1024 });
+  t = await tempBrain({ maxBodyBytes: 64 * 1024 });
   const m = t.brain.messages.send({
     from: 'nova',
     to: 'helios',

@@ -17,7 +17,7 @@ const WRONG = 'CANARY-WRONG-TOKEN-fedcba9876543210';
 const LOUD = { BRAIN_LOG_LEVEL: 'debug', BRAIN_DEBUG: '1' };
 
 let t: TempBrain;
-beforeEach(() => (t = tempBrain()));
+beforeEach(async () => (t = await tempBrain()));
 afterEach(() => t.cleanup());
 
 const text = (r: unknown) =>

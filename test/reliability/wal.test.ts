@@ -19,7 +19,7 @@ afterEach(async () => {
 /** One writer sends while four processes poll without pause; the largest WAL seen. */
 async function writeUnderSteadyPollers(walLimit: number, count = 400): Promise<number> {
   const db = join(dir, 'brain.db');
-  openBrain({ dbPath: db }).close();
+  (await openBrain({ dbPath: db })).close();
   pollers = [0, 1, 2, 3].map((i) => spawnWorker(['poller', '--db', db, '--name', `poller-${i}`]));
   await Promise.all(pollers.map((p) => p.line('ready')));
   let max = 0;

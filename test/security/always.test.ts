@@ -204,8 +204,8 @@ const NEVER_STORED: string[] = [
 
 let tb: TempBrain;
 let workspace: string;
-beforeAll(() => {
-  tb = tempBrain();
+beforeAll(async () => {
+  tb = await tempBrain();
   workspace = join(tb.dir, 'ws');
   mkdirSync(join(workspace, 'sub'), { recursive: true });
 });

@@ -49,7 +49,7 @@ export interface HostileWorld {
 export async function hostileWorld(
   extraConfig: Record<string, unknown> = {},
 ): Promise<HostileWorld> {
-  const t = tempBrain();
+  const t = await tempBrain();
   const home = tempDir('brain-security-');
   const workspace = join(home.dir, 'workspace');
   mkdirSync(workspace);

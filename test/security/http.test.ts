@@ -27,8 +27,8 @@ let brain: TempBrain;
 let server: RunningHttpServer;
 const clients: Client[] = [];
 
-beforeEach(() => {
-  brain = tempBrain();
+beforeEach(async () => {
+  brain = await tempBrain();
 });
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();

@@ -198,7 +198,7 @@ let workspace: string;
 let turnMessageId: string;
 let tg: FakeTelegram;
 beforeAll(async () => {
-  tb = tempBrain();
+  tb = await tempBrain();
   workspace = join(tb.dir, 'ws');
   mkdirSync(workspace, { recursive: true });
   turnMessageId = tb.brain.messages.send({ from: 'ann', to: 'assistant', body: 'do it' }).id;

@@ -12,9 +12,9 @@ let cleanup: () => void;
 beforeEach(() => ({ dir, cleanup } = tempDir()));
 afterEach(() => cleanup());
 
-function codeOf(fn: () => unknown): string | undefined {
+async function codeOf(fn: () => unknown): Promise<string | undefined> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     return err instanceof BrainError ? `${err.code}: ${err.message}` : `other: ${String(err)}`;
   }
@@ -33,30 +33,30 @@ describe('opening a database', () => {
     db.close();
   });
 
-  it('creates missing folders for the database file', () => {
-    const brain = openBrain({ dbPath: join(dir, 'a', 'b', 'brain.db') });
+  it('creates missing folders for the database file', async () => {
+    const brain = await openBrain({ dbPath: join(dir, 'a', 'b', 'brain.db') });
     expect(brain.messages.poll('x').unread).toBe(0);
     brain.close();
   });
 
-  it('refuses a file that is not SQLite', () => {
+  it('refuses a file that is not SQLite', async () => {
     const path = join(dir, 'notes.txt');
     writeFileSync(
       path,
       'hello, this is not a database at all, just some text that goes on for a while',
     );
-    expect(codeOf(() => openBrain({ dbPath: path }))).toMatch(
+    expect(await codeOf(() => openBrain({ dbPath: path }))).toMatch(
       /^NOT_A_BRAIN: .*notes.txt is not a brain database \(not an SQLite file\)/,
     );
     expect(readFileSync(path, 'utf8')).toMatch(/^hello/);
   });
 
-  it('refuses an SQLite database of another application', () => {
+  it('refuses an SQLite database of another application', async () => {
     const path = join(dir, 'other.db');
     const other = new BetterSqlite3(path);
     other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
     other.close();
-    expect(codeOf(() => openBrain({ dbPath: path }))).toMatch(
+    expect(await codeOf(() => openBrain({ dbPath: path }))).toMatch(
       /^NOT_A_BRAIN: .*is an SQLite database, but not a brain database/,
     );
     const check = new BetterSqlite3(path);
@@ -64,24 +64,27 @@ describe('opening a database', () => {
     check.close();
   });
 
-  it('refuses a database made by a newer brain', () => {
+  it('refuses a database made by a newer brain', async () => {
     const path = join(dir, 'new.db');
-    openBrain({ dbPath: path }).close();
+    (await openBrain({ dbPath: path })).close();
     const raw = new BetterSqlite3(path);
     raw.pragma(`user_version = ${latestVersion() + 1}`);
     raw.close();
-    expect(codeOf(() => openBrain({ dbPath: path }))).toMatch(/^SCHEMA_TOO_NEW: .*newer brain/);
+    expect(await codeOf(() => openBrain({ dbPath: path }))).toMatch(
+      /^SCHEMA_TOO_NEW: .*newer brain/,
+    );
   });
 
-  it('explains a directory given as the database', () => {
-    expect(codeOf(() => openBrain({ dbPath: dir }))).toMatch(
+  it('explains a directory given as the database', async () => {
+    expect(await codeOf(() => openBrain({ dbPath: dir }))).toMatch(
       /^INVALID_INPUT: --db: .* is a directory/,
     );
   });
 
-  it('migrates once when several connections open the same new file', () => {
+  it('migrates once when several connections open the same new file', async () => {
     const path = join(dir, 'shared.db');
-    const brains = [0, 1, 2].map(() => openBrain({ dbPath: path }));
+    const brains = [];
+    for (let i = 0; i < 3; i++) brains.push(await openBrain({ dbPath: path }));
     brains[0]!.messages.send({ from: 'a', to: 'b', body: 'hello' });
     expect(brains[2]!.messages.poll('b').unread).toBe(1);
     for (const b of brains) b.close();

@@ -7,12 +7,12 @@ import { fingerprint } from '../reliability/fingerprint.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
 
 let t: TempBrain;
-beforeEach(() => (t = tempBrain({ maxBodyBytes: 1000 })));
+beforeEach(async () => (t = await tempBrain({ maxBodyBytes: 1000 })));
 afterEach(() => t.cleanup());
 
-function failure(fn: () => unknown): BrainError {
+async function failure(fn: () => unknown): Promise<BrainError> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     if (err instanceof BrainError) return err;
     throw err;
@@ -21,49 +21,49 @@ function failure(fn: () => unknown): BrainError {
 }
 
 describe('files that are not what they claim', () => {
-  it('refuses a device as the database instead of writing beside it', () => {
-    const err = failure(() => openBrain({ dbPath: '/dev/null' }));
+  it('refuses a device as the database instead of writing beside it', async () => {
+    const err = await failure(() => openBrain({ dbPath: '/dev/null' }));
     expect(err.code).toBe('INVALID_INPUT');
     expect(err.message).toBe('--db: /dev/null is not a regular file');
   });
 
-  it('refuses to read a device or FIFO as an import or legacy file (it would never end)', () => {
+  it('refuses to read a device or FIFO as an import or legacy file (it would never end)', async () => {
     for (const read of [
       () => readJsonFile('/dev/zero', 'file'),
       () => t.brain.transfer.migrateSynapse('/dev/zero'),
       () => t.brain.transfer.migrateCortex('/dev/zero'),
     ])
-      expect(failure(read).message).toMatch(/: \/dev\/zero is not a regular file$/);
+      expect((await failure(read)).message).toMatch(/: \/dev\/zero is not a regular file$/);
   });
 
-  it('reports bad JSON by position and never quotes the file', () => {
+  it('reports bad JSON by position and never quotes the file', async () => {
     const file = join(t.dir, 'passwd');
     writeFileSync(file, 'root:x:0:0:root:/root:/bin/bash\n');
-    const quoted = failure(() => readJsonFile(file, 'file'));
+    const quoted = await failure(() => readJsonFile(file, 'file'));
     expect(quoted.message).toMatch(/is not valid JSON: it has an unexpected character/);
     expect(quoted.message).not.toContain('root');
     writeFileSync(file, '{\n  "secret": "hunter2",\n  "x": }');
-    const secret = failure(() => readJsonFile(file, 'file'));
+    const secret = await failure(() => readJsonFile(file, 'file'));
     expect(secret.message).toMatch(/is not valid JSON: it has an unexpected character/);
     expect(secret.message).not.toContain('hunter2');
     writeFileSync(file, '{"a": [1, 2');
-    expect(failure(() => readJsonFile(file, 'file')).message).toMatch(
+    expect((await failure(() => readJsonFile(file, 'file'))).message).toMatch(
       /not valid JSON: Expected ',' or '\]' after array element at line 1, column 12$/,
     );
     writeFileSync(file, '');
-    expect(failure(() => readJsonFile(file, 'file')).message).toMatch(/it ends too early/);
+    expect((await failure(() => readJsonFile(file, 'file'))).message).toMatch(/it ends too early/);
   });
 });
 
 describe('the body limit holds on every way in', () => {
-  it('import refuses a message body over BRAIN_MAX_BODY_BYTES and adds nothing', () => {
-    const other = tempBrain();
+  it('import refuses a message body over BRAIN_MAX_BODY_BYTES and adds nothing', async () => {
+    const other = await tempBrain();
     other.brain.messages.send({ from: 'ada', to: 'bob', body: 'small' });
     other.brain.messages.send({ from: 'ada', to: 'bob', body: 'é'.repeat(501) }); // 1002 bytes
     const doc = other.brain.transfer.export();
     other.cleanup();
     const before = fingerprint(connectionOf(t.brain));
-    const err = failure(() => t.brain.transfer.import(doc));
+    const err = await failure(() => t.brain.transfer.import(doc));
     expect(err.message).toBe(
       'import: messages.1.body: is 1002 bytes; the limit is 1000 (BRAIN_MAX_BODY_BYTES)',
     );

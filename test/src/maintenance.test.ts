@@ -13,8 +13,8 @@ import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
 
 let t: TempBrain;
 let ids: { direct: string; broadcast: string; thread: string };
-beforeEach(() => {
-  t = tempBrain({ clock: fixedClock() });
+beforeEach(async () => {
+  t = await tempBrain({ clock: fixedClock() });
   const b = t.brain;
   for (const a of ['helios', 'nova', 'orion']) b.messages.touchAgent(a);
   const direct = b.messages.send({
@@ -106,7 +106,7 @@ describe('brain doctor', () => {
       expect(kept.pluck().get()).toBe(0); // counted from a wrong index: dropped
       expect((await t.brain.upkeep.doctor()).ok).toBe(true);
       // The backup holds the database as it was before the repair.
-      const saved = openBrain({ dbPath: backup });
+      const saved = await openBrain({ dbPath: backup });
       expect(problemsOf(await saved.upkeep.doctor(), 'fts')).toHaveLength(1);
       saved.close();
     });
@@ -228,7 +228,7 @@ describe('brain doctor', () => {
     bytes.writeUIntBE(Date.parse('1999-01-01T00:00:00.000Z'), at, 6);
     writeFileSync(path, bytes);
 
-    const brain = openBrain({ dbPath: path });
+    const brain = await openBrain({ dbPath: path });
     try {
       const found = await brain.upkeep.doctor();
       expect(problemsOf(found, 'integrity').join('\n')).toMatch(/messages_by_time/);
@@ -369,7 +369,7 @@ describe('brain backup', () => {
     expect(result.bytes).toBeGreaterThan(0);
     expect(existsSync(`${file}.partial`)).toBe(false);
 
-    const copy = openBrain({ dbPath: file });
+    const copy = await openBrain({ dbPath: file });
     try {
       expect((await copy.upkeep.doctor()).ok).toBe(true);
       const copied = copy.messages.poll('nova').unread;

@@ -5,9 +5,9 @@ import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
 
 let t: TempBrain;
 let clock: ReturnType<typeof fixedClock>;
-beforeEach(() => {
+beforeEach(async () => {
   clock = fixedClock();
-  t = tempBrain({ clock });
+  t = await tempBrain({ clock });
 });
 afterEach(() => t.cleanup());
 
@@ -87,8 +87,8 @@ describe('send', () => {
     expect(t.brain.transfer.export()).toEqual(before);
   });
 
-  it('refuses bodies over the size limit', () => {
-    const small = tempBrain({ maxBodyBytes: 100 });
+  it('refuses bodies over the size limit', async () => {
+    const small = await tempBrain({ maxBodyBytes: 100 });
     try {
       expect(() =>
         small.brain.messages.send({ from: 'a', to: 'b', body: 'x'.repeat(101) }),

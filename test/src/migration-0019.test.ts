@@ -31,10 +31,10 @@ function versionEighteen(path: string): void {
 }
 
 describe('migration 0019: the owners of work under way', () => {
-  it('keeps every cron run and approval, with no owner known for the old rows', () => {
+  it('keeps every cron run and approval, with no owner known for the old rows', async () => {
     const path = join(dir, 'brain.db');
     versionEighteen(path);
-    const brain = openBrain({ dbPath: path });
+    const brain = await openBrain({ dbPath: path });
     try {
       expect(
         brain.assistant.cronRuns({ job: 'daily' }).map((r) => [r.outcome, r.delivered, r.detail]),
@@ -65,8 +65,8 @@ describe('migration 0019: the owners of work under way', () => {
     }
   });
 
-  it('records the process that claims a run or waits on an ask, and none for settled rows', () => {
-    const brain = openBrain({ dbPath: join(dir, 'new.db') });
+  it('records the process that claims a run or waits on an ask, and none for settled rows', async () => {
+    const brain = await openBrain({ dbPath: join(dir, 'new.db') });
     try {
       brain.assistant.claimCronRun({ job: 'a', due_at: '2026-01-01T00:00:00.000Z' });
       brain.assistant.claimCronRun({

@@ -50,10 +50,10 @@ function versionNineteen(path: string): void {
 }
 
 describe('migration 0020: the embedding tables keep times as milliseconds', () => {
-  it('turns every ISO time into the same instant in milliseconds, and reads it back as ISO', () => {
+  it('turns every ISO time into the same instant in milliseconds, and reads it back as ISO', async () => {
     const path = join(dir, 'brain.db');
     versionNineteen(path);
-    const brain = openBrain({ dbPath: path });
+    const brain = await openBrain({ dbPath: path });
     try {
       const db = connectionOf(brain);
       expect(
@@ -89,7 +89,7 @@ describe('migration 0020: the embedding tables keep times as milliseconds', () =
     const path = join(dir, 'brain.db');
     versionNineteen(path);
     const clock = fixedClock('2026-01-01T00:05:00.000Z');
-    const brain = openBrain({ dbPath: path, clock });
+    const brain = await openBrain({ dbPath: path, clock });
     try {
       const embedder = wordEmbedder(['words']);
       // Each text is the thread, the date line, then the body.
@@ -108,7 +108,7 @@ describe('migration 0020: the embedding tables keep times as milliseconds', () =
   });
 
   it('queues a changed item again with an integer time', async () => {
-    const brain = openBrain({ dbPath: join(dir, 'new.db') });
+    const brain = await openBrain({ dbPath: join(dir, 'new.db') });
     try {
       brain.messages.send({ from: 'helios', to: 'nova', body: 'before' });
       await brain.embed.embedQueued(wordEmbedder(['before']));

@@ -84,11 +84,11 @@ function searchView(db: BetterSqlite3.Database) {
 }
 
 describe('migrations 0005 and 0006: message ids and times as integers, thread ids as bytes', () => {
-  it('keeps every id, time, reply, receipt and ack of a version 4 brain', () => {
+  it('keeps every id, time, reply, receipt and ack of a version 4 brain', async () => {
     dir = tempDir();
     const path = join(dir.dir, 'v4.db');
     versionFour(path);
-    brain = openBrain({ dbPath: path });
+    brain = await openBrain({ dbPath: path });
 
     for (const [id, , , , , , body, createdAt] of MESSAGES) {
       expect(brain.messages.getMessage(id)).toMatchObject({ id, body, created_at: createdAt });
@@ -142,7 +142,7 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     expect(brain.messages.poll('nova').unread).toBe(2);
   });
 
-  it('leaves the full-text index as it was: same words per message, integrity-check passes', () => {
+  it('leaves the full-text index as it was: same words per message, integrity-check passes', async () => {
     dir = tempDir();
     const path = join(dir.dir, 'v4.db');
     versionFour(path);
@@ -150,7 +150,7 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     const before = searchView(old);
     old.close();
 
-    brain = openBrain({ dbPath: path });
+    brain = await openBrain({ dbPath: path });
     expect(searchView(connectionOf(brain))).toEqual(before);
     expect(before).toContainEqual(
       expect.objectContaining({ id: 4, date: '8 May 2023', sender: 'nova to helios' }),
@@ -190,11 +190,11 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     );
   });
 
-  it('keeps provenance, and new messages, replies and time filters work beside the old ones', () => {
+  it('keeps provenance, and new messages, replies and time filters work beside the old ones', async () => {
     dir = tempDir();
     const path = join(dir.dir, 'v4.db');
     versionFour(path);
-    brain = openBrain({ dbPath: path });
+    brain = await openBrain({ dbPath: path });
 
     const prov = brain.knowledge.provenance({ id: 'stm_000000000001' });
     expect(prov.message?.id).toBe('syn_ffffffffffff');
@@ -233,14 +233,14 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
     expect(brain.messages.getMessage('not an id')).toBeUndefined();
   });
 
-  it('refuses a message id it cannot turn into a number, and leaves the brain at version 4', () => {
+  it('refuses a message id it cannot turn into a number, and leaves the brain at version 4', async () => {
     dir = tempDir();
     const path = join(dir.dir, 'v4.db');
     versionFour(path, [
       ['syn_000000000001', 1, 1, 2, null, null, 'a good id', '2023-05-08T09:00:00.000Z'],
       ['syn_00000000000A', 1, 2, 1, null, null, 'an id in capitals', '2023-05-08T09:00:00.000Z'],
     ]);
-    expect(() => openBrain({ dbPath: path })).toThrow(/CHECK constraint failed/);
+    await expect(openBrain({ dbPath: path })).rejects.toThrow(/CHECK constraint failed/);
     const old = new BetterSqlite3(path, { readonly: true });
     expect(old.pragma('user_version', { simple: true })).toBe(4);
     expect(old.prepare(`SELECT uid FROM messages ORDER BY id`).all()).toEqual([
@@ -252,7 +252,7 @@ describe('migrations 0005 and 0006: message ids and times as integers, thread id
 });
 
 describe("migration 0008: threads' times as integers", () => {
-  it('stores milliseconds, answers the same ISO times, and mends a time brain never wrote', () => {
+  it('stores milliseconds, answers the same ISO times, and mends a time brain never wrote', async () => {
     dir = tempDir();
     const path = join(dir.dir, 'v4.db');
     versionFour(path);
@@ -265,7 +265,7 @@ describe("migration 0008: threads' times as integers", () => {
       )
       .get() as { first: string; last: string };
     old.close();
-    brain = openBrain({ dbPath: path });
+    brain = await openBrain({ dbPath: path });
     expect(
       connectionOf(brain)
         .prepare(
@@ -338,7 +338,7 @@ describe('migration 0009: the times of agents, acks, STM, atoms and links as int
     }
   }
 
-  it('stores milliseconds, answers the same ISO times, and mends the times brain never wrote', () => {
+  it('stores milliseconds, answers the same ISO times, and mends the times brain never wrote', async () => {
     dir = tempDir();
     const path = join(dir.dir, 'v4.db');
     versionFour(path);
@@ -354,7 +354,7 @@ describe('migration 0009: the times of agents, acks, STM, atoms and links as int
         VALUES ('atm_000000000002', 2, 'birds', 'watch', 'quetzal', 'x');
       INSERT INTO atom_links (from_atom, to_atom, link_type, created_at) VALUES (1, 2, 'causes', 'x');`);
     old.close();
-    brain = openBrain({ dbPath: path });
+    brain = await openBrain({ dbPath: path });
     const ms = (iso: string) => Date.parse(iso);
     // nova's first and last messages: 09:00 on the 8th, 23:59:59.999 that night.
     expect(storedTimes(path)).toEqual({
@@ -427,12 +427,12 @@ describe('migration 0009: the times of agents, acks, STM, atoms and links as int
     expect(doc.atom_links[0]!.created_at).toBe('2023-05-08T09:00:00.000Z');
   });
 
-  it('filters and expires knowledge by its integer times', () => {
+  it('filters and expires knowledge by its integer times', async () => {
     dir = tempDir();
     const path = join(dir.dir, 'v4.db');
     versionFour(path);
     let now = Date.parse('2026-01-01T00:00:00.000Z');
-    brain = openBrain({ dbPath: path, clock: () => new Date(now) });
+    brain = await openBrain({ dbPath: path, clock: () => new Date(now) });
     brain.knowledge.remember({
       agent: 'nova',
       content: 'the kiln cools overnight',

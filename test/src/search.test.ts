@@ -4,9 +4,9 @@ import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
 
 let t: TempBrain;
 let clock: ReturnType<typeof fixedClock>;
-beforeEach(() => {
+beforeEach(async () => {
   clock = fixedClock();
-  t = tempBrain({ clock });
+  t = await tempBrain({ clock });
 });
 afterEach(() => t.cleanup());
 

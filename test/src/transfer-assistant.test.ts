@@ -8,17 +8,17 @@ import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
 let clock: ReturnType<typeof fixedClock>;
 let t: TempBrain;
 const others: TempBrain[] = [];
-beforeEach(() => {
+beforeEach(async () => {
   clock = fixedClock();
-  t = tempBrain({ clock });
+  t = await tempBrain({ clock });
 });
 afterEach(() => {
   for (const o of others.splice(0)) o.cleanup();
   t.cleanup();
 });
 
-function emptyBrain(): TempBrain {
-  const o = tempBrain({ clock });
+async function emptyBrain(): Promise<TempBrain> {
+  const o = await tempBrain({ clock });
   others.push(o);
   return o;
 }
@@ -46,7 +46,7 @@ describe('export is a backup', () => {
     }
   });
 
-  it('export → import into an empty brain → export is identical, the assistant included', () => {
+  it('export → import into an empty brain → export is identical, the assistant included', async () => {
     const made = useEveryFeature(t.brain, clock);
     const first = t.brain.transfer.export();
     expect(first.version).toBe(2);
@@ -59,7 +59,7 @@ describe('export is a backup', () => {
       'skipped',
     ]);
 
-    const other = emptyBrain();
+    const other = await emptyBrain();
     const result = other.brain.transfer.import(JSON.parse(JSON.stringify(first)));
     expect(result.imported).toEqual({
       agents: 5,
@@ -119,10 +119,10 @@ describe('export is a backup', () => {
     expect(other.brain.assistant.getLease('session:chat/work')).toBeUndefined();
   });
 
-  it('imports again without doubling anything', () => {
+  it('imports again without doubling anything', async () => {
     useEveryFeature(t.brain, clock);
     const doc = t.brain.transfer.export();
-    const other = emptyBrain();
+    const other = await emptyBrain();
     other.brain.transfer.import(doc);
     const again = other.brain.transfer.import(doc);
     expect(Object.values(again.imported).every((n) => n === 0)).toBe(true);
@@ -130,11 +130,11 @@ describe('export is a backup', () => {
     expect(other.brain.transfer.export()).toEqual(doc);
   });
 
-  it('into a brain in use: keeps what is there, adds what is new under free ids, doubles nothing', () => {
+  it('into a brain in use: keeps what is there, adds what is new under free ids, doubles nothing', async () => {
     const made = useEveryFeature(t.brain, clock);
     const doc = t.brain.transfer.export();
 
-    const other = emptyBrain();
+    const other = await emptyBrain();
     const own = other.brain.assistant.session(WHO);
     other.brain.messages.send({
       from: 'ann',
@@ -173,10 +173,10 @@ describe('export is a backup', () => {
     expect(other.brain.assistant.reminders({ all: true })).toHaveLength(5);
   });
 
-  it('refuses, whole, a new session whose thread is another session’s here', () => {
+  it('refuses, whole, a new session whose thread is another session’s here', async () => {
     useEveryFeature(t.brain, clock);
     const doc = t.brain.transfer.export();
-    const other = emptyBrain();
+    const other = await emptyBrain();
     other.brain.transfer.import(doc);
     const renamed = JSON.parse(JSON.stringify(doc));
     renamed.sessions[0].name = 'chat/renamed';
@@ -191,7 +191,7 @@ describe('export is a backup', () => {
     expect(other.brain.assistant.getReminder(99)).toBeUndefined();
   });
 
-  it('still reads a version 1 export, which holds no assistant state', () => {
+  it('still reads a version 1 export, which holds no assistant state', async () => {
     useEveryFeature(t.brain, clock);
     const doc = t.brain.transfer.export();
     const v1 = {
@@ -204,16 +204,16 @@ describe('export is a backup', () => {
       atoms: doc.atoms,
       atom_links: doc.atom_links,
     };
-    const other = emptyBrain();
+    const other = await emptyBrain();
     expect(other.brain.transfer.import(v1).imported).toMatchObject({ messages: 7, sessions: 0 });
     expect(other.brain.transfer.export().messages).toEqual(doc.messages);
   });
 
-  it('rejects a bad assistant row whole, naming the field, and changes nothing', () => {
+  it('rejects a bad assistant row whole, naming the field, and changes nothing', async () => {
     useEveryFeature(t.brain, clock);
     const doc = JSON.parse(JSON.stringify(t.brain.transfer.export()));
     doc.reminders[1].mode = 'shout';
-    const other = emptyBrain();
+    const other = await emptyBrain();
     expect(() => other.brain.transfer.import(doc)).toThrow(/reminders\.1\.mode: /);
     doc.reminders[1].mode = 'notify';
     doc.sessions[0].threads = [];

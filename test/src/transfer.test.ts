@@ -5,9 +5,9 @@ import { ROOT, fixedClock, tempBrain, type TempBrain } from '../helpers.js';
 
 let t: TempBrain;
 let clock: ReturnType<typeof fixedClock>;
-beforeEach(() => {
+beforeEach(async () => {
   clock = fixedClock();
-  t = tempBrain({ clock });
+  t = await tempBrain({ clock });
 });
 afterEach(() => t.cleanup());
 
@@ -54,11 +54,11 @@ function populate(brain: TempBrain['brain']) {
 }
 
 describe('export and import', () => {
-  it('round-trips everything: export → import → export is identical', () => {
+  it('round-trips everything: export → import → export is identical', async () => {
     populate(t.brain);
     const first = t.brain.transfer.export();
     expect(first.messages).toHaveLength(3);
-    const other = tempBrain();
+    const other = await tempBrain();
     try {
       const result = other.brain.transfer.import(JSON.parse(JSON.stringify(first)));
       expect(result.imported).toMatchObject({
@@ -94,10 +94,10 @@ describe('export and import', () => {
     expect(doc.agents.map((x) => x.name).sort()).toEqual(['helios', 'nova']);
   });
 
-  it('rejects a malformed document whole, naming the field, and changes nothing', () => {
+  it('rejects a malformed document whole, naming the field, and changes nothing', async () => {
     populate(t.brain);
     const doc = t.brain.transfer.export();
-    const other = tempBrain();
+    const other = await tempBrain();
     try {
       const bad = JSON.parse(JSON.stringify(doc));
       bad.messages[2].priority = 'loud';

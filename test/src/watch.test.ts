@@ -25,8 +25,8 @@ function manualTimers() {
 }
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 
@@ -41,10 +41,10 @@ describe('watchBrain', () => {
     expect(clock.running()).toBe(false);
   });
 
-  it('sees a message another connection (another process) commits, with its recipients', () => {
+  it('sees a message another connection (another process) commits, with its recipients', async () => {
     t.brain.messages.touchAgent('bob');
     t.brain.messages.touchAgent('carol');
-    const other = t.reopen();
+    const other = await t.reopen();
     const clock = manualTimers();
     const seen: ArrivedMessage[] = [];
     watchBrain(t.brain, { timers: clock.timers }).onMessages((batch) => seen.push(...batch));
@@ -76,37 +76,37 @@ describe('watchBrain', () => {
     expect(seen).toEqual([sent.id]);
   });
 
-  it('reports nothing when nothing changed, and each message once', () => {
+  it('reports nothing when nothing changed, and each message once', async () => {
     const clock = manualTimers();
     let calls = 0;
     watchBrain(t.brain, { timers: clock.timers }).onMessages(() => calls++);
     clock.tick();
     expect(calls).toBe(0);
-    t.reopen().messages.send({ from: 'alice', to: 'bob', body: 'once' });
+    (await t.reopen()).messages.send({ from: 'alice', to: 'bob', body: 'once' });
     clock.tick();
     clock.tick();
     expect(calls).toBe(1);
   });
 
-  it('ignores messages from before the first listener', () => {
+  it('ignores messages from before the first listener', async () => {
     t.brain.messages.send({ from: 'alice', to: 'bob', body: 'old news' });
     const clock = manualTimers();
     const seen: string[] = [];
     watchBrain(t.brain, { timers: clock.timers }).onMessages((b) =>
       seen.push(...b.map((m) => m.id)),
     );
-    const fresh = t.reopen().messages.send({ from: 'alice', to: 'bob', body: 'news' });
+    const fresh = (await t.reopen()).messages.send({ from: 'alice', to: 'bob', body: 'news' });
     clock.tick();
     expect(seen).toEqual([fresh.id]);
   });
 
-  it('delivers a burst larger than one batch completely and in order', () => {
+  it('delivers a burst larger than one batch completely and in order', async () => {
     const clock = manualTimers();
     const seen: string[] = [];
     watchBrain(t.brain, { timers: clock.timers }).onMessages((b) =>
       seen.push(...b.map((m) => m.id)),
     );
-    const other = t.reopen();
+    const other = await t.reopen();
     const ids = connectionOf(other)
       .transaction(() =>
         Array.from(
@@ -119,8 +119,8 @@ describe('watchBrain', () => {
     expect(seen).toEqual(ids);
   });
 
-  it('never writes: a read-only open can be watched', () => {
-    const reader = t.reopen({ readonly: true });
+  it('never writes: a read-only open can be watched', async () => {
+    const reader = await t.reopen({ readonly: true });
     const clock = manualTimers();
     const seen: string[] = [];
     watchBrain(reader, { timers: clock.timers }).onMessages((b) =>

@@ -8,9 +8,9 @@ import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
 
 let t: TempBrain;
 let clock: ReturnType<typeof fixedClock>;
-beforeEach(() => {
+beforeEach(async () => {
   clock = fixedClock();
-  t = tempBrain({ clock });
+  t = await tempBrain({ clock });
 });
 afterEach(() => t.cleanup());
 
@@ -21,7 +21,7 @@ function synapseFile(messages: unknown[]): string {
 }
 
 describe('one write path for messages', () => {
-  it('counts a message in its thread whichever way it came, but only sending reopens an archived thread', () => {
+  it('counts a message in its thread whichever way it came, but only sending reopens an archived thread', async () => {
     const first = t.brain.messages.send({
       from: 'helios',
       to: 'nova',
@@ -49,7 +49,7 @@ describe('one write path for messages', () => {
     });
 
     const doc = t.brain.transfer.export();
-    const other = t.reopen({ dbPath: join(t.dir, 'other.db') });
+    const other = await t.reopen({ dbPath: join(t.dir, 'other.db') });
     other.transfer.import({ ...doc, messages: doc.messages.slice(0, 1) });
     other.transfer.import(doc);
     expect(other.messages.getThread(first.thread_id)).toMatchObject({
@@ -66,10 +66,10 @@ describe('one write path for messages', () => {
     });
   });
 
-  it('gives a message already in the brain the receipts and acks an import adds to it', () => {
+  it('gives a message already in the brain the receipts and acks an import adds to it', async () => {
     const sent = t.brain.messages.send({ from: 'helios', to: 'nova', body: 'the glaze' });
     const doc = t.brain.transfer.export();
-    const other = t.reopen({ dbPath: join(t.dir, 'other.db') });
+    const other = await t.reopen({ dbPath: join(t.dir, 'other.db') });
     other.transfer.import(doc);
     expect(other.messages.poll('nova').unread).toBe(1);
 
@@ -113,10 +113,10 @@ describe('one write path for messages', () => {
 });
 
 describe('import times', () => {
-  it('refuses a time shaped like one that does not exist, naming the field, and changes nothing', () => {
+  it('refuses a time shaped like one that does not exist, naming the field, and changes nothing', async () => {
     t.brain.messages.send({ from: 'helios', to: 'nova', body: 'the kiln' });
     const doc = t.brain.transfer.export();
-    const other = t.reopen({ dbPath: join(t.dir, 'other.db') });
+    const other = await t.reopen({ dbPath: join(t.dir, 'other.db') });
     const bad = {
       ...doc,
       agents: [{ ...doc.agents[0]!, last_seen_at: '2026-13-01T00:00:00.000Z' }],

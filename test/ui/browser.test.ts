@@ -29,7 +29,7 @@ if (missing) {
 
     beforeAll(async () => {
       mkdirSync(shots);
-      const brain = openBrain({ dbPath });
+      const brain = await openBrain({ dbPath });
       seeded = seedBrain(brain);
       brain.close();
       ui = await spawnUi(dbPath);
@@ -119,7 +119,7 @@ if (missing) {
       await expect(page.locator('.notice').textContent()).resolves.toContain(
         `Request ${seeded.approval} approved.`,
       );
-      const reader = openBrain({ dbPath, readonly: true });
+      const reader = await openBrain({ dbPath, readonly: true });
       try {
         expect(reader.assistant.getApproval(seeded.approval)).toMatchObject({
           decision: 'approved',
@@ -169,7 +169,7 @@ if (missing) {
     });
 
     it('shows a read, an ack and a memory written by other processes without a reload', async () => {
-      const writer = openBrain({ dbPath });
+      const writer = await openBrain({ dbPath });
       const sent = writer.messages.send({
         from: 'atlas',
         to: 'nova',

@@ -38,7 +38,7 @@ describe('brain ui (the command)', () => {
 
   it('serves on loopback, prints its URL and stops on SIGTERM', async () => {
     // brain ui browses a brain that is there; on a missing one it is NOT_FOUND (missing-brain.test.ts).
-    openBrain({ dbPath: db }).close();
+    (await openBrain({ dbPath: db })).close();
     const ui = await spawnUi(db);
     const res = await fetch(ui.url + '/');
     expect(res.status).toBe(200);

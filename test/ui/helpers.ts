@@ -37,10 +37,10 @@ export interface UiFixture {
 export async function startFixture(
   options: { tokens?: boolean; seed?: boolean; searchEmbedder?: SearchEmbedder } = {},
 ): Promise<UiFixture> {
-  const temp = tempBrain();
+  const temp = await tempBrain();
   const seeded = options.seed === false ? (undefined as unknown as Seeded) : seedBrain(temp.brain);
-  const reader = temp.reopen({ readonly: true });
-  const writer = temp.reopen();
+  const reader = await temp.reopen({ readonly: true });
+  const writer = await temp.reopen();
   const timers = manualTimers();
   const ui = await startUi({
     host: '127.0.0.1',

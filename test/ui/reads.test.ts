@@ -26,7 +26,7 @@ describe('looking is not reading', () => {
       expect((await f.get(path)).status).toBe(200);
     }
     expect(wal()).toBe(walBefore);
-    const again = f.temp.reopen({ readonly: true });
+    const again = await f.temp.reopen({ readonly: true });
     expect(again.messages.poll('nova').unread).toBe(3);
     expect(again.messages.inboxView({ agent: 'nova' }).read).toEqual([]);
   });

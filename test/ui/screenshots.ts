@@ -16,7 +16,7 @@ if (missing) {
 }
 const tmp = tempDir('brain-ui-shots-');
 const dbPath = join(tmp.dir, 'brain.db');
-const brain = openBrain({ dbPath });
+const brain = await openBrain({ dbPath });
 const seeded = seedBrain(brain);
 brain.close();
 const ui = await spawnUi(dbPath);

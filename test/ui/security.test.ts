@@ -65,7 +65,7 @@ describe('approvals through the page', () => {
 
 describe('who may look', () => {
   it('refuses to start beyond loopback without tokens', async () => {
-    const temp = tempBrain();
+    const temp = await tempBrain();
     try {
       await expect(
         startUi({ host: '0.0.0.0', port: 0, reader: temp.brain, writer: temp.brain }),

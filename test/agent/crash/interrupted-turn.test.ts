@@ -40,7 +40,7 @@ const textsTo = (tg: FakeTelegram, chat: number) =>
 /** A brain file's messages with this body, read by the built CLI's own library. */
 async function stored(db: string, body: string): Promise<number> {
   const { openBrain } = await import('../../../src/index.js');
-  const brain = openBrain({ dbPath: db, create: false });
+  const brain = await openBrain({ dbPath: db, create: false });
   try {
     return brain.assistant
       .sessions()

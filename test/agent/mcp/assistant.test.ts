@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function setup(file: Record<string, unknown>) {
-  const t = tempBrain();
+  const t = await tempBrain();
   cleanups.push(() => t.cleanup());
   const fake: FakeAnthropic = await startFakeAnthropic();
   cleanups.push(() => fake.close());

@@ -15,8 +15,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function brainFile(): TempBrain {
-  const t = tempBrain();
+async function brainFile(): Promise<TempBrain> {
+  const t = await tempBrain();
   cleanups.push(() => t.cleanup());
   return t;
 }
@@ -38,7 +38,7 @@ const call = (m: McpManager, name: string, input: unknown) =>
 
 describe('the MCP client against real servers', { timeout: 60_000 }, () => {
   it("talks to a second brain's `brain mcp` over stdio", async () => {
-    const other = brainFile();
+    const other = await brainFile();
     const m = await run({
       brain2: {
         command: process.execPath,
@@ -59,7 +59,7 @@ describe('the MCP client against real servers', { timeout: 60_000 }, () => {
   });
 
   it('uses @modelcontextprotocol/server-memory with its env from ${VAR}', async () => {
-    const t = brainFile();
+    const t = await brainFile();
     const file = join(t.dir, 'memory.jsonl');
     const m = await run(
       {
@@ -82,7 +82,7 @@ describe('the MCP client against real servers', { timeout: 60_000 }, () => {
   });
 
   it('talks to `brain serve` over HTTP with a bearer token from ${VAR}, never logging it', async () => {
-    const t = brainFile();
+    const t = await brainFile();
     const token = 'agent-mcp-token-0123456789abcdef';
     const tokens = join(t.dir, 'tokens');
     writeFileSync(tokens, `${token} helper\n`);

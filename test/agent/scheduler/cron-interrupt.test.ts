@@ -38,7 +38,7 @@ async function endedProcess(): Promise<number> {
 /** A run left `running` by a process that has ended, as `kill -9` leaves it. */
 async function leftRunning(detail = ''): Promise<number> {
   const pid = await endedProcess();
-  const brain = openBrain({ dbPath: join(dir, 'brain.db') });
+  const brain = await openBrain({ dbPath: join(dir, 'brain.db') });
   const now = Date.now();
   const { lastInsertRowid } = connectionOf(brain)
     .prepare(
@@ -53,7 +53,7 @@ async function leftRunning(detail = ''): Promise<number> {
 async function start(more: Record<string, unknown> = {}) {
   // Due once a year, long ago: nothing but the interrupted run is run.
   const cron = [{ name: 'brief', schedule: '0 8 1 1 *', message: 'Morning brief', ...more }];
-  const i = startInstance({ dir, config: writeConfig(dir, fake, { cron }) });
+  const i = await startInstance({ dir, config: writeConfig(dir, fake, { cron }) });
   instances.push(i);
   await i.start(createCronComponent());
   return i;

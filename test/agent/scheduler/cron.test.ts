@@ -27,9 +27,9 @@ afterEach(async () => {
   cleanup();
 });
 
-function instance(extra: Record<string, unknown>) {
+async function instance(extra: Record<string, unknown>) {
   const config = writeConfig(dir, fake, extra);
-  const i = startInstance({ dir, config });
+  const i = await startInstance({ dir, config });
   instances.push(i);
   return i;
 }
@@ -42,7 +42,7 @@ describe('cron jobs', { timeout: 30_000 }, () => {
   it('runs a 02:30 Berlin job once on the spring-forward day (at 03:00, the first valid time) and once on the autumn day with its repeated hour', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-03-28T12:00:00Z') });
     fake.fallback = () => ({ text: 'brief done' });
-    const i = instance(job('30 2 * * *'));
+    const i = await instance(job('30 2 * * *'));
     await i.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(26 * 3_600_000); // to 2026-03-29 14:00Z
     await until(() => i.brain.assistant.cronRuns({ job: 'brief' }).some((r) => r.outcome === 'ok'));
@@ -54,7 +54,7 @@ describe('cron jobs', { timeout: 30_000 }, () => {
     instances.splice(0);
 
     vi.setSystemTime(new Date('2026-10-24T12:00:00Z'));
-    const j = instance(job('30 2 * * *'));
+    const j = await instance(job('30 2 * * *'));
     await j.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(26 * 3_600_000); // to 2026-10-25 14:00Z, 02:30 happens twice
     await until(
@@ -79,7 +79,7 @@ describe('cron jobs', { timeout: 30_000 }, () => {
   it('records a run with its start, end, outcome and delivery, and delivers the reply to deliverTo', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T05:59:00Z') });
     fake.fallback = () => ({ text: 'Your day: two meetings.' });
-    const i = instance(job('0 8 * * *', { deliverTo: 'telegram:42' }));
+    const i = await instance(job('0 8 * * *', { deliverTo: 'telegram:42' }));
     await i.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(61_000);
     await until(() => i.brain.assistant.cronRuns({ job: 'brief' })[0]?.outcome === 'ok');
@@ -105,7 +105,7 @@ describe('cron jobs', { timeout: 30_000 }, () => {
   it('fires a job that came due while the service was down once on start, and not again on the next start', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T05:00:00Z') });
     fake.fallback = () => ({ text: 'brief' });
-    const first = instance(job('0 8 * * *'));
+    const first = await instance(job('0 8 * * *'));
     await first.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(30 * 60_000); // 07:30 Berlin: nothing due yet
     await first.stop();
@@ -113,7 +113,7 @@ describe('cron jobs', { timeout: 30_000 }, () => {
     expect(fake.requests).toHaveLength(0);
 
     vi.setSystemTime(new Date('2026-05-04T06:20:00Z')); // 08:20 Berlin: due 20 min ago while down
-    const second = instance(job('0 8 * * *'));
+    const second = await instance(job('0 8 * * *'));
     await second.start(createCronComponent());
     await until(() => second.brain.assistant.cronRuns({ job: 'brief' })[0]?.outcome === 'ok');
     expect(second.brain.assistant.cronRuns({ job: 'brief' })).toMatchObject([
@@ -123,7 +123,7 @@ describe('cron jobs', { timeout: 30_000 }, () => {
     instances.splice(0);
 
     vi.setSystemTime(new Date('2026-05-04T06:25:00Z'));
-    const third = instance(job('0 8 * * *'));
+    const third = await instance(job('0 8 * * *'));
     await third.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(1000);
     expect(third.brain.assistant.cronRuns({ job: 'brief' })).toHaveLength(1);
@@ -132,13 +132,13 @@ describe('cron jobs', { timeout: 30_000 }, () => {
 
   it('records a run missed beyond catchUpMinutes as skipped and does not run it', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T05:00:00Z') });
-    const first = instance({ ...job('0 8 * * *'), catchUpMinutes: 30 });
+    const first = await instance({ ...job('0 8 * * *'), catchUpMinutes: 30 });
     await first.start(createCronComponent());
     await first.stop();
     instances.splice(0);
 
     vi.setSystemTime(new Date('2026-05-04T07:00:00Z')); // 09:00 Berlin: an hour late
-    const second = instance({ ...job('0 8 * * *'), catchUpMinutes: 30 });
+    const second = await instance({ ...job('0 8 * * *'), catchUpMinutes: 30 });
     await second.start(createCronComponent());
     expect(second.brain.assistant.cronRuns({ job: 'brief' })).toMatchObject([
       { due_at: '2026-05-04T06:00:00.000Z', outcome: 'skipped', delivered: false },
@@ -149,7 +149,7 @@ describe('cron jobs', { timeout: 30_000 }, () => {
 
   it('does not catch up a job added after its last due time', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T06:10:00Z') });
-    const i = instance(job('0 8 * * *'));
+    const i = await instance(job('0 8 * * *'));
     await i.start(createCronComponent());
     await vi.advanceTimersByTimeAsync(1000);
     expect(i.brain.assistant.cronRuns({ job: 'brief' })).toHaveLength(0);
@@ -157,17 +157,17 @@ describe('cron jobs', { timeout: 30_000 }, () => {
 
   it('never runs one due time twice, even when two instances claim it', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T06:00:00Z') });
-    const a = instance(job('0 8 * * *'));
+    const a = await instance(job('0 8 * * *'));
     const claim = { job: 'brief', due_at: '2026-05-04T06:00:00Z' };
     expect(a.brain.assistant.claimCronRun(claim)).toBeDefined();
-    const b = startInstance({ dir, config: a.config });
+    const b = await startInstance({ dir, config: a.config });
     instances.push(b);
     expect(b.brain.assistant.claimCronRun(claim)).toBeUndefined();
   });
 
   it('applies added, changed and removed jobs on reconfigure without a restart', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T05:00:00Z') });
-    const i = instance(job('0 8 * * *'));
+    const i = await instance(job('0 8 * * *'));
     const cron = createCronComponent();
     await i.start(cron);
     expect(cron.jobs().map((j) => [j.name, j.next?.toISOString()])).toEqual([

@@ -24,7 +24,7 @@ afterEach(async () => {
 const mail = (from: string, subject: string, body: string) =>
   `From: ${from}\nTo: ann@example.com\nSubject: ${subject}\nDate: Mon, 4 May 2026 09:00:00 +0000\nMessage-ID: <${subject.replace(/\W/g, '')}@example.com>\n\n${body}\n`;
 
-function instance(port: number, env: Record<string, string>): Instance {
+async function instance(port: number, env: Record<string, string>): Promise<Instance> {
   const config = writeConfig(
     dir,
     fake,
@@ -45,7 +45,7 @@ function instance(port: number, env: Record<string, string>): Instance {
     },
     env,
   );
-  const i = startInstance({ dir, config });
+  const i = await startInstance({ dir, config });
   stops.push(() => i.stop());
   return i;
 }
@@ -86,7 +86,7 @@ describe.runIf(!unavailable)(
 
     it('summarises only mail new since the last seen UID, as untrusted data, and moves the UID on', async () => {
       imap.drop(mail('old@example.com', 'Old news', 'This was here before the watcher.'));
-      const i = instance(imap.port, { TEST_IMAP_PASSWORD: imap.password });
+      const i = await instance(imap.port, { TEST_IMAP_PASSWORD: imap.password });
       const watcher = createEmailWatcher();
       await i.start(watcher);
 
@@ -136,7 +136,7 @@ describe.runIf(!unavailable)(
     });
 
     it('delivers nothing when the model says nothing matters, yet moves the UID on', async () => {
-      const i = instance(imap.port, { TEST_IMAP_PASSWORD: imap.password });
+      const i = await instance(imap.port, { TEST_IMAP_PASSWORD: imap.password });
       const watcher = createEmailWatcher();
       await i.start(watcher);
       expect((await watcher.checkNow('inbox')).status).toBe('baseline');
@@ -150,7 +150,7 @@ describe.runIf(!unavailable)(
     });
 
     it('reports a wrong password as a failed check and keeps the last UID', async () => {
-      const i = instance(imap.port, { TEST_IMAP_PASSWORD: 'wrong' });
+      const i = await instance(imap.port, { TEST_IMAP_PASSWORD: 'wrong' });
       const watcher = createEmailWatcher();
       await i.start(watcher);
       const result = await watcher.checkNow('inbox');
@@ -163,7 +163,7 @@ describe.runIf(!unavailable)(
 
 describe('an email watcher without its password', () => {
   it('does not connect and names the environment variable', async () => {
-    const i = instance(1, {});
+    const i = await instance(1, {});
     const watcher = createEmailWatcher();
     await i.start(watcher);
     expect(await watcher.checkNow('inbox')).toMatchObject({

@@ -64,12 +64,12 @@ export function writeConfig(
   return loadAssistantConfig({ file, env: { ANTHROPIC_API_KEY: 'sk-test', ...env } });
 }
 
-export function startInstance(options: {
+export async function startInstance(options: {
   dir: string;
   config: AssistantConfig;
   clock?: () => Date;
-}): Instance {
-  const brain = openBrain({ dbPath: join(options.dir, 'brain.db') });
+}): Promise<Instance> {
+  const brain = await openBrain({ dbPath: join(options.dir, 'brain.db') });
   const clock = options.clock ?? (() => new Date());
   const logs: string[] = [];
   const log: Log = (level, event, fields = {}) =>

@@ -34,11 +34,11 @@ afterEach(async () => {
   cleanup();
 });
 
-function instance(heartbeat: Record<string, unknown> = {}) {
+async function instance(heartbeat: Record<string, unknown> = {}) {
   const config = writeConfig(dir, fake, {
     heartbeat: { everyMinutes: 30, timezone: 'Europe/Berlin', ...heartbeat },
   });
-  const i = startInstance({ dir, config });
+  const i = await startInstance({ dir, config });
   instances.push(i);
   return i;
 }
@@ -93,7 +93,7 @@ describe('the heartbeat', { timeout: 30_000 }, () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T19:00:00Z') }); // 21:00 Berlin
     checklist();
     fake.fallback = () => ({ text: 'HEARTBEAT_OK' });
-    const i = instance({ activeHours: { start: '22:00', end: '01:00' } });
+    const i = await instance({ activeHours: { start: '22:00', end: '01:00' } });
     await i.start(createHeartbeat());
     // To 03:00 Berlin, one tick at a time: each tick's turn (real HTTP to the fake model) ends
     // before the next is due, as it would in real time.
@@ -110,7 +110,7 @@ describe('the heartbeat', { timeout: 30_000 }, () => {
 
   it('suppresses HEARTBEAT_OK and delivers a real finding with the tasks in the prompt', async () => {
     checklist();
-    const i = instance({ deliverTo: 'discord:99' });
+    const i = await instance({ deliverTo: 'discord:99' });
     const beat = createHeartbeat();
     await i.start(beat);
     i.brain.assistant.addTask({
@@ -140,7 +140,7 @@ describe('the heartbeat', { timeout: 30_000 }, () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T08:00:00Z') });
     checklist();
     fake.fallback = () => ({ text: 'The backup is 3 days old.' });
-    const i = instance({ everyMinutes: 600 });
+    const i = await instance({ everyMinutes: 600 });
     const beat = createHeartbeat();
     await i.start(beat);
     expect((await beat.tick()).status).toBe('delivered');
@@ -155,7 +155,7 @@ describe('the heartbeat', { timeout: 30_000 }, () => {
   });
 
   it('skips the tick without a checklist, or with only headings, unless forced', async () => {
-    const i = instance();
+    const i = await instance();
     const beat = createHeartbeat();
     await i.start(beat);
     expect(await beat.tick()).toMatchObject({ status: 'skipped', reason: 'no HEARTBEAT.md' });
@@ -169,7 +169,7 @@ describe('the heartbeat', { timeout: 30_000 }, () => {
 
   it('skips the tick while a turn of the owner is running', async () => {
     checklist();
-    const i = instance();
+    const i = await instance();
     const beat = createHeartbeat();
     await i.start(beat);
     fake.script.push({ error: 'stall' });
@@ -193,7 +193,7 @@ describe('the heartbeat', { timeout: 30_000 }, () => {
 
   it('never logs the reply it delivers', async () => {
     checklist();
-    const i = instance();
+    const i = await instance();
     const beat = createHeartbeat();
     await i.start(beat);
     fake.script.push({ text: 'Secret finding: the vault code is 1234.' });

@@ -30,9 +30,9 @@ afterEach(async () => {
   cleanup();
 });
 
-function instance(extra: Record<string, unknown> = {}) {
+async function instance(extra: Record<string, unknown> = {}) {
   const config = writeConfig(dir, fake, { timeZone: 'Europe/Berlin', ...extra });
-  const i = startInstance({ dir, config });
+  const i = await startInstance({ dir, config });
   instances.push(i);
   return i;
 }
@@ -53,7 +53,7 @@ const toolResults = (fake: FakeAnthropic, request: number) =>
 describe('reminders', { timeout: 30_000 }, () => {
   it('fires a reminder set through the model at its time, in the owner’s zone', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') }); // 12:00 Berlin
-    const i = instance({ reminders: { deliverTo: 'telegram:42' } });
+    const i = await instance({ reminders: { deliverTo: 'telegram:42' } });
     await i.start(createReminders(i.config));
     fake.script.push(
       {
@@ -79,7 +79,7 @@ describe('reminders', { timeout: 30_000 }, () => {
 
   it('fires a reminder set in a turn that read foreign content as foreign: marked, tainted, its calls out denied', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') });
-    const i = instance({ reminders: { deliverTo: 'telegram:42' } });
+    const i = await instance({ reminders: { deliverTo: 'telegram:42' } });
     await i.start(createReminders(i.config));
     i.brain.messages.send({
       from: 'mallory',
@@ -122,7 +122,7 @@ describe('reminders', { timeout: 30_000 }, () => {
 
   it('delivers a reminder that came due while the service was down once, on start, marked late', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') });
-    const first = instance();
+    const first = await instance();
     await first.start(createReminders(first.config));
     fake.script.push(
       { toolUses: [{ name: 'set_reminder', input: { when: 'in 20 minutes', text: 'Stretch' } }] },
@@ -134,7 +134,7 @@ describe('reminders', { timeout: 30_000 }, () => {
     instances.splice(0);
 
     vi.setSystemTime(new Date('2026-05-04T11:00:00Z')); // the service was down at 10:20
-    const second = instance();
+    const second = await instance();
     await second.start(createReminders(second.config));
     await until(() => second.deliveries.length === 1);
     expect(second.deliveries[0]!.text).toMatch(
@@ -148,7 +148,7 @@ describe('reminders', { timeout: 30_000 }, () => {
     await second.stop();
     instances.splice(0);
 
-    const third = instance();
+    const third = await instance();
     await third.start(createReminders(third.config));
     await vi.advanceTimersByTimeAsync(60_000);
     expect(third.deliveries).toEqual([]);
@@ -156,7 +156,7 @@ describe('reminders', { timeout: 30_000 }, () => {
 
   it('runs a prompt reminder as a turn of the owner’s session and delivers the answer', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') });
-    const i = instance();
+    const i = await instance();
     await i.start(createReminders(i.config));
     i.brain.assistant.addReminder({
       text: 'check the weather and tell me',
@@ -178,7 +178,7 @@ describe('reminders', { timeout: 30_000 }, () => {
 
   it('moves a repeating reminder to its next time after firing', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T06:59:00Z') });
-    const i = instance();
+    const i = await instance();
     await i.start(createReminders(i.config));
     i.brain.assistant.addReminder({
       text: 'Stand-up',
@@ -195,7 +195,7 @@ describe('reminders', { timeout: 30_000 }, () => {
 
   it('lists and cancels reminders through the tools; a cancelled one never fires', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') });
-    const i = instance();
+    const i = await instance();
     await i.start(createReminders(i.config));
     const r = i.brain.assistant.addReminder({
       text: 'Water plants',
@@ -219,7 +219,7 @@ describe('reminders', { timeout: 30_000 }, () => {
 
   it('refuses a time it cannot read, naming the field, and stores nothing', async () => {
     vi.useFakeTimers({ ...FAKE_TIMERS, now: new Date('2026-05-04T10:00:00Z') });
-    const i = instance();
+    const i = await instance();
     await i.start(createReminders(i.config));
     fake.script.push(
       { toolUses: [{ name: 'set_reminder', input: { when: 'whenever', text: 'x' } }] },
@@ -235,7 +235,7 @@ describe('reminders', { timeout: 30_000 }, () => {
 
 describe('tasks', { timeout: 30_000 }, () => {
   it('adds, lists and completes tasks through the tools, each pointing back to the message that asked', async () => {
-    const i = instance();
+    const i = await instance();
     await i.start(createReminders(i.config));
     fake.script.push(
       {
@@ -297,7 +297,7 @@ describe('who gets the reminder and task tools', () => {
   });
 
   it('reach the model through the host for the owner’s turn and not for another agent’s in the same session', async () => {
-    const i = instance();
+    const i = await instance();
     await i.start(createReminders(i.config));
     fake.script.push({ text: 'ok' }, { text: 'ok' });
     await chat(i, 'hello');

@@ -46,7 +46,7 @@ async function service(dir: string, tg: FakeTelegram, model: FakeAnthropic, offs
     file,
     env: { ANTHROPIC_API_KEY: 'sk-test', TELEGRAM_BOT_TOKEN: tg.token, HOME: dir },
   });
-  const brain = openBrain({ dbPath: join(dir, 'brain.db') });
+  const brain = await openBrain({ dbPath: join(dir, 'brain.db') });
   const lines: string[] = [];
   const log = streamLog((line) => void lines.push(line), 'debug');
   const clock = () => new Date(Date.now() + offsetMs);

@@ -60,7 +60,7 @@ export async function serviceFixture(
     channels?: Channel[];
   } = {},
 ): Promise<ServiceFixture> {
-  const t = tempBrain();
+  const t = await tempBrain();
   const fake = await startFakeAnthropic();
   const configPath = join(t.dir, 'assistant.json');
   writeFileSync(configPath, JSON.stringify(configFileBody(fake.baseUrl, t.dir, options.file)));

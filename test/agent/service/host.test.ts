@@ -69,7 +69,7 @@ describe('the service host', () => {
 
     // A new host on another connection (a restart) finds the same target in the brain.
     const again = createServiceHost({
-      brain: s.t.reopen(),
+      brain: await s.t.reopen(),
       config: s.config,
       clock: systemClock,
       log: s.log,

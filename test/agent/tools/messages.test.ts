@@ -9,8 +9,8 @@ import { tempBrain, type TempBrain } from '../../helpers.js';
 let t: TempBrain;
 let ctx: ToolContext;
 
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
   const session = t.brain.assistant.session({
     name: 'chat/default',
     agent: 'assistant',

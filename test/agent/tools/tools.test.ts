@@ -43,7 +43,7 @@ describe('tool registry', () => {
   });
 
   it('answers an input the schema refuses with an error result naming the field', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const turn = userTurn('hi');
     const result = await runToolCall(
       [saveMemoryTool],
@@ -56,7 +56,7 @@ describe('tool registry', () => {
   });
 
   it('turns a tool that throws, and an unknown tool, into error results', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const boom: Tool<{ a: string }> = {
       name: 'boom',
       description: 'fails',
@@ -80,7 +80,7 @@ describe('tool registry', () => {
 
 describe('save_memory', () => {
   it('stores a memory of the assistant whose source is the turn’s user message', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const turn = userTurn('my cat is called Tom');
     const result = await runToolCall(
       [saveMemoryTool],
@@ -102,7 +102,7 @@ describe('save_memory', () => {
 
 describe('search_memory', () => {
   it('answers hits with date, type and id, wrapped as untrusted data', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const turn = userTurn('the boiler code is 4471');
     const result = await runToolCall(
       [createSearchMemoryTool()],
@@ -116,7 +116,7 @@ describe('search_memory', () => {
   });
 
   it('says so when nothing matches', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const turn = userTurn('hello');
     const result = await runToolCall(
       [createSearchMemoryTool()],

@@ -14,7 +14,7 @@ let stats: BuildStats;
 const count = (sql: string) => (connectionOf(t.brain).prepare(sql).get() as { n: number }).n;
 
 beforeAll(async () => {
-  t = tempBrain();
+  t = await tempBrain();
   stats = await buildBrain(t.brain, {
     messages: N,
     text: createChatText(),

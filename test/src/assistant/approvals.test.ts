@@ -10,8 +10,8 @@ afterEach(() => {
 });
 
 describe('approvals in the brain', () => {
-  it('stores a digest of the arguments, never the arguments themselves', () => {
-    t = tempBrain();
+  it('stores a digest of the arguments, never the arguments themselves', async () => {
+    t = await tempBrain();
     const r = t.brain.assistant.recordApproval({
       tool: 'run_command',
       args: { command: 'rm -rf build', cwd: 'secret-dir' },
@@ -25,8 +25,8 @@ describe('approvals in the brain', () => {
     expect(JSON.stringify(t.brain.assistant.approvals())).not.toContain('secret-dir');
   });
 
-  it('lists a waiting ask as pending until it is settled, newest decision first', () => {
-    t = tempBrain();
+  it('lists a waiting ask as pending until it is settled, newest decision first', async () => {
+    t = await tempBrain();
     const b = t.brain;
     b.assistant.recordApproval({
       tool: 'read_file',
@@ -54,8 +54,8 @@ describe('approvals in the brain', () => {
     ).toThrow(/no pending approval/);
   });
 
-  it('refuses to store a shell, an interpreter, a wrapper, a path or a wide pattern as an always-rule, and changes nothing', () => {
-    t = tempBrain();
+  it('refuses to store a shell, an interpreter, a wrapper, a path or a wide pattern as an always-rule, and changes nothing', async () => {
+    t = await tempBrain();
     const b = t.brain;
     for (const pattern of [
       'exactly sh -c id',
@@ -87,8 +87,8 @@ describe('approvals in the brain', () => {
     expect(b.assistant.approvalRules()).toEqual([]);
   });
 
-  it('stores an always-rule once, says what it matches, and revokes it by id', () => {
-    t = tempBrain();
+  it('stores an always-rule once, says what it matches, and revokes it by id', async () => {
+    t = await tempBrain();
     const b = t.brain;
     const rule = b.assistant.addApprovalRule({
       tool: 'run_command',
@@ -116,8 +116,8 @@ describe('approvals in the brain', () => {
     expect(() => b.assistant.revokeApprovalRule(rule.id)).toThrow(/no always-allow rule/);
   });
 
-  it('reads a rule stored in the old, wider form as inactive: it matches nothing', () => {
-    t = tempBrain();
+  it('reads a rule stored in the old, wider form as inactive: it matches nothing', async () => {
+    t = await tempBrain();
     // Stored as an older version did, past today's validation.
     const insert = connectionOf(t.brain).prepare(
       `INSERT INTO approval_rules (tool, pattern, created_at) VALUES (?, ?, 0)`,
@@ -130,8 +130,8 @@ describe('approvals in the brain', () => {
     expect(rules[1]!.matches).toMatch(/^nothing: "git push \*" is an old, wider form/);
   });
 
-  it('records a call of any length and any characters without throwing, cut where the cut shows', () => {
-    t = tempBrain();
+  it('records a call of any length and any characters without throwing, cut where the cut shows', async () => {
+    t = await tempBrain();
     const long = `run_command command: \0\ud800${'x'.repeat(20_000)}`;
     const r = t.brain.assistant.recordApproval({
       tool: 'run_command',

@@ -14,10 +14,10 @@ afterEach(() => {
 const KEY = 'session:chat/default';
 
 describe('leases', () => {
-  it('gives a lease to one connection at a time and to the other once it is released', () => {
-    t = tempBrain();
+  it('gives a lease to one connection at a time and to the other once it is released', async () => {
+    t = await tempBrain();
     const a = t.brain;
-    const b = t.reopen();
+    const b = await t.reopen();
     const first = leaseHolder('turn-1');
     const second = leaseHolder('turn-2');
     expect(a.assistant.acquireLease({ key: KEY, holder: first, ttl_ms: 60_000 })).toBe(true);
@@ -34,9 +34,9 @@ describe('leases', () => {
     expect(a.assistant.getLease(KEY)?.holder).toEqual(second);
   });
 
-  it('lets its holder take it again (a renewal) and renew it', () => {
+  it('lets its holder take it again (a renewal) and renew it', async () => {
     const clock = fixedClock('2026-03-01T10:00:00.000Z');
-    t = tempBrain({ clock });
+    t = await tempBrain({ clock });
     const me = leaseHolder('turn');
     expect(t.brain.assistant.acquireLease({ key: KEY, holder: me, ttl_ms: 1000 })).toBe(true);
     clock.tick(500);
@@ -49,11 +49,11 @@ describe('leases', () => {
     expect(t.brain.assistant.getLease(KEY)?.expires_at).toBe('2026-03-01T10:00:10.500Z');
   });
 
-  it('is taken over once it expires, and its old holder can then neither renew nor release it', () => {
+  it('is taken over once it expires, and its old holder can then neither renew nor release it', async () => {
     const clock = fixedClock('2026-03-01T10:00:00.000Z');
-    t = tempBrain({ clock });
+    t = await tempBrain({ clock });
     const a = t.brain;
-    const b = t.reopen();
+    const b = await t.reopen();
     const first = leaseHolder('turn-1');
     const second = leaseHolder('turn-2');
     expect(a.assistant.acquireLease({ key: KEY, holder: first, ttl_ms: 30_000 })).toBe(true);
@@ -66,9 +66,9 @@ describe('leases', () => {
     expect(a.assistant.getLease(KEY)?.holder).toEqual(second);
   });
 
-  it('waits for the expiry of a holder on another host, whose pid it cannot check', () => {
+  it('waits for the expiry of a holder on another host, whose pid it cannot check', async () => {
     const clock = fixedClock();
-    t = tempBrain({ clock });
+    t = await tempBrain({ clock });
     const far = { pid: 2 ** 22 + 7, host: `${hostname()}-elsewhere`, label: 'turn' };
     expect(t.brain.assistant.acquireLease({ key: KEY, holder: far, ttl_ms: 5000 })).toBe(true);
     expect(
@@ -81,10 +81,10 @@ describe('leases', () => {
   });
 
   it('takes over at once from a process of this host that was killed holding it', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const script = `
       import { openBrain, leaseHolder } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'index.js'))};
-      const brain = openBrain({ dbPath: process.argv[1] });
+      const brain = await openBrain({ dbPath: process.argv[1] });
       const ok = brain.assistant.acquireLease({ key: ${JSON.stringify(KEY)}, holder: leaseHolder('turn'), ttl_ms: 3600000 });
       console.log(ok ? 'held ' + process.pid : 'refused');
       setInterval(() => {}, 1000);`;
@@ -113,8 +113,8 @@ describe('leases', () => {
     expect(t.brain.assistant.getLease(KEY)?.holder).toEqual(me);
   });
 
-  it('refuses bad input naming the field', () => {
-    t = tempBrain();
+  it('refuses bad input naming the field', async () => {
+    t = await tempBrain();
     expect(() =>
       t!.brain.assistant.acquireLease({ key: '', holder: leaseHolder('x'), ttl_ms: 1000 }),
     ).toThrow(/key: must not be empty/);

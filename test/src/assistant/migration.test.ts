@@ -15,16 +15,16 @@ afterEach(() => {
 });
 
 describe('migration 0010: the assistant’s tables', () => {
-  it('adds sessions, leases and usage to a version 9 brain, keeping its messages', () => {
+  it('adds sessions, leases and usage to a version 9 brain, keeping its messages', async () => {
     dir = tempDir();
     const path = join(dir.dir, 'v8.db');
     // A version 9 brain: today's schema without what the later migrations add.
-    const made = openBrain({ dbPath: path });
+    const made = await openBrain({ dbPath: path });
     const sent = made.messages.send({ from: 'ada', to: 'assistant', body: 'before the upgrade' });
     made.close();
     downgrade(path, 9);
 
-    brain = openBrain({ dbPath: path });
+    brain = await openBrain({ dbPath: path });
     expect(connectionOf(brain).pragma('user_version', { simple: true })).toBe(latestVersion());
     expect(brain.messages.getMessage(sent.id)?.body).toBe('before the upgrade');
     const s = brain.assistant.session({ name: 'chat/default', agent: 'assistant', owner: 'ada' });
@@ -41,9 +41,9 @@ describe('migration 0010: the assistant’s tables', () => {
     expect(brain.assistant.recordApproval({ tool: 't', args: {}, decision: 'pending' }).id).toBe(1);
   });
 
-  it('stores times as integer milliseconds and refuses text', () => {
+  it('stores times as integer milliseconds and refuses text', async () => {
     dir = tempDir();
-    brain = openBrain({ dbPath: join(dir.dir, 'b.db') });
+    brain = await openBrain({ dbPath: join(dir.dir, 'b.db') });
     expect(() =>
       connectionOf(brain!)
         .prepare(

@@ -6,9 +6,9 @@ import { downgrade } from '../../downgrade.js';
 let t: TempBrain | undefined;
 afterEach(() => t?.cleanup());
 
-function setup() {
+async function setup() {
   const clock = fixedClock();
-  t = tempBrain({ clock });
+  t = await tempBrain({ clock });
   return { brain: t.brain, clock };
 }
 
@@ -16,8 +16,8 @@ const ask = (brain: TempBrain['brain'], user: string) =>
   brain.assistant.requestPairing({ channel: 'telegram', user_id: user, name: `user ${user}` });
 
 describe('pairing requests', () => {
-  it('gives an 8-character code from an alphabet without look-alikes, the same one while it is valid', () => {
-    const { brain } = setup();
+  it('gives an 8-character code from an alphabet without look-alikes, the same one while it is valid', async () => {
+    const { brain } = await setup();
     const first = ask(brain, '7');
     expect(first).toMatchObject({ status: 'pending', created: true });
     const code = (first as { code: string }).code;
@@ -27,8 +27,8 @@ describe('pairing requests', () => {
     expect(ask(brain, '7')).toMatchObject({ status: 'pending', code, created: false });
   });
 
-  it('keeps at most three requests waiting; an expired one frees its place', () => {
-    const { brain, clock } = setup();
+  it('keeps at most three requests waiting; an expired one frees its place', async () => {
+    const { brain, clock } = await setup();
     for (const u of ['1', '2', '3']) expect(ask(brain, u).status).toBe('pending');
     expect(ask(brain, '4')).toEqual({ status: 'full' });
     clock.tick(PAIRING_TTL_MS + 1);
@@ -36,8 +36,8 @@ describe('pairing requests', () => {
     expect(ask(brain, '4')).toMatchObject({ status: 'pending', created: true });
   });
 
-  it('lets the owner approve a valid code (any case) and then the sender is paired', () => {
-    const { brain } = setup();
+  it('lets the owner approve a valid code (any case) and then the sender is paired', async () => {
+    const { brain } = await setup();
     const { code } = ask(brain, '9') as { code: string };
     expect(brain.assistant.isPaired({ channel: 'telegram', user_id: '9' })).toBe(false);
     const decided = brain.assistant.decidePairing({
@@ -50,8 +50,8 @@ describe('pairing requests', () => {
     expect(brain.assistant.pairings().map((p) => p.status)).toEqual(['approved']);
   });
 
-  it('refuses an expired or unknown code and a denied sender gets nothing more', () => {
-    const { brain, clock } = setup();
+  it('refuses an expired or unknown code and a denied sender gets nothing more', async () => {
+    const { brain, clock } = await setup();
     const { code } = ask(brain, '5') as { code: string };
     clock.tick(PAIRING_TTL_MS);
     expect(() => brain.assistant.decidePairing({ code, decision: 'approve' })).toThrow(
@@ -70,11 +70,11 @@ describe('pairing requests', () => {
 
 describe('migration 0013', () => {
   it('adds the pairings table to a version 12 brain', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const path = t.path;
     t.brain.close();
     downgrade(path, 12);
-    const reopened = t.reopen();
+    const reopened = await t.reopen();
     expect(reopened.assistant.requestPairing({ channel: 'telegram', user_id: '1' }).status).toBe(
       'pending',
     );

@@ -5,12 +5,12 @@ let t: TempBrain;
 afterEach(() => t.cleanup());
 
 describe('the scheduler’s storage', () => {
-  it('claims a cron due time once; a second claim, even from another connection, gets nothing', () => {
-    t = tempBrain();
+  it('claims a cron due time once; a second claim, even from another connection, gets nothing', async () => {
+    t = await tempBrain();
     const run = t.brain.assistant.claimCronRun({ job: 'brief', due_at: '2026-05-04T06:00:00Z' });
     expect(run).toMatchObject({ job: 'brief', outcome: 'running', ended_at: null });
     expect(
-      t.reopen().assistant.claimCronRun({ job: 'brief', due_at: '2026-05-04T06:00:00Z' }),
+      (await t.reopen()).assistant.claimCronRun({ job: 'brief', due_at: '2026-05-04T06:00:00Z' }),
     ).toBeUndefined();
     const done = t.brain.assistant.finishCronRun({ id: run!.id, outcome: 'ok', delivered: true });
     expect(done).toMatchObject({ outcome: 'ok', delivered: true });
@@ -18,16 +18,16 @@ describe('the scheduler’s storage', () => {
     expect(t.brain.assistant.cronRuns({ job: 'brief' })).toEqual([done]);
   });
 
-  it('fires a reminder once: the second claim of the same due time fails', () => {
-    t = tempBrain();
+  it('fires a reminder once: the second claim of the same due time fails', async () => {
+    t = await tempBrain();
     const r = t.brain.assistant.addReminder({ text: 'x', due_at: '2026-05-04T06:00:00Z' });
     expect(t.brain.assistant.fireReminder({ id: r.id, due_at: r.due_at })).toBe(true);
-    expect(t.reopen().assistant.fireReminder({ id: r.id, due_at: r.due_at })).toBe(false);
+    expect((await t.reopen()).assistant.fireReminder({ id: r.id, due_at: r.due_at })).toBe(false);
     expect(t.brain.assistant.getReminder(r.id)).toMatchObject({ status: 'done' });
   });
 
-  it('refuses bad input naming the field, and writes nothing', () => {
-    t = tempBrain();
+  it('refuses bad input naming the field, and writes nothing', async () => {
+    t = await tempBrain();
     expect(() =>
       t.brain.assistant.addReminder({ text: '', due_at: '2026-05-04T06:00:00Z' }),
     ).toThrow(/text: must not be empty/);
@@ -44,11 +44,11 @@ describe('the scheduler’s storage', () => {
     expect(t.brain.assistant.tasks({ status: 'all' })).toEqual([]);
   });
 
-  it('keeps named values across connections, and initialises one only once', () => {
-    t = tempBrain();
+  it('keeps named values across connections, and initialises one only once', async () => {
+    t = await tempBrain();
     expect(t.brain.assistant.schedulerState('email:inbox')).toBeUndefined();
     t.brain.assistant.setSchedulerState('email:inbox', { uidValidity: '7', lastUid: 3 });
-    expect(t.reopen().assistant.schedulerState('email:inbox')).toEqual({
+    expect((await t.reopen()).assistant.schedulerState('email:inbox')).toEqual({
       uidValidity: '7',
       lastUid: 3,
     });
@@ -56,8 +56,8 @@ describe('the scheduler’s storage', () => {
     expect(t.brain.assistant.initSchedulerState('since', 'b')).toBe('a');
   });
 
-  it('completes a task once and cancels a reminder once', () => {
-    t = tempBrain();
+  it('completes a task once and cancels a reminder once', async () => {
+    t = await tempBrain();
     const task = t.brain.assistant.addTask({ title: 'x' });
     t.brain.assistant.completeTask(task.id);
     expect(() => t.brain.assistant.completeTask(task.id)).toThrow(/already done/);

@@ -12,8 +12,8 @@ afterEach(() => {
 
 const who = { agent: 'assistant', owner: 'ada' };
 
-function open(): Brain {
-  t = tempBrain({ clock: fixedClock('2026-03-01T10:00:00.000Z') });
+async function open(): Promise<Brain> {
+  t = await tempBrain({ clock: fixedClock('2026-03-01T10:00:00.000Z') });
   return t.brain;
 }
 
@@ -31,8 +31,8 @@ function turn(brain: Brain, thread: string, text: string) {
 }
 
 describe('sessions', () => {
-  it('creates a session once, with an empty thread whose subject is its name', () => {
-    const brain = open();
+  it('creates a session once, with an empty thread whose subject is its name', async () => {
+    const brain = await open();
     const first = brain.assistant.session({ name: 'chat/default', ...who });
     expect(first).toMatchObject({ name: 'chat/default', agent: 'assistant', owner: 'ada' });
     expect(first.created_at).toBe('2026-03-01T10:00:00.000Z');
@@ -44,17 +44,17 @@ describe('sessions', () => {
     expect(brain.assistant.sessions()).toEqual([first]);
   });
 
-  it('is found by a second connection, as another process finds it', () => {
-    const brain = open();
+  it('is found by a second connection, as another process finds it', async () => {
+    const brain = await open();
     const made = brain.assistant.session({ name: 'chat/default', ...who });
-    const other = t!.reopen();
+    const other = await t!.reopen();
     expect(other.assistant.session({ name: 'chat/default', ...who }).thread_id).toBe(
       made.thread_id,
     );
   });
 
-  it('starts a fresh thread on newSession and keeps the old one searchable', () => {
-    const brain = open();
+  it('starts a fresh thread on newSession and keeps the old one searchable', async () => {
+    const brain = await open();
     const old = brain.assistant.session({ name: 'chat/default', ...who });
     turn(brain, old.thread_id, 'the heron nests by the mill');
     const fresh = brain.assistant.newSession({ name: 'chat/default', ...who });
@@ -68,8 +68,8 @@ describe('sessions', () => {
     expect(hits.some((h) => h.thread_id === old.thread_id)).toBe(true);
   });
 
-  it('gives a session whose thread was closed a fresh thread', () => {
-    const brain = open();
+  it('gives a session whose thread was closed a fresh thread', async () => {
+    const brain = await open();
     const old = brain.assistant.session({ name: 'chat/x', ...who });
     brain.messages.setThreadStatus(old.thread_id, 'closed');
     const now = brain.assistant.session({ name: 'chat/x', ...who });
@@ -77,16 +77,16 @@ describe('sessions', () => {
     expect(() => turn(brain, now.thread_id, 'still talking')).not.toThrow();
   });
 
-  it('keeps sessions apart by name', () => {
-    const brain = open();
+  it('keeps sessions apart by name', async () => {
+    const brain = await open();
     const a = brain.assistant.session({ name: 'chat/a', ...who });
     const b = brain.assistant.session({ name: 'telegram/42', ...who });
     expect(a.thread_id).not.toBe(b.thread_id);
     expect(brain.assistant.sessions().map((s) => s.name)).toEqual(['chat/a', 'telegram/42']);
   });
 
-  it('refuses a bad name or agent, naming the field, and writes nothing', () => {
-    const brain = open();
+  it('refuses a bad name or agent, naming the field, and writes nothing', async () => {
+    const brain = await open();
     expect(() => brain.assistant.session({ name: ' padded', ...who })).toThrow(
       /name: must not start/,
     );
@@ -100,8 +100,8 @@ describe('sessions', () => {
 });
 
 describe('sessionMessages', () => {
-  it('answers every message of a thread in order, or those after a given one', () => {
-    const brain = open();
+  it('answers every message of a thread in order, or those after a given one', async () => {
+    const brain = await open();
     const s = brain.assistant.session({ name: 'chat/default', ...who });
     const ids = [
       ...turn(brain, s.thread_id, 'one'),
@@ -128,8 +128,8 @@ describe('sessionMessages', () => {
     expect(brain.assistant.sessionMessages({ thread_id: s.thread_id, after: ids[5] })).toEqual([]);
   });
 
-  it('orders messages of the same millisecond by when they were stored', () => {
-    const brain = open();
+  it('orders messages of the same millisecond by when they were stored', async () => {
+    const brain = await open();
     const s = brain.assistant.session({ name: 'chat/default', ...who });
     // The fixed clock never moves: every message has the same time.
     const ids = [...turn(brain, s.thread_id, 'a'), ...turn(brain, s.thread_id, 'b')];
@@ -138,8 +138,8 @@ describe('sessionMessages', () => {
     ).toEqual(ids.slice(1));
   });
 
-  it('refuses a message of another thread as the start, and an unknown thread', () => {
-    const brain = open();
+  it('refuses a message of another thread as the start, and an unknown thread', async () => {
+    const brain = await open();
     const a = brain.assistant.session({ name: 'chat/a', ...who });
     const b = brain.assistant.session({ name: 'chat/b', ...who });
     const [inB] = turn(brain, b.thread_id, 'elsewhere');
@@ -154,8 +154,8 @@ describe('sessionMessages', () => {
     ).toThrow(/after: no message/);
   });
 
-  it('reads the rows after a message as one range of the thread index', () => {
-    const brain = open();
+  it('reads the rows after a message as one range of the thread index', async () => {
+    const brain = await open();
     const plan = connectionOf(brain)
       .prepare(`EXPLAIN QUERY PLAN ${AFTER_SQL}`)
       .all(1, 0, 0, 10) as Array<{
@@ -168,8 +168,8 @@ describe('sessionMessages', () => {
 });
 
 describe('latestSummary', () => {
-  it('answers the summary whose source message comes last in the thread', () => {
-    const brain = open();
+  it('answers the summary whose source message comes last in the thread', async () => {
+    const brain = await open();
     const s = brain.assistant.session({ name: 'chat/default', ...who });
     const ids = [...turn(brain, s.thread_id, 'one'), ...turn(brain, s.thread_id, 'two')];
     expect(brain.assistant.latestSummary(s.thread_id)).toBeUndefined();
@@ -197,8 +197,8 @@ describe('latestSummary', () => {
     expect(got!.stm.access_count).toBe(0);
   });
 
-  it('ignores summaries of other threads', () => {
-    const brain = open();
+  it('ignores summaries of other threads', async () => {
+    const brain = await open();
     const a = brain.assistant.session({ name: 'chat/a', ...who });
     const b = brain.assistant.session({ name: 'chat/b', ...who });
     const [inB] = turn(brain, b.thread_id, 'b');
@@ -214,8 +214,8 @@ describe('latestSummary', () => {
 });
 
 describe('a session conducted in an existing thread', () => {
-  it('takes the thread as it is, with the messages already in it, and keeps it', () => {
-    const brain = open();
+  it('takes the thread as it is, with the messages already in it, and keeps it', async () => {
+    const brain = await open();
     const asked = brain.messages.send({
       from: 'bob',
       to: 'assistant',
@@ -237,8 +237,8 @@ describe('a session conducted in an existing thread', () => {
     ).toEqual(session);
   });
 
-  it('moves a session that had a thread of its own there, keeping the old thread in its list', () => {
-    const brain = open();
+  it('moves a session that had a thread of its own there, keeping the old thread in its list', async () => {
+    const brain = await open();
     const old = brain.assistant.session({ name: 'inbox/x', ...who });
     const asked = brain.messages.send({ from: 'bob', to: 'assistant', body: 'hello' });
     const moved = brain.assistant.sessionInThread({
@@ -250,8 +250,8 @@ describe('a session conducted in an existing thread', () => {
     expect(brain.assistant.sessionOfThread(old.thread_id)?.name).toBe('inbox/x');
   });
 
-  it('refuses another session’s thread and an unknown thread, changing nothing', () => {
-    const brain = open();
+  it('refuses another session’s thread and an unknown thread, changing nothing', async () => {
+    const brain = await open();
     const chat = brain.assistant.session({ name: 'chat/default', ...who });
     expect(() =>
       brain.assistant.sessionInThread({ name: 'inbox/y', ...who, thread_id: chat.thread_id }),

@@ -19,8 +19,8 @@ const call = (over: Record<string, unknown>) => ({
   ...over,
 });
 
-function seed() {
-  t = tempBrain();
+async function seed() {
+  t = await tempBrain();
   const b = t.brain;
   b.assistant.recordUsage(call({ at: '2026-03-01T09:00:00Z' }));
   b.assistant.recordUsage(call({ at: '2026-03-01T23:59:59.999Z', source: 'compaction' }));
@@ -40,8 +40,8 @@ function seed() {
 }
 
 describe('usage', () => {
-  it('sums tokens by model, each group split by endpoint', () => {
-    const rows = seed().assistant.usage({ by: 'model' });
+  it('sums tokens by model, each group split by endpoint', async () => {
+    const rows = (await seed()).assistant.usage({ by: 'model' });
     expect(rows.map((r) => r.key)).toEqual(['claude-sonnet-4-5', 'llama3.1']);
     expect(rows[0]).toMatchObject({
       calls: 3,
@@ -65,8 +65,8 @@ describe('usage', () => {
     ]);
   });
 
-  it('sums by UTC day in time order, and by source', () => {
-    const b = seed();
+  it('sums by UTC day in time order, and by source', async () => {
+    const b = await seed();
     const days = b.assistant.usage({ by: 'day' });
     expect(days.map((r) => [r.key, r.calls])).toEqual([
       ['2026-03-01', 2],
@@ -81,8 +81,8 @@ describe('usage', () => {
     ]);
   });
 
-  it('counts only the calls since a time', () => {
-    const b = seed();
+  it('counts only the calls since a time', async () => {
+    const b = await seed();
     expect(b.assistant.usage({ by: 'day', since: '2026-03-02' }).map((r) => r.key)).toEqual([
       '2026-03-02',
       '2026-03-03',
@@ -90,8 +90,8 @@ describe('usage', () => {
     expect(b.assistant.usage({ since: '2026-04-01' })).toEqual([]);
   });
 
-  it('keeps the session and the message a call served', () => {
-    t = tempBrain();
+  it('keeps the session and the message a call served', async () => {
+    t = await tempBrain();
     const sent = t.brain.messages.send({ from: 'ada', to: 'assistant', body: 'hello' });
     const rec = t.brain.assistant.recordUsage(
       call({ session: 'chat/default', message_id: sent.id }),
@@ -105,8 +105,8 @@ describe('usage', () => {
     });
   });
 
-  it('refuses bad input naming the field, and records nothing', () => {
-    t = tempBrain();
+  it('refuses bad input naming the field, and records nothing', async () => {
+    t = await tempBrain();
     expect(() => t!.brain.assistant.recordUsage(call({ input_tokens: -1 }))).toThrow(
       /input_tokens:/,
     );

@@ -14,7 +14,7 @@ const clock = fixedClock('2026-03-01T00:00:00.000Z');
 
 beforeEach(async () => {
   fake = await startFakeOllama();
-  t = tempBrain({ clock });
+  t = await tempBrain({ clock });
 });
 afterEach(async () => {
   t.cleanup();

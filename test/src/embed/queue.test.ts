@@ -17,8 +17,8 @@ function queueRows(brain: TempBrain['brain']) {
 }
 
 describe('the embedding queue', () => {
-  it('counts every new message, memory and atom as waiting, with no queue row each', () => {
-    t = tempBrain();
+  it('counts every new message, memory and atom as waiting, with no queue row each', async () => {
+    t = await tempBrain();
     const { id } = t.brain.messages.send({
       from: 'helios',
       to: 'nova',
@@ -57,7 +57,7 @@ describe('the embedding queue', () => {
   });
 
   it('hands each new item to one drainer only, and takes a changed item again', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     for (let i = 0; i < 4; i++)
       t.brain.messages.send({ from: 'helios', to: 'nova', body: `gate ${i}` });
     const first = wordEmbedder(['gate']);
@@ -81,7 +81,7 @@ describe('the embedding queue', () => {
   });
 
   it('drains in batches outside the write, storing one vector per item with model, dimension and hash', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     for (let i = 0; i < 5; i++)
       t.brain.messages.send({ from: 'helios', to: 'nova', body: `message ${i} about gates` });
     const e = wordEmbedder(['gate', 'fills']);
@@ -114,7 +114,7 @@ describe('the embedding queue', () => {
   });
 
   it('embeds a message with its context: subject, sender, date and the message it answers', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const first = t.brain.messages.send({
       from: 'melanie',
       to: 'caroline',
@@ -139,7 +139,7 @@ describe('the embedding queue', () => {
   });
 
   it('does not call the model again for an item whose text did not change', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     t.brain.messages.send({ from: 'helios', to: 'nova', body: 'same words' });
     const e = wordEmbedder(['same']);
     await t.brain.embed.embedQueued(e);
@@ -152,7 +152,7 @@ describe('the embedding queue', () => {
   });
 
   it('re-embeds everything when the model changes, and never mixes two models', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     t.brain.messages.send({ from: 'helios', to: 'nova', body: 'one' });
     t.brain.knowledge.remember({ agent: 'nova', content: 'two' });
     await t.brain.embed.embedQueued(wordEmbedder(['one'], { model: 'brain-test-a' }));
@@ -173,7 +173,7 @@ describe('the embedding queue', () => {
 
   it('isolates an item that keeps failing, so the others get embedded', async () => {
     const clock = fixedClock();
-    t = tempBrain({ clock });
+    t = await tempBrain({ clock });
     t.brain.messages.send({ from: 'helios', to: 'nova', body: 'fine one' });
     t.brain.messages.send({ from: 'helios', to: 'nova', body: 'poison pill' });
     t.brain.messages.send({ from: 'helios', to: 'nova', body: 'fine two' });
@@ -198,7 +198,7 @@ describe('the embedding queue', () => {
   });
 
   it('gives the items back, without counting a failure, when a drain is cancelled', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     t.brain.messages.send({ from: 'helios', to: 'nova', body: 'a' });
     const controller = new AbortController();
     const slow = {
@@ -214,7 +214,7 @@ describe('the embedding queue', () => {
     expect(t.brain.embed.embedStatus()).toMatchObject({ pending: 1, failed: 0 });
   });
 
-  it('keeps what a version 3 brain had queued, and drops the rows the cursor now covers (migration 0004)', () => {
+  it('keeps what a version 3 brain had queued, and drops the rows the cursor now covers (migration 0004)', async () => {
     const { dir, cleanup } = tempDir();
     try {
       const path = join(dir, 'v3.db');
@@ -238,7 +238,7 @@ describe('the embedding queue', () => {
           SELECT id, 2, CASE id WHEN 1 THEN '2025-01-02T03:04:05.678Z' END FROM messages;`);
       old.close();
 
-      const brain = openBrain({ dbPath: path });
+      const brain = await openBrain({ dbPath: path });
       const cursors = connectionOf(brain)
         .prepare(`SELECT item_type, last_id FROM embed_cursor ORDER BY item_type`)
         .all();
@@ -267,7 +267,7 @@ describe('the embedding queue', () => {
     }
   });
 
-  it('queues what a brain held before vectors existed (migration 0002)', () => {
+  it('queues what a brain held before vectors existed (migration 0002)', async () => {
     const { dir, cleanup } = tempDir();
     try {
       const path = join(dir, 'old.db');
@@ -279,7 +279,7 @@ describe('the embedding queue', () => {
         INSERT INTO threads (uid, subject, created_by, created_at, last_message_at) VALUES ('thr_00000000-0000-4000-8000-000000000001', 's', 1, 'x', 'x');
         INSERT INTO messages (uid, thread_id, from_agent, body, created_at) VALUES ('syn_000000000001', 1, 1, 'old words', '2025-01-01T00:00:00.000Z');`);
       old.close();
-      const brain = openBrain({ dbPath: path });
+      const brain = await openBrain({ dbPath: path });
       expect(brain.embed.embedStatus().pending).toBe(1);
       expect(brain.search.search({ query: 'old words' }).hits).toHaveLength(1);
       brain.close();
@@ -291,7 +291,7 @@ describe('the embedding queue', () => {
   it('drains in the background of a long-running process until stopped', async () => {
     vi.useFakeTimers();
     try {
-      t = tempBrain();
+      t = await tempBrain();
       const worker = startEmbeddingWorker(t.brain, wordEmbedder(['late']), { intervalMs: 1000 });
       t.brain.messages.send({ from: 'helios', to: 'nova', body: 'a late message' });
       // The first pass ran at start (nothing queued yet); the next comes after one pause.
@@ -311,7 +311,7 @@ describe('the embedding queue', () => {
   it('reports a failing embedder once, not on every pass', async () => {
     vi.useFakeTimers();
     try {
-      t = tempBrain();
+      t = await tempBrain();
       t.brain.messages.send({ from: 'helios', to: 'nova', body: 'poison' });
       const errors: string[] = [];
       const embedder = wordEmbedder([], { failOn: 'poison' });

@@ -45,7 +45,7 @@ describe('brain eval locomo', () => {
     const dir = tempDir();
     try {
       const path = join(dir.dir, 'haystack.db');
-      const stack = openBrain({ dbPath: path });
+      const stack = await openBrain({ dbPath: path });
       // Decoys: short messages full of the questions' words, which outrank the evidence turns.
       stack.batch(() => {
         for (let i = 0; i < 60; i++) {
@@ -67,7 +67,7 @@ describe('brain eval locomo', () => {
       expect(report.recall['5']).toBe(1);
       expect(report.haystack!.recall['5']).toBeLessThan(1);
       // The haystack itself is only copied: the conversations were never written into it.
-      const after = openBrain({ dbPath: path });
+      const after = await openBrain({ dbPath: path });
       expect(after.search.search({ query: 'Rex', types: ['message'] }).hits).toEqual([]);
       after.close();
     } finally {

@@ -18,9 +18,9 @@ const PROMPT_MS = 1_000;
 let t: TempBrain;
 let clock: ReturnType<typeof fixedClock>;
 let writer: BetterSqlite3.Database | undefined;
-beforeEach(() => {
+beforeEach(async () => {
   clock = fixedClock();
-  t = tempBrain({ clock });
+  t = await tempBrain({ clock });
 });
 afterEach(() => {
   writer?.close();
@@ -104,9 +104,9 @@ describe('access counts off the read path', () => {
     expect([stored(a.id).access_count, stored(b.id).access_count].sort()).toEqual([3, 4]);
   });
 
-  it('a read changes nothing in the file; the flush does', () => {
+  it('a read changes nothing in the file; the flush does', async () => {
     t.brain.knowledge.remember({ agent: 'nova', content: 'spread gate' });
-    const other = t.reopen();
+    const other = await t.reopen();
     const seen = connectionOf(other).pragma('data_version', { simple: true });
     t.brain.search.search({ query: 'spread gate' });
     t.brain.knowledge.listStm();
@@ -115,14 +115,14 @@ describe('access counts off the read path', () => {
     expect(connectionOf(other).pragma('data_version', { simple: true })).not.toBe(seen);
   });
 
-  it('closing writes what is noted, without waiting; with the lock held they are dropped', () => {
+  it('closing writes what is noted, without waiting; with the lock held they are dropped', async () => {
     const memory = t.brain.knowledge.remember({ agent: 'nova', content: 'spread gate' });
-    const first = t.reopen();
+    const first = await t.reopen();
     first.search.search({ query: 'spread gate' });
     first.close();
     expect(stored(memory.id).access_count).toBe(1);
 
-    const second = t.reopen();
+    const second = await t.reopen();
     second.search.search({ query: 'spread gate' });
     const release = holdWriteLock();
     const closing = timed(() => second.close());

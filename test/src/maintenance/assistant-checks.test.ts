@@ -27,7 +27,7 @@ async function endedProcess(): Promise<number> {
 }
 
 beforeEach(async () => {
-  t = tempBrain();
+  t = await tempBrain();
   deadPid = await endedProcess();
   sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
   await new Promise((resolve) => sleeper.once('spawn', resolve));

@@ -10,8 +10,8 @@ import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
 let other: BetterSqlite3.Database | undefined;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => {
   other?.close();
@@ -96,10 +96,10 @@ describe('idle merging of the full-text indexes', () => {
     expect(crowded(structure())).toBe(false);
   });
 
-  it('does nothing on a read-only brain', () => {
+  it('does nothing on a read-only brain', async () => {
     unmergedIndex(5, 200);
     const block = structureBlock();
-    const reader = t.reopen({ readonly: true });
+    const reader = await t.reopen({ readonly: true });
     expect(reader.upkeep.maintain({ steps: 100 })).toEqual({
       merged: 0,
       pending: false,

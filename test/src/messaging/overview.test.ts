@@ -6,8 +6,8 @@ let t: TempBrain;
 afterEach(() => t.cleanup());
 
 describe('agentActivity', () => {
-  it('counts unread, sent and received per agent and lists each one’s latest messages', () => {
-    t = tempBrain();
+  it('counts unread, sent and received per agent and lists each one’s latest messages', async () => {
+    t = await tempBrain();
     const b = t.brain;
     const a = b.messages.send({ from: 'nova', to: 'helios', body: 'one' });
     b.messages.send({ from: 'nova', to: 'helios', thread: a.thread_id, body: 'two' });
@@ -21,8 +21,8 @@ describe('agentActivity', () => {
     expect(byName.nova!.latest.map((m) => m.body)).toEqual(['two']);
   });
 
-  it('counts over all history and finds an agent’s latest messages however long ago it wrote', () => {
-    t = tempBrain();
+  it('counts over all history and finds an agent’s latest messages however long ago it wrote', async () => {
+    t = await tempBrain();
     const b = t.brain;
     const first = b.messages.send({ from: 'quiet', to: 'helios', body: 'long ago' });
     for (let i = 0; i < 30; i++)
@@ -42,8 +42,8 @@ describe('agentActivity', () => {
     expect(byName.helios).toMatchObject({ sent: 0, received: 32, latest: [] });
   });
 
-  it('keeps the counts in step when a repair removes a delivery', () => {
-    t = tempBrain();
+  it('keeps the counts in step when a repair removes a delivery', async () => {
+    t = await tempBrain();
     const b = t.brain;
     b.messages.send({ from: 'nova', to: 'helios', body: 'one' });
     // What `brain doctor --repair` does to a delivery of a vanished agent: a delete in SQL.
@@ -55,8 +55,8 @@ describe('agentActivity', () => {
 });
 
 describe('inboxView', () => {
-  it('shows unread oldest first and read newest first without marking anything read', () => {
-    t = tempBrain();
+  it('shows unread oldest first and read newest first without marking anything read', async () => {
+    t = await tempBrain();
     const b = t.brain;
     const first = b.messages.send({ from: 'nova', to: 'helios', body: 'first' });
     b.messages.send({ from: 'nova', to: 'helios', thread: first.thread_id, body: 'second' });
@@ -75,15 +75,15 @@ describe('inboxView', () => {
     });
   });
 
-  it('rejects a bad agent name naming the field', () => {
-    t = tempBrain();
+  it('rejects a bad agent name naming the field', async () => {
+    t = await tempBrain();
     expect(() => t.brain.messages.inboxView({ agent: '<x>' })).toThrow(/agent/);
   });
 });
 
 describe('derivedFromMessages', () => {
-  it('maps each message to the memories and atoms made from it, leaving out messages without any', () => {
-    t = tempBrain();
+  it('maps each message to the memories and atoms made from it, leaving out messages without any', async () => {
+    t = await tempBrain();
     const b = t.brain;
     const m1 = b.messages.send({ from: 'nova', to: 'helios', body: 'disk full' });
     const m2 = b.messages.send({

@@ -18,8 +18,8 @@ function manualTimers() {
 }
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 
@@ -37,8 +37,8 @@ function collect() {
 }
 
 describe('watchBrain: changes beyond messages', () => {
-  it('reports new memories and atoms written by another connection, with their source message and its thread', () => {
-    const other = t.reopen();
+  it('reports new memories and atoms written by another connection, with their source message and its thread', async () => {
+    const other = await t.reopen();
     const m = other.messages.send({ from: 'nova', to: 'helios', body: 'disk full' });
     const clock = manualTimers();
     const seen = collect();
@@ -73,8 +73,8 @@ describe('watchBrain: changes beyond messages', () => {
     ]);
   });
 
-  it('reports a read and an ack once each, naming the message, its thread and the agent', () => {
-    const other = t.reopen();
+  it('reports a read and an ack once each, naming the message, its thread and the agent', async () => {
+    const other = await t.reopen();
     const m = other.messages.send({ from: 'nova', to: 'helios', body: 'please ack' });
     const clock = manualTimers();
     const seen = collect();
@@ -112,8 +112,8 @@ describe('watchBrain: changes beyond messages', () => {
     expect(seen.all.memories.map((x) => x.id)).toEqual([fresh.id]);
   });
 
-  it('tells message listeners about messages only, as before', () => {
-    const other = t.reopen();
+  it('tells message listeners about messages only, as before', async () => {
+    const other = await t.reopen();
     const clock = manualTimers();
     const batches: string[][] = [];
     watchBrain(t.brain, { timers: clock.timers }).onMessages((b) =>

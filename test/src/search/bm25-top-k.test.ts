@@ -13,8 +13,8 @@ import { mulberry32 } from '../../../bench/crash.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 
@@ -168,9 +168,9 @@ describe('the exact top k by BM25 with pruning', () => {
     expect(combined).toBeGreaterThan(10);
   }, 120_000);
 
-  it('ranks through search the same as an exhaustive search does', () => {
+  it('ranks through search the same as an exhaustive search does', async () => {
     fillGenerated(1500, 3);
-    const fallback = t.reopen({ rankFunction: false }); // bm25(): every match scored, no pruning
+    const fallback = await t.reopen({ rankFunction: false }); // bm25(): every match scored, no pruning
     for (const query of queriesOf(60, 5)) {
       const ids = (b: typeof fallback) =>
         b.search.search({ query, types: ['message'], limit: 10 }).hits.map((h) => h.id);
@@ -214,20 +214,23 @@ describe('the exact top k by BM25 with pruning', () => {
 });
 
 describe("words' row counts kept with the index", () => {
-  it('stay exact after other connections insert, edit and delete rows', () => {
+  it('stay exact after other connections insert, edit and delete rows', async () => {
     fillGenerated(500, 21);
     const { counter } = ranker('stm');
     const words = VOCABULARY.slice(0, 30);
     for (const w of words) counter.count(w); // counted and kept
     // Another tool writes through its own connection, the triggers keeping the index.
     const other = new BetterSqlite3(t.path);
-    const fresh = () => {
-      const { counter: c } = ranker('stm', t.reopen()); // a new connection: nothing kept
+    const fresh = async () => {
+      const { counter: c } = ranker('stm', await t.reopen()); // a new connection: nothing kept
       return { counts: words.map((w) => c.count(w)), rows: c.rows() };
     };
     const steps = [
-      () =>
-        t.reopen().knowledge.remember({ agent: 'nova', content: `${words[0]} ${words[1]} more` }),
+      async () =>
+        (await t.reopen()).knowledge.remember({
+          agent: 'nova',
+          content: `${words[0]} ${words[1]} more`,
+        }),
       // Same number of tokens, one word swapped: row count and token totals do not change.
       () =>
         other
@@ -236,9 +239,9 @@ describe("words' row counts kept with the index", () => {
       () => other.prepare(`DELETE FROM stm WHERE id IN (2, 3, 4)`).run(),
     ];
     for (const step of steps) {
-      step();
+      await step();
       const kept = ranker('stm').counter; // the next search on the same connection
-      const want = fresh();
+      const want = await fresh();
       expect(words.map((w) => kept.count(w))).toEqual(want.counts);
       expect(kept.rows()).toBe(want.rows);
     }

@@ -14,8 +14,8 @@ import { IMPACTS_MIN } from '../../../src/search/impacts.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 
@@ -73,21 +73,21 @@ describe("the census of an index's words", () => {
     expect(census(db).get(`${CENSUS}lantern`)!.n).toBe(1);
   });
 
-  it('gives a word never counted its count from its token, with the rows added since', () => {
+  it('gives a word never counted its count from its token, with the rows added since', async () => {
     fill(t.brain, KEEP_FROM_ROWS + 100);
     t.brain.search.warmSearch();
     const db = connectionOf(t.brain);
     // Make the census visibly wrong to see it used, then add rows after it.
     db.prepare(`UPDATE search_word_counts SET n = n + 7 WHERE term = ?`).run(`${CENSUS}lantern`);
     fill(t.brain, 30, 5000);
-    const counter = counterOn(connectionOf(t.reopen()));
+    const counter = counterOn(connectionOf(await t.reopen()));
     expect(counter.count('lanterns')).toBe(KEEP_FROM_ROWS + 100 + 7 + 30);
     expect(counter.count('lantern')).toBe(KEEP_FROM_ROWS + 100 + 7 + 30);
     // A word the census does not hold is counted from its rows.
     expect(counter.count('quay')).toBe(Math.ceil((KEEP_FROM_ROWS + 100) / 4) + 8);
   });
 
-  it('is dropped with the other counts when an edit moves the index to another epoch, and taken again', () => {
+  it('is dropped with the other counts when an edit moves the index to another epoch, and taken again', async () => {
     fill(t.brain, KEEP_FROM_ROWS + 100);
     t.brain.search.warmSearch();
     const db = connectionOf(t.brain);
@@ -97,12 +97,12 @@ describe("the census of an index's words", () => {
       .prepare(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'lantern'`)
       .pluck()
       .get() as number;
-    expect(counterOn(connectionOf(t.reopen())).count('lanterns')).toBe(exact);
+    expect(counterOn(connectionOf(await t.reopen())).count('lanterns')).toBe(exact);
     t.brain.search.warmSearch();
     expect(census(db).get(`${CENSUS}lantern`)!.n).toBe(exact);
   });
 
-  it("reads the commonest tokens' score classes too, which a word's search then uses instead of reading its own", () => {
+  it("reads the commonest tokens' score classes too, which a word's search then uses instead of reading its own", async () => {
     // Held by more than IMPACTS_MIN rows: read by classes at this size.
     fill(t.brain, IMPACTS_MIN + 100);
     t.brain.search.warmSearch();
@@ -115,7 +115,7 @@ describe("the census of an index's words", () => {
     expect(classes('lantern')).toBeInstanceOf(Buffer);
     expect(classes('quay')).toBeUndefined();
     // "lanterns" was never searched: its search reads no classes of its own (none noted to keep).
-    const reader = t.reopen();
+    const reader = await t.reopen();
     const hits = reader.search.search({ query: 'lanterns', types: ['message'], limit: 5 }).hits;
     expect(hits).toHaveLength(5);
     reader.close();

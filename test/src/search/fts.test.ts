@@ -8,9 +8,9 @@ import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
 let clock: ReturnType<typeof fixedClock>;
-beforeEach(() => {
+beforeEach(async () => {
   clock = fixedClock();
-  t = tempBrain({ clock });
+  t = await tempBrain({ clock });
 });
 afterEach(() => t.cleanup());
 
@@ -59,7 +59,7 @@ describe('full-text ranking', () => {
     expect(ids({ query: 'lantern', types: ['message'], thread: old.thread_id })[0]).toBe(old.id);
   });
 
-  it('leaves a thread out exactly, whether it holds few or most of the best matches', () => {
+  it('leaves a thread out exactly, whether it holds few or most of the best matches', async () => {
     const here = t.brain.messages.send({
       from: 'ann',
       to: 'assistant',
@@ -86,7 +86,7 @@ describe('full-text ranking', () => {
         });
     });
     // With the compiled function (the thread's rows ranked last) and without (dropped after).
-    for (const brain of [t.brain, t.reopen({ rankFunction: false })]) {
+    for (const brain of [t.brain, await t.reopen({ rankFunction: false })]) {
       const ids = (input: Parameters<typeof t.brain.search.search>[0]) =>
         brain.search.search({ types: ['message'], ...input }).hits.map((h) => h.id);
       for (const [query, limit] of [
@@ -251,7 +251,7 @@ describe('snippets', () => {
     }
   });
 
-  it('gives STM entries and atoms the snippets their own index gives, written or read-only', () => {
+  it('gives STM entries and atoms the snippets their own index gives, written or read-only', async () => {
     const texts = [
       'We danced at the café until the dancers left, a long night of dance after dance',
       'Naïve "quotes", punctuation—and a DANCE: (studio) opening!',
@@ -278,7 +278,7 @@ describe('snippets', () => {
       stm: connectionOf(t.brain).prepare(`SELECT id FROM stm WHERE uid = ?`).pluck(),
       atom: connectionOf(t.brain).prepare(`SELECT id FROM atoms WHERE uid = ?`).pluck(),
     };
-    const readOnly = t.reopen();
+    const readOnly = await t.reopen();
     connectionOf(readOnly).pragma('query_only = 1');
     for (const query of ['dance studio', 'cafe naive', 'quotes punctuation opening']) {
       const any = query
@@ -297,7 +297,7 @@ describe('snippets', () => {
     }
   });
 
-  it('gives the start of the text where the connection may not write, not even temporary tables', () => {
+  it('gives the start of the text where the connection may not write, not even temporary tables', async () => {
     t.brain.messages.send({
       from: 'helios',
       to: 'nova',
@@ -305,7 +305,7 @@ describe('snippets', () => {
     });
     const before = t.brain.search.search({ query: 'dance studio' }).hits.map((h) => h.snippet);
     expect(before).toEqual(['we went [dancing] at the old [studio]']);
-    const other = t.reopen();
+    const other = await t.reopen();
     connectionOf(other).pragma('query_only = 1');
     expect(other.search.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual([
       'we went dancing at the old studio',

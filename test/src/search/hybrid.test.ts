@@ -12,7 +12,7 @@ const vocabulary = ['gate', 'other', 'fills', 'memory'];
 describe('vector search', () => {
   it('applies every filter inside the k-nearest-neighbour scan, so filtered hits are never cut', async () => {
     const words = wordEmbedder(vocabulary);
-    t = tempBrain({ clock: fixedClock('2026-01-01T00:00:00.000Z') });
+    t = await tempBrain({ clock: fixedClock('2026-01-01T00:00:00.000Z') });
     const loud = t.brain.messages.send({
       from: 'loud',
       to: 'quiet',
@@ -51,7 +51,7 @@ describe('vector search', () => {
   it('keeps types apart and leaves out expired memories', async () => {
     const words = wordEmbedder(vocabulary);
     const clock = fixedClock('2026-01-01T00:00:00.000Z');
-    t = tempBrain({ clock });
+    t = await tempBrain({ clock });
     t.brain.messages.send({ from: 'a', to: 'b', body: 'memory of fills' });
     const live = t.brain.knowledge.remember({ agent: 'a', content: 'memory of fills, kept' });
     t.brain.knowledge.remember({
@@ -78,7 +78,7 @@ describe('vector search', () => {
 describe('hybrid search', () => {
   it('answers by words before anything is embedded, without waiting for the embedder', async () => {
     const words = wordEmbedder(vocabulary);
-    t = tempBrain();
+    t = await tempBrain();
     const { id } = t.brain.messages.send({
       from: 'a',
       to: 'b',
@@ -92,7 +92,7 @@ describe('hybrid search', () => {
 
   it('finds by meaning what shares no word with the query, and tells which retriever found what', async () => {
     const words = wordEmbedder(vocabulary);
-    t = tempBrain();
+    t = await tempBrain();
     const byWords = t.brain.messages.send({ from: 'a', to: 'b', body: 'the gate report' });
     const byVector = t.brain.messages.send({
       from: 'a',
@@ -114,7 +114,7 @@ describe('hybrid search', () => {
   });
 
   it('ranks higher what an agent named in the query said', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const helios = t.brain.messages.send({
       from: 'helios',
       to: 'nova',
@@ -134,7 +134,7 @@ describe('hybrid search', () => {
   });
 
   it('finds a message through its context: the message it answers, and its date', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const q = t.brain.messages.send({
       from: 'melanie',
       to: 'caroline',
@@ -170,7 +170,7 @@ describe('hybrid search', () => {
 
   it('rejects bad input with a clear error and answers odd queries without failing', async () => {
     const words = wordEmbedder(vocabulary);
-    t = tempBrain();
+    t = await tempBrain();
     t.brain.messages.send({ from: 'a', to: 'b', body: 'x' });
     const bad = async (input: Record<string, unknown>) =>
       t!.brain.search
@@ -195,7 +195,7 @@ describe('hybrid search', () => {
 
 describe('a slow in-process embedder', () => {
   it('does not hold up a search longer than the query timeout', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const words = wordEmbedder(vocabulary);
     const { id } = t.brain.messages.send({ from: 'a', to: 'b', body: 'gate notes' });
     await t.brain.embed.embedQueued(words);
@@ -230,7 +230,7 @@ describe('how deep each retriever proposes', () => {
           ),
         ),
     };
-    t = tempBrain({ clock: fixedClock() });
+    t = await tempBrain({ clock: fixedClock() });
     // 80 messages holding "gate" once, each longer than the one before: BM25 ranks them in order.
     const ids: string[] = [];
     for (let i = 0; i < 80; i++) {
@@ -258,7 +258,7 @@ describe('how deep each retriever proposes', () => {
 
 describe('what hits carry', () => {
   it('brings each hit’s whole row instead of a marked snippet when asked', async () => {
-    const b = (t = tempBrain({ clock: fixedClock() })).brain;
+    const b = (t = await tempBrain({ clock: fixedClock() })).brain;
     const long = `${'filler words before '.repeat(20)}the kettle at the end`;
     const message = b.messages.send({ from: 'a', to: 'b', subject: 'kitchen', body: long });
     const stm = b.knowledge.remember({ agent: 'a', content: 'the kettle is descaled monthly' });
@@ -289,7 +289,7 @@ describe('what hits carry', () => {
 
 describe('how deep the words retriever ranks', () => {
   it('shows the same first hits whether STM, atoms and the word coverage of messages go only as deep as the hits shown or 100 deep, ties included', async () => {
-    const b = (t = tempBrain({ clock: fixedClock() })).brain;
+    const b = (t = await tempBrain({ clock: fixedClock() })).brain;
     const words = ['kiln', 'glaze', 'clay', 'wheel', 'fire', 'ash'];
     const next = mulberry32(11);
     const text = () =>

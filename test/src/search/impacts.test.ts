@@ -21,8 +21,8 @@ import {
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 
@@ -171,12 +171,12 @@ describe("a common word's top k from its classes", () => {
     expect(o.bound()).toBeCloseTo(best(), 12);
   });
 
-  it('never gives a row deleted or edited since, by this connection or another', () => {
+  it('never gives a row deleted or edited since, by this connection or another', async () => {
     fill(t.brain, 600);
     const mine = on(connectionOf(t.brain));
     const best = mine.exhaustive(5);
     expectSame(mine.fromClasses(5), best);
-    const other = t.reopen();
+    const other = await t.reopen();
     const raw = connectionOf(other);
     raw.pragma('foreign_keys = OFF');
     raw.prepare('DELETE FROM messages WHERE id = ?').run(best[0]!.rowid);
@@ -206,7 +206,7 @@ describe("a common word's classes kept in the brain", () => {
       .pluck()
       .get(WORD) as Buffer | null | undefined;
 
-  it('are written with the counts, and a new connection starts from them', () => {
+  it('are written with the counts, and a new connection starts from them', async () => {
     fill(t.brain, 700);
     const first = on(connectionOf(t.brain));
     const want = first.exhaustive(30);
@@ -217,7 +217,7 @@ describe("a common word's classes kept in the brain", () => {
     expect(blob).toBeInstanceOf(Buffer);
 
     // Another process: the same top k, from what the brain keeps, rows added since included.
-    const other = on(connectionOf(t.reopen()));
+    const other = on(connectionOf(await t.reopen()));
     t.brain.messages.send({ from: 'atlas', to: 'nova', body: WORD });
     expectSame(other.fromClasses(30), other.exhaustive(30));
 
@@ -225,7 +225,7 @@ describe("a common word's classes kept in the brain", () => {
     // no row was added since, give that row alone.
     const [only] = other.exhaustive(1);
     const one = Float64Array.from([1, only!.rowid, 1, 1, 1, 1, 1, only!.rowid]);
-    const third = on(connectionOf(t.reopen()));
+    const third = on(connectionOf(await t.reopen()));
     third.ctx.db
       .prepare(`UPDATE search_word_counts SET impacts = ? WHERE idx = 'message' AND term = ?`)
       .run(Buffer.from(one.buffer), WORD);
@@ -233,13 +233,13 @@ describe("a common word's classes kept in the brain", () => {
     expect(third.fromClasses(30)).toBeUndefined();
   });
 
-  it('go with the counts when the index changes below its newest row', () => {
+  it('go with the counts when the index changes below its newest row', async () => {
     fill(t.brain, 700);
     const o = on(connectionOf(t.brain));
     o.fromClasses(10);
     flushWordCounts(o.ctx);
     expect(stored(o.ctx.db)).toBeInstanceOf(Buffer);
-    const raw = connectionOf(t.reopen());
+    const raw = connectionOf(await t.reopen());
     raw.pragma('foreign_keys = OFF');
     raw.prepare('DELETE FROM messages WHERE id = ?').run(o.exhaustive(1)[0]!.rowid);
     expect(stored(o.ctx.db)).toBeUndefined();
@@ -248,7 +248,7 @@ describe("a common word's classes kept in the brain", () => {
 });
 
 describe('search of a word held by more rows than IMPACTS_FROM', () => {
-  it('finds the hits bm25() finds, in its order, before and after more rows come', () => {
+  it('finds the hits bm25() finds, in its order, before and after more rows come', async () => {
     // One message through the library, the rest copied from it by SQL: filling 10,000 rows
     // one send at a time would cost this test seconds.
     t.brain.messages.send({ from: 'atlas', to: 'nova', body: `${WORD} rope` });
@@ -267,7 +267,7 @@ describe('search of a word held by more rows than IMPACTS_FROM', () => {
         )
         .run(n);
     copy(IMPACTS_FROM + 200);
-    const other = t.reopen({ rankFunction: false });
+    const other = await t.reopen({ rankFunction: false });
     const hits = (b: Brain) =>
       b.search
         .search({ query: WORD, types: ['message'], limit: 50 })

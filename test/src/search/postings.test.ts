@@ -12,8 +12,8 @@ import { mulberry32 } from '../../../bench/crash.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 
@@ -236,7 +236,7 @@ describe('the top k from posting lists in memory', () => {
     expectSame(o.fromPostings(terms, false, 25, { excluded }), left.slice(0, 25));
   });
 
-  it('stays exact as rows are added after its lists were read, the mean length moving with them', () => {
+  it('stays exact as rows are added after its lists were read, the mean length moving with them', async () => {
     fill(t.brain, 700, 4);
     const o = on(connectionOf(t.brain));
     const terms = ['harbour', 'rope', 'tide', 'reef'];
@@ -245,18 +245,18 @@ describe('the top k from posting lists in memory', () => {
     expectSame(o.fromPostings(terms, false, 40), o.exhaustive(terms, false, 40));
     expectSame(o.fromPostings(terms, true, 40), o.exhaustive(terms, true, 40));
     // Another connection adds more.
-    fill(t.reopen(), 200, 6);
+    fill(await t.reopen(), 200, 6);
     expectSame(o.fromPostings(terms, false, 40), o.exhaustive(terms, false, 40));
   });
 
-  it('never gives a row deleted or edited since, by this connection or another', () => {
+  it('never gives a row deleted or edited since, by this connection or another', async () => {
     fill(t.brain, 600, 7);
     const db = connectionOf(t.brain);
     const o = on(db);
     const terms = ['harbour', 'rope', 'lantern'];
     const best = o.exhaustive(terms, false, 5);
     expectSame(o.fromPostings(terms, false, 5), best);
-    const raw = connectionOf(t.reopen());
+    const raw = connectionOf(await t.reopen());
     raw.pragma('foreign_keys = OFF');
     raw.prepare('DELETE FROM messages WHERE id = ?').run(best[0]!.rowid);
     raw.prepare(`UPDATE messages SET body = 'keel' WHERE id = ?`).run(best[1]!.rowid);

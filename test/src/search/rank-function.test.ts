@@ -12,9 +12,9 @@ import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
 let clock: ReturnType<typeof fixedClock>;
-beforeEach(() => {
+beforeEach(async () => {
   clock = fixedClock();
-  t = tempBrain({ clock });
+  t = await tempBrain({ clock });
 });
 afterEach(() => t.cleanup());
 
@@ -67,9 +67,9 @@ const INDEXES = [
 const QUERIES = ['"lantern"', '"violin" "studio"', '"pottery" OR "river" OR "deploy"', '"notes"'];
 
 describe('brain_bm25, the compiled ranking function', () => {
-  it('is built by the install and loaded by every connection', () => {
+  it('is built by the install and loaded by every connection', async () => {
     expect(hasRankFunction(connectionOf(t.brain))).toBe(true);
-    expect(hasRankFunction(connectionOf(t.reopen({ rankFunction: false })))).toBe(false);
+    expect(hasRankFunction(connectionOf(await t.reopen({ rankFunction: false })))).toBe(false);
   });
 
   it("scores every row as FTS5's bm25() does, given each phrase's row count or counting it", () => {
@@ -210,7 +210,7 @@ describe('brain_bm25, the compiled ranking function', () => {
     for (const row of rows) expect(row.got).toBeCloseTo(row.want, 9);
   });
 
-  it('loads row lengths by itself once a connection has looked up many', () => {
+  it('loads row lengths by itself once a connection has looked up many', async () => {
     t.brain.batch(() => {
       for (let i = 0; i < 2100; i += 1) {
         t.brain.messages.send({
@@ -223,7 +223,7 @@ describe('brain_bm25, the compiled ranking function', () => {
     const norms = connectionOf(t.brain)
       .prepare(`SELECT brain_fts_norms('messages_fts_docsize', 0)`)
       .pluck();
-    const other = t.reopen({ rankFunction: false });
+    const other = await t.reopen({ rankFunction: false });
     const want = other.search
       .search({ query: 'lantern', types: ['message'] })
       .hits.map((h) => h.id);
@@ -243,9 +243,9 @@ describe('brain_bm25, the compiled ranking function', () => {
     ).toEqual(want);
   });
 
-  it('finds the same hits in the same order, scored the same, as bm25() on a small brain', () => {
+  it('finds the same hits in the same order, scored the same, as bm25() on a small brain', async () => {
     fill(400);
-    const other = t.reopen({ rankFunction: false });
+    const other = await t.reopen({ rankFunction: false });
     for (const query of ['lantern', 'violin studio', 'pottery river deploy', 'notes helios', 'x']) {
       const mine = t.brain.search.search({ query, limit: 30 }).hits;
       const theirs = other.search.search({ query, limit: 30 }).hits;
@@ -254,14 +254,14 @@ describe('brain_bm25, the compiled ranking function', () => {
     }
   });
 
-  it('ranks every match of a word held by thousands of rows as bm25() does, scores included', () => {
+  it('ranks every match of a word held by thousands of rows as bm25() does, scores included', async () => {
     t.brain.batch(() => {
       for (let i = 0; i < 2300; i += 1) {
         const pad = ' and more words'.repeat(i % 9);
         t.brain.messages.send({ from: 'atlas', to: 'nova', body: `the lantern${pad} ${i}` });
       }
     });
-    const other = t.reopen({ rankFunction: false });
+    const other = await t.reopen({ rankFunction: false });
     const hits = (b: typeof other) =>
       b.search.search({ query: 'lantern', types: ['message'], limit: 50 }).hits;
     const mine = hits(t.brain);
@@ -273,12 +273,12 @@ describe('brain_bm25, the compiled ranking function', () => {
 });
 
 describe('expired memories', () => {
-  it('are left out, however many of them rank above the live ones', () => {
+  it('are left out, however many of them rank above the live ones', async () => {
     const live = ['kept lantern notes from the long harbour walk', 'lantern by the harbour, kept'];
     for (const expired of [3, 150]) {
       t.cleanup();
       clock = fixedClock();
-      t = tempBrain({ clock });
+      t = await tempBrain({ clock });
       const kept = live.map((content) => t.brain.knowledge.remember({ agent: 'nova', content }).id);
       t.brain.batch(() => {
         for (let i = 0; i < expired; i += 1) {
@@ -292,7 +292,7 @@ describe('expired memories', () => {
       });
       clock.tick(3 * 86_400_000);
       for (const rankFunction of [true, false]) {
-        const brain = t.reopen({ rankFunction });
+        const brain = await t.reopen({ rankFunction });
         const hits = brain.search.search({ query: 'lantern', types: ['stm'], limit: 5 }).hits;
         expect(hits.map((h) => h.id).sort()).toEqual([...kept].sort());
       }
@@ -305,7 +305,7 @@ describe('brain doctor', () => {
     const ranking = async (b: typeof t.brain) =>
       (await b.upkeep.doctor()).checks.find((c) => c.name === 'ranking')!;
     expect((await ranking(t.brain)).problems).toEqual([]);
-    const without = await ranking(t.reopen({ rankFunction: false }));
+    const without = await ranking(await t.reopen({ rankFunction: false }));
     expect(without.problems).toEqual([expect.stringMatching(/brain_fts\.node was not built/)]);
   });
 });
@@ -314,11 +314,11 @@ describe("words' counts kept between searches", () => {
   const found = (b: typeof t.brain, query: string) =>
     b.search.search({ query, limit: 30 }).hits.map((h) => [h.id, h.score.toFixed(9)]);
 
-  it('answer as fresh counts do after other connections add rows, few and many', () => {
+  it('answer as fresh counts do after other connections add rows, few and many', async () => {
     fill(100);
     const queries = ['lantern', 'violin studio', 'pottery river deploy', 'harbour'];
     for (const q of queries) found(t.brain, q); // counted and kept
-    const writer = t.reopen();
+    const writer = await t.reopen();
     for (const more of [50, 2000]) {
       writer.batch(() => {
         for (let i = 0; i < more; i += 1) {
@@ -327,12 +327,12 @@ describe("words' counts kept between searches", () => {
             writer.knowledge.remember({ agent: 'nova', content: `violin by the harbour ${i}` });
         }
       });
-      const fresh = t.reopen();
+      const fresh = await t.reopen();
       for (const q of queries) expect(found(t.brain, q)).toEqual(found(fresh, q));
     }
   });
 
-  it('are not kept from inside a transaction that is rolled back', () => {
+  it('are not kept from inside a transaction that is rolled back', async () => {
     fill(60);
     expect(() =>
       t.brain.batch(() => {
@@ -343,7 +343,7 @@ describe("words' counts kept between searches", () => {
       }),
     ).toThrow('roll back');
     t.brain.messages.send({ from: 'atlas', to: 'nova', body: 'one lantern more' });
-    expect(found(t.brain, 'lantern')).toEqual(found(t.reopen(), 'lantern'));
+    expect(found(t.brain, 'lantern')).toEqual(found(await t.reopen(), 'lantern'));
   });
 });
 

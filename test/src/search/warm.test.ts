@@ -3,8 +3,8 @@ import { connectionOf } from '../../../src/brain.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 
@@ -26,8 +26,8 @@ describe('warmSearch', () => {
     expect(t.brain.search.search({ query: 'lantern' }).hits).toHaveLength(2);
   });
 
-  it('does nothing on a connection without the compiled ranking function', () => {
-    const plain = t.reopen({ rankFunction: false });
+  it('does nothing on a connection without the compiled ranking function', async () => {
+    const plain = await t.reopen({ rankFunction: false });
     expect(() => plain.search.warmSearch()).not.toThrow();
     expect(plain.search.search({ query: 'lantern' }).hits).toHaveLength(0);
   });

@@ -24,7 +24,7 @@ const WORDS = ['amber', 'birch', 'cedar', 'delta', 'ember', 'fjord'];
  */
 const WRITER = `
   import { openBrain, connectionOf } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'brain.js'))};
-  const brain = openBrain({ dbPath: process.argv[1] });
+  const brain = await openBrain({ dbPath: process.argv[1] });
   const db = connectionOf(brain);
   db.pragma('foreign_keys = OFF'); // another tool: it leaves the rows pointing at a message alone
   const words = ${JSON.stringify(WORDS)};
@@ -43,7 +43,7 @@ const WRITER = `
 
 describe("words' row counts kept while another process writes", () => {
   it('hold for every kept word, whatever the interleaving of counting, writing and changing', async () => {
-    t = tempBrain();
+    t = await tempBrain();
     const brain = t.brain;
     brain.batch(() => {
       for (let i = 0; i < 400; i++)

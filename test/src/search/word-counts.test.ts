@@ -15,8 +15,8 @@ import type { SearchType } from '../../../src/validation.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
-beforeEach(() => {
-  t = tempBrain();
+beforeEach(async () => {
+  t = await tempBrain();
 });
 afterEach(() => t.cleanup());
 
@@ -70,9 +70,9 @@ function kept(db: Database, term: string): { n: number; upto: number } | undefin
 }
 
 describe("words' row counts kept in the brain", () => {
-  it('are noted by a search, written on close, and used by the next process', () => {
+  it('are noted by a search, written on close, and used by the next process', async () => {
     fill(t.brain, KEEP_FROM_ROWS + 200);
-    const reader = t.reopen();
+    const reader = await t.reopen();
     reader.search.search({ query: `${COMMON} lantern` });
     const db = connectionOf(t.brain);
     expect(kept(db, COMMON)).toBeUndefined(); // a read writes nothing itself
@@ -87,9 +87,9 @@ describe("words' row counts kept in the brain", () => {
     expect(counter.count(COMMON)).toBe(KEEP_FROM_ROWS + 205);
   });
 
-  it('stay exact through appends, edits, deletes and inserts below the newest row by other connections', () => {
+  it('stay exact through appends, edits, deletes and inserts below the newest row by other connections', async () => {
     fill(t.brain, KEEP_FROM_ROWS + 100);
-    const other = rawConnection(t.reopen());
+    const other = rawConnection(await t.reopen());
     const steps: Array<[string, () => void]> = [
       ['append', () => fill(t.brain, 300, 5000)],
       ['edit', () => other.prepare(`UPDATE messages SET body = 'gull only' WHERE id = 10`).run()],
@@ -144,11 +144,11 @@ describe("words' row counts kept in the brain", () => {
     expect(kept(connectionOf(t.brain), COMMON)).toBeUndefined();
   });
 
-  it('wait for a later flush, and the search still answers, while another connection holds the write lock', () => {
+  it('wait for a later flush, and the search still answers, while another connection holds the write lock', async () => {
     fill(t.brain, KEEP_FROM_ROWS + 10);
     const holder = new BetterSqlite3(t.path);
     holder.exec('BEGIN IMMEDIATE');
-    const reader = t.reopen();
+    const reader = await t.reopen();
     expect(reader.search.search({ query: COMMON }).hits.length).toBeGreaterThan(0);
     expect(reader.upkeep.flushNoted()).toBe(false); // not written, still noted
     holder.exec('COMMIT');
@@ -174,9 +174,9 @@ describe("words' row counts kept in the brain", () => {
     expect(createWordCounter(ctx, 'message').count(COMMON)).toBe(KEEP_FROM_ROWS + 10);
   });
 
-  it('are read but never written by a read-only connection', () => {
+  it('are read but never written by a read-only connection', async () => {
     fill(t.brain, KEEP_FROM_ROWS + 10);
-    const readonly = t.reopen({ readonly: true });
+    const readonly = await t.reopen({ readonly: true });
     expect(readonly.search.search({ query: COMMON }).hits.length).toBeGreaterThan(0);
     expect(readonly.upkeep.flushNoted()).toBe(true);
     expect(kept(connectionOf(t.brain), COMMON)).toBeUndefined();

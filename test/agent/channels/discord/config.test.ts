@@ -44,7 +44,7 @@ describe('the discord config', () => {
 
 describe('brain agent with a discord section', () => {
   it('runs the Discord channel when the config has one, and not otherwise', async () => {
-    const t = tempBrain();
+    const t = await tempBrain();
     cleanups.push(() => t.cleanup());
     const deps = { brain: t.brain, clock: systemClock, log: silentLog };
     const names = async (discord: unknown) =>

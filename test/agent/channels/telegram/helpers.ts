@@ -37,7 +37,7 @@ export async function telegramFixture(
     beforeStart?: (tg: FakeTelegram) => void;
   } = {},
 ): Promise<TelegramFixture> {
-  const t = tempBrain();
+  const t = await tempBrain();
   const tg = await startFakeTelegram();
   const model = await startFakeAnthropic();
   const workspace = join(t.dir, 'ws');
