@@ -85,15 +85,22 @@ export {
   type ListThreadsInput,
   type TagThreadInput,
 } from './messaging/threads.js';
-export type { StmRecord, RememberInput, ListStmInput } from './knowledge/stm.js';
-export type {
-  AtomRecord,
-  AtomInput,
-  LinkInput,
-  LinkRecord,
-  ChainInput,
-  AtomChain,
-  ChainStep,
+export {
+  rememberInput,
+  type StmRecord,
+  type RememberInput,
+  type ListStmInput,
+} from './knowledge/stm.js';
+export {
+  atomInput,
+  linkInput,
+  type AtomRecord,
+  type AtomInput,
+  type LinkInput,
+  type LinkRecord,
+  type ChainInput,
+  type AtomChain,
+  type ChainStep,
 } from './knowledge/atoms.js';
 export { provenanceInput, type Provenance, type ProvenanceInput } from './knowledge/provenance.js';
 export {

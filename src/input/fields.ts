@@ -9,6 +9,7 @@ import { ID_PATTERNS, type IdKind } from '../ids.js';
 export type Shape =
   | { type: 'string' }
   | { type: 'integer'; min: number; max: number }
+  | { type: 'number'; min: number; max: number }
   | { type: 'boolean' }
   | { type: 'enum'; values: readonly [string, ...string[]] }
   | { type: 'array'; of: Field<unknown> }
@@ -37,6 +38,8 @@ export interface Field<Out, In = Out> {
   describe(text: string): Field<Out, In>;
   /** A further rule on a value that passed the rest; `words` when it does not hold. */
   refine(ok: (value: Out) => boolean, words: string): Field<Out, In>;
+  /** The checked value made over (e.g. trimmed); rules given after see what it makes. */
+  map<T>(make: (value: Out) => T): Field<T, In>;
   /** The types of what a caller passes and what the check gives; never set (for inference). */
   readonly _types?: { in: In; out: Out };
 }
@@ -93,6 +96,13 @@ function build<Out, In>(s: State<Out>): Field<Out, In> {
           if (ok(checked)) return checked;
           report(path, words);
           return INVALID;
+        },
+      }),
+    map: (make) =>
+      next({
+        parse: (value, path, report) => {
+          const checked = s.parse(value, path, report);
+          return checked === INVALID ? INVALID : (make(checked) as never);
         },
       }),
   };
@@ -214,6 +224,33 @@ export function count(
             ? Number(value)
             : Number.NaN;
       if (Number.isSafeInteger(n) && n >= min && n <= max) return n === 0 ? 0 : n; // no -0
+      report(
+        path,
+        typeof value === 'number' || typeof value === 'string'
+          ? words
+          : WORDS.expected('number', value),
+      );
+      return INVALID;
+    },
+  });
+}
+
+/**
+ * A number from `min` to `max` (`words` otherwise): a number, or a decimal as a command line
+ * passes it ("1.5").
+ */
+export function number(min: number, max: number, words: string): Field<number, number | string> {
+  return field({
+    shape: { type: 'number', min, max },
+    parse(value, path, report) {
+      const n =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' &&
+              /^-?([0-9]{1,16}(\.[0-9]{1,16})?|\.[0-9]{1,16})$/.test(value)
+            ? Number(value)
+            : Number.NaN;
+      if (n >= min && n <= max) return n;
       report(
         path,
         typeof value === 'number' || typeof value === 'string'

@@ -32,6 +32,8 @@ function shapeSchema(shape: Shape): z.ZodType {
       return z.string();
     case 'integer':
       return z.number().int().min(shape.min).max(shape.max);
+    case 'number':
+      return z.number().min(shape.min).max(shape.max);
     case 'boolean':
       return z.boolean();
     case 'enum':

@@ -1,20 +1,11 @@
-import { z } from 'zod';
 import { isoSql, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { newId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
-import {
-  LINK_TYPES,
-  agentName,
-  atomId,
-  isoTime,
-  lookupKey,
-  messageId,
-  parseInput,
-  text,
-  type LinkType,
-} from '../validation.js';
+import { check, object, type InputOf } from '../input/check.js';
+import { agentName, count, id, isoTime, lookupKey, number, oneOf, text } from '../input/fields.js';
+import { LINK_TYPES, type LinkType } from '../vocabulary.js';
 import { sourceRowId } from './stm.js';
 import { insertAtom, insertLink } from './store.js';
 import {
@@ -27,28 +18,27 @@ import {
 
 export { ATOM_SELECT, getAtomsByRowIds, toAtomRecord, type AtomRecord } from './atom-rows.js';
 
-const field = (name: string) =>
+const part = (name: string) =>
   text(10_000).refine((s) => s.trim().length > 0, `${name} must not be empty`);
+const unit = (words: string) =>
+  number(0, 1, 'must be between 0 and 1').default(0.5).describe(words);
 
-const atomInput = z.strictObject({
-  agent: agentName,
-  subject: field('subject'),
-  action: field('action'),
-  outcome: field('outcome'),
-  consequences: text(10_000).default(''),
-  confidence: z.coerce
-    .number()
-    .min(0, 'must be between 0 and 1')
-    .max(1, 'must be between 0 and 1')
-    .default(0.5),
-  source_message_id: messageId.optional(),
-  at: isoTime.optional(),
+export const atomInput = object({
+  agent: agentName().describe('Whose knowledge'),
+  subject: part('subject').describe('What it is about'),
+  action: part('action').describe('What was done'),
+  outcome: part('outcome').describe('What happened'),
+  consequences: text(10_000).default('').describe('What follows from it'),
+  confidence: unit('0 to 1'),
+  source_message_id: id('message').optional().describe('The message it came from (syn_…)'),
+  /** For importers and replays. */
+  at: isoTime().optional().describe('When it was learned (ISO 8601); default now'),
 });
-export type AtomInput = z.input<typeof atomInput>;
+export type AtomInput = InputOf<typeof atomInput>;
 
 /** Record a causal atom: subject, action, outcome, consequences. */
 export function createAtom(ctx: BrainContext, input: AtomInput): AtomRecord {
-  const args = parseInput(atomInput, input);
+  const args = check(atomInput, input);
   const uid = newId('atom');
   ctx.db
     .transaction(() => {
@@ -74,17 +64,13 @@ export function getAtom(ctx: BrainContext, id: string): AtomRecord | undefined {
   return row && toAtomRecord(row);
 }
 
-const linkInput = z.strictObject({
-  from: atomId,
-  to: atomId,
-  type: z.enum(LINK_TYPES).default('causes'),
-  strength: z.coerce
-    .number()
-    .min(0, 'must be between 0 and 1')
-    .max(1, 'must be between 0 and 1')
-    .default(0.5),
+export const linkInput = object({
+  from: id('atom').describe('Atom (atm_…)'),
+  to: id('atom').describe('Atom (atm_…)'),
+  type: oneOf(LINK_TYPES).default('causes').describe('How the first bears on the second'),
+  strength: unit('0 to 1'),
 });
-export type LinkInput = z.input<typeof linkInput>;
+export type LinkInput = InputOf<typeof linkInput>;
 
 export interface LinkRecord {
   from: string;
@@ -96,7 +82,7 @@ export interface LinkRecord {
 
 /** Link two atoms; linking again with the same type updates the strength. */
 export function linkAtoms(ctx: BrainContext, input: LinkInput): LinkRecord {
-  const args = parseInput(linkInput, input);
+  const args = check(linkInput, input);
   if (args.from === args.to)
     throw new BrainError('INVALID_INPUT', 'to: an atom cannot link to itself');
   return ctx.db
@@ -132,12 +118,12 @@ function atomRowId(ctx: BrainContext, id: string, field: string): number {
   return row.id;
 }
 
-const chainInput = z.strictObject({
-  atom_id: atomId,
-  direction: z.enum(['forward', 'backward', 'both']).default('both'),
-  depth: z.coerce.number().int().min(1).max(10).default(3),
+const chainInput = object({
+  atom_id: id('atom'),
+  direction: oneOf(['forward', 'backward', 'both']).default('both'),
+  depth: count(1, 10).default(3),
 });
-export type ChainInput = z.input<typeof chainInput>;
+export type ChainInput = InputOf<typeof chainInput>;
 
 export interface ChainStep {
   atom: AtomRecord;
@@ -153,7 +139,7 @@ export interface AtomChain {
 
 /** Walk links from an atom, forwards (what it leads to) and/or backwards (what led to it). */
 export function atomChain(ctx: BrainContext, input: ChainInput): AtomChain {
-  const args = parseInput(chainInput, input);
+  const args = check(chainInput, input);
   const start = getAtom(ctx, args.atom_id);
   if (!start) throw new BrainError('NOT_FOUND', `atom_id: no atom ${args.atom_id}`);
   const startRow = atomRowId(ctx, args.atom_id, 'atom_id');

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { isoNow, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
@@ -10,39 +9,42 @@ import { insertStm } from './store.js';
 import { STM_SELECT, toStmRecord, type StmRecord, type StmRow } from './stm-rows.js';
 
 export { STM_SELECT, getStmByRowIds, toStmRecord, type StmRecord } from './stm-rows.js';
+import { check, object, type InputOf } from '../input/check.js';
 import {
+  WORDS,
   agentName,
+  boolean,
+  count,
+  id,
   isoTime,
+  list,
   lookupKey,
-  messageId,
-  parseInput,
-  stmId,
+  number,
   text,
-} from '../validation.js';
+} from '../input/fields.js';
 
-const category = text(64)
-  .min(1)
-  .transform((s) => s.trim().toLowerCase())
-  .refine((s) => s.length > 0, 'must not be blank');
+const category = () =>
+  text(64, { min: 1 })
+    .map((s) => s.trim().toLowerCase())
+    .refine((s) => s.length > 0, 'must not be blank');
 
-const rememberInput = z.strictObject({
-  agent: agentName,
-  content: text(100_000).refine((s) => s.trim().length > 0, 'must not be empty'),
-  categories: z.array(category).max(32).default([]),
-  importance: z.coerce
-    .number()
-    .min(1, 'must be between 1.0 and 3.0')
-    .max(3, 'must be between 1.0 and 3.0')
-    .default(1),
-  expires_at: isoTime.optional(),
-  source_message_id: messageId.optional(),
-  at: isoTime.optional(),
+export const rememberInput = object({
+  agent: agentName().describe('Whose memory'),
+  content: text(100_000)
+    .refine((s) => s.trim().length > 0, WORDS.empty)
+    .describe('What to remember'),
+  categories: list(category(), { max: 32 }).default([]).describe('Categories, e.g. ["decision"]'),
+  importance: number(1, 3, 'must be between 1.0 and 3.0').default(1).describe('1.0 to 3.0'),
+  expires_at: isoTime().optional().describe('ISO 8601 time when it lapses'),
+  source_message_id: id('message').optional().describe('The message it came from (syn_…)'),
+  /** For importers and replays. */
+  at: isoTime().optional().describe('When it was learned (ISO 8601); default now'),
 });
-export type RememberInput = z.input<typeof rememberInput>;
+export type RememberInput = InputOf<typeof rememberInput>;
 
 /** Store a short-term memory, optionally pointing at the message it came from. */
 export function remember(ctx: BrainContext, input: RememberInput): StmRecord {
-  const args = parseInput(rememberInput, input);
+  const args = check(rememberInput, input);
   const createdAt = args.at ?? isoNow(ctx.clock);
   if (args.expires_at && args.expires_at <= createdAt) {
     throw new BrainError('INVALID_INPUT', 'expires_at: must be in the future');
@@ -77,17 +79,17 @@ export function getStm(ctx: BrainContext, id: string): StmRecord | undefined {
   return row && toStmRecord(row);
 }
 
-const listStmInput = z.strictObject({
-  agent: agentName.optional(),
-  category: category.optional(),
-  include_expired: z.boolean().default(false),
-  limit: z.coerce.number().int().min(1).max(1000).default(50),
+const listStmInput = object({
+  agent: agentName().optional(),
+  category: category().optional(),
+  include_expired: boolean().default(false),
+  limit: count(1, 1000).default(50),
 });
-export type ListStmInput = z.input<typeof listStmInput>;
+export type ListStmInput = InputOf<typeof listStmInput>;
 
 /** Memories, most important then newest first; notes an access of each (see access-counts.ts). */
 export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[] {
-  const args = parseInput(listStmInput, input);
+  const args = check(listStmInput, input);
   const rows = ctx.q
     .get<[Record<string, unknown>], StmRow>(
       `${STM_SELECT}
@@ -109,5 +111,3 @@ export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[
   );
   return rows.map(toStmRecord);
 }
-
-export { stmId };

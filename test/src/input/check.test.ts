@@ -8,6 +8,7 @@ import {
   id,
   isoTime,
   list,
+  number,
   oneOf,
   record,
   text,
@@ -138,6 +139,27 @@ describe('check', () => {
     expect(refusal(object({ n: count(0) }), { n: -1 })).toBe(
       'n: must be a whole number of at least 0',
     );
+  });
+
+  it('takes a bounded number as a number or a decimal, in the words it is given', () => {
+    const d = object({ x: number(0, 1, 'must be between 0 and 1').default(0.5) });
+    expect(check(d, {})).toEqual({ x: 0.5 });
+    expect(check(d, { x: '0.25' })).toEqual({ x: 0.25 });
+    expect(check(d, { x: '.5' })).toEqual({ x: 0.5 });
+    for (const bad of [1.5, -0.1, '2', '1e-1', 'half', '', Number.NaN, Infinity])
+      expect(refusal(d, { x: bad })).toBe('x: must be between 0 and 1');
+    expect(refusal(d, { x: false })).toBe('x: expected number, received boolean');
+  });
+
+  it('makes a checked value over, and checks what it makes', () => {
+    const d = object({
+      c: text(64, { min: 1 })
+        .map((s) => s.trim().toLowerCase())
+        .refine((s) => s.length > 0, 'must not be blank'),
+    });
+    expect(check(d, { c: ' Decision ' })).toEqual({ c: 'decision' });
+    expect(refusal(d, { c: '   ' })).toBe('c: must not be blank');
+    expect(refusal(d, { c: '' })).toBe('c: must not be empty');
   });
 
   it('checks each item of a list, naming it, and the list’s length', () => {

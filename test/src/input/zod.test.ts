@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { BrainError } from '../../../src/errors.js';
 import { check, omit, type Declaration } from '../../../src/input/check.js';
 import { toZod } from '../../../src/input/zod.js';
+import { atomInput, linkInput } from '../../../src/knowledge/atoms.js';
 import { provenanceInput } from '../../../src/knowledge/provenance.js';
+import { rememberInput } from '../../../src/knowledge/stm.js';
 import { ackInput, inboxInput } from '../../../src/messaging/inbox.js';
 import { sendInput } from '../../../src/messaging/messages.js';
 import { historyInput, listThreadsInput } from '../../../src/messaging/threads.js';
@@ -127,6 +129,46 @@ describe('toZod, the zod object of an MCP tool’s input', () => {
           status: [ABSENT, 'active', 'closed', 'gone', 1],
           tag: [ABSENT, 'x', ...texts],
           limit: counts,
+        }),
+      ],
+    ];
+    for (const [declaration, inputs] of tables) {
+      const { accepted, refusedByZod } = holdToCheck(declaration, [...notObjects, ...inputs]);
+      expect(accepted).toBeGreaterThan(3);
+      expect(refusedByZod).toBeGreaterThan(3);
+    }
+  });
+
+  it('agrees with the check on memories, atoms and links', () => {
+    const units = [ABSENT, 0, 0.5, 1, 1.5, -1, 3, Number.NaN, 'x', null];
+    const tables: Array<[Declaration, unknown[]]> = [
+      [
+        rememberInput,
+        combinations({
+          agent: ['nova', ''],
+          content: [ABSENT, ...texts],
+          categories: [ABSENT, ['Decision'], [' '], [''], 'x'],
+          importance: units,
+          expires_at: [ABSENT, '2999-01-01', 'soon'],
+        }),
+      ],
+      [
+        atomInput,
+        combinations({
+          agent: ['nova'],
+          subject: [ABSENT, 'falcon', ' ', 3],
+          action: ['flew', 'a\0'],
+          outcome: ['landed', ''],
+          confidence: units,
+        }),
+      ],
+      [
+        linkInput,
+        combinations({
+          from: ['atm_0123456789ab', MESSAGE],
+          to: [ABSENT, 'atm_0123456789ac', 7],
+          type: [ABSENT, 'causes', 'enables', 'loves', 0],
+          strength: units,
         }),
       ],
     ];
