@@ -1,8 +1,8 @@
-import { z } from 'zod';
 import { isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
-import { agentName, lookupKey, parseInput, text } from '../validation.js';
+import { check, object, type InputOf } from '../input/check.js';
+import { agentName, list, lookupKey, text } from '../input/fields.js';
 import { writeAgent } from './store.js';
 
 export { agentRowId } from './row-ids.js';
@@ -50,15 +50,15 @@ export function listAgents(ctx: BrainContext): AgentRecord[] {
     .map(toRecord);
 }
 
-const updateAgentInput = z.strictObject({
-  name: agentName,
+export const updateAgentInput = object({
+  name: agentName(),
   display_name: text(200).optional(),
-  capabilities: z.array(text(100)).max(100).optional(),
+  capabilities: list(text(100), { max: 100 }).optional(),
 });
-export type UpdateAgentInput = z.input<typeof updateAgentInput>;
+export type UpdateAgentInput = InputOf<typeof updateAgentInput>;
 
 export function updateAgent(ctx: BrainContext, input: UpdateAgentInput): AgentRecord {
-  const args = parseInput(updateAgentInput, input);
+  const args = check(updateAgentInput, input);
   const tx = ctx.db.transaction(() => {
     ensureAgent(ctx, args.name);
     if (args.display_name !== undefined) {

@@ -1,11 +1,11 @@
-import { z } from 'zod';
 import { isoOfMillis, isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { messageIdSql, messageKey } from '../ids.js';
 import { ATOM_SELECT, toAtomRecord, type AtomRow } from '../knowledge/atom-rows.js';
 import type { Provenance } from '../knowledge/provenance.js';
 import { STM_SELECT, toStmRecord, type StmRow } from '../knowledge/stm-rows.js';
-import { agentName, messageId, parseInput } from '../validation.js';
+import { check, object, type InputOf } from '../input/check.js';
+import { agentName, count, id, list } from '../input/fields.js';
 import {
   MESSAGE_SELECT,
   toMessageRecord,
@@ -33,10 +33,10 @@ export interface AgentActivity {
   latest: MessageRecord[];
 }
 
-const activityInput = z.strictObject({
-  latest: z.coerce.number().int().min(0).max(20).default(3),
+export const activityInput = object({
+  latest: count(0, 20).default(3).describe("How many of each agent's latest messages"),
 });
-export type AgentActivityInput = z.input<typeof activityInput>;
+export type AgentActivityInput = InputOf<typeof activityInput>;
 
 /**
  * Every agent with its unread count, its messages sent and received over all history, and its
@@ -44,7 +44,7 @@ export type AgentActivityInput = z.input<typeof activityInput>;
  * seek each in the index by sender: the cost follows the number of agents, not of messages.
  */
 export function agentActivity(ctx: BrainContext, input: AgentActivityInput = {}): AgentActivity[] {
-  const args = parseInput(activityInput, input);
+  const args = check(activityInput, input);
   const agents = ctx.q
     .get<
       [],
@@ -99,18 +99,18 @@ export interface InboxView {
   read: InboxEntry[];
 }
 
-const inboxViewInput = z.strictObject({
-  agent: agentName,
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+export const inboxViewInput = object({
+  agent: agentName().describe('Whose inbox'),
+  limit: count(1, 500).default(50).describe('At most this many unread, and this many read'),
 });
-export type InboxViewInput = z.input<typeof inboxViewInput>;
+export type InboxViewInput = InputOf<typeof inboxViewInput>;
 
 /**
  * An agent's inbox as a person sees it: the unread messages (oldest first) and the latest read
  * ones (newest first), without marking anything read. An unknown agent has an empty inbox.
  */
 export function inboxView(ctx: BrainContext, input: InboxViewInput): InboxView {
-  const args = parseInput(inboxViewInput, input);
+  const args = check(inboxViewInput, input);
   const agentId = agentRowId(ctx, args.agent);
   if (agentId === undefined) return { agent: args.agent, unread: [], unread_count: 0, read: [] };
   const entries = (sql: string) =>
@@ -140,15 +140,15 @@ export function inboxView(ctx: BrainContext, input: InboxViewInput): InboxView {
   return { agent: args.agent, unread, unread_count: unreadCount, read };
 }
 
-const derivedInput = z.array(messageId).max(1000);
+const derivedInput = object({ ids: list(id('message'), { max: 1000 }) });
 
 /** For each given message, the STM entries and atoms derived from it (only messages with some). */
 export function derivedFromMessages(
   ctx: BrainContext,
   ids: string[],
 ): Map<string, Provenance['derived']> {
-  const keys = parseInput(derivedInput, ids)
-    .map(messageKey)
+  const keys = check(derivedInput, { ids })
+    .ids.map(messageKey)
     .filter((k): k is number => k !== undefined);
   const out = new Map<string, Provenance['derived']>();
   if (keys.length === 0) return out;
