@@ -96,12 +96,8 @@ async function withHandle<B extends Handle, T>(
   open: (options: OpenBrainOptions) => B | Promise<B>,
   run: (ctx: CommandContext<B>) => T | Promise<T>,
 ): Promise<T> {
-  const overrides = { db: globals.db, agent: globals.agent };
-  // Plainly valid settings need no zod; anything else gets loadConfig's full check and words.
-  const { quickConfig } = await import('../src/config-env.js');
-  const config =
-    quickConfig(undefined, overrides) ??
-    (await import('../src/config.js')).loadConfig(undefined, overrides);
+  const { loadConfig } = await import('../src/config.js');
+  const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
   const brain = await open({
     dbPath: config.dbPath,
     maxBodyBytes: config.maxBodyBytes,

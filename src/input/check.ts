@@ -75,16 +75,31 @@ export function extend<F extends Fields, G extends Fields>(
   return { fields: { ...declaration.fields, ...more } as Flatten<Omit<F, keyof G> & G> };
 }
 
+/** How a check words its error: the fields' names for people, and what was being checked. */
+export interface CheckWords {
+  /** A field's name as its reader knows it (`dbPath` → "--db / BRAIN_DB"). */
+  names?: Record<string, string>;
+  /** Put before the problems ("configuration: …"). */
+  context?: string;
+}
+
 /**
  * The input checked against its declaration: defaults applied, or an INVALID_INPUT BrainError
  * naming every problem with its field ("body: is required; priority: must be one of …").
  */
-export function check<D extends Declaration>(declaration: D, input: unknown): OutputOf<D> {
+export function check<D extends Declaration>(
+  declaration: D,
+  input: unknown,
+  words: CheckWords = {},
+): OutputOf<D> {
   const problems: string[] = [];
-  const value = checkObject(declaration, input, (path, words) => {
-    problems.push(`${path}: ${words}`);
+  const value = checkObject(declaration, input, (path, problem) => {
+    problems.push(`${words.names?.[path] ?? path}: ${problem}`);
   });
-  if (problems.length > 0) throw new BrainError('INVALID_INPUT', problems.join('; '));
+  if (problems.length > 0) {
+    const all = problems.join('; ');
+    throw new BrainError('INVALID_INPUT', words.context ? `${words.context}: ${all}` : all);
+  }
   return value as OutputOf<D>;
 }
 

@@ -262,6 +262,22 @@ export function number(min: number, max: number, words: string): Field<number, n
   });
 }
 
+/** An absolute URL in printable ASCII (no spaces): what `new URL` takes as it is. */
+export function url(words: string): Field<string> {
+  return field({
+    shape: { type: 'string' },
+    parse(value, path, report) {
+      if (typeof value !== 'string') {
+        report(path, WORDS.expected('string', value));
+        return INVALID;
+      }
+      if (/^[!-~]+$/.test(value) && URL.canParse(value)) return value;
+      report(path, words);
+      return INVALID;
+    },
+  });
+}
+
 /** One of a fixed list of words. */
 export function oneOf<const V extends readonly [string, ...string[]]>(values: V): Field<V[number]> {
   const words = WORDS.oneOf(values);

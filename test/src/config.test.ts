@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, type ConfigOverrides } from '../../src/index.js';
-import { configSchema } from '../../src/config.js';
-import { quickConfig, rawConfig } from '../../src/config-env.js';
+import { loadConfig } from '../../src/index.js';
 
 describe('loadConfig', () => {
   it('defaults the database under XDG_DATA_HOME, else ~/.local/share', () => {
@@ -31,58 +29,47 @@ describe('loadConfig', () => {
   });
 });
 
-describe('quickConfig', () => {
-  const variations: Record<string, string>[] = [
-    {},
-    { BRAIN_DB: '/x.db', BRAIN_AGENT: 'nova' },
-    { BRAIN_AGENT: '' },
-    { BRAIN_AGENT: 'no spaces' },
-    { BRAIN_AGENT: 'x'.repeat(65) },
-    { BRAIN_EMBEDDER: 'none' },
-    { BRAIN_EMBEDDER: 'AUTO' },
-    { OLLAMA_HOST: 'localhost:11434' },
-    { OLLAMA_HOST: 'https://ollama.example.com/base/' },
-    { OLLAMA_HOST: 'http://[::1]:11434' },
-    { OLLAMA_HOST: ' http://127.0.0.1:11434 ' },
-    { OLLAMA_HOST: 'http://exa\tmple.com' },
-    { OLLAMA_HOST: '\u00a0http://x' },
-    { OLLAMA_HOST: 'http://x:99999' },
-    { OLLAMA_HOST: 'http://a b' },
-    { OLLAMA_HOST: 'not a url' },
-    { BRAIN_EMBED_MODEL: 'all-minilm' },
-    { BRAIN_MAX_BODY_BYTES: '2048' },
-    { BRAIN_MAX_BODY_BYTES: ' 12 ' },
-    { BRAIN_MAX_BODY_BYTES: '1e3' },
-    { BRAIN_MAX_BODY_BYTES: '0x10' },
-    { BRAIN_MAX_BODY_BYTES: '0' },
-    { BRAIN_MAX_BODY_BYTES: '-1' },
-    { BRAIN_MAX_BODY_BYTES: '1.5' },
-    { BRAIN_MAX_BODY_BYTES: '9007199254740993' },
-    { BRAIN_MAX_BODY_BYTES: 'Infinity' },
-    { BRAIN_MAX_BODY_BYTES: 'lots' },
-    { BRAIN_LOG_LEVEL: 'debug' },
-    { BRAIN_LOG_LEVEL: 'verbose' },
-    { BRAIN_DURABILITY: 'full' },
-    { BRAIN_DURABILITY: 'FULL' },
-  ];
-  const overrides: ConfigOverrides[] = [{}, { db: '' }, { agent: '' }, { db: '/f.db', agent: 'a' }];
-
-  it('accepts only what the full check accepts, with the same result', () => {
-    for (const vars of variations) {
-      for (const flags of overrides) {
-        const env = { HOME: '/home/u', ...vars };
-        const full = configSchema.safeParse(rawConfig(env, flags));
-        const quick = quickConfig(env, flags);
-        if (quick !== undefined) expect([vars, flags, quick]).toEqual([vars, flags, full.data]);
-        if (!full.success) expect([vars, flags, quick]).toEqual([vars, flags, undefined]);
-      }
-    }
+describe('the settings loadConfig refuses', () => {
+  it('names each one that is not plainly a setting, as read from the environment', () => {
+    const refused: Array<[Record<string, string>, RegExp]> = [
+      [{ BRAIN_AGENT: 'x'.repeat(65) }, /--agent \/ BRAIN_AGENT: must be at most 64 characters/],
+      [{ BRAIN_EMBEDDER: 'AUTO' }, /BRAIN_EMBEDDER: must be one of ollama, offline, none, auto/],
+      [{ OLLAMA_HOST: 'http://a b' }, /OLLAMA_HOST: must be a URL such as/],
+      [{ OLLAMA_HOST: 'http://exa\tmple.com' }, /OLLAMA_HOST: must be a URL such as/],
+      [{ OLLAMA_HOST: 'http://x:99999' }, /OLLAMA_HOST: must be a URL such as/],
+      [{ BRAIN_LOG_LEVEL: 'verbose' }, /BRAIN_LOG_LEVEL: must be one of error, warn, info, debug/],
+      [{ BRAIN_DURABILITY: 'FULL' }, /BRAIN_DURABILITY: must be one of normal, full/],
+    ];
+    for (const bytes of ['0', '-1', '1.5', ' 12 ', '1e3', '0x10', 'Infinity', 'lots'])
+      refused.push([
+        { BRAIN_MAX_BODY_BYTES: bytes },
+        /^configuration: BRAIN_MAX_BODY_BYTES: must be a whole number of at least 1$/,
+      ]);
+    for (const [env, words] of refused)
+      expect(() => loadConfig({ HOME: '/home/u', ...env }), JSON.stringify(env)).toThrow(words);
+    expect(() => loadConfig({}, { db: '', agent: '' })).toThrow(
+      /^configuration: --db \/ BRAIN_DB: must not be empty; --agent \/ BRAIN_AGENT: must not be empty/,
+    );
   });
 
-  it('needs no full check for the usual settings', () => {
-    expect(quickConfig({ HOME: '/home/u' })).toEqual(loadConfig({ HOME: '/home/u' }));
+  it('takes the usual settings as they are', () => {
     expect(
-      quickConfig({ BRAIN_DB: '/x.db', OLLAMA_HOST: 'localhost:11434' }, { agent: 'nova' }),
-    ).toBeDefined();
+      loadConfig({
+        HOME: '/home/u',
+        BRAIN_EMBEDDER: 'none',
+        OLLAMA_HOST: 'http://[::1]:11434',
+        BRAIN_MAX_BODY_BYTES: '2048',
+        BRAIN_LOG_LEVEL: 'debug',
+        BRAIN_DURABILITY: 'full',
+      }),
+    ).toEqual({
+      dbPath: '/home/u/.local/share/brain/brain.db',
+      embedder: 'none',
+      ollamaHost: 'http://[::1]:11434',
+      embedModel: 'nomic-embed-text',
+      maxBodyBytes: 2048,
+      logLevel: 'debug',
+      durability: 'full',
+    });
   });
 });
