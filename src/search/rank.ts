@@ -22,11 +22,9 @@ import { createWordCounter, type WordCounter } from './word-counts.js';
  * back; a process that has not warmed its search, asked about words of long lists it would read
  * for one query) is ranked by brain_bm25 statements given each word's row count (word-counts.ts),
  * pruned by MaxScore (bm25-top-k.ts), one common word from its score classes (impacts.ts): the
- * same order as bm25(), without scoring every match.
+ * same order as bm25(), without scoring every match. On a big brain, a new connection's first
+ * searches cost less that way than reading every long list they touch (bench/exact-top-k.ts).
  */
-
-export type { Ranked } from './bm25-top-k.js';
-export type { PostingsRanked } from './postings.js';
 
 /** Filters every retriever applies before it cuts to its top k. Row ids, already resolved. */
 export interface SearchFilters {
