@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { BrainError, agentName, formatZodError } from '../src/index.js';
+import { BrainError, agentName, formatZodError, zodField } from '../src/index.js';
 import { parseJsonc } from './jsonc.js';
 import { telegramConfigSchema, type TelegramConfig } from './channels/telegram/config.js';
 import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
@@ -47,7 +47,7 @@ const timeZone = z.string().refine((tz) => {
  */
 export const assistantFileSchema = z.strictObject({
   /** The assistant's agent name in the brain. */
-  agent: agentName.optional(),
+  agent: zodField(agentName(), z).optional(),
   /**
    * The user's agent name in the brain (default: the login name, made a valid agent name), or
    * `{name?, telegram?, discord?}` with the user's identity on each channel (agent/service/config.ts).
@@ -257,7 +257,7 @@ export function loginAgentName(env: Env): string {
     .replace(/[^A-Za-z0-9_.@-]/g, '-')
     .replace(/^[^A-Za-z0-9]+/, '')
     .slice(0, 64);
-  return agentName.safeParse(name).success ? name : 'owner';
+  return zodField(agentName(), z).safeParse(name).success ? name : 'owner';
 }
 
 function resolveWorkspace(value: string, base: string, env: Env): string {

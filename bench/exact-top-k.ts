@@ -19,7 +19,8 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
-import { openBrain, buildFtsQueries, type Brain } from '../src/index.js';
+import { openBrain, type Brain } from '../src/index.js';
+import { buildFtsQueries } from '../src/search/fts-query.js';
 import { connectionOf } from '../src/brain.js';
 import { StatementCache } from '../src/db/open.js';
 import { createRankCaches } from '../src/search/rank-caches.js';

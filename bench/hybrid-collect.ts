@@ -20,7 +20,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createOfflineEmbedder, openBrain, type Brain, type Embedder } from '../src/index.js';
+import { openBrain, type Brain, type Embedder } from '../src/index.js';
+import { createOfflineEmbedder } from '../src/embed/offline.js';
 import { connectionOf } from '../src/brain.js';
 import { loadRankExtensionFrom } from '../src/db/rank-extension.js';
 import { LOCOMO_CATEGORIES, loadConversation } from '../src/eval/locomo.js';

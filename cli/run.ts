@@ -1,8 +1,6 @@
 import { readSync } from 'node:fs';
-import type { Brain, BrainConfig, OpenBrainOptions, Poller } from '../src/index.js';
-import type { QuickBrain } from '../src/quick-brain.js';
-import type { Searcher } from '../src/searcher.js';
-import { BrainError } from '../src/errors.js';
+import type { Brain, BrainConfig, SectionName } from '../src/index.js';
+import { BrainError } from '../src/index.js';
 
 /** Options every command accepts, wherever they stand on the command line. */
 export interface GlobalOptions {
@@ -26,17 +24,7 @@ export function creating(globals: GlobalOptions): GlobalOptions & OpenMode {
   return { ...globals, create: true };
 }
 
-type TouchAgent = (name: string, options?: { wait?: boolean }) => boolean;
-
-/**
- * What every handle on the brain offers: it closes, and the acting agent is marked seen through
- * it (a brain's `messages` section, or a one-shot handle's own `touchAgent`).
- */
-type Handle = { close(): void } & (
-  { touchAgent: TouchAgent } | { messages: { touchAgent: TouchAgent } }
-);
-
-export interface CommandContext<B extends Handle = Brain> {
+export interface CommandContext<B extends Brain<'messages'> = Brain> {
   brain: B;
   config: BrainConfig;
   json: boolean;
@@ -45,70 +33,43 @@ export interface CommandContext<B extends Handle = Brain> {
 }
 
 /**
- * loadConfig → openBrain → run → close. The path every command but `poll` takes to the brain;
- * it creates the brain only for a command that writes (`creating(globals)`).
- *
- * The library is loaded here, when a command runs, and module by module rather than through
- * `src/index.ts`: `brain poll` is run by agents' hooks many times a minute, and the whole library
- * (embedders, evaluation, transfer …) costs more to load than the poll itself. The CLI's other
- * imports from `src/` are likewise of small modules, or dynamic.
+ * loadConfig → openBrain → run → close: the path every command takes to the brain. It creates
+ * the brain only for a command that writes (`creating(globals)`), and opens it with the sections
+ * the command names (all of them unless it names some): `brain poll`, run by agents' hooks many
+ * times a minute, loads the messaging code and nothing of search, embedding or the assistant.
+ * The messages section always comes, since the acting agent is marked seen through it.
  */
 export async function withBrain<T>(
   globals: GlobalOptions & OpenMode,
   run: (ctx: CommandContext) => T | Promise<T>,
-): Promise<T> {
-  const { openBrain } = await import('../src/brain.js');
-  return withHandle(globals, (options) => openBrain(options), run);
-}
-
-/** As withBrain, with a handle that can only poll and mark seen, and loads only what they need. */
-export async function withPoller<T>(
+): Promise<T>;
+export async function withBrain<T, const S extends SectionName>(
   globals: GlobalOptions & OpenMode,
-  run: (ctx: CommandContext<Poller>) => T | Promise<T>,
-): Promise<T> {
-  const { openPoller } = await import('../src/poller.js');
-  return withHandle(globals, openPoller, run);
-}
-
-/** As withBrain, with a handle that can only search (`brain search`), and loads only that. */
-export async function withSearcher<T>(
+  run: (ctx: CommandContext<Brain<NoInfer<S> | 'messages'>>) => T | Promise<T>,
+  sections: readonly S[],
+): Promise<T>;
+export async function withBrain<T>(
   globals: GlobalOptions & OpenMode,
-  run: (ctx: CommandContext<Searcher>) => T | Promise<T>,
+  // The overloads say which brain the command gets: every section, or those it named.
+  run: (ctx: never) => T | Promise<T>,
+  sections?: readonly SectionName[],
 ): Promise<T> {
-  const { openSearcher } = await import('../src/searcher.js');
-  return withHandle(globals, openSearcher, run);
-}
-
-/**
- * As withBrain, with a handle for `send`, `read`, `inbox`, `thread` and `provenance` that loads
- * only what they need.
- */
-export async function withQuickBrain<T>(
-  globals: GlobalOptions & OpenMode,
-  run: (ctx: CommandContext<QuickBrain>) => T | Promise<T>,
-): Promise<T> {
-  const { openQuickBrain } = await import('../src/quick-brain.js');
-  return withHandle(globals, openQuickBrain, run);
-}
-
-async function withHandle<B extends Handle, T>(
-  globals: GlobalOptions & OpenMode,
-  open: (options: OpenBrainOptions) => B | Promise<B>,
-  run: (ctx: CommandContext<B>) => T | Promise<T>,
-): Promise<T> {
-  const { loadConfig } = await import('../src/config.js');
+  const { loadConfig, openBrain } = await import('../src/index.js');
   const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
-  const brain = await open({
-    dbPath: config.dbPath,
-    maxBodyBytes: config.maxBodyBytes,
-    durability: config.durability,
-    create: globals.create ?? false,
-    // Said once, on stderr (never in --json's stdout): a new brain where one was expected is
-    // how a mistyped path shows itself.
-    onCreated: () => process.stderr.write(`brain: created a new brain at ${config.dbPath}\n`),
-  });
+  const brain = await openBrain(
+    {
+      dbPath: config.dbPath,
+      maxBodyBytes: config.maxBodyBytes,
+      durability: config.durability,
+      create: globals.create ?? false,
+      // Said once, on stderr (never in --json's stdout): a new brain where one was expected is
+      // how a mistyped path shows itself.
+      onCreated: () => process.stderr.write(`brain: created a new brain at ${config.dbPath}\n`),
+    },
+    sections ? [...sections, 'messages' as const] : undefined,
+  );
   let acting = false;
-  const ctx: CommandContext<B> = {
+  const ctx: CommandContext<Brain<'messages'>> = {
     brain,
     config,
     json: globals.json ?? false,
@@ -123,7 +84,7 @@ async function withHandle<B extends Handle, T>(
     },
   };
   try {
-    const result = await run(ctx);
+    const result = await run(ctx as never);
     // The agent is seen once its command has succeeded: a rejected command changes nothing.
     if (acting && config.agent) markSeen(brain, config.agent);
     return result;
@@ -137,9 +98,8 @@ async function withHandle<B extends Handle, T>(
  * process holds it (or the disk takes no writes), the command has still done its job and the
  * agent's last-seen time is left as it was; the next command updates it.
  */
-function markSeen(brain: Handle, agent: string): void {
-  const touch = 'messages' in brain ? brain.messages.touchAgent : brain.touchAgent;
-  touch(agent, { wait: false });
+function markSeen(brain: Brain<'messages'>, agent: string): void {
+  brain.messages.touchAgent(agent, { wait: false });
 }
 
 /** "a, b,c" → ["a", "b", "c"]. */

@@ -1,9 +1,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import {
   BrainError,
   agentName,
   packageVersion,
   watchBrain,
+  zodField,
   type Brain,
   type BrainWatcher,
   type Embedder,
@@ -45,7 +47,7 @@ const INSTRUCTIONS = `The brain: messages between agents in threads, plus shared
 
 /** One MCP server for one caller. Connect it to a transport; closing it releases its watcher. */
 export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): McpServer {
-  const parsed = agentName.safeParse(options.agent);
+  const parsed = zodField(agentName(), z).safeParse(options.agent);
   if (!parsed.success)
     throw new BrainError('INVALID_INPUT', `agent: ${parsed.error.issues[0]?.message}`);
   const log = options.log ?? silentLogger;

@@ -1,5 +1,12 @@
-export { openBrain, type Brain, type OpenBrainOptions } from './brain.js';
-export { openPoller, type Poller } from './poller.js';
+export {
+  openBrain,
+  SECTION_NAMES,
+  type Brain,
+  type BrainCore,
+  type OpenBrainOptions,
+  type SectionName,
+  type Sections,
+} from './brain.js';
 export {
   loadConfig,
   defaultDbPath,
@@ -26,20 +33,19 @@ export {
   type InputOf,
   type OutputOf,
 } from './input/check.js';
-export { boolean, type Field } from './input/fields.js';
-export { toZod } from './input/zod.js';
+export { agentName, boolean, type Field } from './input/fields.js';
+export { toZod, zodField } from './input/zod.js';
+export { formatZodError } from './input/zod-words.js';
 export {
   PRIORITIES,
   THREAD_STATUSES,
   LINK_TYPES,
   SEARCH_TYPES,
-  agentName,
-  formatZodError,
   type Priority,
   type ThreadStatus,
   type LinkType,
   type SearchType,
-} from './validation.js';
+} from './vocabulary.js';
 export type { AgentRecord, UpdateAgentInput } from './messaging/agents.js';
 export {
   sendInput,
@@ -103,17 +109,14 @@ export {
   type ChainStep,
 } from './knowledge/atoms.js';
 export { provenanceInput, type Provenance, type ProvenanceInput } from './knowledge/provenance.js';
-export {
-  searchInput,
-  MAX_QUERY_CHARS,
-  FUSION_DEPTH,
-  type SearchInput,
-  type SearchHit,
-  type SearchResult,
-  type SearchMode,
-  type HybridOptions,
-  type Retriever,
-  type RetrieverEvidence,
+export { searchInput, MAX_QUERY_CHARS, type SearchInput } from './search/input.js';
+export type {
+  SearchHit,
+  SearchResult,
+  SearchMode,
+  HybridOptions,
+  Retriever,
+  RetrieverEvidence,
 } from './search/search.js';
 export { RRF_K, RRF_WEIGHTS } from './search/fusion.js';
 export {
@@ -123,8 +126,7 @@ export {
   type EmbedOptions,
 } from './embed/embedder.js';
 export { createEmbedder, type CreateEmbedderOptions } from './embed/create.js';
-export { createOllamaEmbedder, probeOllama, type OllamaEmbedderOptions } from './embed/ollama.js';
-export { createOfflineEmbedder, isOfflineModel } from './embed/offline.js';
+export type { OllamaEmbedderOptions } from './embed/ollama.js';
 export { createHashEmbedder } from './embed/offline-hash.js';
 export {
   startEmbeddingWorker,
@@ -133,16 +135,15 @@ export {
 } from './embed/worker.js';
 export type { QueueStatus, DrainOptions, DrainProgress, DrainResult } from './embed/queue.js';
 export type { VectorSpace } from './embed/store.js';
-export {
-  evalLocomo,
-  type LocomoEvalOptions,
-  type LocomoReport,
-  type ArmReport,
-  type HaystackReport,
-  type Latency,
-  type RecallAtK,
+export { evalLocomo } from './eval/run.js';
+export type {
+  LocomoEvalOptions,
+  LocomoReport,
+  ArmReport,
+  HaystackReport,
+  Latency,
+  RecallAtK,
 } from './eval/locomo.js';
-export { buildFtsQueries, queryTerms } from './search/fts-query.js';
 export type { RecentInput, RecentItem } from './search/recent.js';
 export type { ExportDocument } from './transfer/format.js';
 export type { ImportResult, ImportCounts } from './transfer/import.js';
@@ -159,51 +160,58 @@ export {
 export type { MaintainOptions, MaintainResult } from './maintenance/idle.js';
 export { measureStorage, type StorageStats } from './maintenance/storage-stats.js';
 export type { DoctorReport, CheckReport, DoctorInput } from './maintenance/doctor.js';
-export { DOCTOR_CHECKS, type DoctorCheck } from './maintenance/checks.js';
-export {
-  sessionName,
-  type SessionRecord,
-  type SessionInput,
-  type SessionMessagesInput,
-  type ThreadSessionInput,
+export type { DoctorCheck } from './maintenance/checks.js';
+export type {
+  SessionRecord,
+  SessionInput,
+  SessionMessagesInput,
+  ThreadSessionInput,
 } from './assistant/sessions.js';
-export {
-  leaseHolder,
-  type LeaseHolder,
-  type LeaseRecord,
-  type AcquireLeaseInput,
-  type ReleaseLeaseInput,
-} from './assistant/leases.js';
-export { SUMMARY_CATEGORY, type SessionSummary } from './assistant/summaries.js';
-export type { OwnerTarget, SetOwnerTargetInput } from './assistant/owner-target.js';
-export {
-  USAGE_GROUPS,
-  type UsageGroup,
-  type UsageInput,
-  type UsageRow,
-  type UsageRecord,
-  type RecordUsageInput,
-  type TokenSums,
-} from './assistant/usage.js';
+export type { LeaseRecord, AcquireLeaseInput, ReleaseLeaseInput } from './assistant/leases.js';
+export type { SessionSummary } from './assistant/summaries.js';
+// The assistant's fixed words and the readings of approval rules: its sections' code (and zod)
+// stays unloaded until a brain is opened with the assistant section.
 export {
   APPROVAL_DECISIONS,
   APPROVAL_DECIDERS,
+  CRON_OUTCOMES,
   INTERPRETERS,
+  PAIRING_ALPHABET,
+  PAIRING_CODE_LENGTH,
+  PAIRING_MAX_PENDING,
+  PAIRING_TTL_MS,
+  REMINDER_MODES,
+  RETRIED,
   RULE_PATTERN_MAX,
-  SUMMARY_MAX,
+  SUMMARY_CATEGORY,
+  TASK_PRIORITIES,
+  USAGE_GROUPS,
   argsDigest,
   commandRulePattern,
   isInterpreter,
+  leaseHolder,
   parseCommandRule,
   readApprovalRule,
   type ApprovalDecision,
   type ApprovalDecider,
-  type ApprovalRecord,
-  type ApprovalRule,
-  type AddRuleInput,
-  type ListApprovalsInput,
-  type RecordApprovalInput,
-  type SettleApprovalInput,
+  type LeaseHolder,
+} from './assistant/vocabulary.js';
+export type { OwnerTarget, SetOwnerTargetInput } from './assistant/owner-target.js';
+export type {
+  UsageGroup,
+  UsageInput,
+  UsageRow,
+  UsageRecord,
+  RecordUsageInput,
+  TokenSums,
+} from './assistant/usage.js';
+export type {
+  ApprovalRecord,
+  ApprovalRule,
+  AddRuleInput,
+  ListApprovalsInput,
+  RecordApprovalInput,
+  SettleApprovalInput,
 } from './assistant/approvals.js';
 export {
   cutNote,
@@ -213,43 +221,30 @@ export {
   shownValue,
   splitQuoted,
 } from './assistant/shown.js';
-export {
-  PAIRING_ALPHABET,
-  PAIRING_CODE_LENGTH,
-  PAIRING_MAX_PENDING,
-  PAIRING_TTL_MS,
-  type DecidePairingInput,
-  type PairingRecord,
-  type PairingRequestResult,
-  type PairingSender,
-  type PairingStatus,
-  type RequestPairingInput,
+export type {
+  DecidePairingInput,
+  PairingRecord,
+  PairingRequestResult,
+  PairingSender,
+  PairingStatus,
+  RequestPairingInput,
 } from './assistant/pairing.js';
-export {
-  CRON_OUTCOMES,
-  RETRIED,
-  type CronOutcome,
-  type CronRunRecord,
-  type ClaimCronRunInput,
-  type FinishCronRunInput,
-  type CronRunsInput,
+export type {
+  CronOutcome,
+  CronRunRecord,
+  ClaimCronRunInput,
+  FinishCronRunInput,
+  CronRunsInput,
 } from './assistant/scheduler.js';
-export {
-  REMINDER_MODES,
-  type ReminderMode,
-  type ReminderStatus,
-  type ReminderRecord,
-  type AddReminderInput,
-  type ListRemindersInput,
-  type FireReminderInput,
+export type {
+  ReminderMode,
+  ReminderStatus,
+  ReminderRecord,
+  AddReminderInput,
+  ListRemindersInput,
+  FireReminderInput,
 } from './assistant/reminders.js';
-export {
-  TASK_PRIORITIES,
-  type TaskPriority,
-  type TaskRecord,
-  type AddTaskInput,
-  type ListTasksInput,
-} from './assistant/tasks.js';
+export type { TaskPriority, TaskRecord, AddTaskInput, ListTasksInput } from './assistant/tasks.js';
 export {
   ANTHROPIC_PRICES,
   costOf,

@@ -3,6 +3,9 @@ import { AGENT_NAME_MAX, AGENT_NAME_MESSAGES, AGENT_NAME_PATTERN } from './agent
 import { BrainError } from './errors.js';
 import { ID_PATTERNS } from './ids.js';
 import { WORDS, idWords, normaliseIsoTime } from './input/fields.js';
+import { formatZodError } from './input/zod-words.js';
+
+export { formatZodError };
 
 // The zod builders of the inputs not yet declared with the input kit (src/input/), in the kit's
 // words.
@@ -54,27 +57,6 @@ export {
   type LinkType,
   type SearchType,
 } from './vocabulary.js';
-
-/** "body: is required; priority: must be one of …" — every problem, each naming its field. */
-export function formatZodError(error: z.ZodError, names: Record<string, string> = {}): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.map(String).join('.');
-      const field = names[path] ?? (path || 'input');
-      return `${field}: ${describeIssue(issue)}`;
-    })
-    .join('; ');
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type' && /received undefined/.test(issue.message))
-    return 'is required';
-  if (issue.code === 'invalid_value' && 'values' in issue) {
-    return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`;
-  }
-  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}`;
-  return issue.message.replace(/^Invalid input: /, '');
-}
 
 /** Parse at an edge: a value of the schema's type, or a BrainError naming the field. */
 export function parseInput<T extends z.ZodType>(

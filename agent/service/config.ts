@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentName } from '../../src/index.js';
+import { agentName, zodField } from '../../src/index.js';
 
 /**
  * The config keys `brain agent` itself reads (the channels, the scheduler and the MCP client keep
@@ -24,7 +24,7 @@ export const ownerConfig = z.preprocess(
   // A plain name is the short form of {name}: one schema, so errors name the exact key.
   (value) => (typeof value === 'string' ? { name: value } : value),
   z.strictObject({
-    name: agentName.optional(),
+    name: zodField(agentName(), z).optional(),
     telegram: telegramUserId.optional(),
     discord: discordUserId.optional(),
   }),

@@ -12,14 +12,7 @@ import {
   println,
   shortTime,
 } from '../output.js';
-import {
-  list,
-  readStdin,
-  creating,
-  withBrain,
-  withQuickBrain,
-  type GlobalOptions,
-} from '../run.js';
+import { list, readStdin, creating, withBrain, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
 
@@ -155,11 +148,15 @@ export function registerKnowledge(program: Command, globals: Globals): void {
     .argument('<id>', 'stm_…, atm_… or syn_…')
     .option('--context <n>', 'messages to show on each side in the thread', '2')
     .action((id: string, opts: { context: string }) =>
-      withQuickBrain(globals(), ({ brain, json }) => {
-        const p = brain.provenance({ id, context: opts.context });
-        if (json) return printJson(p);
-        printProvenance(p);
-      }),
+      withBrain(
+        globals(),
+        ({ brain, json }) => {
+          const p = brain.knowledge.provenance({ id, context: opts.context });
+          if (json) return printJson(p);
+          printProvenance(p);
+        },
+        ['knowledge'],
+      ),
     );
 }
 

@@ -2,15 +2,7 @@ import type { Command } from 'commander';
 import { BrainError } from '../../src/errors.js';
 import { PRIORITIES } from '../../src/vocabulary.js';
 import { bold, cyan, dim, formatMessage, printJson, println, shortTime } from '../output.js';
-import {
-  list,
-  readStdin,
-  creating,
-  withBrain,
-  withPoller,
-  withQuickBrain,
-  type GlobalOptions,
-} from '../run.js';
+import { list, readStdin, creating, withBrain, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
 
@@ -30,30 +22,34 @@ export function registerSend(program: Command, globals: Globals): void {
     .option('--metadata <json>', 'a JSON object stored with the message')
     .option('--tags <list>', 'comma-separated tags for the thread')
     .action((opts: Record<string, string | undefined>) =>
-      withQuickBrain(creating(globals()), ({ brain, agent, json }) => {
-        const result = brain.send({
-          from: agent(),
-          to: opts.to,
-          subject: opts.subject,
-          body: opts.body === '-' ? readStdin() : (opts.body as string),
-          thread: opts.thread,
-          reply_to: opts.replyTo,
-          priority: opts.priority as 'normal',
-          metadata:
-            opts.metadata === undefined ? undefined : parseJsonOption('metadata', opts.metadata),
-          tags: list(opts.tags),
-        });
-        if (json)
-          return printJson({
-            id: result.id,
-            thread_id: result.thread_id,
-            created_at: result.created_at,
-            recipients: result.recipients,
+      withBrain(
+        creating(globals()),
+        ({ brain, agent, json }) => {
+          const result = brain.messages.send({
+            from: agent(),
+            to: opts.to,
+            subject: opts.subject,
+            body: opts.body === '-' ? readStdin() : (opts.body as string),
+            thread: opts.thread,
+            reply_to: opts.replyTo,
+            priority: opts.priority as 'normal',
+            metadata:
+              opts.metadata === undefined ? undefined : parseJsonOption('metadata', opts.metadata),
+            tags: list(opts.tags),
           });
-        println(
-          `sent ${cyan(result.id)} in thread ${cyan(result.thread_id)} to ${opts.to ?? `everyone (${result.recipients} agents)`}`,
-        );
-      }),
+          if (json)
+            return printJson({
+              id: result.id,
+              thread_id: result.thread_id,
+              created_at: result.created_at,
+              recipients: result.recipients,
+            });
+          println(
+            `sent ${cyan(result.id)} in thread ${cyan(result.thread_id)} to ${opts.to ?? `everyone (${result.recipients} agents)`}`,
+          );
+        },
+        ['messages'],
+      ),
     );
 }
 
@@ -62,11 +58,15 @@ export function registerInbox(program: Command, globals: Globals): void {
     .command('poll')
     .description('how many unread messages the agent has')
     .action(() =>
-      withPoller(globals(), ({ brain, agent, json }) => {
-        const result = brain.poll(agent());
-        if (json) return printJson(result);
-        println(`${result.agent}: ${result.unread} unread`);
-      }),
+      withBrain(
+        globals(),
+        ({ brain, agent, json }) => {
+          const result = brain.messages.poll(agent());
+          if (json) return printJson(result);
+          println(`${result.agent}: ${result.unread} unread`);
+        },
+        ['messages'],
+      ),
     );
 
   for (const [name, description, mark] of [
@@ -78,14 +78,18 @@ export function registerInbox(program: Command, globals: Globals): void {
       .description(description)
       .option('--limit <n>', 'at most this many', '50')
       .action((opts: { limit: string }) =>
-        withQuickBrain(globals(), ({ brain, agent, json }) => {
-          const input = { agent: agent(), limit: opts.limit };
-          const messages = mark ? brain.read(input) : brain.peek(input);
-          if (json) return printJson({ messages });
-          if (messages.length === 0) return println('no unread messages');
-          println(messages.map((m) => formatMessage(m, { full: true })).join('\n\n'));
-          if (!mark) println(dim(`\n${messages.length} unread; \`brain read\` marks them read`));
-        }),
+        withBrain(
+          globals(),
+          ({ brain, agent, json }) => {
+            const input = { agent: agent(), limit: opts.limit };
+            const messages = mark ? brain.messages.read(input) : brain.messages.peek(input);
+            if (json) return printJson({ messages });
+            if (messages.length === 0) return println('no unread messages');
+            println(messages.map((m) => formatMessage(m, { full: true })).join('\n\n'));
+            if (!mark) println(dim(`\n${messages.length} unread; \`brain read\` marks them read`));
+          },
+          ['messages'],
+        ),
       );
   }
 
@@ -139,33 +143,37 @@ export function registerThreads(program: Command, globals: Globals): void {
     .option('--limit <n>', 'messages per page', '50')
     .option('--offset <n>', 'skip this many messages', '0')
     .action((threadId: string, opts: { limit: string; offset: string }) =>
-      withQuickBrain(globals(), ({ brain, json }) => {
-        const history = brain.thread({
-          thread_id: threadId,
-          limit: opts.limit,
-          offset: opts.offset,
-        });
-        if (json) return printJson(history);
-        const t = history.thread;
-        println(
-          `${bold(t.subject)}  ${cyan(t.id)}  ${t.status}, ${t.message_count} messages${t.tags.length ? `, tags ${t.tags.join(', ')}` : ''}`,
-        );
-        for (const m of history.messages) {
-          println();
-          println(formatMessage(m, { full: true }));
-          const read = m.receipts.filter((r) => r.read_at).map((r) => r.agent);
-          const unread = m.receipts.filter((r) => !r.read_at).map((r) => r.agent);
-          const parts = [
-            read.length ? `read by ${read.join(', ')}` : '',
-            unread.length ? `unread by ${unread.join(', ')}` : '',
-          ].filter(Boolean);
-          if (parts.length) println(dim(`  ${parts.join('; ')}`));
-          for (const a of m.acks)
-            println(dim(`  ✓ ${a.agent} acked${a.body ? `: ${a.body}` : ''}`));
-        }
-        if (history.next_offset !== null)
-          println(dim(`\nmore: brain thread ${t.id} --offset ${history.next_offset}`));
-      }),
+      withBrain(
+        globals(),
+        ({ brain, json }) => {
+          const history = brain.messages.thread({
+            thread_id: threadId,
+            limit: opts.limit,
+            offset: opts.offset,
+          });
+          if (json) return printJson(history);
+          const t = history.thread;
+          println(
+            `${bold(t.subject)}  ${cyan(t.id)}  ${t.status}, ${t.message_count} messages${t.tags.length ? `, tags ${t.tags.join(', ')}` : ''}`,
+          );
+          for (const m of history.messages) {
+            println();
+            println(formatMessage(m, { full: true }));
+            const read = m.receipts.filter((r) => r.read_at).map((r) => r.agent);
+            const unread = m.receipts.filter((r) => !r.read_at).map((r) => r.agent);
+            const parts = [
+              read.length ? `read by ${read.join(', ')}` : '',
+              unread.length ? `unread by ${unread.join(', ')}` : '',
+            ].filter(Boolean);
+            if (parts.length) println(dim(`  ${parts.join('; ')}`));
+            for (const a of m.acks)
+              println(dim(`  ✓ ${a.agent} acked${a.body ? `: ${a.body}` : ''}`));
+          }
+          if (history.next_offset !== null)
+            println(dim(`\nmore: brain thread ${t.id} --offset ${history.next_offset}`));
+        },
+        ['messages'],
+      ),
     );
 
   for (const [name, status, verb] of [

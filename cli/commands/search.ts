@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { Embedder, SearchHit, SearchResult } from '../../src/index.js';
-import type { Searcher } from '../../src/searcher.js';
+import type { Brain, Embedder, SearchHit, SearchResult } from '../../src/index.js';
 import {
   bold,
   cyan,
@@ -12,7 +11,7 @@ import {
   println,
   shortTime,
 } from '../output.js';
-import { list, withBrain, withSearcher, type CommandContext, type GlobalOptions } from '../run.js';
+import { list, withBrain, type CommandContext, type GlobalOptions } from '../run.js';
 import { formatAtomLine, formatStm } from './knowledge.js';
 
 type Globals = () => GlobalOptions;
@@ -42,8 +41,10 @@ export function registerSearch(program: Command, globals: Globals): void {
         thread: str(opts.thread),
         agent: str(opts.from),
       };
-      return withSearcher(globals(), (ctx) =>
-        answer(ctx, opts, (options) => ctx.brain.searchHybrid(input, options)),
+      return withBrain(
+        globals(),
+        (ctx) => answer(ctx, opts, (options) => ctx.brain.search.searchHybrid(input, options)),
+        ['search', 'embed'],
       );
     });
 
@@ -83,12 +84,12 @@ type RunSearch = (options: {
 
 /** Embed the query if the brain has vectors, search, print. */
 async function answer(
-  { brain, config, json }: CommandContext<Searcher>,
+  { brain, config, json }: CommandContext<Brain<'search' | 'embed' | 'messages'>>,
   opts: Explain,
   search: RunSearch,
 ): Promise<void> {
   const { createEmbedder } = await import('../../src/embed/create.js');
-  const embedder = await createEmbedder(config, { brain, purpose: 'search' });
+  const embedder = await createEmbedder(config, { brain: brain.embed, purpose: 'search' });
   // A one-shot process may first have to load an offline model.
   const result = await search({ embedder, queryTimeoutMs: 10_000 });
   if (json) return printJson(result);

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   check,
   isBrainError,
@@ -80,7 +80,7 @@ export function defineTool<I extends ToolInput, O extends z.ZodObject>(
     {
       title: def.title,
       description: def.description,
-      inputSchema: isZod(def.input) ? def.input : toZod(def.input),
+      inputSchema: isZod(def.input) ? def.input : toZod(def.input, z),
       outputSchema: def.output,
       annotations: { ...def.annotations, openWorldHint: false },
     },

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { BrainError } from '../errors.js';
-import { agentName } from '../validation.js';
+import { agentNameProblems } from '../agent-name.js';
 
 /** Bearer tokens of `brain serve`, each naming the agent its holder acts as. */
 export interface TokenTable {
@@ -36,12 +36,8 @@ export function parseTokens(text: string, source = 'tokens file'): TokenTable {
         'INVALID_INPUT',
         `${where}: the token is too short (at least ${MIN_TOKEN_LENGTH} characters; try \`openssl rand -hex 32\`)`,
       );
-    const name = agentName.safeParse(agent);
-    if (!name.success)
-      throw new BrainError(
-        'INVALID_INPUT',
-        `${where}: agent ${name.error.issues[0]?.message ?? 'is invalid'}`,
-      );
+    const problem = agentNameProblems(agent)[0];
+    if (problem !== undefined) throw new BrainError('INVALID_INPUT', `${where}: agent ${problem}`);
     if (seen.has(token)) throw new BrainError('INVALID_INPUT', `${where}: the token is repeated`);
     seen.add(token);
     entries.push({ digest: digest(token), agent });

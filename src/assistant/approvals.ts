@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { isoNow, isoOfMillis, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
@@ -6,60 +5,34 @@ import { BrainError } from '../errors.js';
 import { messageIdSql, messageKey } from '../ids.js';
 import { messageId, parseInput, text } from '../validation.js';
 import { NO_OWNER, thisProcess } from './owner-process.js';
-import { cutVisibly, escapeInvisible, quoteWord, splitQuoted } from './shown.js';
+import { cutVisibly } from './shown.js';
+import {
+  APPROVAL_DECIDERS,
+  APPROVAL_DECISIONS,
+  RULE_PATTERN_MAX,
+  RUN_COMMAND,
+  argsDigest,
+  commandRulePattern,
+  fieldOf,
+  isInterpreter,
+  parseCommandRule,
+  readApprovalRule,
+  type ApprovalDecider,
+  type ApprovalDecision,
+} from './vocabulary.js';
 
-/** What became of a tool call: settled at once (allow, deny) or asked (pending → the answer). */
-export const APPROVAL_DECISIONS = [
-  'allow',
-  'deny',
-  'pending',
-  'approved',
-  'denied',
-  'timeout',
-] as const;
-export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
-/** Who settled it: the config's policy, the owner, a stored "always" rule, or an unattended run. */
-export const APPROVAL_DECIDERS = ['policy', 'owner', 'always', 'unattended'] as const;
-export type ApprovalDecider = (typeof APPROVAL_DECIDERS)[number];
-
-/**
- * Programs that run whatever they are given (shells, interpreters, editors with commands) or run
- * another program (wrappers): never stored as an "always" rule, since what they do is in their
- * arguments' meaning, not their words.
- */
-export const INTERPRETERS: ReadonlySet<string> = new Set([
-  ...['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox', 'rbash', 'ash'],
-  ...['python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'ruby', 'perl', 'php'],
-  ...['lua', 'tclsh', 'osascript', 'pwsh', 'powershell', 'awk', 'gawk', 'mawk', 'nawk'],
-  ...['env', 'xargs', 'exec', 'eval', 'nice', 'nohup', 'timeout', 'sudo', 'doas', 'su'],
-  ...['command', 'builtin', 'time', 'watch', 'strace', 'ssh', 'npx', 'make', 'find'],
-  ...['stdbuf', 'ionice', 'chroot', 'setsid', 'flock', 'unshare', 'nsenter', 'runuser'],
-  ...['pkexec', 'script', 'expect', 'parallel', 'chrt', 'taskset', 'firejail', 'bwrap'],
-  ...['systemd-run', 'ltrace', 'gdb', 'valgrind', 'tmux', 'screen', 'entr', 'pnpx', 'bunx'],
-  ...['uvx', 'pipx', 'irb', 'jshell', 'rscript', 'julia', 'wish', 'vi', 'vim', 'nvim', 'emacs'],
-  ...['ed', 'ex', 'sg', 'dbus-run-session', 'wsl', 'cmd', 'start-stop-daemon'],
-]);
-
-/** Whether a program runs whatever it is given: INTERPRETERS, or a versioned interpreter name. */
-export function isInterpreter(program: string): boolean {
-  const name = program.toLowerCase();
-  return (
-    INTERPRETERS.has(name) ||
-    /^(python|pypy|ruby|perl|node|php|lua|luajit|tclsh|wish|pip)[0-9.]*$/.test(name)
-  );
-}
-
-/** The sha256 of the canonical JSON (keys sorted at every level) of a tool call's arguments. */
-export function argsDigest(args: unknown): string {
-  const canonical = JSON.stringify(args, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-  return createHash('sha256')
-    .update(canonical ?? 'null')
-    .digest('hex');
-}
+export {
+  APPROVAL_DECIDERS,
+  APPROVAL_DECISIONS,
+  RULE_PATTERN_MAX,
+  argsDigest,
+  commandRulePattern,
+  isInterpreter,
+  parseCommandRule,
+  readApprovalRule,
+  type ApprovalDecider,
+  type ApprovalDecision,
+};
 
 const toolName = text(200).min(1, 'must not be empty');
 
@@ -217,82 +190,12 @@ export interface ApprovalRule {
   matches: string;
 }
 
-const RUN_COMMAND = 'run_command';
-/** A stored rule's most characters: one the owner cannot read whole is not offered. */
-export const RULE_PATTERN_MAX = 1000;
 const ruleInput = z.strictObject({
   tool: toolName,
   /** The exact call it allows, in one of the forms readApprovalRule reads. */
   pattern: text(RULE_PATTERN_MAX).min(1, 'must not be empty'),
 });
 export type AddRuleInput = z.input<typeof ruleInput>;
-
-/**
- * The pattern of a rule for one exact command: `exactly <words>`, each word quoted as a shell
- * would read it back, after `in <dir>` when it runs elsewhere than the workspace. Equal
- * patterns mean equal word lists and directories, so a rule matches only what was approved.
- */
-export function commandRulePattern(argv: readonly string[], cwd = '.'): string {
-  const where = cwd === '.' ? '' : `in ${quoteWord(cwd)} `;
-  return `${where}exactly ${argv.map(quoteWord).join(' ')}`;
-}
-
-/** The command and directory of a rule pattern in the current form; undefined for any other text. */
-export function parseCommandRule(pattern: string): { argv: string[]; cwd: string } | undefined {
-  const words = splitQuoted(pattern);
-  if (!words) return undefined;
-  let cwd = '.';
-  let rest = words;
-  if (words[0] === 'in' && words.length > 2) {
-    cwd = words[1]!;
-    rest = words.slice(2);
-  }
-  if (rest[0] !== 'exactly' || rest.length < 2) return undefined;
-  const argv = rest.slice(1);
-  // Only the one spelling commandRulePattern writes: any other would be a second key for a call.
-  return commandRulePattern(argv, cwd) === pattern ? { argv, cwd } : undefined;
-}
-
-/**
- * What a stored rule allows, read from its pattern. The current forms: run_command
- * `exactly <words>` (one command, word for word, in the workspace or `in <dir>`); write_file
- * `path <path>` (that file, relative to the workspace); send_message `to <name>` (messages to
- * that agent); an MCP tool its own name (every call of that tool, any input). Any other pattern
- * (the older `git push *` and bare tool names) is inactive: it matches nothing.
- */
-export function readApprovalRule(
-  tool: string,
-  pattern: string,
-): { active: boolean; matches: string } {
-  const inactive = {
-    active: false,
-    matches: `nothing: "${escapeInvisible(pattern)}" is an old, wider form; approve the call again to store it exactly`,
-  };
-  if (tool === RUN_COMMAND) {
-    const command = parseCommandRule(pattern);
-    if (!command) return inactive;
-    const where = command.cwd === '.' ? '' : `, in ${quoteWord(command.cwd)}`;
-    return {
-      active: true,
-      matches: `${escapeInvisible(command.argv.map(quoteWord).join(' '))} (exactly${escapeInvisible(where)})`,
-    };
-  }
-  const field = fieldOf(tool);
-  if (field) {
-    const value = pattern.startsWith(`${field} `) ? pattern.slice(field.length + 1) : '';
-    return value.trim() === ''
-      ? inactive
-      : { active: true, matches: `${field} ${escapeInvisible(value)}` };
-  }
-  if (tool.startsWith('mcp__') && pattern === tool)
-    return { active: true, matches: 'any input (every call of this tool)' };
-  return inactive;
-}
-
-/** Tools whose rule names the one argument that matters: the file written, the recipient. */
-const FIELD_RULES: Record<string, string> = { write_file: 'path', send_message: 'to' };
-const fieldOf = (tool: string) =>
-  Object.hasOwn(FIELD_RULES, tool) ? FIELD_RULES[tool] : undefined;
 
 /**
  * Store an "always allow" rule (idempotent: an existing identical rule is returned). Only the

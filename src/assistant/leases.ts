@@ -1,25 +1,9 @@
-import { hostname } from 'node:os';
 import { z } from 'zod';
+import { hostname } from 'node:os';
 import { isoNow, isoOfMillis, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { parseInput, text } from '../validation.js';
-
-/**
- * Who holds a lease: a process (its pid on a host) and a label that tells apart the holders one
- * process may have at once (two turns of one session in one process must also wait for each
- * other, so each turn takes the lease with its own label). A holder is the same holder only when
- * all three match.
- */
-export interface LeaseHolder {
-  pid: number;
-  host: string;
-  label: string;
-}
-
-/** This process as a holder, under `label`. */
-export function leaseHolder(label: string): LeaseHolder {
-  return { pid: process.pid, host: hostname(), label };
-}
+import type { LeaseHolder } from './vocabulary.js';
 
 const holder = z.strictObject({
   pid: z.number().int().min(1),

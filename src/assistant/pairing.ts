@@ -4,19 +4,17 @@ import { isoNow, isoOfMillis, millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { parseInput, text } from '../validation.js';
+import {
+  PAIRING_ALPHABET,
+  PAIRING_CODE_LENGTH,
+  PAIRING_TTL_MS,
+  PAIRING_MAX_PENDING,
+} from './vocabulary.js';
 
 /**
  * Pairing: a sender of a channel who is not on the allowlist asks with a short code; the owner
  * approves or denies it (`brain pairing approve CODE`); approved senders are served from then on.
  */
-
-/** Upper-case letters and digits without the look-alikes 0/O, 1/I/L. */
-export const PAIRING_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
-export const PAIRING_CODE_LENGTH = 8;
-/** How long a code is valid. */
-export const PAIRING_TTL_MS = 60 * 60 * 1000;
-/** Requests waiting at once per channel; more are refused until one is decided or expires. */
-export const PAIRING_MAX_PENDING = 3;
 
 export type PairingStatus = 'pending' | 'approved' | 'denied';
 

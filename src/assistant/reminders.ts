@@ -4,10 +4,10 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, messageKey } from '../ids.js';
 import { isoTime, messageId, parseInput, text } from '../validation.js';
+import { REMINDER_MODES } from './vocabulary.js';
 
 /** Reminders the model set: notify sends the text at its time, prompt runs a turn with it. */
 
-export const REMINDER_MODES = ['notify', 'prompt'] as const;
 export type ReminderMode = (typeof REMINDER_MODES)[number];
 export type ReminderStatus = 'pending' | 'done' | 'cancelled';
 

@@ -4,6 +4,8 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { isoTime, parseInput, text } from '../validation.js';
 import { NO_OWNER, ownerState, thisProcess, type OwnerColumns } from './owner-process.js';
+import type { CRON_OUTCOMES } from './vocabulary.js';
+import { RETRIED } from './vocabulary.js';
 
 /**
  * What the scheduler keeps across restarts: one row per due time of a cron job (the claim that
@@ -11,8 +13,6 @@ import { NO_OWNER, ownerState, thisProcess, type OwnerColumns } from './owner-pr
  * heartbeat's last delivery).
  */
 
-/** `interrupted`: the process running it ended without finishing it (migration 0019). */
-export const CRON_OUTCOMES = ['running', 'ok', 'error', 'skipped', 'interrupted'] as const;
 export type CronOutcome = (typeof CRON_OUTCOMES)[number];
 
 export interface CronRunRecord {
@@ -132,9 +132,6 @@ export function finishCronRun(ctx: BrainContext, input: FinishCronRunInput): Cro
   if (!row) throw new BrainError('NOT_FOUND', `id: no cron run ${args.id}`);
   return toRun(row);
 }
-
-/** The mark a retried run's detail carries: a run is retried once, never twice. */
-export const RETRIED = 'retried after an interruption';
 
 /**
  * Runs left `running` by a process that has ended (a crash, `kill -9`), each now `interrupted`;

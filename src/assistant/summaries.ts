@@ -2,9 +2,7 @@ import type { BrainContext } from '../context.js';
 import { messageIdSql, threadKey } from '../ids.js';
 import { STM_SELECT, toStmRecord, type StmRecord } from '../knowledge/stm.js';
 import { lookupKey } from '../validation.js';
-
-/** The category of the STM entries that summarise a session's older turns. */
-export const SUMMARY_CATEGORY = 'summary';
+import { SUMMARY_CATEGORY } from './vocabulary.js';
 
 export interface SessionSummary {
   stm: StmRecord;

@@ -5,10 +5,10 @@ import { BrainError } from '../errors.js';
 import { messageIdSql } from '../ids.js';
 import { isoTime, messageId, parseInput, text } from '../validation.js';
 import { messageRow } from './reminders.js';
+import { TASK_PRIORITIES } from './vocabulary.js';
 
 /** The owner's tasks, each pointing back to the message that asked for it. */
 
-export const TASK_PRIORITIES = ['low', 'normal', 'high'] as const;
 export type TaskPriority = (typeof TASK_PRIORITIES)[number];
 
 export interface TaskRecord {

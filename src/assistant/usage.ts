@@ -4,6 +4,7 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageKey } from '../ids.js';
 import { isoTime, messageId, parseInput, text } from '../validation.js';
+import { USAGE_GROUPS } from './vocabulary.js';
 
 const tokens = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -85,7 +86,6 @@ export function recordUsage(ctx: BrainContext, input: RecordUsageInput): UsageRe
   };
 }
 
-export const USAGE_GROUPS = ['model', 'day', 'source'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 const usageInput = z.strictObject({

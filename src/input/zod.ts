@@ -1,8 +1,11 @@
-// An input's declaration as the zod object an MCP tool registers as its inputSchema. Only the
-// MCP server and the assistant load this (and with it zod); the library checks with check.ts.
-import { z } from 'zod';
+// An input's declaration as the zod object an MCP tool registers as its inputSchema. The caller
+// passes its zod: the library checks with check.ts and never loads zod itself, so a one-shot
+// command that imports the library's face does not pay for it.
+import type * as Zod from 'zod';
 import type { Declaration } from './check.js';
-import type { Field, Shape } from './fields.js';
+import { INVALID, type Field, type Shape } from './fields.js';
+
+type Z = typeof Zod.z;
 
 /**
  * The JSON shape of the input: types, enums, bounds of numbers, defaults and descriptions, with
@@ -12,21 +15,21 @@ import type { Field, Shape } from './fields.js';
  * check refuses. A nullable field is offered as its plain type, since a portable input schema
  * has no "X or null" (test/mcp/schemas.test.ts).
  */
-export function toZod(declaration: Declaration): z.ZodObject {
-  const shape: Record<string, z.ZodType> = {};
-  for (const [key, field] of Object.entries(declaration.fields)) shape[key] = fieldSchema(field);
+export function toZod(declaration: Declaration, z: Z): Zod.ZodObject {
+  const shape: Record<string, Zod.ZodType> = {};
+  for (const [key, field] of Object.entries(declaration.fields)) shape[key] = fieldSchema(field, z);
   return z.strictObject(shape);
 }
 
-function fieldSchema(field: Field<unknown>): z.ZodType {
-  let schema: z.ZodType = shapeSchema(field.shape);
+function fieldSchema(field: Field<unknown>, z: Z): Zod.ZodType {
+  let schema: Zod.ZodType = shapeSchema(field.shape, z);
   if (field.presence === 'optional') schema = schema.optional();
   if (field.presence === 'default') schema = schema.default(field.fallback! as never);
   if (field.description !== undefined) schema = schema.describe(field.description);
   return schema;
 }
 
-function shapeSchema(shape: Shape): z.ZodType {
+function shapeSchema(shape: Shape, z: Z): Zod.ZodType {
   switch (shape.type) {
     case 'string':
       return z.string();
@@ -39,8 +42,21 @@ function shapeSchema(shape: Shape): z.ZodType {
     case 'enum':
       return z.enum(shape.values);
     case 'array':
-      return z.array(shapeSchema(shape.of.shape));
+      return z.array(shapeSchema(shape.of.shape, z));
     case 'record':
       return z.looseObject({});
   }
+}
+
+/**
+ * One field as a zod schema that checks what the kit checks, in the kit's words: for the zod
+ * schemas of adapters' own settings (an agent's name in the assistant's config).
+ */
+export function zodField<T>(field: Field<T, unknown>, z: Z): Zod.ZodType<T> {
+  return z.unknown().transform((value, ctx) => {
+    const checked = field.parse(value, '', (_path, words) =>
+      ctx.addIssue({ code: 'custom', message: words }),
+    );
+    return checked === INVALID ? z.NEVER : checked;
+  });
 }

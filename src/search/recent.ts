@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 import type { BrainContext } from '../context.js';
 import { ATOM_SELECT, toAtomRecord, type AtomRecord } from '../knowledge/atoms.js';
 import { STM_SELECT, toStmRecord, type StmRecord } from '../knowledge/stm.js';
@@ -9,21 +7,23 @@ import {
   type MessageRecord,
   type MessageRow,
 } from '../messaging/messages.js';
-import { SEARCH_TYPES, parseInput, type SearchType } from '../validation.js';
+import { check, object, type InputOf } from '../input/check.js';
+import { count, list, number, oneOf } from '../input/fields.js';
+import { SEARCH_TYPES, type SearchType } from '../vocabulary.js';
 
-const recentInput = z.strictObject({
-  hours: z.coerce
-    .number()
-    .positive('must be more than 0')
-    .max(24 * 365 * 10)
-    .default(24),
-  types: z
-    .array(z.enum(SEARCH_TYPES))
-    .min(1)
-    .default([...SEARCH_TYPES]),
-  limit: z.coerce.number().int().min(1).max(1000).default(50),
+const MAX_HOURS = 24 * 365 * 10;
+
+export const recentInput = object({
+  hours: number(0, MAX_HOURS, `must be a number of hours up to ${MAX_HOURS}`)
+    .refine((h) => h > 0, 'must be more than 0')
+    .default(24)
+    .describe('How far back, in hours'),
+  types: list(oneOf(SEARCH_TYPES), { min: 1 })
+    .default([...SEARCH_TYPES])
+    .describe('What to list'),
+  limit: count(1, 1000).default(50).describe('At most this many'),
 });
-export type RecentInput = z.input<typeof recentInput>;
+export type RecentInput = InputOf<typeof recentInput>;
 
 export type RecentItem =
   | { type: 'message'; id: string; time: string; record: MessageRecord }
@@ -32,7 +32,7 @@ export type RecentItem =
 
 /** Everything of the last N hours, newest first. */
 export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[] {
-  const args = parseInput(recentInput, input);
+  const args = check(recentInput, input);
   const sinceMs = ctx.clock().getTime() - args.hours * 3_600_000;
   const want = (t: SearchType) => args.types.includes(t);
   const items: RecentItem[] = [];

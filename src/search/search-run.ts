@@ -31,8 +31,6 @@ import {
 import { ftsSnippets } from './snippets.js';
 import { vectorRetrieve } from './vector.js';
 
-export const MAX_QUERY_CHARS = 2000;
-
 /** A search's input once checked: defaults applied, times normalised to ISO 8601 with ms. */
 export interface SearchArgs {
   query: string;

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { APPROVAL_DECIDERS, APPROVAL_DECISIONS } from '../assistant/approvals.js';
-import { REMINDER_MODES } from '../assistant/reminders.js';
-import { CRON_OUTCOMES } from '../assistant/scheduler.js';
-import { TASK_PRIORITIES } from '../assistant/tasks.js';
+import { CRON_OUTCOMES, REMINDER_MODES, TASK_PRIORITIES } from '../assistant/vocabulary.js';
 import { agentName, messageId, text, threadId } from '../validation.js';
 import { storedTime } from './stored-time.js';
 

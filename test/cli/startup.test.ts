@@ -36,23 +36,40 @@ function modulesLoadedBy(args: string[]): {
   return { status: child.status, stdout: child.stdout, stderr: child.stderr, urls };
 }
 
-const heavy =
-  /\/node_modules\/(zod|@modelcontextprotocol|ollama)\/|\/dist\/src\/(index|brain)\.js$/;
+/** What no one-shot command of messages, knowledge or search loads: zod, the SDKs, the embedders. */
+const heavy = /\/node_modules\/(zod|@modelcontextprotocol|ollama)\//;
+
+/** A section's code, by the folder it lives in. */
+const sectionCode = (folder: string) => new RegExp(`/dist/src/${folder}/section\\.js$`);
+const dist = (path: string) => pathToFileURL(join(ROOT, 'dist', path)).href;
 
 describe('brain poll as a process', () => {
-  it('answers without loading zod, the MCP SDK, the embedders or the whole library', () => {
+  it("opens the messages section only, through the library's face, without zod or the SDKs", () => {
     const run = modulesLoadedBy(['poll', '--agent', 'nova', '--json']);
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ agent: 'nova', unread: 0 });
-    // The hook saw the modules poll does need, so an empty list below means something.
-    expect(run.urls).toContain(pathToFileURL(join(ROOT, 'dist', 'src', 'poller.js')).href);
+    // The hook saw the modules poll does need, so the empty lists below mean something.
+    expect(run.urls).toContain(dist('src/index.js'));
+    expect(run.urls).toContain(dist('src/messaging/section.js'));
+    const otherSections = ['knowledge', 'search', 'embed', 'maintenance', 'assistant', 'transfer'];
+    expect(run.urls.filter((url) => otherSections.some((f) => sectionCode(f).test(url)))).toEqual(
+      [],
+    );
+    // Of search, only what the face offers without the ranking (its input's declaration, the
+    // fusion constants) and the context's cache holders; of the others, nothing but the small
+    // modules of the face (a file reader, the evaluation's lazy door).
+    const code =
+      /\/dist\/src\/(search|transfer|eval|embed|maintenance)\/(?!(input|fusion|rank-caches|json-file|run|embedder|create|offline-hash|kinds|worker|idle-timer|storage-stats)\.js$)/;
+    expect(run.urls.filter((url) => code.test(url))).toEqual([]);
     expect(run.urls.filter((url) => heavy.test(url))).toEqual([]);
   });
 
-  it('still loads the full library for the commands that need it', () => {
-    const run = modulesLoadedBy(['threads', '--json']);
+  it('opens every section for the commands that need them', () => {
+    const run = modulesLoadedBy(['export', '--json']);
     expect(run.status).toBe(0);
-    expect(run.urls.filter((url) => heavy.test(url)).length).toBeGreaterThan(0);
+    expect(run.urls).toContain(dist('src/transfer/section.js'));
+    expect(run.urls).toContain(dist('src/assistant/section.js'));
+    expect(run.urls.filter((url) => /\/node_modules\/zod\//.test(url)).length).toBeGreaterThan(0);
   });
 });
 
@@ -67,11 +84,13 @@ describe('brain search as a process, on a brain without vectors', () => {
     expect(run.urls.filter((url) => unneeded.test(url))).toEqual([]);
   });
 
-  it('answers plain words without loading zod or the whole library', () => {
+  it('answers plain words without loading zod or the assistant, transfer or upkeep code', () => {
     const run = modulesLoadedBy(['search', 'lantern', '--limit', '5', '--json']);
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ hits: [], retrievers: ['fts'] });
-    expect(run.urls).toContain(pathToFileURL(join(ROOT, 'dist', 'src', 'searcher.js')).href);
+    expect(run.urls).toContain(dist('src/search/section.js'));
+    const unneeded = ['maintenance', 'assistant', 'transfer'];
+    expect(run.urls.filter((url) => unneeded.some((f) => sectionCode(f).test(url)))).toEqual([]);
     expect(run.urls.filter((url) => heavy.test(url))).toEqual([]);
   });
 
@@ -102,7 +121,7 @@ describe('the other one-shot commands as processes', () => {
     expect(sent.status).toBe(0);
     const message = (JSON.parse(sent.stdout) as { id: string; thread_id: string }).id;
     const thread = (JSON.parse(sent.stdout) as { thread_id: string }).thread_id;
-    expect(sent.urls).toContain(pathToFileURL(join(ROOT, 'dist', 'src', 'quick-brain.js')).href);
+    expect(sent.urls).toContain(dist('src/messaging/section.js'));
 
     const runs = {
       sent,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildFtsQueries, queryTerms } from '../../src/index.js';
+import { buildFtsQueries, queryTerms } from '../../src/search/fts-query.js';
 import { fixedClock, tempBrain, type TempBrain } from '../helpers.js';
 
 let t: TempBrain;

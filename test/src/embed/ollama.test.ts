@@ -1,10 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EmbedderError,
-  createEmbedder,
-  createOllamaEmbedder,
-  isOfflineModel,
-} from '../../../src/index.js';
+import { isOfflineModel } from '../../../src/embed/offline.js';
+import { EmbedderError, createEmbedder } from '../../../src/index.js';
+import { createOllamaEmbedder } from '../../../src/embed/ollama.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 import { startFakeOllama, type FakeOllama } from '../../fakes/ollama.js';
 

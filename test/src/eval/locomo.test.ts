@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BrainError, createOfflineEmbedder, evalLocomo } from '../../../src/index.js';
+import { createOfflineEmbedder } from '../../../src/embed/offline.js';
+import { BrainError, evalLocomo } from '../../../src/index.js';
 import { parseLocomoDate, splitEvidence } from '../../../src/eval/locomo-format.js';
 import { percentile } from '../../../src/eval/locomo.js';
 import { openBrain } from '../../../src/index.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { BrainError } from '../../../src/errors.js';
 import { check, omit, type Declaration } from '../../../src/input/check.js';
 import { toZod } from '../../../src/input/zod.js';
@@ -37,13 +38,13 @@ function checked(declaration: Declaration, input: unknown) {
 }
 
 /**
- * Hold toZod(declaration) to the check on every input (as JSON gives them: numbers as numbers,
+ * Hold toZod(declaration, z) to the check on every input (as JSON gives them: numbers as numbers,
  * no null for a nullable field): whatever the check accepts, the zod object accepts, and its
  * output checks to the same value; whatever the zod object refuses, the check refuses, naming
  * the fields zod names. Answers how many inputs each side accepted.
  */
 function holdToCheck(declaration: Declaration, inputs: unknown[]) {
-  const schema = toZod(declaration);
+  const schema = toZod(declaration, z);
   let accepted = 0;
   let refusedByZod = 0;
   for (const input of inputs) {
@@ -204,14 +205,14 @@ describe('toZod, the zod object of an MCP tool’s input', () => {
   it('leaves to the command line what JSON never sends: counts as digits, null for “none”', () => {
     const history = { thread_id: THREAD, limit: '20' };
     expect(check(historyInput, history)).toMatchObject({ limit: 20 });
-    expect(toZod(historyInput).safeParse(history).success).toBe(false);
+    expect(toZod(historyInput, z).safeParse(history).success).toBe(false);
     const broadcast = { from: 'nova', body: 'hi', to: null };
     expect(check(sendInput, broadcast)).toMatchObject({ to: null });
-    expect(toZod(sendInput).safeParse(broadcast).success).toBe(false);
+    expect(toZod(sendInput, z).safeParse(broadcast).success).toBe(false);
   });
 
   it('carries the descriptions and defaults into the JSON schema', () => {
-    const schema = toZod(searchInput).toJSONSchema({ io: 'input' }) as {
+    const schema = toZod(searchInput, z).toJSONSchema({ io: 'input' }) as {
       properties: Record<string, { description?: string; default?: unknown }>;
       required: string[];
     };

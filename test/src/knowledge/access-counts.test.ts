@@ -2,7 +2,7 @@ import { connectionOf } from '../../../src/brain.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_NOTED_ROWS, noteAccess } from '../../../src/knowledge/access-counts.js';
-import { openContext } from '../../../src/open-context.js';
+import { openContext } from '../../../src/brain.js';
 import { wordEmbedder } from '../../embedders.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 

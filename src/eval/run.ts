@@ -1,0 +1,12 @@
+import type { LocomoEvalOptions, LocomoReport } from './locomo.js';
+
+/**
+ * Run the LoCoMo evaluation (eval/locomo.ts) on a dataset document. Its code (the dataset's
+ * schema, the arms, the haystack builder) is loaded when it runs, not with the library's face.
+ */
+export async function evalLocomo(
+  doc: unknown,
+  options: LocomoEvalOptions = {},
+): Promise<LocomoReport> {
+  return (await import('./locomo.js')).evalLocomo(doc, options);
+}

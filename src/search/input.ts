@@ -1,0 +1,26 @@
+// A search's input, declared once: the input kit checks it without zod for every caller, and
+// MCP derives its tool schema from it. Apart from the search code, so that the library's face
+// can offer it without loading the ranking.
+import { object, type InputOf } from '../input/check.js';
+import { WORDS, agentName, count, id, isoTime, list, oneOf, text } from '../input/fields.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TYPES } from '../vocabulary.js';
+
+/** A query's most characters: past a question's length, a pasted document. */
+export const MAX_QUERY_CHARS = 2000;
+
+export const searchInput = object({
+  query: text(MAX_QUERY_CHARS)
+    .refine((s) => s.trim().length > 0, WORDS.empty)
+    .describe('Words or a question'),
+  types: list(oneOf(SEARCH_TYPES), { min: 1, minWords: 'must name at least one type' })
+    .default([...SEARCH_TYPES])
+    .describe('What to search'),
+  limit: count(1, MAX_SEARCH_LIMIT).default(DEFAULT_SEARCH_LIMIT).describe('At most this many'),
+  since: isoTime().optional().describe('ISO 8601 date or time'),
+  until: isoTime({ wholeDay: true }).optional().describe('ISO 8601 date or time'),
+  thread: id('thread').optional().describe('Only this thread (thr_…)'),
+  /** What a caller already holds, e.g. a session's context. */
+  exclude_thread: id('thread').optional().describe('Leave out the messages of this thread'),
+  agent: agentName().optional().describe('Only items by this agent'),
+});
+export type SearchInput = InputOf<typeof searchInput>;
