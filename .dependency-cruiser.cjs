@@ -26,8 +26,8 @@ module.exports = {
       name: 'library-through-its-door',
       severity: 'error',
       comment:
-        'The MCP server, brain ui and the assistant reach the library through src/index.ts only. (The command line still reaches small modules of src/ directly so that one-shot commands load only what they run.)',
-      from: { path: '^(mcp|ui|agent)/' },
+        'Every adapter (the command line, the MCP server, brain ui, the assistant) reaches the library through src/index.ts only; one-shot commands stay light because openBrain loads only the sections they ask for.',
+      from: { path: '^(cli|mcp|ui|agent)/' },
       to: { path: '^src/', pathNot: '^src/index[.]ts$' },
     },
     {

@@ -39,7 +39,7 @@ if (!dbArg) {
   process.exit(2);
 }
 const rounds = Number(roundsArg ?? 5);
-const sets: Array<[string, string[]]> = [['bench', benchQueries(benchText(undefined, 1))]];
+const sets: Array<[string, string[]]> = [['bench', benchQueries(await benchText(undefined, 1))]];
 if (locomoArg && locomoArg !== '-') {
   const convs = readLocomo(JSON.parse(readFileSync(locomoArg, 'utf8')));
   const qs = convs.flatMap((c) =>

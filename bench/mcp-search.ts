@@ -26,7 +26,7 @@ const AGENTS = ['nova', 'orion', 'lyra', 'atlas', 'vega'];
 const dir = mkdtempSync(join(tmpdir(), 'brain-mcp-search-'));
 const db = join(dir, 'brain.db');
 try {
-  const text = benchText(undefined, 1);
+  const text = await benchText(undefined, 1);
   const brain = await openBrain({ dbPath: db });
   const built = performance.now();
   brain.batch(() => {

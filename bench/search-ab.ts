@@ -39,7 +39,7 @@ async function opener(dist: string): Promise<Open> {
   return async (path) => lib.openBrain({ dbPath: path });
 }
 
-const queries = benchQueries(benchText(corpusFile, 1));
+const queries = benchQueries(await benchText(corpusFile, 1));
 const sides = [
   { name: 'A', open: await opener(distA), samples: [] as number[] },
   { name: 'B', open: await opener(distB), samples: [] as number[] },

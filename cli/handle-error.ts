@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { isBrainError } from '../src/errors.js';
+import { isBrainError } from '../src/index.js';
 import { debugEnabled } from './config.js';
 
 /** Every failure ends here: `code: message` on stderr, exit 2 for usage errors, 1 otherwise. No stack traces. */

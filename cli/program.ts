@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { packageVersion } from '../src/version.js';
+import { packageVersion } from '../src/index.js';
 import type { GlobalOptions } from './run.js';
 
 type Register = (program: Command, globals: () => GlobalOptions) => void;

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readLocomo, type LocomoConversation } from '../../src/eval/locomo-format.js';
-import { BrainError } from '../../src/errors.js';
+import { BrainError, readLocomo, type LocomoConversation } from '../../src/index.js';
 import { createChatText } from './chat-text.js';
 import { createTextGenerator, type Corpus, type TextGenerator } from './text.js';
 
@@ -14,10 +13,10 @@ export function splitSentences(text: string): string[] {
 }
 
 /** The sentences, speakers and questions of a LoCoMo file, read as `brain eval locomo` reads it. */
-export function parseLocomo(doc: unknown, source: string): Corpus {
+export async function parseLocomo(doc: unknown, source: string): Promise<Corpus> {
   let conversations: LocomoConversation[];
   try {
-    conversations = readLocomo(doc);
+    conversations = await readLocomo(doc);
   } catch (err) {
     if (!(err instanceof BrainError)) throw err;
     const why = err.message.replace(/^LoCoMo file: /, '');
@@ -38,7 +37,7 @@ export function parseLocomo(doc: unknown, source: string): Corpus {
 }
 
 /** Read a LoCoMo file; a missing or unreadable file is NOT_FOUND, bad content INVALID_INPUT. */
-export function readCorpus(path: string): Corpus {
+export async function readCorpus(path: string): Promise<Corpus> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -61,8 +60,8 @@ export function readCorpus(path: string): Corpus {
  * The benchmark's text: from a LoCoMo file when one is given (which must exist), else the
  * generated chat, which needs no file and is the same wherever `brain bench` runs.
  */
-export function benchText(corpusFile: string | undefined, seed = 1): TextGenerator {
+export async function benchText(corpusFile: string | undefined, seed = 1): Promise<TextGenerator> {
   return corpusFile === undefined
     ? createChatText(seed)
-    : createTextGenerator(readCorpus(corpusFile), seed);
+    : createTextGenerator(await readCorpus(corpusFile), seed);
 }

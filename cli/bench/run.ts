@@ -136,7 +136,7 @@ export async function runBench(
   workspace: Workspace,
   io: BenchIo,
 ): Promise<BenchDocument> {
-  const text = benchText(options.corpus, 1);
+  const text = await benchText(options.corpus, 1);
   const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   // Build through the library's write paths, many writes per transaction. A larger page cache

@@ -42,7 +42,7 @@ async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<v
   const config = await loadAssistantConfigFile(opts.config);
   await withBrain(creating(globals), async ({ brain, config: brainConfig }) => {
     const { streamLog, startService } = await import('../../agent/index.js');
-    const { createEmbedder } = await import('../../src/embed/create.js');
+    const { createEmbedder } = await import('../../src/index.js');
     // A service reports its events at info unless BRAIN_LOG_LEVEL says otherwise.
     const minLevel = logLevelGiven() ? brainConfig.logLevel : 'info';
     const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), minLevel);

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import type { ApprovalRecord, ApprovalRule } from '../../src/index.js';
 // The error class and the escaping alone: a static import of the library's index would load it
 // for every command.
-import { escapeInvisible } from '../../src/assistant/shown.js';
-import { BrainError } from '../../src/errors.js';
+import { escapeInvisible } from '../../src/index.js';
+import { BrainError } from '../../src/index.js';
 import { bold, dim, printJson, println, shortTime } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
 

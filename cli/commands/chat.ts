@@ -28,7 +28,7 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
       const config = await loadAssistantConfigFile(opts.config);
       return withBrain(creating(globals()), async ({ brain, config: brainConfig, json }) => {
         const { openChat, streamLog } = await import('../../agent/index.js');
-        const { createEmbedder } = await import('../../src/embed/create.js');
+        const { createEmbedder } = await import('../../src/index.js');
         const embedder = await createEmbedder(brainConfig, {
           brain: brain.embed,
           purpose: 'search',

@@ -13,7 +13,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
     .command('demo')
     .description('a guided tour on a scratch database: messages, knowledge, search, provenance')
     .action(async () => {
-      const { openBrain } = await import('../../src/brain.js');
+      const { openBrain } = await import('../../src/index.js');
       const { db, json } = globals();
       const dbPath = db ?? join(mkdtempSync(join(tmpdir(), 'brain-demo-')), 'brain.db');
       const brain = await openBrain({ dbPath });

@@ -56,7 +56,10 @@ function identity(sample: unknown): string {
  * The haystack's text: the bench's generated chat, or the conversations of a LoCoMo-style file
  * other than those under test (same sample id, or same first turn).
  */
-export function haystackText(corpusFile: string | undefined, underTest: unknown): TextGenerator {
+export async function haystackText(
+  corpusFile: string | undefined,
+  underTest: unknown,
+): Promise<TextGenerator> {
   if (corpusFile === undefined) return createChatText(1);
   let doc: unknown;
   try {
@@ -78,7 +81,7 @@ export function haystackText(corpusFile: string | undefined, underTest: unknown)
       `--haystack-corpus: every conversation of ${corpusFile} is under test; give other ones`,
     );
   }
-  return createTextGenerator(parseLocomo(others, corpusFile));
+  return createTextGenerator(await parseLocomo(others, corpusFile));
 }
 
 /**
@@ -95,7 +98,7 @@ export async function prepareHaystack(
     progress(`haystack: reusing ${options.file}`);
     return { path: options.file, built: false };
   }
-  const text = haystackText(options.corpus, options.underTest);
+  const text = await haystackText(options.corpus, options.underTest);
   const partial = `${options.file}.building`;
   rmSync(partial, { force: true });
   const brain = await openBrain({ dbPath: partial, cacheMiB: 256 });

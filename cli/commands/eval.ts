@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { LocomoReport } from '../../src/index.js';
-import { BrainError } from '../../src/errors.js';
-import { MAX_SEARCH_LIMIT } from '../../src/vocabulary.js';
+import { BrainError } from '../../src/index.js';
+import { MAX_SEARCH_LIMIT } from '../../src/index.js';
 import { bold, note, printJson, println } from '../output.js';
 import { list, type GlobalOptions } from '../run.js';
 

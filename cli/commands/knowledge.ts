@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AtomRecord, Provenance, StmRecord } from '../../src/index.js';
-import { BrainError } from '../../src/errors.js';
-import { LINK_TYPES } from '../../src/vocabulary.js';
+import { BrainError } from '../../src/index.js';
+import { LINK_TYPES } from '../../src/index.js';
 import {
   bold,
   cyan,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { BrainError } from '../../src/errors.js';
-import { PRIORITIES } from '../../src/vocabulary.js';
+import { BrainError } from '../../src/index.js';
+import { PRIORITIES } from '../../src/index.js';
 import { bold, cyan, dim, formatMessage, printJson, println, shortTime } from '../output.js';
 import { list, readStdin, creating, withBrain, type GlobalOptions } from '../run.js';
 

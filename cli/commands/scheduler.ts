@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CronRunRecord, ReminderRecord, TaskRecord } from '../../src/index.js';
 import type { Delivery } from '../../agent/index.js';
-import { BrainError } from '../../src/errors.js';
+import { BrainError } from '../../src/index.js';
 import { bold, dim, printJson, println, shortTime, zonedTime } from '../output.js';
 import { creating, withBrain, type GlobalOptions } from '../run.js';
 import { loadAssistantConfigFile } from '../assistant-config.js';

@@ -88,7 +88,7 @@ async function answer(
   opts: Explain,
   search: RunSearch,
 ): Promise<void> {
-  const { createEmbedder } = await import('../../src/embed/create.js');
+  const { createEmbedder } = await import('../../src/index.js');
   const embedder = await createEmbedder(config, { brain: brain.embed, purpose: 'search' });
   // A one-shot process may first have to load an offline model.
   const result = await search({ embedder, queryTimeoutMs: 10_000 });

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { LegacyReport } from '../../src/index.js';
-import { BrainError } from '../../src/errors.js';
-import { readJsonFile } from '../../src/transfer/json-file.js';
+import { BrainError } from '../../src/index.js';
+import { readJsonFile } from '../../src/index.js';
 import { note, printJson, println } from '../output.js';
 import { creating, withBrain, type GlobalOptions } from '../run.js';
 

@@ -15,7 +15,7 @@ export function registerUsage(program: Command, globals: Globals): void {
     .option('--by <group>', 'one row per model, day (UTC) or source', 'model')
     .action((opts: { since?: string; by: string }) =>
       withBrain(globals(), async ({ brain, json }) => {
-        const { estimateCost } = await import('../../src/assistant/prices.js');
+        const { estimateCost } = await import('../../src/index.js');
         const rows = brain.assistant.usage({ since: opts.since, by: opts.by as 'model' });
         const priced = rows.map((r) => ({
           ...r,

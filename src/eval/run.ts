@@ -1,3 +1,4 @@
+import type { LocomoConversation } from './locomo-format.js';
 import type { LocomoEvalOptions, LocomoReport } from './locomo.js';
 
 /**
@@ -9,4 +10,9 @@ export async function evalLocomo(
   options: LocomoEvalOptions = {},
 ): Promise<LocomoReport> {
   return (await import('./locomo.js')).evalLocomo(doc, options);
+}
+
+/** Check a LoCoMo dataset document: its conversations, or INVALID_INPUT naming what is wrong. */
+export async function readLocomo(doc: unknown): Promise<LocomoConversation[]> {
+  return (await import('./locomo-format.js')).readLocomo(doc);
 }

@@ -97,16 +97,16 @@ describe('the benchmark builder', () => {
 });
 
 describe('the corpus and the queries', () => {
-  it('is generated chat when no file is given: no file needed, the same text for a seed', () => {
-    const a = benchText(undefined);
-    const b = benchText(undefined);
+  it('is generated chat when no file is given: no file needed, the same text for a seed', async () => {
+    const a = await benchText(undefined);
+    const b = await benchText(undefined);
     expect(a.source).toBe(GENERATED_SOURCE);
     const bodies = Array.from({ length: 50 }, () => a.body());
     expect(Array.from({ length: 50 }, () => b.body())).toEqual(bodies);
     expect(createChatText(2).body()).not.toEqual(bodies[0]);
   });
 
-  it('derives its text from a LoCoMo file when one is given', () => {
+  it('derives its text from a LoCoMo file when one is given', async () => {
     const chat = createChatText(3);
     const turns = Array.from({ length: 30 }, (_, i) => ({
       speaker: i % 2 ? 'Ada' : 'Bo',
@@ -121,7 +121,7 @@ describe('the corpus and the queries', () => {
     };
     const file = join(t.dir, 'corpus.json');
     writeFileSync(file, JSON.stringify([{ conversation, qa: [] }]));
-    const text = benchText(file);
+    const text = await benchText(file);
     expect(text.source).toBe(file);
     expect(text.body()).toMatch(/Zanzibar/);
   });
