@@ -8,13 +8,7 @@ import { BrainError, watchBrain, type Brain, type Embedder } from '../src/index.
 import { startBackground, type BackgroundTask } from './background.js';
 import type { Logger } from './log.js';
 import { createMcpServer, watchError } from './server.js';
-import {
-  allowedHost,
-  allowedOrigin,
-  bearerToken,
-  isLoopback,
-  type TokenTable,
-} from '../src/index.js';
+import { allowedHost, allowedOrigin, bearerToken, isLoopback, type TokenTable } from './access.js';
 
 export interface HttpOptions {
   host: string;

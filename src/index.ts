@@ -18,6 +18,7 @@ export {
 export { BrainError, isBrainError, isUsageError, type BrainErrorCode } from './errors.js';
 export { systemClock, type Clock } from './clock.js';
 export { packageVersion } from './version.js';
+export { agentNameProblems } from './agent-name.js';
 export type { IndexedItem } from './context.js';
 export { latestVersion, APPLICATION_ID } from './db/migrate.js';
 export { idKind, type IdKind } from './ids.js';
@@ -253,12 +254,3 @@ export {
   priceOf,
   type ModelPrice,
 } from './assistant/prices.js';
-export { allowedHost, allowedOrigin, isLoopback } from './access/origin.js';
-export {
-  bearerToken,
-  parseTokens,
-  readTokensFile,
-  MIN_TOKEN_LENGTH,
-  type TokenTable,
-  type LoadedTokens,
-} from './access/tokens.js';

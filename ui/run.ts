@@ -8,7 +8,7 @@ import {
   openBrain,
   type Embedder,
 } from '../src/index.js';
-import { readTokensFile } from '../src/index.js';
+import { readTokensFile } from '../mcp/access.js';
 import { checkUiHost, startUi } from './server.js';
 
 const uiOptions = z.object({

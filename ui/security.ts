@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TokenTable } from '../src/index.js';
+import type { TokenTable } from '../mcp/access.js';
 
 /** Headers on every answer: no inline script, no framing, no sniffing, no referrer leaks. */
 export const SECURITY_HEADERS: Record<string, string> = {

@@ -10,7 +10,7 @@ import {
   type Brain,
   type WatchTimers,
 } from '../src/index.js';
-import { allowedHost, isLoopback, type TokenTable } from '../src/index.js';
+import { allowedHost, isLoopback, type TokenTable } from '../mcp/access.js';
 import { html, type Html } from './html.js';
 import { page, type PageContext } from './layout.js';
 import { agentsPage } from './pages/agents.js';

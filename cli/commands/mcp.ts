@@ -72,7 +72,7 @@ export function registerMcp(program: Command, globals: Globals): void {
         ] = await Promise.all([
           import('../../mcp/http.js'),
           import('../../mcp/log.js'),
-          import('../../src/index.js'),
+          import('../../mcp/access.js'),
           import('../../mcp/embedding.js'),
           import('../../mcp/background.js'),
         ]);

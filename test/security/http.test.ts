@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpOptions, type RunningHttpServer } from '../../mcp/http.js';
 import { silentLogger } from '../../mcp/log.js';
-import { parseTokens } from '../../src/access/tokens.js';
+import { parseTokens } from '../../mcp/access.js';
 import { tempBrain, type TempBrain } from '../helpers.js';
 import { call, connectClient } from '../mcp/helpers.js';
 import { tally } from './tally.js';

@@ -1,4 +1,4 @@
-import { parseTokens } from '../../src/access/tokens.js';
+import { parseTokens } from '../../mcp/access.js';
 import type { Brain, WatchTimers } from '../../src/index.js';
 import type { SearchEmbedder } from '../../ui/pages/search.js';
 import { startUi, type RunningUi } from '../../ui/server.js';

@@ -1,8 +1,8 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bearerToken, parseTokens, readTokensFile } from '../../../src/access/tokens.js';
-import { tempDir } from '../../helpers.js';
+import { bearerToken, parseTokens, readTokensFile } from '../../mcp/access.js';
+import { tempDir } from '../helpers.js';
 
 const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);
