@@ -3,9 +3,8 @@ import type { BrainContext } from '../context.js';
 import { writeAgent } from './store.js';
 
 /*
- * What `brain poll` does, apart from the rest of messaging: count the agent's unread messages
- * and mark it seen. No zod here (see agent-name.ts): agents' hooks run the poll many times a
- * minute, and `openPoller` loads only this.
+ * What `brain poll` does: count the agent's unread messages and mark it seen. Like the rest of
+ * the messages section, free of zod: agents' hooks run the poll many times a minute.
  */
 
 export interface PollResult {

@@ -7,7 +7,7 @@ import type { Priority, ThreadStatus } from '../validation.js';
  * The one place agents, threads, messages, their deliveries and acks are written. Sending,
  * importing an export and migrating from SYNAPSE each turn their input into these arguments.
  * Each function runs inside its caller's write transaction, checks nothing its caller already
- * checked, and takes times as milliseconds since 1970 (UTC). No zod here: the poller loads this.
+ * checked, and takes times as milliseconds since 1970 (UTC).
  */
 
 export interface AgentWrite {
