@@ -146,7 +146,7 @@ export type {
   Latency,
   RecallAtK,
 } from './eval/locomo.js';
-export type { RecentInput, RecentItem } from './search/recent.js';
+export { recentInput, type RecentInput, type RecentItem } from './search/recent.js';
 export type { ExportDocument } from './transfer/format.js';
 export type { ImportResult, ImportCounts } from './transfer/import.js';
 export { readJsonFile, describeFsError } from './transfer/json-file.js';

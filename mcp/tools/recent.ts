@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { SEARCH_TYPES, type RecentItem } from '../../src/index.js';
+import { recentInput, type RecentItem } from '../../src/index.js';
 import { shortTime } from '../format.js';
 import { defineTool, type ToolContext } from './define.js';
 import { anyRecord } from './records.js';
@@ -9,11 +9,7 @@ export function registerRecent(server: McpServer, ctx: ToolContext): void {
   defineTool(server, ctx, 'recent', {
     title: 'Recent activity',
     description: 'Messages, memories and atoms of the last N hours, newest first.',
-    input: z.strictObject({
-      hours: z.number().optional().describe('How far back (24)'),
-      types: z.array(z.enum(SEARCH_TYPES)).optional().describe('Default all'),
-      limit: z.number().int().min(1).max(1000).optional().describe('At most this many (50)'),
-    }),
+    input: recentInput,
     output: z.looseObject({
       items: z.array(
         z.looseObject({ type: z.string(), id: z.string(), time: z.string(), record: anyRecord }),

@@ -188,7 +188,7 @@ describe('every tool answers within its declared output schema', () => {
     await refusal('link_atoms', { from: 'atm_000000000000', to: 'atm_000000000001' }, /NOT_FOUND/);
     await refusal('find_provenance', { id: 'stm_000000000000' }, /NOT_FOUND/);
     await refusal('search', { query: '' }, /query/);
-    await refusal('recent', { hours: -1 }, /hours/);
+    await refusal('recent', { hours: 0 }, /hours: must be more than 0/);
   });
 
   it('covered all twelve tools', () => {
