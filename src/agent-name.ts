@@ -34,7 +34,7 @@ export function agentNameProblems(value: unknown): string[] {
 }
 
 /** What zod calls a value of the wrong type ("number", "NaN", "null", "array", "Date" …). */
-function typeName(value: unknown): string {
+export function typeName(value: unknown): string {
   if (typeof value === 'number') return Number.isFinite(value) ? 'number' : String(value);
   if (typeof value !== 'object') return typeof value;
   if (value === null) return 'null';

@@ -1,7 +1,9 @@
 // The fields an input is declared with. One declaration gives the check every caller runs
 // (check.ts, no zod, so a one-shot command can load it) and the zod schema of an MCP tool
 // (zod.ts). The words of each problem are the ones callers and tests know.
-import { agentNameProblems } from '../agent-name.js';
+import { agentNameProblems, typeName } from '../agent-name.js';
+
+export { typeName };
 import { BrainError } from '../errors.js';
 import { ID_PATTERNS, type IdKind } from '../ids.js';
 
@@ -108,16 +110,6 @@ function build<Out, In>(s: State<Out>): Field<Out, In> {
   };
 }
 
-/** What zod calls a value of the wrong type ("number", "NaN", "null", "array", "Date" …). */
-export function typeName(value: unknown): string {
-  if (typeof value === 'number') return Number.isFinite(value) ? 'number' : String(value);
-  if (typeof value !== 'object') return typeof value;
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  const ctor = (value as { constructor?: { name?: string } }).constructor;
-  return Object.getPrototypeOf(value) !== Object.prototype && ctor ? String(ctor.name) : 'object';
-}
-
 /** The words of the common problems, shared with the zod builders of validation.ts. */
 export const WORDS = {
   nul: 'must not contain NUL characters',
@@ -214,25 +206,10 @@ export function count(
     max === Number.MAX_SAFE_INTEGER
       ? `must be a whole number of at least ${min}`
       : `must be a whole number from ${min} to ${max}`;
-  return field({
-    shape: { type: 'integer', min, max },
-    parse(value, path, report) {
-      const n =
-        typeof value === 'number'
-          ? value
-          : typeof value === 'string' && /^[0-9]{1,16}$/.test(value)
-            ? Number(value)
-            : Number.NaN;
-      if (Number.isSafeInteger(n) && n >= min && n <= max) return n === 0 ? 0 : n; // no -0
-      report(
-        path,
-        typeof value === 'number' || typeof value === 'string'
-          ? words
-          : WORDS.expected('number', value),
-      );
-      return INVALID;
-    },
-  });
+  // "-0" is no count: 0 it is.
+  return numeric({ type: 'integer', min, max }, /^[0-9]{1,16}$/, words, (n) =>
+    Number.isSafeInteger(n) ? n + 0 : Number.NaN,
+  );
 }
 
 /**
@@ -240,17 +217,35 @@ export function count(
  * passes it ("1.5").
  */
 export function number(min: number, max: number, words: string): Field<number, number | string> {
+  return numeric(
+    { type: 'number', min, max },
+    /^-?([0-9]{1,16}(\.[0-9]{1,16})?|\.[0-9]{1,16})$/,
+    words,
+    (n) => n,
+  );
+}
+
+/**
+ * A number within the shape's bounds: a number, or a string the pattern accepts (what a command
+ * line passes). `kept` turns a number into the value kept, or NaN for one that does not count.
+ */
+function numeric(
+  shape: { type: 'integer' | 'number'; min: number; max: number },
+  pattern: RegExp,
+  words: string,
+  kept: (n: number) => number,
+): Field<number, number | string> {
   return field({
-    shape: { type: 'number', min, max },
+    shape,
     parse(value, path, report) {
-      const n =
+      const n = kept(
         typeof value === 'number'
           ? value
-          : typeof value === 'string' &&
-              /^-?([0-9]{1,16}(\.[0-9]{1,16})?|\.[0-9]{1,16})$/.test(value)
+          : typeof value === 'string' && pattern.test(value)
             ? Number(value)
-            : Number.NaN;
-      if (n >= min && n <= max) return n;
+            : Number.NaN,
+      );
+      if (n >= shape.min && n <= shape.max) return n;
       report(
         path,
         typeof value === 'number' || typeof value === 'string'
