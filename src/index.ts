@@ -93,23 +93,20 @@ export {
   type TagThreadInput,
 } from './messaging/threads.js';
 export {
-  rememberInput,
-  type StmRecord,
-  type RememberInput,
-  type ListStmInput,
-} from './knowledge/stm.js';
-export {
   atomInput,
   linkInput,
-  type AtomRecord,
+  provenanceInput,
+  rememberInput,
   type AtomInput,
-  type LinkInput,
-  type LinkRecord,
   type ChainInput,
-  type AtomChain,
-  type ChainStep,
-} from './knowledge/atoms.js';
-export { provenanceInput, type Provenance, type ProvenanceInput } from './knowledge/provenance.js';
+  type LinkInput,
+  type ListStmInput,
+  type ProvenanceInput,
+  type RememberInput,
+} from './knowledge/input.js';
+export type { StmRecord } from './knowledge/stm.js';
+export type { AtomRecord, LinkRecord, AtomChain, ChainStep } from './knowledge/atoms.js';
+export type { Provenance } from './knowledge/provenance.js';
 export { searchInput, MAX_QUERY_CHARS, type SearchInput } from './search/input.js';
 export type {
   SearchHit,
@@ -146,7 +143,8 @@ export type {
   Latency,
   RecallAtK,
 } from './eval/locomo.js';
-export { recentInput, type RecentInput, type RecentItem } from './search/recent.js';
+export { recentInput, type RecentInput } from './search/input.js';
+export type { RecentItem } from './search/recent.js';
 export type { ExportDocument } from './transfer/format.js';
 export type { ImportResult, ImportCounts } from './transfer/import.js';
 export { readJsonFile, describeFsError } from './transfer/json-file.js';

@@ -3,9 +3,19 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { newId } from '../ids.js';
 import { ensureAgent } from '../messaging/agents.js';
-import { check, object, type InputOf } from '../input/check.js';
-import { agentName, count, id, isoTime, lookupKey, number, oneOf, text } from '../input/fields.js';
-import { LINK_TYPES, type LinkType } from '../vocabulary.js';
+import { check } from '../input/check.js';
+import { lookupKey } from '../input/fields.js';
+import type { LinkType } from '../vocabulary.js';
+import {
+  atomInput,
+  chainInput,
+  linkInput,
+  type AtomInput,
+  type ChainInput,
+  type LinkInput,
+} from './input.js';
+
+export { atomInput, linkInput, type AtomInput, type ChainInput, type LinkInput } from './input.js';
 import { sourceRowId } from './stm.js';
 import { insertAtom, insertLink } from './store.js';
 import {
@@ -17,24 +27,6 @@ import {
 } from './atom-rows.js';
 
 export { ATOM_SELECT, getAtomsByRowIds, toAtomRecord, type AtomRecord } from './atom-rows.js';
-
-const part = (name: string) =>
-  text(10_000).refine((s) => s.trim().length > 0, `${name} must not be empty`);
-const unit = (words: string) =>
-  number(0, 1, 'must be between 0 and 1').default(0.5).describe(words);
-
-export const atomInput = object({
-  agent: agentName().describe('Whose knowledge'),
-  subject: part('subject').describe('What it is about'),
-  action: part('action').describe('What was done'),
-  outcome: part('outcome').describe('What happened'),
-  consequences: text(10_000).default('').describe('What follows from it'),
-  confidence: unit('0 to 1'),
-  source_message_id: id('message').optional().describe('The message it came from (syn_…)'),
-  /** For importers and replays. */
-  at: isoTime().optional().describe('When it was learned (ISO 8601); default now'),
-});
-export type AtomInput = InputOf<typeof atomInput>;
 
 /** Record a causal atom: subject, action, outcome, consequences. */
 export function createAtom(ctx: BrainContext, input: AtomInput): AtomRecord {
@@ -63,14 +55,6 @@ export function getAtom(ctx: BrainContext, id: string): AtomRecord | undefined {
   const row = ctx.q.get<[string], AtomRow>(`${ATOM_SELECT} WHERE t.uid = ?`).get(id);
   return row && toAtomRecord(row);
 }
-
-export const linkInput = object({
-  from: id('atom').describe('Atom (atm_…)'),
-  to: id('atom').describe('Atom (atm_…)'),
-  type: oneOf(LINK_TYPES).default('causes').describe('How the first bears on the second'),
-  strength: unit('0 to 1'),
-});
-export type LinkInput = InputOf<typeof linkInput>;
 
 export interface LinkRecord {
   from: string;
@@ -117,13 +101,6 @@ function atomRowId(ctx: BrainContext, id: string, field: string): number {
   if (!row) throw new BrainError('NOT_FOUND', `${field}: no atom ${id}`);
   return row.id;
 }
-
-const chainInput = object({
-  atom_id: id('atom'),
-  direction: oneOf(['forward', 'backward', 'both']).default('both'),
-  depth: count(1, 10).default(3),
-});
-export type ChainInput = InputOf<typeof chainInput>;
 
 export interface ChainStep {
   atom: AtomRecord;

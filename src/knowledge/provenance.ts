@@ -4,8 +4,10 @@
 import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
-import { check, object, type InputOf, type OutputOf } from '../input/check.js';
-import { count, id } from '../input/fields.js';
+import { check } from '../input/check.js';
+import { provenanceInput, type ProvenanceInput } from './input.js';
+
+export { provenanceInput, type ProvenanceArgs, type ProvenanceInput } from './input.js';
 import { idKind, messageKey } from '../ids.js';
 import {
   MESSAGE_SELECT,
@@ -30,14 +32,6 @@ export interface Provenance {
   /** Knowledge derived from `message`. */
   derived: { stm: StmRecord[]; atoms: AtomRecord[] };
 }
-
-export const provenanceInput = object({
-  id: id('message', 'stm', 'atom').describe('stm_…, atm_… or syn_…'),
-  context: count(0, 50).default(2).describe('Messages either side'),
-});
-export type ProvenanceInput = InputOf<typeof provenanceInput>;
-/** A provenance request once checked: a message, STM or atom id, and the context wanted. */
-export type ProvenanceArgs = OutputOf<typeof provenanceInput>;
 
 /** From knowledge to the message that produced it (and its thread), or from a message to what was derived from it. */
 export function findProvenance(ctx: BrainContext, input: ProvenanceInput): Provenance {

@@ -9,38 +9,11 @@ import { insertStm } from './store.js';
 import { STM_SELECT, toStmRecord, type StmRecord, type StmRow } from './stm-rows.js';
 
 export { STM_SELECT, getStmByRowIds, toStmRecord, type StmRecord } from './stm-rows.js';
-import { check, object, type InputOf } from '../input/check.js';
-import {
-  WORDS,
-  agentName,
-  boolean,
-  count,
-  id,
-  isoTime,
-  list,
-  lookupKey,
-  number,
-  text,
-} from '../input/fields.js';
+import { check } from '../input/check.js';
+import { lookupKey } from '../input/fields.js';
+import { listStmInput, rememberInput, type ListStmInput, type RememberInput } from './input.js';
 
-const category = () =>
-  text(64, { min: 1 })
-    .map((s) => s.trim().toLowerCase())
-    .refine((s) => s.length > 0, 'must not be blank');
-
-export const rememberInput = object({
-  agent: agentName().describe('Whose memory'),
-  content: text(100_000)
-    .refine((s) => s.trim().length > 0, WORDS.empty)
-    .describe('What to remember'),
-  categories: list(category(), { max: 32 }).default([]).describe('Categories, e.g. ["decision"]'),
-  importance: number(1, 3, 'must be between 1.0 and 3.0').default(1).describe('1.0 to 3.0'),
-  expires_at: isoTime().optional().describe('ISO 8601 time when it lapses'),
-  source_message_id: id('message').optional().describe('The message it came from (syn_…)'),
-  /** For importers and replays. */
-  at: isoTime().optional().describe('When it was learned (ISO 8601); default now'),
-});
-export type RememberInput = InputOf<typeof rememberInput>;
+export { rememberInput, type ListStmInput, type RememberInput } from './input.js';
 
 /** Store a short-term memory, optionally pointing at the message it came from. */
 export function remember(ctx: BrainContext, input: RememberInput): StmRecord {
@@ -78,14 +51,6 @@ export function getStm(ctx: BrainContext, id: string): StmRecord | undefined {
   const row = ctx.q.get<[string], StmRow>(`${STM_SELECT} WHERE s.uid = ?`).get(id);
   return row && toStmRecord(row);
 }
-
-const listStmInput = object({
-  agent: agentName().optional(),
-  category: category().optional(),
-  include_expired: boolean().default(false),
-  limit: count(1, 1000).default(50),
-});
-export type ListStmInput = InputOf<typeof listStmInput>;
 
 /** Memories, most important then newest first; notes an access of each (see access-counts.ts). */
 export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[] {

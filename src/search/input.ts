@@ -2,7 +2,17 @@
 // MCP derives its tool schema from it. Apart from the search code, so that the library's face
 // can offer it without loading the ranking.
 import { object, type InputOf } from '../input/check.js';
-import { WORDS, agentName, count, id, isoTime, list, oneOf, text } from '../input/fields.js';
+import {
+  WORDS,
+  agentName,
+  count,
+  id,
+  isoTime,
+  list,
+  number,
+  oneOf,
+  text,
+} from '../input/fields.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TYPES } from '../vocabulary.js';
 
 /** A query's most characters: past a question's length, a pasted document. */
@@ -24,3 +34,17 @@ export const searchInput = object({
   agent: agentName().optional().describe('Only items by this agent'),
 });
 export type SearchInput = InputOf<typeof searchInput>;
+
+const MAX_HOURS = 24 * 365 * 10;
+
+export const recentInput = object({
+  hours: number(0, MAX_HOURS, `must be a number of hours up to ${MAX_HOURS}`)
+    .refine((h) => h > 0, 'must be more than 0')
+    .default(24)
+    .describe('How far back, in hours'),
+  types: list(oneOf(SEARCH_TYPES), { min: 1 })
+    .default([...SEARCH_TYPES])
+    .describe('What to list'),
+  limit: count(1, 1000).default(50).describe('At most this many'),
+});
+export type RecentInput = InputOf<typeof recentInput>;

@@ -7,23 +7,11 @@ import {
   type MessageRecord,
   type MessageRow,
 } from '../messaging/messages.js';
-import { check, object, type InputOf } from '../input/check.js';
-import { count, list, number, oneOf } from '../input/fields.js';
-import { SEARCH_TYPES, type SearchType } from '../vocabulary.js';
+import { check } from '../input/check.js';
+import type { SearchType } from '../vocabulary.js';
+import { recentInput, type RecentInput } from './input.js';
 
-const MAX_HOURS = 24 * 365 * 10;
-
-export const recentInput = object({
-  hours: number(0, MAX_HOURS, `must be a number of hours up to ${MAX_HOURS}`)
-    .refine((h) => h > 0, 'must be more than 0')
-    .default(24)
-    .describe('How far back, in hours'),
-  types: list(oneOf(SEARCH_TYPES), { min: 1 })
-    .default([...SEARCH_TYPES])
-    .describe('What to list'),
-  limit: count(1, 1000).default(50).describe('At most this many'),
-});
-export type RecentInput = InputOf<typeof recentInput>;
+export { recentInput, type RecentInput } from './input.js';
 
 export type RecentItem =
   | { type: 'message'; id: string; time: string; record: MessageRecord }
