@@ -85,10 +85,18 @@ describe('full-text ranking', () => {
           body: `the kiln and a longer line of other words ${i}`,
         });
     });
-    // With the compiled function (the thread's rows ranked last) and without (dropped after).
-    for (const brain of [t.brain, await t.reopen({ rankFunction: false })]) {
+    // The compiled top k (the thread's rows never ranked); inside a write transaction, where the
+    // lists are not read, brain_bm25 statements (the rows dropped after); bm25() (the same).
+    const fallback = await t.reopen({ rankFunction: false });
+    const direct = (search: () => string[]) => search();
+    const inTransaction = (search: () => string[]) => t.brain.batch(search);
+    for (const [brain, run] of [
+      [t.brain, direct],
+      [t.brain, inTransaction],
+      [fallback, direct],
+    ] as const) {
       const ids = (input: Parameters<typeof t.brain.search.search>[0]) =>
-        brain.search.search({ types: ['message'], ...input }).hits.map((h) => h.id);
+        run(() => brain.search.search({ types: ['message'], ...input }).hits.map((h) => h.id));
       for (const [query, limit] of [
         ['kiln', 5],
         ['kiln', 40],

@@ -182,3 +182,16 @@ describe("words' row counts kept in the brain", () => {
     expect(kept(connectionOf(t.brain), COMMON)).toBeUndefined();
   });
 });
+
+describe('counts kept in memory', () => {
+  it('live on the context that counted them, not with the connection', () => {
+    fill(t.brain, KEEP_FROM_ROWS + 10);
+    const db = connectionOf(t.brain);
+    const one = counterOn(db);
+    const other = counterOn(db);
+    const n = one.counter.count(COMMON);
+    expect(one.ctx.ranking.counts.message.get(COMMON)?.n).toBe(n);
+    expect(other.ctx.ranking.counts.message.has(COMMON)).toBe(false);
+    expect(other.counter.count(COMMON)).toBe(n);
+  });
+});
