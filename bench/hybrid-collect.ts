@@ -27,7 +27,7 @@ import { loadRankExtensionFrom } from '../src/db/rank-extension.js';
 import { LOCOMO_CATEGORIES, loadConversation } from '../src/eval/locomo.js';
 import { readLocomo, type LocomoConversation } from '../src/eval/locomo-format.js';
 import { CONTEXT_WEIGHTS } from '../src/search/fts.js';
-import { FUSION_DEPTH } from '../src/search/search-run.js';
+import { FUSION_DEPTH } from '../src/search/search.js';
 import { cachedEmbedder } from './embed-cache.js';
 import {
   CONTEXT_GRID,

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { readLocomo } from '../src/eval/locomo-format.js';
 import { crossValidate, type Tally } from '../src/eval/folds.js';
 import { CONTEXT_WEIGHTS } from '../src/search/fts.js';
-import { FUSION_DEPTH, VECTOR_DEPTH } from '../src/search/search-run.js';
+import { FUSION_DEPTH, VECTOR_DEPTH } from '../src/search/search.js';
 import { RRF_K, fuseRankings, type Fused, type Retriever } from '../src/search/fusion.js';
 import type { Candidate } from '../src/search/fts.js';
 import {

@@ -1,22 +1,429 @@
-// The searches that check their input (input.ts) before the work of search-run.ts.
+// Search: by words (the ranking route of rank.ts), by meaning (vector.ts), and both fused by
+// reciprocal rank, over messages, STM and atoms. Every search checks its input (input.ts) first.
+import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import type { Embedder } from '../embed/embedder.js';
 import { check } from '../input/check.js';
 import { searchInput, type SearchInput } from './input.js';
-import { runSearch, runSearchHybrid, type HybridOptions, type SearchResult } from './search-run.js';
 
 export { MAX_QUERY_CHARS, searchInput, type SearchInput } from './input.js';
-export {
-  FUSION_DEPTH,
-  VECTOR_DEPTH,
-  type HybridOptions,
+import { messageKey, threadIdSql } from '../ids.js';
+import { getAtomsByRowIds, type AtomRecord } from '../knowledge/atom-rows.js';
+import { noteAccess } from '../knowledge/access-counts.js';
+import { getStmByRowIds, type StmRecord } from '../knowledge/stm-rows.js';
+import { agentRowId, threadRowId } from '../messaging/row-ids.js';
+import {
+  MESSAGE_SELECT,
+  excerpt,
+  toMessageRecord,
+  type MessageRecord,
+  type MessageRow,
+} from '../messaging/message-rows.js';
+import { recordsByRowIds } from '../db/rows-by-id.js';
+import type { SearchType } from '../vocabulary.js';
+import { readSpace } from '../embed/store.js';
+import { buildFtsQueries, type FtsQueries } from './fts-query.js';
+import { ftsRetrieve, type Candidate } from './fts.js';
+import type { SearchFilters } from './rank.js';
+import {
+  NAMED_AGENT_BOOST,
+  fuseRankings,
+  type Fused,
   type Retriever,
   type RetrieverEvidence,
-  type SearchArgs,
-  type SearchHit,
-  type SearchMode,
-  type SearchResult,
-} from './search-run.js';
+} from './fusion.js';
+import { ftsSnippets } from './snippets.js';
+import { vectorRetrieve } from './vector.js';
+
+/** A search's input once checked: defaults applied, times normalised to ISO 8601 with ms. */
+export interface SearchArgs {
+  query: string;
+  types: SearchType[];
+  limit: number;
+  since?: string | undefined;
+  until?: string | undefined;
+  thread?: string | undefined;
+  exclude_thread?: string | undefined;
+  agent?: string | undefined;
+}
+
+export type { Retriever, RetrieverEvidence } from './fusion.js';
+
+export interface SearchHit {
+  type: SearchType;
+  id: string;
+  title: string;
+  snippet: string;
+  time: string;
+  thread_id: string | null;
+  agent: string;
+  score: number;
+  /** Which retrievers found it, with its rank, its raw score and its part of `score` in each. */
+  found_by: Partial<Record<Retriever, RetrieverEvidence>>;
+  /** The factor its score was multiplied by because the query names its agent; absent when none. */
+  boost?: number;
+  /** The whole row (its type's record), when the search was asked for records. */
+  record?: MessageRecord | StmRecord | AtomRecord;
+}
+
+/** What a search's hits carry besides their fields. */
+export interface HitOptions {
+  /**
+   * Each hit's snippet marks the query's words in its text (default); false: the text's start, for
+   * callers that show the whole text anyway, which spares a search its costliest step but one.
+   */
+  snippets?: boolean;
+  /** Each hit carries its whole row as `record` (default false). */
+  records?: boolean;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** Things the caller should know, e.g. that the query had no searchable words. */
+  notices: string[];
+  /** The retrievers that ran: `fts`, and `vector` when the brain has vectors and the query was embedded. */
+  retrievers: Retriever[];
+}
+
+/** What every search needs once its input is checked: filters resolved to row ids. */
+interface PreparedSearch {
+  args: SearchArgs;
+  queries: FtsQueries;
+  filters: SearchFilters;
+  /** Agents the query names: what they said ranks higher. */
+  named: Set<number>;
+}
+
+function prepare(ctx: BrainContext, args: SearchArgs): PreparedSearch | SearchResult {
+  const queries = buildFtsQueries(args.query);
+  if (!queries)
+    return { hits: [], notices: ['the query has no words to search for'], retrievers: [] };
+
+  const filters: SearchFilters = {
+    since: args.since ?? null,
+    until: args.until ?? null,
+    since_ms: args.since === undefined ? null : millisOf(args.since),
+    until_ms: args.until === undefined ? null : millisOf(args.until),
+    thread: null,
+    exclude_thread: null,
+    agent: null,
+    now_ms: ctx.clock().getTime(),
+  };
+  if (args.thread) {
+    const thread = threadRowId(ctx, args.thread);
+    if (thread === undefined)
+      return { hits: [], notices: [`no thread ${args.thread}`], retrievers: [] };
+    filters.thread = thread;
+  }
+  // A thread that does not exist has no messages to leave out.
+  if (args.exclude_thread) filters.exclude_thread = threadRowId(ctx, args.exclude_thread) ?? null;
+  if (args.agent) {
+    const id = agentRowId(ctx, args.agent);
+    if (id === undefined) return { hits: [], notices: [`no agent ${args.agent}`], retrievers: [] };
+    filters.agent = id;
+  }
+  return { args, queries, filters, named: namedAgents(ctx, args.query) };
+}
+
+/** Row ids of agents whose name the query contains as a word ("what did helios say …"). */
+function namedAgents(ctx: BrainContext, query: string): Set<number> {
+  const text = query.normalize('NFKC').toLowerCase();
+  const named = new Set<number>();
+  for (const a of ctx.q
+    .get<[], { id: number; name: string }>(`SELECT id, name FROM agents`)
+    .all()) {
+    const name = a.name.toLowerCase();
+    let at = text.indexOf(name);
+    while (at >= 0) {
+      const before = text[at - 1];
+      const after = text[at + name.length];
+      if (!isWordChar(before) && !isWordChar(after)) {
+        named.add(a.id);
+        break;
+      }
+      at = text.indexOf(name, at + 1);
+    }
+  }
+  return named;
+}
+
+function isWordChar(c: string | undefined): boolean {
+  return c !== undefined && /[\p{L}\p{N}]/u.test(c);
+}
+
+const AGENT_OF: Record<SearchType, string> = {
+  message: `SELECT from_agent AS agent FROM messages WHERE id = ?`,
+  stm: `SELECT agent_id AS agent FROM stm WHERE id = ?`,
+  atom: `SELECT agent_id AS agent FROM atoms WHERE id = ?`,
+};
+
+/**
+ * When the words' list alone is shown, in its order (no agent named to lift a hit), only its first
+ * `limit` matter: STM entries and atoms, which nothing re-scores, need not be ranked deeper.
+ */
+function shownOnly(prepared: PreparedSearch): { shown?: number } {
+  return prepared.named.size === 0 ? { shown: prepared.args.limit } : {};
+}
+
+/** Fuse ranked lists, then lift what the agents named in the query said. */
+function rank(
+  ctx: BrainContext,
+  lists: Partial<Record<Retriever, Candidate[]>>,
+  prepared: PreparedSearch,
+  weights?: Partial<Record<Retriever, number>>,
+): Fused[] {
+  const { named, args } = prepared;
+  const boost =
+    named.size === 0
+      ? undefined
+      : (hit: Fused) => {
+          const row = ctx.q.get<[number], { agent: number }>(AGENT_OF[hit.type]).get(hit.rowid);
+          return row && named.has(row.agent) ? NAMED_AGENT_BOOST : 1;
+        };
+  return fuseRankings(lists, args.limit, { weights, boost });
+}
+
+function finish(
+  ctx: BrainContext,
+  fused: Fused[],
+  match: string,
+  notices: string[],
+  retrievers: Retriever[],
+  options: HitOptions = {},
+): SearchResult {
+  const hits = hydrate(ctx, fused, match, options);
+  noteAccess(
+    ctx,
+    fused.filter((c) => c.type === 'stm').map((c) => c.rowid),
+  );
+  return { hits, notices, retrievers };
+}
+
+/** One search over messages, STM and atoms by words (FTS5), of checked input. */
+export function runSearch(ctx: BrainContext, args: SearchArgs): SearchResult {
+  const prepared = prepare(ctx, args);
+  if (!('queries' in prepared)) return prepared;
+  const { queries, filters } = prepared;
+  const fts = ftsRetrieve(
+    ctx,
+    queries,
+    args.types,
+    filters,
+    Math.max(args.limit, FUSION_DEPTH),
+    shownOnly(prepared),
+  );
+  return finish(ctx, rank(ctx, { fts }, prepared), queries.any, [], ['fts']);
+}
+
+export type SearchMode = 'hybrid' | 'fts' | 'vector';
+
+export interface HybridOptions extends HitOptions {
+  /** `hybrid` (default) fuses words and vectors; the others run one retriever (for evaluation). */
+  mode?: SearchMode;
+  /** How long to wait for the query's vector before answering from words alone. */
+  queryTimeoutMs?: number;
+  /** How many candidates each retriever proposes to the fusion (at least the limit). */
+  depth?: number;
+}
+
+/**
+ * Candidates each retriever hands to the fusion (vectors cost more per candidate). The words'
+ * depth also bounds which messages gain from their context: 100 was chosen by every fold of the
+ * cross-validation on the dev set, words only (bench/HISTORY.md).
+ */
+export const FUSION_DEPTH = 100;
+export const VECTOR_DEPTH = 50;
+
+/**
+ * Search by words and by meaning: FTS5 and vector k-NN with the same filters, fused by reciprocal
+ * rank. Answers from words alone, with a notice, when the brain has no vectors yet, when they are of
+ * another model, or when the query cannot be embedded in time; never waits on the queue.
+ */
+export async function runSearchHybrid(
+  ctx: BrainContext,
+  embedder: Embedder | undefined,
+  args: SearchArgs,
+  options: HybridOptions = {},
+): Promise<SearchResult> {
+  const prepared = prepare(ctx, args);
+  if (!('queries' in prepared)) return prepared;
+  const { queries, filters } = prepared;
+  const mode = options.mode ?? 'hybrid';
+  const depth = Math.max(args.limit, options.depth ?? FUSION_DEPTH);
+  // More candidates than asked for, so the named-agent boost can lift one from below the cut.
+  const vectorDepth = Math.max(args.limit, options.depth ?? VECTOR_DEPTH);
+  const notices: string[] = [];
+
+  const query =
+    mode === 'fts'
+      ? ({ none: true } as const)
+      : await embedQuery(ctx, embedder, args.query, options.queryTimeoutMs ?? 2_000);
+  if ('notice' in query) notices.push(query.notice);
+  const vector =
+    'vector' in query
+      ? vectorRetrieve(ctx, query.vector, args.types, filters, vectorDepth)
+      : undefined;
+
+  if (mode === 'vector') {
+    const hits = rank(ctx, { vector: vector ?? [] }, prepared);
+    return finish(ctx, hits, queries.any, notices, vector ? ['vector'] : [], options);
+  }
+  const fts = ftsRetrieve(
+    ctx,
+    queries,
+    args.types,
+    filters,
+    depth,
+    vector ? {} : shownOnly(prepared),
+  );
+  if (mode === 'fts' || !vector) {
+    return finish(ctx, rank(ctx, { fts }, prepared), queries.any, notices, ['fts'], options);
+  }
+  const weights = { vector: embedder?.searchWeight ?? 1 };
+  return finish(
+    ctx,
+    rank(ctx, { fts, vector }, prepared, weights),
+    queries.any,
+    notices,
+    ['fts', 'vector'],
+    options,
+  );
+}
+
+type QueryVector = { vector: Float32Array } | { notice: string } | { none: true };
+
+/** The query's vector in the brain's space, or why there is none. */
+async function embedQuery(
+  ctx: BrainContext,
+  embedder: Embedder | undefined,
+  text: string,
+  timeoutMs: number,
+): Promise<QueryVector> {
+  if (!embedder) return { none: true };
+  const space = readSpace(ctx);
+  if (!space) return { none: true }; // nothing embedded yet: words only, nothing to say
+  if (space.model !== embedder.model) {
+    return {
+      notice: `vectors in this brain are from ${space.model}, not ${embedder.model}: searched by words only (run brain embed to re-embed)`,
+    };
+  }
+  try {
+    // The signal stops an HTTP call; the race also bounds embedders that cannot be interrupted
+    // (an in-process model loading or computing).
+    const signal = AbortSignal.timeout(timeoutMs);
+    const [vector] = await Promise.race([
+      embedder.embed([text], 'query', { signal }),
+      new Promise<never>((_resolve, reject) =>
+        signal.addEventListener('abort', () =>
+          reject(new Error(`the query was not embedded within ${timeoutMs / 1000} s`)),
+        ),
+      ),
+    ]);
+    if (!vector || vector.length !== space.dimension) {
+      return {
+        notice: `the query vector has dimension ${vector?.length ?? 0}, not ${space.dimension}: searched by words only`,
+      };
+    }
+    return { vector };
+  } catch (err) {
+    return { notice: `searched by words only: ${(err as Error).message}` };
+  }
+}
+
+function hydrate(
+  ctx: BrainContext,
+  candidates: Fused[],
+  match: string,
+  options: HitOptions,
+): SearchHit[] {
+  const byType = (t: SearchType) => candidates.filter((c) => c.type === t).map((c) => c.rowid);
+  const stm = getStmByRowIds(ctx, byType('stm'));
+  const atoms = getAtomsByRowIds(ctx, byType('atom'));
+  const marked = (t: SearchType) =>
+    options.snippets === false ? new Map<number, string>() : ftsSnippets(ctx, t, match, byType(t));
+  const snippets = { message: marked('message'), stm: marked('stm'), atom: marked('atom') };
+  const withRecord = <T>(record: T) => (options.records ? { record } : {});
+  const messages = recordsByRowIds<MessageRow, MessageRecord>(
+    ctx,
+    MESSAGE_SELECT,
+    'm',
+    byType('message'),
+    toMessageRecord,
+  );
+  // The thread of each knowledge hit's source message, in one statement.
+  const sourceUids = [...stm.values(), ...atoms.values()].flatMap((k) =>
+    k.source_message_id ? [messageKey(k.source_message_id)!] : [],
+  );
+  const threadBySource = new Map(
+    sourceUids.length === 0
+      ? []
+      : ctx.q
+          .get<[string], { source: number; uid: string }>(
+            `SELECT m.uid AS source, ${threadIdSql('t.uid')} AS uid
+             FROM messages m JOIN threads t ON t.id = m.thread_id
+             WHERE m.uid IN (SELECT value FROM json_each(?))`,
+          )
+          .all(JSON.stringify(sourceUids))
+          .map((r) => [r.source, r.uid]),
+  );
+  const threadOfSource = (id: string | null): string | null =>
+    id ? (threadBySource.get(messageKey(id)!) ?? null) : null;
+  const hits: SearchHit[] = [];
+  for (const c of candidates) {
+    const found_by = c.found_by;
+    const snippet = snippets[c.type].get(c.rowid);
+    if (c.type === 'message') {
+      const m = messages.get(c.rowid);
+      if (!m) continue;
+      hits.push({
+        type: 'message',
+        id: m.id,
+        title: m.subject,
+        snippet: snippet ?? excerpt(m.body, 160),
+        time: m.created_at,
+        thread_id: m.thread_id,
+        agent: m.from,
+        score: c.score,
+        found_by,
+        ...(c.boost === undefined ? {} : { boost: c.boost }),
+        ...withRecord(m),
+      });
+    } else if (c.type === 'stm') {
+      const s = stm.get(c.rowid);
+      if (!s) continue;
+      hits.push({
+        type: 'stm',
+        id: s.id,
+        title: excerpt(s.content),
+        snippet: snippet ?? excerpt(s.content, 160),
+        time: s.created_at,
+        thread_id: threadOfSource(s.source_message_id),
+        agent: s.agent,
+        score: c.score,
+        found_by,
+        ...(c.boost === undefined ? {} : { boost: c.boost }),
+        ...withRecord(s),
+      });
+    } else {
+      const a = atoms.get(c.rowid);
+      if (!a) continue;
+      hits.push({
+        type: 'atom',
+        id: a.id,
+        title: a.subject,
+        snippet: snippet ?? `${a.action} → ${a.outcome}`,
+        time: a.created_at,
+        thread_id: threadOfSource(a.source_message_id),
+        agent: a.agent,
+        score: c.score,
+        found_by,
+        ...(c.boost === undefined ? {} : { boost: c.boost }),
+        ...withRecord(a),
+      });
+    }
+  }
+  return hits;
+}
 
 /** One search over messages, STM and atoms by words (FTS5). Never fails on the text of the query. */
 export function search(ctx: BrainContext, input: SearchInput): SearchResult {
