@@ -47,7 +47,7 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
   // Everyone is registered and two threads exist before the run, so broadcasts reach every
   // reader and writers contend on shared thread counters.
   const setup = await openBrain({ dbPath });
-  for (const name of [...writerNames, ...readerNames]) setup.messages.touchAgent(name);
+  for (const name of [...writerNames, ...readerNames]) setup.touchAgent(name);
   const threads = [0, 1].map(
     (i) =>
       setup.messages.send({ from: 'setup', to: 'setup', subject: `shared ${i}`, body: 'start' })

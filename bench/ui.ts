@@ -127,7 +127,7 @@ const watcher = watchBrain(brain, { timers });
 const stop = watcher.onChanges(() => {});
 const checks: number[] = [];
 for (let i = 0; i < runs * 10; i++) {
-  writer.messages.touchAgent('bench-watcher');
+  writer.touchAgent('bench-watcher');
   const t0 = performance.now();
   tick?.();
   checks.push(performance.now() - t0);

@@ -32,7 +32,7 @@ async function run(withTriggers: boolean): Promise<Record<string, number>> {
       db.close();
     }
     const brain = await openBrain({ dbPath });
-    for (let i = 0; i < 20; i++) brain.messages.touchAgent(`agent-${i}`);
+    for (let i = 0; i < 20; i++) brain.touchAgent(`agent-${i}`);
     // CPU time of this process (user + system), which other work on the machine disturbs less
     // than wall time; it includes SQLite's work and the WAL writes' system calls.
     const time = (fn: (i: number) => void, n: number) => {

@@ -1,5 +1,5 @@
 import { readSync } from 'node:fs';
-import type { Brain, BrainConfig, SectionName } from '../src/index.js';
+import type { Brain, BrainConfig, BrainCore, SectionName } from '../src/index.js';
 import { BrainError } from '../src/index.js';
 
 /** Options every command accepts, wherever they stand on the command line. */
@@ -24,7 +24,7 @@ export function creating(globals: GlobalOptions): GlobalOptions & OpenMode {
   return { ...globals, create: true };
 }
 
-export interface CommandContext<B extends Brain<'messages'> = Brain> {
+export interface CommandContext<B extends BrainCore = Brain> {
   brain: B;
   config: BrainConfig;
   json: boolean;
@@ -37,7 +37,6 @@ export interface CommandContext<B extends Brain<'messages'> = Brain> {
  * the brain only for a command that writes (`creating(globals)`), and opens it with the sections
  * the command names (all of them unless it names some): `brain poll`, run by agents' hooks many
  * times a minute, loads the messaging code and nothing of search, embedding or the assistant.
- * The messages section always comes, since the acting agent is marked seen through it.
  */
 export async function withBrain<T>(
   globals: GlobalOptions & OpenMode,
@@ -45,7 +44,7 @@ export async function withBrain<T>(
 ): Promise<T>;
 export async function withBrain<T, const S extends SectionName>(
   globals: GlobalOptions & OpenMode,
-  run: (ctx: CommandContext<Brain<NoInfer<S> | 'messages'>>) => T | Promise<T>,
+  run: (ctx: CommandContext<Brain<NoInfer<S>>>) => T | Promise<T>,
   sections: readonly S[],
 ): Promise<T>;
 export async function withBrain<T>(
@@ -66,10 +65,10 @@ export async function withBrain<T>(
       // how a mistyped path shows itself.
       onCreated: () => process.stderr.write(`brain: created a new brain at ${config.dbPath}\n`),
     },
-    sections ? [...sections, 'messages' as const] : undefined,
+    sections,
   );
   let acting = false;
-  const ctx: CommandContext<Brain<'messages'>> = {
+  const ctx: CommandContext<BrainCore> = {
     brain,
     config,
     json: globals.json ?? false,
@@ -98,8 +97,8 @@ export async function withBrain<T>(
  * process holds it (or the disk takes no writes), the command has still done its job and the
  * agent's last-seen time is left as it was; the next command updates it.
  */
-function markSeen(brain: Brain<'messages'>, agent: string): void {
-  brain.messages.touchAgent(agent, { wait: false });
+function markSeen(brain: BrainCore, agent: string): void {
+  brain.touchAgent(agent, { wait: false });
 }
 
 /** "a, b,c" → ["a", "b", "c"]. */

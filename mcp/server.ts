@@ -54,7 +54,7 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
   // Registered as the session starts, so broadcasts sent meanwhile reach it; never waiting for
   // the write lock, so a session opened while another process writes starts at once (its first
   // write registers it then). Tools that only read never write.
-  let touched = brain.messages.touchAgent(options.agent, { wait: false });
+  let touched = brain.touchAgent(options.agent, { wait: false });
   const ctx: ToolContext = {
     brain,
     log,
@@ -62,7 +62,7 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
     embedder: options.embedder ?? (() => undefined),
     agent() {
       if (!touched) {
-        brain.messages.touchAgent(options.agent);
+        brain.touchAgent(options.agent);
         touched = true;
       }
       return options.agent;

@@ -2,8 +2,10 @@ import type { Database } from 'better-sqlite3';
 import { systemClock, type Clock } from './clock.js';
 import { flushNoted, type BrainContext, type IndexedItem } from './context.js';
 import { guardStorage } from './db/guard.js';
+import { writeWithoutWaiting } from './db/no-wait.js';
 import { StatementCache, openDatabase, type Durability } from './db/open.js';
 import { createWalKeeper, type WalKeeper } from './db/wal.js';
+import { touchAgent } from './messaging/poll.js';
 import { createRankCaches } from './search/rank-caches.js';
 import type { AssistantSection } from './assistant/section.js';
 import type { EmbedSection } from './embed/section.js';
@@ -133,6 +135,12 @@ export interface BrainCore {
   /** Run inside each write transaction for every new message, STM entry and atom. */
   onIndexed(indexer: (item: IndexedItem) => void): void;
   /**
+   * Register the agent if new and mark it seen now, whatever sections the brain was opened with
+   * (every client marks its acting agent). With `wait: false` only if the write lock is free at
+   * once (bookkeeping beside a read): false when it was not written.
+   */
+  touchAgent(name: string, options?: { wait?: boolean }): boolean;
+  /**
    * Run `fn` — any number of this brain's writes — as one transaction: they commit together or
    * not at all. For bulk loads (a benchmark's build); each write inside still takes its usual path.
    */
@@ -177,6 +185,11 @@ export async function openBrain<S extends SectionName = SectionName>(
   const core: BrainCore = {
     path: options.dbPath,
     onIndexed: (indexer) => void ctx.indexers.push(indexer),
+    touchAgent: (name, touch) => {
+      if (touch?.wait === false) return writeWithoutWaiting(db, () => touchAgent(ctx, name));
+      touchAgent(ctx, name);
+      return true;
+    },
     batch: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: () => {
       if (!db.open) return;

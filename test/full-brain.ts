@@ -12,7 +12,7 @@ import type { fixedClock } from './helpers.js';
  */
 export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedClock>) {
   const tick = () => clock.tick(1000);
-  brain.messages.touchAgent('atlas');
+  brain.touchAgent('atlas');
   brain.messages.updateAgent({ name: 'atlas', display_name: 'Atlas', capabilities: ['maps'] });
   const m = brain.messages.send({
     from: 'helios',

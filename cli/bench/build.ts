@@ -158,7 +158,7 @@ export async function buildBrain(brain: Brain, options: BuildOptions): Promise<B
     else if (r.chance(200 / sampled)) sample[r.int(0, 199)] = id;
   };
 
-  for (const a of AGENTS) brain.messages.touchAgent(a);
+  for (const a of AGENTS) brain.touchAgent(a);
   const backlogs = new Set<string>(BACKLOG_AGENTS);
   const stopReading = backlogFrom(n);
   const session = sessionEvery(n);

@@ -237,7 +237,7 @@ export function registerAgents(program: Command, globals: Globals): void {
     .action((opts: { displayName?: string; capabilities?: string }) =>
       withBrain(creating(globals()), ({ brain, agent, json }) => {
         const name = agent();
-        brain.messages.touchAgent(name);
+        brain.touchAgent(name);
         const record =
           opts.displayName !== undefined || opts.capabilities !== undefined
             ? brain.messages.updateAgent({

@@ -44,7 +44,7 @@ export function registerSearch(program: Command, globals: Globals): void {
       return withBrain(
         globals(),
         (ctx) => answer(ctx, opts, (options) => ctx.brain.search.searchHybrid(input, options)),
-        ['search', 'embed'],
+        ['search'],
       );
     });
 
@@ -84,12 +84,12 @@ type RunSearch = (options: {
 
 /** Embed the query if the brain has vectors, search, print. */
 async function answer(
-  { brain, config, json }: CommandContext<Brain<'search' | 'embed' | 'messages'>>,
+  { brain, config, json }: CommandContext<Brain<'search'>>,
   opts: Explain,
   search: RunSearch,
 ): Promise<void> {
   const { createEmbedder } = await import('../../src/index.js');
-  const embedder = await createEmbedder(config, { brain: brain.embed, purpose: 'search' });
+  const embedder = await createEmbedder(config, { brain: brain.search, purpose: 'search' });
   // A one-shot process may first have to load an offline model.
   const result = await search({ embedder, queryTimeoutMs: 10_000 });
   if (json) return printJson(result);

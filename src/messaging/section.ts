@@ -1,4 +1,3 @@
-import { writeWithoutWaiting } from '../db/no-wait.js';
 import { getAgent, listAgents, updateAgent, type UpdateAgentInput } from './agents.js';
 import {
   ackMessage,
@@ -10,7 +9,7 @@ import {
   type InboxInput,
 } from './inbox.js';
 import { getMessage, getThreadMessage, sendMessage, type SendInput } from './messages.js';
-import { poll, touchAgent } from './poll.js';
+import { poll } from './poll.js';
 import {
   getThread,
   listThreads,
@@ -33,11 +32,6 @@ import type { BrainContext } from '../context.js';
 
 /** Agents, messages and threads: who said what to whom, read and acknowledged. */
 export interface MessagesSection {
-  /**
-   * Register the agent if new and mark it seen now. With `wait: false` only if the write lock is
-   * free at once (bookkeeping beside a read): false when it was not written.
-   */
-  touchAgent(name: string, options?: { wait?: boolean }): boolean;
   getAgent: (name: string) => ReturnType<typeof getAgent>;
   listAgents: () => ReturnType<typeof listAgents>;
   updateAgent: (input: UpdateAgentInput) => ReturnType<typeof updateAgent>;
@@ -63,13 +57,7 @@ export interface MessagesSection {
 }
 
 export function messagesSection(ctx: BrainContext, _dbPath: string): MessagesSection {
-  const db = ctx.db;
   return {
-    touchAgent: (name, options) => {
-      if (options?.wait === false) return writeWithoutWaiting(db, () => touchAgent(ctx, name));
-      touchAgent(ctx, name);
-      return true;
-    },
     getAgent: (name) => getAgent(ctx, name),
     listAgents: () => listAgents(ctx),
     updateAgent: (input) => updateAgent(ctx, input),

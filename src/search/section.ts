@@ -3,6 +3,7 @@ import { warmSearch } from './warm.js';
 import { flushWordCounts } from './word-counts.js';
 import { recent, type RecentInput } from './recent.js';
 import type { Embedder } from '../embed/embedder.js';
+import { readSpace } from '../embed/store.js';
 import { search, searchHybrid, type HybridOptions, type SearchInput } from './search.js';
 
 import type { BrainContext } from '../context.js';
@@ -17,6 +18,8 @@ export interface SearchSection {
     options?: HybridOptions & { embedder?: Embedder },
   ) => ReturnType<typeof searchHybrid>;
   recent: (input?: RecentInput) => ReturnType<typeof recent>;
+  /** Which model made this brain's vectors, if any: what a query must be embedded with. */
+  vectorSpace: () => ReturnType<typeof readSpace>;
   /**
    * Read what searches keep in memory (every index's row lengths) now, so the first searches of a
    * long-running process cost what later ones do. `brain chat` and `brain agent` call it at start.
@@ -32,6 +35,7 @@ export function searchSection(ctx: BrainContext, _dbPath: string): SearchSection
     search: (input) => search(ctx, input),
     searchHybrid: (input, options = {}) => searchHybrid(ctx, options.embedder, input, options),
     recent: (input) => recent(ctx, input),
+    vectorSpace: () => readSpace(ctx),
     warmSearch: () => warmSearch(ctx),
   };
 }

@@ -83,7 +83,7 @@ describe('every tool answers within its declared output schema', () => {
     const first = await answer('send_message', { to: 'bob', subject: 'spread gate', body: 'a' });
     for (let i = 0; i < 3; i += 1)
       await answer('send_message', { thread: first.thread_id, to: 'bob', body: `more ${i}` });
-    t.brain.messages.touchAgent('nova');
+    t.brain.touchAgent('nova');
     const all = await answer('send_message', { body: 'deploy freeze friday', priority: 'urgent' }, [
       'all (2 agents)',
     ]);

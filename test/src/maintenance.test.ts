@@ -16,7 +16,7 @@ let ids: { direct: string; broadcast: string; thread: string };
 beforeEach(async () => {
   t = await tempBrain({ clock: fixedClock() });
   const b = t.brain;
-  for (const a of ['helios', 'nova', 'orion']) b.messages.touchAgent(a);
+  for (const a of ['helios', 'nova', 'orion']) b.touchAgent(a);
   const direct = b.messages.send({
     from: 'helios',
     to: 'nova',

@@ -115,7 +115,7 @@ describe('send', () => {
 
 describe('inbox', () => {
   it('delivers a broadcast to every other agent, each reading it on its own', () => {
-    for (const a of ['nova', 'atlas']) t.brain.messages.touchAgent(a);
+    for (const a of ['nova', 'atlas']) t.brain.touchAgent(a);
     t.brain.messages.send({ from: 'helios', body: 'all hands' });
     expect(t.brain.messages.poll('nova').unread).toBe(1);
     expect(t.brain.messages.poll('atlas').unread).toBe(1);
@@ -250,7 +250,7 @@ describe('agents', () => {
     t.brain.messages.send({ from: 'helios', to: 'nova', body: 'x' });
     const created = t.brain.messages.getAgent('helios')!;
     clock.tick(60_000);
-    t.brain.messages.touchAgent('helios');
+    t.brain.touchAgent('helios');
     const seen = t.brain.messages.getAgent('helios')!;
     expect(seen.created_at).toBe(created.created_at);
     expect(seen.last_seen_at > created.last_seen_at).toBe(true);

@@ -77,7 +77,7 @@ describe('a read-only database', () => {
     for (const write of [
       () => ro.messages.send({ from: 'helios', to: 'nova', body: 'second' }),
       () => ro.messages.read({ agent: 'nova' }),
-      () => ro.messages.touchAgent('zed'),
+      () => ro.touchAgent('zed'),
     ]) {
       const err = await failure(write);
       expect(err.code).toBe('STORAGE_FAILED');

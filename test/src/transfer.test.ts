@@ -12,7 +12,7 @@ beforeEach(async () => {
 afterEach(() => t.cleanup());
 
 function populate(brain: TempBrain['brain']) {
-  brain.messages.touchAgent('atlas');
+  brain.touchAgent('atlas');
   const m = brain.messages.send({
     from: 'helios',
     to: 'nova',

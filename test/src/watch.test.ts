@@ -42,8 +42,8 @@ describe('watchBrain', () => {
   });
 
   it('sees a message another connection (another process) commits, with its recipients', async () => {
-    t.brain.messages.touchAgent('bob');
-    t.brain.messages.touchAgent('carol');
+    t.brain.touchAgent('bob');
+    t.brain.touchAgent('carol');
     const other = await t.reopen();
     const clock = manualTimers();
     const seen: ArrivedMessage[] = [];
