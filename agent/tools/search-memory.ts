@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Embedder, SearchHit } from '../../src/index.js';
+import { MAX_QUERY_CHARS, type Embedder, type SearchHit } from '../../src/index.js';
 import type { Tool } from './types.js';
 
 const input = z.strictObject({
-  query: z.string().trim().min(1, 'must not be empty').max(2000),
+  query: z.string().trim().min(1, 'must not be empty').max(MAX_QUERY_CHARS),
   limit: z.number().int().min(1).max(20).optional(),
 });
 
