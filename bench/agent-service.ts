@@ -12,7 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeTelegram } from '../test/fakes/telegram.js';
 
-const CLI = resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = resolve(import.meta.dirname, '..', 'dist', 'bin', 'main.js');
 const RUNS = Number(process.env.RUNS ?? 5);
 const IDLE_MS = Number(process.env.IDLE_MS ?? 10_000);
 

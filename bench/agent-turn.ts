@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
  * Usage: npm run build && npx tsx bench/agent-turn.ts [--db FILE] [--turns N] [--session-messages N]
  *        [--questions N]
  * With --db, the brain is used as it is (e.g. one built by
- * `node dist/cli/main.js bench --messages 1000000 --keep --dir /tmp/al-1m`); a copy is not made,
+ * `node dist/bin/main.js bench --messages 1000000 --keep --dir /tmp/al-1m`); a copy is not made,
  * the session `chat/bench-<time>` is added to it. Without --db, a fresh temp brain.
  */
 import { spawn } from 'node:child_process';
@@ -24,7 +24,7 @@ import { createSearchMemoryTool } from '../agent/tools/search-memory.js';
 import type { Tool } from '../agent/tools/types.js';
 import { openBrain, systemClock } from '../src/index.js';
 
-const CLI = resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = resolve(import.meta.dirname, '..', 'dist', 'bin', 'main.js');
 const { values } = parseArgs({
   options: {
     db: { type: 'string' },

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const CLI = resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = resolve(import.meta.dirname, '..', 'dist', 'bin', 'main.js');
 
 async function connect(db: string, agent: string): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' });

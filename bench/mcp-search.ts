@@ -18,7 +18,7 @@ import { benchText } from '../cli/bench/corpus.js';
 import { benchQueries } from '../cli/bench/queries.js';
 import { measure, type OpFigures } from '../cli/bench/measure.js';
 
-const CLI = resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = resolve(import.meta.dirname, '..', 'dist', 'bin', 'main.js');
 const messages = Number(process.argv[2] ?? 5_000);
 const rounds = Number(process.argv[3] ?? 20);
 const AGENTS = ['nova', 'orion', 'lyra', 'atlas', 'vega'];

@@ -25,7 +25,7 @@ const servers: Record<string, unknown> = {
   },
   brain: {
     command: process.execPath,
-    args: [join(ROOT, 'dist/cli/main.js'), 'mcp', '--agent', 'bench', '--db', join(dir, 'b.db')],
+    args: [join(ROOT, 'dist/bin/main.js'), 'mcp', '--agent', 'bench', '--db', join(dir, 'b.db')],
     env: { BRAIN_EMBEDDER: 'none' },
   },
 };

@@ -7,7 +7,7 @@
  *
  * Usage: npx tsx bench/send-stalls.ts --db FILE [--sends 3000] [--upkeep]
  * The brain is used as it is and written to: give it a copy (e.g. of a brain built by
- * `node dist/cli/main.js bench --messages 1000000 --keep --dir /tmp/al-1m`).
+ * `node dist/bin/main.js bench --messages 1000000 --keep --dir /tmp/al-1m`).
  */
 import { parseArgs } from 'node:util';
 import { connectionOf } from '../src/brain.js';

@@ -29,7 +29,7 @@ if (!db || !existsSync(db)) {
   process.exit(2);
 }
 const runs = Number(runsArg ?? 20);
-const cli = values.cli ?? fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const cli = values.cli ?? fileURLToPath(new URL('../dist/bin/main.js', import.meta.url));
 
 /** Ids the commands need, read from the database itself. */
 function sample(path: string) {

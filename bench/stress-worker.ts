@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { isBrainError, openBrain, type Brain } from '../src/index.js';
 import { packageRoot } from '../src/db/package-root.js';
 
-const CLI = join(packageRoot(), 'dist', 'cli', 'main.js');
+const CLI = join(packageRoot(), 'dist', 'bin', 'main.js');
 
 export type Via = 'library' | 'cli' | 'mcp';
 

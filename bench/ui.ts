@@ -2,7 +2,7 @@
  * Server render time of `brain ui` pages on a big brain: each page's function (the library reads
  * and the HTML) timed in-process, without the socket; then the change watcher's check after another
  * connection commits (what every poll of the live pages costs when something was written). Build
- * the brain once with `nice node dist/cli/main.js bench --messages 1000000 --dir DIR --keep`, then:
+ * the brain once with `nice node dist/bin/main.js bench --messages 1000000 --dir DIR --keep`, then:
  *   npx tsx bench/ui.ts DIR/bench.db [runs]
  * The watcher part writes (an agent's last-seen time) and so migrates the file: run it on a copy.
  * Goal: ≤ 100 ms per page at 1,000,000 messages.

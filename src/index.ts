@@ -18,6 +18,7 @@ export {
 export { BrainError, isBrainError, isUsageError, type BrainErrorCode } from './errors.js';
 export { systemClock, type Clock } from './clock.js';
 export { packageVersion } from './version.js';
+export { packageRoot } from './db/package-root.js';
 export { agentNameProblems } from './agent-name.js';
 export type { IndexedItem } from './context.js';
 export { latestVersion, APPLICATION_ID } from './db/migrate.js';

@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { openBrain, type Brain, type OpenBrainOptions } from '../src/index.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
-export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+/** The `brain` command that ships: the bundle of the command line (scripts/bundle-cli.mjs). */
+export const CLI = join(ROOT, 'dist', 'bin', 'main.js');
 
 /** A fresh temp folder, removed by the returned cleanup. */
 export function tempDir(prefix = 'brain-test-'): { dir: string; cleanup: () => void } {

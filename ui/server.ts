@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
+  packageRoot,
   BrainError,
   isBrainError,
   watchBrain,
@@ -54,20 +54,9 @@ export interface RunningUi {
   close(): Promise<void>;
 }
 
-const STATIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'static');
-
-/** The static files: next to this module in ui/static (the build copies nothing; dist/ui finds ../../ui/static). */
+/** The static files, in the package's ui/static (shipped as they are; the build copies nothing). */
 function loadStatic(): Map<string, { type: string; body: Buffer }> {
-  const candidates = [STATIC_DIR, join(STATIC_DIR, '..', '..', '..', 'ui', 'static')];
-  const dir = candidates.find((d) => {
-    try {
-      readFileSync(join(d, 'app.js'));
-      return true;
-    } catch {
-      return false; // not this candidate: try the next
-    }
-  });
-  if (!dir) throw new Error('brain ui: cannot find ui/static (app.js, style.css)');
+  const dir = join(packageRoot(), 'ui', 'static');
   return new Map([
     [
       '/static/app.js',

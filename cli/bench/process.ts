@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { childEnv } from '../config.js';
 import { figuresOf, type OpFigures } from './measure.js';
 
-/** The built CLI beside this module (dist/cli/bench → dist/cli/main.js). */
+/** The built CLI beside this module (dist/cli/bench → dist/bin/main.js). */
 export const CLI_PATH = fileURLToPath(new URL('../main.js', import.meta.url));
 
 /** What the one-shot commands are run on: ids and names from the built brain. */

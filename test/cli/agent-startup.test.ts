@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeTelegram } from '../fakes/telegram.js';
-import { CLI, ROOT, tempDir } from '../helpers.js';
+import { ROOT, tempDir } from '../helpers.js';
+
+/** tsc's build, module by module, so each module shows by its own name (the bundle keeps its shape). */
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 import { loadedModules, moduleHookImport } from './module-hooks.js';
 
 let dir: string;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBrain } from '../../src/index.js';
-import { CLI, ROOT, tempDir } from '../helpers.js';
+import { ROOT, tempDir } from '../helpers.js';
 import { loadedModules, moduleHookImport } from './module-hooks.js';
 
 let dir: string;
@@ -15,15 +15,25 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
+/**
+ * tsc's build of the command line, module by module: the shipped bundle (dist/bin) is made from it
+ * and keeps its shape (each command group and section a chunk of its own), and here each module
+ * shows by its own name.
+ */
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+
 /** The URLs of every module a `brain …` process loads, seen by a module resolution hook. */
-function modulesLoadedBy(args: string[]): {
+function modulesLoadedBy(
+  args: string[],
+  cli = CLI,
+): {
   status: number | null;
   stdout: string;
   stderr: string;
   urls: string[];
 } {
   const hook = moduleHookImport(dir);
-  const child = spawnSync(process.execPath, ['--import', hook, CLI, ...args], {
+  const child = spawnSync(process.execPath, ['--import', hook, cli, ...args], {
     env: {
       ...process.env,
       BRAIN_DB: join(dir, 'brain.db'),
@@ -42,6 +52,28 @@ const heavy = /\/node_modules\/(zod|@modelcontextprotocol|ollama)\//;
 /** A section's code, by the folder it lives in. */
 const sectionCode = (folder: string) => new RegExp(`/dist/src/${folder}/section\\.js$`);
 const dist = (path: string) => pathToFileURL(join(ROOT, 'dist', path)).href;
+
+describe('the shipped bundle', () => {
+  it('polls, searches and sends without zod or the SDKs, each in a few files', () => {
+    const bundle = join(ROOT, 'dist', 'bin', 'main.js');
+    const runs = {
+      poll: modulesLoadedBy(['poll', '--agent', 'nova', '--json'], bundle),
+      search: modulesLoadedBy(['search', 'lantern', '--json'], bundle),
+      send: modulesLoadedBy(['send', '--agent', 'ada', '--to', 'bob', '--body', 'x'], bundle),
+    };
+    expect(JSON.parse(runs.poll.stdout)).toEqual({ agent: 'nova', unread: 0 });
+    for (const [name, run] of Object.entries(runs)) {
+      expect({ name, status: run.status }).toEqual({ name, status: 0 });
+      expect({ name, heavy: run.urls.filter((url) => heavy.test(url)) }).toEqual({
+        name,
+        heavy: [],
+      });
+      // Our code from the bundle only: nothing of tsc's module-by-module build.
+      expect(run.urls.filter((url) => url.includes('/dist/src/'))).toEqual([]);
+      expect(run.urls.some((url) => url.includes('/dist/bin/chunks/'))).toBe(true);
+    }
+  });
+});
 
 describe('brain poll as a process', () => {
   it("opens the messages section only, through the library's face, without zod or the SDKs", () => {
