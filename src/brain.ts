@@ -98,16 +98,6 @@ export interface Sections {
 
 export type SectionName = keyof Sections;
 
-export const SECTION_NAMES: readonly SectionName[] = [
-  'messages',
-  'knowledge',
-  'search',
-  'embed',
-  'upkeep',
-  'assistant',
-  'transfer',
-];
-
 type SectionBuilder<K extends SectionName> = (ctx: BrainContext, dbPath: string) => Sections[K];
 
 /**
@@ -123,6 +113,8 @@ const LOADERS: { [K in SectionName]: () => Promise<SectionBuilder<K>> } = {
   assistant: async () => (await import('./assistant/section.js')).assistantSection,
   transfer: async () => (await import('./transfer/section.js')).transferSection,
 };
+
+export const SECTION_NAMES = Object.keys(LOADERS) as readonly SectionName[];
 
 /**
  * The brain: one SQLite file that is both the conversation and the memory of a group of agents,

@@ -141,16 +141,20 @@ export function idWords(kinds: readonly IdKind[]): string {
   return `must be a ${list} id (${prefixes})`;
 }
 
+/** Whether the value is a string; if not, reports what it is instead. */
+function isString(value: unknown, path: string, report: Report): value is string {
+  if (typeof value === 'string') return true;
+  report(path, WORDS.expected('string', value));
+  return false;
+}
+
 /** Text that SQLite and FTS5 store faithfully: no NUL characters, no lone surrogates. */
 export function text(max: number, options: { min?: number } = {}): Field<string> {
   const min = options.min ?? 0;
   return field({
     shape: { type: 'string' },
     parse(value, path, report) {
-      if (typeof value !== 'string') {
-        report(path, WORDS.expected('string', value));
-        return INVALID;
-      }
+      if (!isString(value, path, report)) return INVALID;
       let ok = true;
       const fail = (words: string) => {
         report(path, words);
@@ -183,10 +187,7 @@ export function id(...kinds: [IdKind, ...IdKind[]]): Field<string> {
   return field({
     shape: { type: 'string' },
     parse(value, path, report) {
-      if (typeof value !== 'string') {
-        report(path, WORDS.expected('string', value));
-        return INVALID;
-      }
+      if (!isString(value, path, report)) return INVALID;
       if (kinds.some((kind) => ID_PATTERNS[kind].test(value))) return value;
       report(path, words);
       return INVALID;
@@ -262,10 +263,7 @@ export function url(words: string): Field<string> {
   return field({
     shape: { type: 'string' },
     parse(value, path, report) {
-      if (typeof value !== 'string') {
-        report(path, WORDS.expected('string', value));
-        return INVALID;
-      }
+      if (!isString(value, path, report)) return INVALID;
       if (/^[!-~]+$/.test(value) && URL.canParse(value)) return value;
       report(path, words);
       return INVALID;
@@ -351,10 +349,7 @@ export function isoTime(options: { wholeDay?: boolean } = {}): Field<string> {
   return field({
     shape: { type: 'string' },
     parse(value, path, report) {
-      if (typeof value !== 'string') {
-        report(path, WORDS.expected('string', value));
-        return INVALID;
-      }
+      if (!isString(value, path, report)) return INVALID;
       const iso = normaliseIsoTime(value);
       if (iso === undefined) {
         report(path, WORDS.isoTime);
