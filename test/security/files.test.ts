@@ -143,8 +143,11 @@ describe('file tools refuse FIFOs, sockets and devices before opening them', () 
         '-c',
         'while :; do mkfifo p.$$ && mv -f p.$$ target; echo text > f.$$ && mv -f f.$$ target; done',
       ],
-      { cwd: dir, stdio: 'ignore' },
+      // Its own process group, so that killing it also kills a `mv` or `mkfifo` it is running,
+      // which would otherwise go on to write in the folder after the test.
+      { cwd: dir, stdio: 'ignore', detached: true },
     );
+    const exited = new Promise((resolve) => swapper.once('exit', resolve));
     const seen = { text: 0, fifo: 0, other: 0 };
     try {
       for (let i = 0; i < 300; i++) {
@@ -154,7 +157,8 @@ describe('file tools refuse FIFOs, sockets and devices before opening them', () 
         else seen.other++;
       }
     } finally {
-      swapper.kill('SIGKILL');
+      process.kill(-(swapper.pid as number), 'SIGKILL');
+      await exited;
     }
     expect(seen.fifo, JSON.stringify(seen)).toBeGreaterThan(0);
     expect(seen.text, JSON.stringify(seen)).toBeGreaterThan(0);
