@@ -20,6 +20,8 @@ export interface BrainConfig {
   maxBodyBytes: number;
   logLevel: (typeof LOG_LEVELS)[number];
   durability: Durability;
+  /** The Litestream replica `brain replicate` and `brain restore` use when given none (a URL). */
+  replicaUrl?: string | undefined;
 }
 
 export interface ConfigOverrides {
@@ -43,6 +45,7 @@ const configInput = object({
   maxBodyBytes: count(1),
   logLevel: oneOf(LOG_LEVELS),
   durability: oneOf(DURABILITIES),
+  replicaUrl: text(4096, { min: 1 }).optional(),
 });
 
 /** Each setting as its reader knows it, in the words of an error. */
@@ -55,6 +58,7 @@ const CONFIG_NAMES: Record<keyof BrainConfig, string> = {
   maxBodyBytes: 'BRAIN_MAX_BODY_BYTES',
   logLevel: 'BRAIN_LOG_LEVEL',
   durability: 'BRAIN_DURABILITY',
+  replicaUrl: 'BRAIN_REPLICA_URL',
 };
 
 /**
@@ -79,6 +83,7 @@ function rawConfig(env: Env, overrides: ConfigOverrides): Record<keyof BrainConf
     maxBodyBytes: env.BRAIN_MAX_BODY_BYTES || 1_048_576,
     logLevel: env.BRAIN_LOG_LEVEL || 'warn',
     durability: env.BRAIN_DURABILITY || 'normal',
+    replicaUrl: env.BRAIN_REPLICA_URL || undefined,
   };
 }
 

@@ -162,6 +162,22 @@ export type { MaintainOptions, MaintainResult } from './maintenance/idle.js';
 export { measureStorage, type StorageStats } from './maintenance/storage-stats.js';
 export type { DoctorReport, CheckReport, DoctorInput } from './maintenance/doctor.js';
 export type { DoctorCheck } from './maintenance/checks.js';
+export type { ReplicationState } from './maintenance/section.js';
+export {
+  DEFAULT_SYNC_INTERVAL,
+  describeReplica,
+  litestreamConfig,
+  parseReplicaUrl,
+  parseSyncInterval,
+  type LitestreamConfigOptions,
+  type Replica,
+} from './replication/replica.js';
+export {
+  parseGenerations,
+  parseGoDuration,
+  replicationLag,
+  type Generation,
+} from './replication/generations.js';
 export type {
   SessionRecord,
   SessionInput,

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
+import { RUNAWAY_WAL_BYTES, replicatedByLitestream } from './litestream.js';
 import { DEFAULT_BUSY_TIMEOUT_MS } from './open.js';
 
 /** Above this size the WAL is checkpointed and truncated by whichever process notices first. */
@@ -19,6 +20,8 @@ export interface WalKeeper {
  * WAL grows without bound (hundreds of MB for a few thousand sends). So after each call that
  * wrote, we look at the WAL's size, and past the limit run a TRUNCATE checkpoint, which waits
  * briefly for the readers of the moment to finish, copies every frame and empties the file.
+ * While Litestream replicates the file, checkpoints are its job (src/db/litestream.ts), up to a
+ * WAL so large that no one is evidently doing it.
  */
 export function createWalKeeper(
   db: Database,
@@ -50,6 +53,10 @@ export function createWalKeeper(
       }
       if (size <= limitBytes) threshold = limitBytes;
       if (size <= threshold) return;
+      if (size < RUNAWAY_WAL_BYTES && replicatedByLitestream(db)) {
+        threshold = RUNAWAY_WAL_BYTES;
+        return;
+      }
       db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`);
       try {
         let inTheWay: boolean;

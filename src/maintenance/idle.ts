@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { flushNoted, type BrainContext } from '../context.js';
+import { replicatedByLitestream } from '../db/litestream.js';
 import { writeWithoutWaiting } from '../db/no-wait.js';
 import { BrainError } from '../errors.js';
 import {
@@ -17,7 +18,7 @@ import {
  * The WAL: past 16 MiB the writer that notices checkpoints and truncates it (src/db/wal.ts), inside
  * its call: 50–100 ms at a million messages, once every hundred turns or so of the assistant.
  * Checkpointed in idle time once it holds 4 MiB, never waiting for a lock or a reader, the WAL
- * rarely reaches that limit.
+ * rarely reaches that limit. Neither checkpoints a file Litestream replicates: that is its job.
  *
  * The full-text indexes: FTS5 merges an index's b-trees ("segments") at the commit that crosses
  * each 64th leaf page written, 64 pages of merging per level of the index (its `automerge`), which
@@ -112,6 +113,9 @@ export function createIdleMaintainer(ctx: BrainContext, path: string): IdleMaint
     }
     if (size < IDLE_CHECKPOINT_BYTES) return { checkpointed: false, busy: false };
     if (size === walSizeWhenBlocked) return { checkpointed: false, busy: true };
+    // Litestream checkpoints a file it replicates (src/db/litestream.ts); past the runaway size
+    // the writers' keeper takes over again.
+    if (replicatedByLitestream(db)) return { checkpointed: false, busy: false };
     let blocked = true;
     const ran = writeWithoutWaiting(db, () => {
       const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;

@@ -3,7 +3,17 @@ import { createIdleMaintainer, type MaintainOptions, type MaintainResult } from 
 import type { BackupResult } from './backup.js';
 import type { DoctorInput, DoctorReport } from './doctor.js';
 
+import { statSync } from 'node:fs';
 import { flushNoted, type BrainContext } from '../context.js';
+import { replicatedByLitestream } from '../db/litestream.js';
+
+/** What the file says of its replication, for `brain doctor`. */
+export interface ReplicationState {
+  /** Litestream's tables are in the file: it replicates it (or did), so it owns checkpoints. */
+  litestream: boolean;
+  /** The WAL's size now, in bytes. */
+  walBytes: number;
+}
 
 /** Keeping the file healthy: what reads noted, idle merging and checkpoints, the doctor, backups. */
 export interface UpkeepSection {
@@ -31,6 +41,8 @@ export interface UpkeepSection {
   doctor: (input?: DoctorInput) => Promise<DoctorReport>;
   /** Copy the database to a new file with SQLite's online backup, while others keep writing. */
   backup: (file: string) => Promise<BackupResult>;
+  /** Whether Litestream replicates the file, and how big its WAL is. */
+  replication(): ReplicationState;
 }
 
 export function upkeepSection(ctx: BrainContext, dbPath: string): UpkeepSection {
@@ -43,5 +55,12 @@ export function upkeepSection(ctx: BrainContext, dbPath: string): UpkeepSection 
     // Loaded when asked for: the one-off commands that run most never are (`brain search`, …).
     doctor: async (input) => (await import('./doctor.js')).runDoctor(db, dbPath, ctx.clock, input),
     backup: async (file) => (await import('./backup.js')).backupDatabase(db, dbPath, file),
+    replication: () => ({
+      litestream: replicatedByLitestream(db),
+      walBytes:
+        dbPath === ':memory:'
+          ? 0
+          : (statSync(`${dbPath}-wal`, { throwIfNoEntry: false })?.size ?? 0),
+    }),
   };
 }
