@@ -27,3 +27,8 @@ export function childEnv(): NodeJS.ProcessEnv {
 export function commandName(): string {
   return process.env.npm_command ? 'npx brain' : 'brain';
 }
+
+/** Where programs are looked for (Litestream, when its package is not installed). */
+export function executablePath(): string {
+  return process.env.PATH ?? '';
+}

@@ -14,7 +14,7 @@ export function registerMaintenance(program: Command, globals: Globals): void {
     .option('--repair', 'back up the database, then rebuild what can be rebuilt')
     .option('--backup <file>', 'where --repair saves the database first (default: beside it)')
     .action((opts: { repair?: boolean; backup?: string }) =>
-      withBrain(globals(), async ({ brain, json }) => {
+      withBrain(globals(), async ({ brain, config, json }) => {
         const report = await brain.upkeep.doctor({
           repair: opts.repair ?? false,
           backup_path: opts.backup,
@@ -27,8 +27,18 @@ export function registerMaintenance(program: Command, globals: Globals): void {
           import('../assistant-config.js'),
         ]);
         const sandbox = await sandboxStatus(assistantEnv().PATH ?? '');
-        if (json) return printJson({ ...report, sandbox });
-        printReport(report, opts.repair ?? false, sandbox.detail);
+        // Which Litestream would replicate, and how far the configured replica is behind.
+        const { replicationReport, describeReplication } = await import('../replication-status.js');
+        const replication = await replicationReport(
+          brain.path,
+          brain.upkeep.replication(),
+          config.replicaUrl,
+        );
+        if (json) return printJson({ ...report, sandbox, replication });
+        printReport(report, opts.repair ?? false, [
+          `sandbox: ${sandbox.detail}`,
+          ...describeReplication(replication),
+        ]);
       }),
     );
 
@@ -49,7 +59,8 @@ export function registerMaintenance(program: Command, globals: Globals): void {
     );
 }
 
-function printReport(report: DoctorReport, repairing: boolean, sandbox: string): void {
+/** The checks, then `notes` (what else the doctor looked at), then the verdict. */
+export function printReport(report: DoctorReport, repairing: boolean, notes: string[] = []): void {
   if (report.backup) println(dim(`backup first: ${report.backup.path}`));
   for (const check of report.checks) {
     const mark = check.ok ? '✓' : '✗';
@@ -59,7 +70,7 @@ function printReport(report: DoctorReport, repairing: boolean, sandbox: string):
     for (const r of check.repairs) println(dim(`    repair: ${r}`));
     if (repairing && !check.ok) for (const p of check.remaining) println(`    still: ${p}`);
   }
-  println(`sandbox: ${sandbox}`);
+  for (const line of notes) println(line);
   if (report.ok) println(report.backup ? 'repaired; every check passes' : 'every check passes');
   else if (repairing)
     println('some problems could not be repaired: restore the backup, or ask for help');
