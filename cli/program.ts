@@ -46,6 +46,10 @@ export const COMMAND_GROUPS: ReadonlyArray<{
     commands: ['doctor', 'backup'],
     load: async () => [(await import('./commands/maintenance.js')).registerMaintenance],
   },
+  {
+    commands: ['replicate', 'restore'],
+    load: async () => [(await import('./commands/replication.js')).registerReplication],
+  },
   { commands: ['demo'], load: async () => [(await import('./commands/demo.js')).registerDemo] },
   { commands: ['embed'], load: async () => [(await import('./commands/embed.js')).registerEmbed] },
   { commands: ['eval'], load: async () => [(await import('./commands/eval.js')).registerEval] },
