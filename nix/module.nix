@@ -1,11 +1,19 @@
-# NixOS module for brain: `services.brain` (the MCP hub, `brain serve`) and
-# `services.brain.assistant` (`brain agent`: channels, scheduler, inbox, MCP client).
+# NixOS module for brain: `services.brain` (the MCP hub, `brain serve`),
+# `services.brain.assistant` (`brain agent`: channels, scheduler, inbox, MCP client) and
+# `services.brain.replicate` (`brain replicate`: Litestream copying the brain to a replica).
 # The flake passes its own package as the default: `nixosModules.default`.
 { defaultPackage ? null }:
 { config, lib, pkgs, ... }:
 let
   cfg = config.services.brain;
   acfg = cfg.assistant;
+  rcfg = cfg.replicate;
+  # A file:// replica is a folder on this machine: the unit may write there, and it is made.
+  replicaDir =
+    if rcfg.replicaUrl != null && lib.hasPrefix "file://" rcfg.replicaUrl then
+      lib.removePrefix "file://" (lib.head (lib.splitString "?" rcfg.replicaUrl))
+    else
+      null;
   json = pkgs.formats.json { };
 
   # The hardening both services share (not MemoryDenyWriteExecute: V8 needs writable code pages).
@@ -127,10 +135,30 @@ in
         description = "Run run_command's commands under bubblewrap: the unit may then make user, mount, pid and network namespaces and mount inside them (bwrap needs it); brain agent --check says whether the sandbox is in use.";
       };
     };
+
+    replicate = {
+      enable = lib.mkEnableOption "continuous replication of the brain with Litestream (brain replicate)";
+      replicaUrl = lib.mkOption {
+        type = lib.types.nullOr lib.types.str;
+        default = null;
+        example = "s3://my-bucket/brain?region=eu-central-1";
+        description = "Where the replica goes: file:///dir, s3://bucket/path[?endpoint=…&region=…&force-path-style=true] or sftp://user@host[:port]/path?key-path=/etc/brain/id_ed25519. No secrets here: they go in environmentFile.";
+      };
+      syncInterval = lib.mkOption {
+        type = lib.types.str;
+        default = "1s";
+        description = "How often new writes are shipped (Go duration: 250ms, 1s, 1m): at most about this much is lost with the machine.";
+      };
+      environmentFile = lib.mkOption {
+        type = lib.types.nullOr lib.types.path;
+        default = null;
+        description = "Secrets for the replica as VAR=value lines, e.g. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY for S3.";
+      };
+    };
   };
 
   config = lib.mkMerge [
-    (lib.mkIf (cfg.enable || acfg.enable) {
+    (lib.mkIf (cfg.enable || acfg.enable || rcfg.enable) {
       users.users.${cfg.user} = {
         isSystemUser = true;
         group = cfg.group;
@@ -197,6 +225,47 @@ in
           # bubblewrap makes its namespaces and mounts inside them, unprivileged.
           RestrictNamespaces = [ "user" "mnt" "pid" "net" "ipc" "uts" "cgroup" ];
           SystemCallFilter = [ "@system-service" "@mount" ];
+        };
+      };
+    })
+
+    (lib.mkIf rcfg.enable {
+      assertions = [
+        {
+          assertion = rcfg.replicaUrl != null;
+          message = "services.brain.replicate.replicaUrl must name the replica (file://, s3:// or sftp://).";
+        }
+      ];
+      systemd.tmpfiles.rules = lib.optional (replicaDir != null) "d ${replicaDir} 0700 ${cfg.user} ${cfg.group} -";
+      systemd.services.brain-replicate = {
+        description = "brain replication (Litestream)";
+        wantedBy = [ "multi-user.target" ];
+        # The brain is made by the hub or the assistant; until it exists this unit fails and retries.
+        after =
+          [ "network-online.target" ]
+          ++ lib.optional cfg.enable "brain.service"
+          ++ lib.optional acfg.enable "brain-assistant.service";
+        wants = [ "network-online.target" ];
+        environment = {
+          BRAIN_DB = "${cfg.stateDir}/brain.db";
+          BRAIN_REPLICA_URL = rcfg.replicaUrl;
+          HOME = cfg.stateDir;
+        };
+        # Litestream from nixpkgs where the package's own binary (linux x64 only) is absent.
+        path = [ pkgs.litestream ];
+        serviceConfig = hardening cfg.stateDir // {
+          ExecStart = lib.escapeShellArgs [ "${cfg.package}/bin/brain" "replicate" "--sync-interval" rcfg.syncInterval ];
+          User = cfg.user;
+          Group = cfg.group;
+          StateDirectory = lib.removePrefix "/var/lib/" cfg.stateDir;
+          StateDirectoryMode = "0700";
+          # Litestream keeps its shadow WAL beside the brain (.brain.db-litestream); a file://
+          # replica is written where it points.
+          ReadWritePaths = [ cfg.stateDir ] ++ lib.optional (replicaDir != null) replicaDir;
+          EnvironmentFile = lib.mkIf (rcfg.environmentFile != null) rcfg.environmentFile;
+          Restart = "on-failure";
+          RestartSec = 5;
+          TimeoutStopSec = 15;
         };
       };
     })
