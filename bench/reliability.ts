@@ -3,6 +3,7 @@
  *   npm run build && npm run reliability     (both below at their defaults; .ci/run runs it)
  *   npx tsx bench/reliability.ts stress [--writers 4] [--readers 4] [--messages 2500] [--via library|cli|mcp]
  *   npx tsx bench/reliability.ts crash [--kills 20] [--seed 1]
+ *   npx tsx bench/reliability.ts restore [--seconds 20] [--sync-interval 1s]
  * Prints figures; exits 1 when a guarantee did not hold.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCrashes } from './crash.js';
+import { drillProblems, runRestoreDrill } from './restore-drill.js';
 import { runStress, type Via } from './stress.js';
 
 async function main(): Promise<number> {
@@ -23,9 +25,11 @@ async function main(): Promise<number> {
       kills: { type: 'string', default: '20' },
       seed: { type: 'string', default: String(Date.now() % 100_000) },
       keep: { type: 'boolean', default: false },
+      seconds: { type: 'string', default: '20' },
+      'sync-interval': { type: 'string', default: '1s' },
     },
   });
-  const runs = positionals.length > 0 ? positionals : ['stress', 'crash'];
+  const runs = positionals.length > 0 ? positionals : ['stress', 'crash', 'restore'];
   let failed = 0;
   for (const run of runs) {
     const code = await runOne(run, values);
@@ -43,6 +47,8 @@ type Values = {
   kills: string;
   seed: string;
   keep: boolean;
+  seconds: string;
+  'sync-interval': string;
 };
 
 async function runOne(run: string, values: Values): Promise<number> {
@@ -76,8 +82,31 @@ async function runOne(run: string, values: Values): Promise<number> {
         `stress via ${via}: ${values.writers} writers × ${values.messages} sends, ${values.readers} readers: ${r.sent} sent, ${r.reads} reads in ${(r.elapsedMs / 1000).toFixed(1)} s (${perSecond} sends/s), WAL at most ${(r.maxWalBytes / 1048576).toFixed(1)} MiB`,
       );
       problems = r.problems;
+    } else if (run === 'restore') {
+      const syncInterval = values['sync-interval'];
+      const syncMs = /^(\d+)(ms|s)$/.exec(syncInterval);
+      if (!syncMs) {
+        console.error('--sync-interval: a whole number of ms or s, such as 250ms or 1s');
+        return 2;
+      }
+      const intervalMs = Number(syncMs[1]) * (syncMs[2] === 's' ? 1000 : 1);
+      const r = await runRestoreDrill({
+        dir,
+        syncInterval,
+        runMs: Number(values.seconds) * 1000,
+        mcpWriters: 3,
+        cliWriters: 1,
+        pauseMs: 20,
+      });
+      const lost = r.writes.filter((w) => !r.latest.bodies.has(w.body)).length;
+      // The bound: the sync interval, Litestream's look at the WAL, and a second for a busy machine.
+      const boundMs = 2 * intervalMs + 1000;
+      console.log(
+        `restore drill at sync interval ${syncInterval}: ${r.writes.length} writes acknowledged in ${values.seconds} s, ${lost} lost with the machine, RPO ${r.rpoMs} ms (bound ${boundMs} ms); point-in-time restore held ${r.past.bodies.size - 1} writes`,
+      );
+      problems = drillProblems(r, boundMs);
     } else {
-      console.error('usage: reliability.js [stress|crash …] [options]');
+      console.error('usage: reliability.js [stress|crash|restore …] [options]');
       return 2;
     }
     for (const p of problems) console.log(`PROBLEM ${p}`);

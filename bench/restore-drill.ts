@@ -231,3 +231,34 @@ export async function runRestoreDrill(options: DrillOptions): Promise<DrillResul
     await Promise.all(clients.map((c) => c.close()));
   }
 }
+
+/**
+ * What did not hold: a restore that failed or did not pass the doctor, a write acknowledged more
+ * than `boundMs` before the loss (or the point in time) missing, a write begun after the point in
+ * time present.
+ */
+export function drillProblems(r: DrillResult, boundMs: number): string[] {
+  const problems: string[] = [];
+  for (const [name, check] of [
+    ['latest', r.latest],
+    ['point-in-time', r.past],
+  ] as const) {
+    if (check.code !== 0)
+      problems.push(`${name} restore exited ${check.code}: ${check.stderr.trim()}`);
+    else if (!check.stdout.includes('every check passes'))
+      problems.push(`${name} restore did not pass the doctor:\n${check.stdout}`);
+  }
+  for (const w of r.writes) {
+    if (w.ackedAt <= r.lostAt - boundMs && !r.latest.bodies.has(w.body))
+      problems.push(
+        `"${w.body}", acknowledged ${r.lostAt - w.ackedAt} ms before the loss, is not in the restore`,
+      );
+    if (w.ackedAt <= r.pointInTime - boundMs && !r.past.bodies.has(w.body))
+      problems.push(
+        `"${w.body}", acknowledged ${r.pointInTime - w.ackedAt} ms before the point in time, is not in its restore`,
+      );
+    if (w.startedAt > r.pointInTime && r.past.bodies.has(w.body))
+      problems.push(`"${w.body}", begun after the point in time, is in its restore`);
+  }
+  return problems;
+}
