@@ -116,6 +116,8 @@ export async function createProgram(args?: readonly string[]): Promise<Command> 
 
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();
   const named = args && commandNamed(args);
+  // `--version` without a command prints the version and stops: no command is needed for it.
+  if (named === undefined && args?.some((a) => a === '-V' || a === '--version')) return program;
   const only = COMMAND_GROUPS.find((g) => named !== undefined && g.commands.includes(named));
   for (const group of only ? [only] : COMMAND_GROUPS)
     for (const register of await group.load()) register(program, globals);

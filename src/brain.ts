@@ -3,7 +3,7 @@ import { systemClock, type Clock } from './clock.js';
 import { flushNoted, type BrainContext, type IndexedItem } from './context.js';
 import { guardStorage } from './db/guard.js';
 import { writeWithoutWaiting } from './db/no-wait.js';
-import { StatementCache, openDatabase, type Durability } from './db/open.js';
+import { StatementCache, openDatabase, type Durability, type VectorExtension } from './db/open.js';
 import { createWalKeeper, type WalKeeper } from './db/wal.js';
 import { touchAgent } from './messaging/poll.js';
 import { createRankCaches } from './search/rank-caches.js';
@@ -52,13 +52,17 @@ export interface OpenBrainOptions {
  * Open the database (migrated) and the context every section shares, with the WAL keeper to run
  * after each call. Exported for the library's tests; users open a brain with `openBrain`.
  */
-export function openContext(options: OpenBrainOptions): { ctx: BrainContext; wal: WalKeeper } {
+export function openContext(
+  options: OpenBrainOptions,
+  vectors?: VectorExtension,
+): { ctx: BrainContext; wal: WalKeeper } {
   const db = openDatabase(options.dbPath, {
     readonly: options.readonly ?? false,
     durability: options.durability,
     rankFunction: options.rankFunction,
     create: options.create,
     onCreated: options.onCreated,
+    vectors,
   });
   if (options.cacheMiB !== undefined)
     db.pragma(`cache_size = -${Math.max(1, Math.floor(options.cacheMiB * 1024))}`);
@@ -116,6 +120,9 @@ const LOADERS: { [K in SectionName]: () => Promise<SectionBuilder<K>> } = {
 
 export const SECTION_NAMES = Object.keys(LOADERS) as readonly SectionName[];
 
+/** The sections whose work reads or writes the vector index, and so needs sqlite-vec loaded. */
+const VECTOR_SECTIONS: readonly SectionName[] = ['search', 'embed', 'upkeep', 'transfer'];
+
 /**
  * The brain: one SQLite file that is both the conversation and the memory of a group of agents,
  * with the sections it was opened with (all of them unless `openBrain` was given a list).
@@ -163,14 +170,20 @@ export async function openBrain<S extends SectionName = SectionName>(
 ): Promise<Brain<S>> {
   const names = (sections ?? SECTION_NAMES) as readonly S[];
   // The code first: a file is opened only once everything that works on it is there.
-  const builders = await Promise.all(names.map((name) => LOADERS[name]()));
-  const { ctx, wal } = openContext({
-    ...options,
-    // Only search ranks (and the doctor checks that it can): others need no ranking extension.
-    rankFunction: names.some((n) => n === 'search' || n === 'upkeep')
-      ? options.rankFunction
-      : false,
-  });
+  const [vectors, ...builders] = await Promise.all([
+    names.some((n) => VECTOR_SECTIONS.includes(n)) ? import('sqlite-vec') : undefined,
+    ...names.map((name) => LOADERS[name]()),
+  ]);
+  const { ctx, wal } = openContext(
+    {
+      ...options,
+      // Only search ranks (and the doctor checks that it can): others need no ranking extension.
+      rankFunction: names.some((n) => n === 'search' || n === 'upkeep')
+        ? options.rankFunction
+        : false,
+    },
+    vectors,
+  );
   const db = ctx.db;
   const guard = <T extends object>(section: T): T =>
     guardStorage(section, options.dbPath, wal.check);

@@ -2,7 +2,6 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
-import * as sqliteVec from 'sqlite-vec';
 import { BrainError } from '../errors.js';
 import { registerIndexText } from './index-text.js';
 import { inspectDatabase, migrate } from './migrate.js';
@@ -36,6 +35,17 @@ export interface OpenOptions {
   create?: boolean;
   /** Called once this open has made a new brain (the schema, from nothing), after it is made. */
   onCreated?: () => void;
+  /**
+   * sqlite-vec, for a connection whose work reads or writes vectors; without it the vector index
+   * cannot be used. The caller loads the module: a one-shot command that never touches vectors
+   * (`brain poll`, `brain send`) saves its load, and no trigger or migration uses the index.
+   */
+  vectors?: VectorExtension;
+}
+
+/** What sqlite-vec's module offers that an open needs. */
+export interface VectorExtension {
+  load(db: Database): void;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
@@ -46,7 +56,7 @@ export const MMAP_BYTES = 1024 * 1024 * 1024;
 /**
  * Open (creating if needed and allowed) a brain database: busy_timeout first, then a look at
  * what the file is (a foreign database is refused before anything is written to it), WAL,
- * synchronous, foreign keys, sqlite-vec, the ranking function, and migrations.
+ * synchronous, foreign keys, sqlite-vec when given, the ranking function, and migrations.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
   const readonly = options.readonly ?? false;
@@ -76,7 +86,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     // page read again would cost a copy (bench/HISTORY.md has the figures). The map is address
     // space, not memory; SQLite remaps when it changes the file's size itself.
     if (path !== ':memory:') db.pragma(`mmap_size = ${MMAP_BYTES}`);
-    sqliteVec.load(db);
+    options.vectors?.load(db);
     if (options.rankFunction ?? true) loadRankExtension(db);
     registerIndexText(db);
     if (!readonly && migrate(db, path).from === 0) options.onCreated?.();

@@ -49,6 +49,9 @@ function modulesLoadedBy(
 /** What no one-shot command of messages, knowledge or search loads: zod, the SDKs, the embedders. */
 const heavy = /\/node_modules\/(zod|@modelcontextprotocol|ollama)\//;
 
+/** sqlite-vec: loaded only for sections that use the vector index (search, embed, upkeep, transfer). */
+const vectors = /\/node_modules\/sqlite-vec\//;
+
 /** A section's code, by the folder it lives in. */
 const sectionCode = (folder: string) => new RegExp(`/dist/src/${folder}/section\\.js$`);
 const dist = (path: string) => pathToFileURL(join(ROOT, 'dist', path)).href;
@@ -94,6 +97,15 @@ describe('brain poll as a process', () => {
       /\/dist\/src\/(search|transfer|eval|embed|maintenance)\/(?!(input|fusion|rank-caches|json-file|run|embedder|create|offline-hash|kinds|worker|idle-timer|storage-stats)\.js$)/;
     expect(run.urls.filter((url) => code.test(url))).toEqual([]);
     expect(run.urls.filter((url) => heavy.test(url))).toEqual([]);
+    expect(run.urls.filter((url) => vectors.test(url))).toEqual([]);
+  });
+
+  it('prints its version without loading any command', () => {
+    const run = modulesLoadedBy(['--version']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(run.urls.filter((url) => url.includes('/dist/cli/commands/'))).toEqual([]);
+    expect(run.urls.filter((url) => vectors.test(url))).toEqual([]);
   });
 
   it('opens every section for the commands that need them', () => {
@@ -172,6 +184,11 @@ describe('the other one-shot commands as processes', () => {
       expect({ name, heavy: run.urls.filter((url) => heavy.test(url)) }).toEqual({
         name,
         heavy: [],
+      });
+      // Messages and knowledge never touch the vector index.
+      expect({ name, vectors: run.urls.filter((url) => vectors.test(url)) }).toEqual({
+        name,
+        vectors: [],
       });
     }
   });
