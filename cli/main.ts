@@ -9,11 +9,11 @@ async function main(): Promise<void> {
     throw err;
   });
   const program = await createProgram(process.argv.slice(2));
-  try {
-    await program.parseAsync(process.argv);
-  } catch (err) {
-    process.exitCode = handleError(err);
-  }
+  await program.parseAsync(process.argv);
 }
 
-await main();
+// Not awaited at the top level: the bundle's chunks import shared code from this module, and a
+// module still evaluating (as a top-level await keeps it) would leave those imports waiting.
+main().catch((err: unknown) => {
+  process.exitCode = handleError(err);
+});

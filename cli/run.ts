@@ -1,6 +1,6 @@
 import { readSync } from 'node:fs';
 import type { Brain, BrainConfig, BrainCore, SectionName } from '../src/index.js';
-import { BrainError } from '../src/index.js';
+import { BrainError, loadConfig, openBrain } from '../src/index.js';
 
 /** Options every command accepts, wherever they stand on the command line. */
 export interface GlobalOptions {
@@ -53,7 +53,6 @@ export async function withBrain<T>(
   run: (ctx: never) => T | Promise<T>,
   sections?: readonly SectionName[],
 ): Promise<T> {
-  const { loadConfig, openBrain } = await import('../src/index.js');
   const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
   const brain = await openBrain(
     {

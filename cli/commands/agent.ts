@@ -3,6 +3,7 @@ import { println } from '../output.js';
 import { creating, withBrain, type GlobalOptions } from '../run.js';
 import { assistantEnv, loadAssistantConfigFile } from '../assistant-config.js';
 import { logLevelGiven } from '../config.js';
+import { createEmbedder } from '../../src/index.js';
 
 interface AgentOptions {
   config?: string;
@@ -42,7 +43,6 @@ async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<v
   const config = await loadAssistantConfigFile(opts.config);
   await withBrain(creating(globals), async ({ brain, config: brainConfig }) => {
     const { streamLog, startService } = await import('../../agent/index.js');
-    const { createEmbedder } = await import('../../src/index.js');
     // A service reports its events at info unless BRAIN_LOG_LEVEL says otherwise.
     const minLevel = logLevelGiven() ? brainConfig.logLevel : 'info';
     const log = streamLog((line) => void process.stderr.write(`brain: ${line}`), minLevel);

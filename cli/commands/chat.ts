@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { printJson, println, dim, note } from '../output.js';
 import { creating, withBrain, type GlobalOptions } from '../run.js';
 import { loadAssistantConfigFile } from '../assistant-config.js';
+import { createEmbedder } from '../../src/index.js';
 
 interface ChatOptions {
   session: string;
@@ -28,7 +29,6 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
       const config = await loadAssistantConfigFile(opts.config);
       return withBrain(creating(globals()), async ({ brain, config: brainConfig, json }) => {
         const { openChat, streamLog } = await import('../../agent/index.js');
-        const { createEmbedder } = await import('../../src/index.js');
         const embedder = await createEmbedder(brainConfig, {
           brain: brain.embed,
           purpose: 'search',

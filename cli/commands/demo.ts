@@ -6,6 +6,7 @@ import { commandName } from '../config.js';
 import { bold, cyan, dim, oneLine, printJson, println } from '../output.js';
 import type { GlobalOptions } from '../run.js';
 import { printProvenance } from './knowledge.js';
+import { openBrain } from '../../src/index.js';
 
 /** Two agents talk in a thread, one learns from it, a search finds both, provenance ties them together. */
 export function registerDemo(program: Command, globals: () => GlobalOptions): void {
@@ -13,7 +14,6 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
     .command('demo')
     .description('a guided tour on a scratch database: messages, knowledge, search, provenance')
     .action(async () => {
-      const { openBrain } = await import('../../src/index.js');
       const { db, json } = globals();
       const dbPath = db ?? join(mkdtempSync(join(tmpdir(), 'brain-demo-')), 'brain.db');
       const brain = await openBrain({ dbPath });

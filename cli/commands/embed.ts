@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BrainError } from '../../src/index.js';
+import { BrainError, createEmbedder } from '../../src/index.js';
 import { note, printJson, println } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
 
@@ -55,7 +55,6 @@ export function registerEmbed(program: Command, globals: Globals): void {
           if (status.last_error) println(`last error  ${status.last_error}`);
           return;
         }
-        const { createEmbedder } = await import('../../src/index.js');
         const embedder = await createEmbedder(config, {
           brain: brain.embed,
           notice: (l) => note(`brain: ${l}`),

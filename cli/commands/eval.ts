@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { LocomoReport } from '../../src/index.js';
-import { BrainError } from '../../src/index.js';
+import { BrainError, createEmbedder, evalLocomo, loadConfig } from '../../src/index.js';
 import { MAX_SEARCH_LIMIT } from '../../src/index.js';
 import { bold, note, printJson, println } from '../output.js';
 import { list, type GlobalOptions } from '../run.js';
@@ -83,7 +83,6 @@ export function registerEval(program: Command, globals: Globals): void {
       const { parseHaystackOptions, prepareHaystack } = await import('./eval-haystack.js');
       const hay = parseHaystackOptions(rest);
       const doc = readJsonFile(file);
-      const { createEmbedder, evalLocomo, loadConfig } = await import('../../src/index.js');
       const embedder = hay.wordsOnly
         ? undefined
         : await createEmbedder(loadConfig(), { notice: (l) => note(`brain: ${l}`) });

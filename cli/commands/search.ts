@@ -13,6 +13,7 @@ import {
 } from '../output.js';
 import { list, withBrain, type CommandContext, type GlobalOptions } from '../run.js';
 import { formatAtomLine, formatStm } from './knowledge.js';
+import { createEmbedder } from '../../src/index.js';
 
 type Globals = () => GlobalOptions;
 
@@ -88,7 +89,6 @@ async function answer(
   opts: Explain,
   search: RunSearch,
 ): Promise<void> {
-  const { createEmbedder } = await import('../../src/index.js');
   const embedder = await createEmbedder(config, { brain: brain.search, purpose: 'search' });
   // A one-shot process may first have to load an offline model.
   const result = await search({ embedder, queryTimeoutMs: 10_000 });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { TokenSums, UsageRow } from '../../src/index.js';
 import { bold, dim, printJson, println } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
+import { estimateCost } from '../../src/index.js';
 
 type Globals = () => GlobalOptions;
 
@@ -15,7 +16,6 @@ export function registerUsage(program: Command, globals: Globals): void {
     .option('--by <group>', 'one row per model, day (UTC) or source', 'model')
     .action((opts: { since?: string; by: string }) =>
       withBrain(globals(), async ({ brain, json }) => {
-        const { estimateCost } = await import('../../src/index.js');
         const rows = brain.assistant.usage({ since: opts.since, by: opts.by as 'model' });
         const priced = rows.map((r) => ({
           ...r,
