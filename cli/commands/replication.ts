@@ -166,6 +166,9 @@ async function restore(
   await withBrain(
     { ...globals, db: target },
     async ({ brain, json }) => {
+      // The restored file is a new brain no Litestream runs on yet: its tables, copied from the
+      // replicated brain, would keep the brain from checkpointing; Litestream makes them again.
+      brain.upkeep.forgetLitestream();
       const report = await brain.upkeep.doctor();
       if (!report.ok) process.exitCode = 1;
       const from = describeReplica(replica);

@@ -30,3 +30,16 @@ export function replicatedByLitestream(db: Database): boolean {
  * 1,000 pages and forces a RESTART past 10,000 (about 40 MiB at 4 KiB pages).
  */
 export const RUNAWAY_WAL_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Remove Litestream's tables from a file it does not replicate (a restored brain, before anyone
+ * replicates it): the brain then checkpoints its WAL itself again. Never while Litestream runs on
+ * the file: it would lose its place. It makes them again when it starts.
+ */
+export function dropLitestreamTables(db: Database): boolean {
+  if (!replicatedByLitestream(db)) return false;
+  db.transaction(() => {
+    db.exec('DROP TABLE IF EXISTS _litestream_seq; DROP TABLE IF EXISTS _litestream_lock;');
+  }).immediate();
+  return true;
+}

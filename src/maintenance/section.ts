@@ -5,7 +5,7 @@ import type { DoctorInput, DoctorReport } from './doctor.js';
 
 import { statSync } from 'node:fs';
 import { flushNoted, type BrainContext } from '../context.js';
-import { replicatedByLitestream } from '../db/litestream.js';
+import { dropLitestreamTables, replicatedByLitestream } from '../db/litestream.js';
 
 /** What the file says of its replication, for `brain doctor`. */
 export interface ReplicationState {
@@ -43,6 +43,11 @@ export interface UpkeepSection {
   backup: (file: string) => Promise<BackupResult>;
   /** Whether Litestream replicates the file, and how big its WAL is. */
   replication(): ReplicationState;
+  /**
+   * Drop the tables Litestream left in a file it no longer replicates (a restored brain), so the
+   * brain checkpoints its WAL itself again; true when there were some. Never while it replicates.
+   */
+  forgetLitestream(): boolean;
 }
 
 export function upkeepSection(ctx: BrainContext, dbPath: string): UpkeepSection {
@@ -55,6 +60,7 @@ export function upkeepSection(ctx: BrainContext, dbPath: string): UpkeepSection 
     // Loaded when asked for: the one-off commands that run most never are (`brain search`, …).
     doctor: async (input) => (await import('./doctor.js')).runDoctor(db, dbPath, ctx.clock, input),
     backup: async (file) => (await import('./backup.js')).backupDatabase(db, dbPath, file),
+    forgetLitestream: () => dropLitestreamTables(db),
     replication: () => ({
       litestream: replicatedByLitestream(db),
       walBytes:

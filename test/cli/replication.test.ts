@@ -152,5 +152,8 @@ describe('brain restore', () => {
     expect(out).toMatchObject({ path: target, from: url, timestamp: null, doctor: { ok: true } });
     const search = await runCli(['--db', target, 'search', 'kept', '--json']);
     expect(JSON.parse(search.stdout).hits).toHaveLength(1);
+    // A new brain no Litestream runs on yet: it checkpoints its own WAL until one does.
+    const doctor = await runCli(['--db', target, 'doctor', '--json']);
+    expect(JSON.parse(doctor.stdout).replication.replicated).toBe(false);
   });
 });

@@ -55,4 +55,15 @@ describe('checkpoints of a brain Litestream replicates', () => {
     expect(walBytes()).toBe(0);
     expect(t.brain.upkeep.replication()).toEqual({ litestream: false, walBytes: 0 });
   });
+
+  it('forgets Litestream in a file it no longer replicates, and the keeper truncates again', async () => {
+    t = await tempBrain({ walLimitBytes: 1024 * 1024 });
+    markReplicated(t.path);
+    expect(t.brain.upkeep.forgetLitestream()).toBe(true);
+    expect(t.brain.upkeep.forgetLitestream()).toBe(false);
+    for (let i = 0; i < 12; i++)
+      t.brain.messages.send({ from: 'a', to: 'b', body: `${i} ${body}` });
+    expect(walBytes()).toBeLessThan(1024 * 1024);
+    expect(t.brain.upkeep.replication().litestream).toBe(false);
+  });
 });
