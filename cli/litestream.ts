@@ -16,16 +16,23 @@ export interface Litestream {
   source: 'package' | 'PATH';
 }
 
-/** Litestream from the package installed with brain, else the first on PATH; undefined when neither. */
-export function findLitestream(searchPath = executablePath()): Litestream | undefined {
-  try {
-    const pkg = createRequire(import.meta.url).resolve(`${LITESTREAM_PACKAGE}/package.json`);
-    const path = join(dirname(pkg), 'litestream');
-    if (isExecutable(path)) return { path, source: 'package' };
-  } catch (err) {
-    // Not installed (another platform, or --omit=optional): the PATH is the other place it can be.
-    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
-  }
+/**
+ * Litestream from the package installed with brain, else the first on PATH; undefined when
+ * neither. `packaged: false` looks on the PATH only.
+ */
+export function findLitestream(
+  searchPath = executablePath(),
+  options: { packaged?: boolean } = {},
+): Litestream | undefined {
+  if (options.packaged ?? true)
+    try {
+      const pkg = createRequire(import.meta.url).resolve(`${LITESTREAM_PACKAGE}/package.json`);
+      const path = join(dirname(pkg), 'litestream');
+      if (isExecutable(path)) return { path, source: 'package' };
+    } catch (err) {
+      // Not installed (another platform, or --omit=optional): the PATH is the other place.
+      if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+    }
   for (const dir of searchPath.split(delimiter)) {
     if (!dir) continue;
     const path = join(dir, 'litestream');
