@@ -145,8 +145,17 @@ export async function runRestoreDrill(options: DrillOptions): Promise<DrillResul
   const replicating: ChildProcess = spawn(
     process.execPath,
     [CLI, '--db', primary, 'replicate', '--to', url, '--sync-interval', options.syncInterval],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // A process group of its own: brain and its Litestream die together, as with their machine.
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
+  const killReplication = () => {
+    try {
+      process.kill(-replicating.pid!, 'SIGKILL');
+    } catch (err) {
+      // Already gone (the group has ended): nothing left to kill.
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  };
   let replicateLog = '';
   replicating.stderr!.on('data', (d: Buffer) => (replicateLog += d.toString()));
   const clients: Client[] = [];
@@ -207,7 +216,7 @@ export async function runRestoreDrill(options: DrillOptions): Promise<DrillResul
     // The machine is lost: Litestream dies with it, then its disk.
     const lostAt = Date.now();
     lost = true;
-    replicating.kill('SIGKILL');
+    killReplication();
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${primary}${suffix}`, { force: true });
     await failed;
     const acknowledged = writes.filter((w) => w.ackedAt <= lostAt);
@@ -227,7 +236,7 @@ export async function runRestoreDrill(options: DrillOptions): Promise<DrillResul
   } finally {
     // On failure too: writers stop, and nothing outlives the drill.
     lost = true;
-    replicating.kill('SIGKILL');
+    killReplication();
     await Promise.all(clients.map((c) => c.close()));
   }
 }
