@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DURABILITIES, type Durability } from './db/open.js';
 import { check, object } from './input/check.js';
 import { agentName, count, oneOf, text, url } from './input/fields.js';
+import { EXTRACT_THREADS, type ExtractThreads } from './vocabulary.js';
 
 // The brain's settings from the environment and flags, checked with the input kit: no zod, so
 // `brain poll`, run by agents' hooks many times a minute, reads them without loading it.
@@ -20,6 +21,8 @@ export interface BrainConfig {
   maxBodyBytes: number;
   logLevel: (typeof LOG_LEVELS)[number];
   durability: Durability;
+  /** Which threads the background extraction reads into knowledge. */
+  extractThreads: ExtractThreads;
   /** The Litestream replica `brain replicate` and `brain restore` use when given none (a URL). */
   replicaUrl?: string | undefined;
 }
@@ -45,6 +48,7 @@ const configInput = object({
   maxBodyBytes: count(1),
   logLevel: oneOf(LOG_LEVELS),
   durability: oneOf(DURABILITIES),
+  extractThreads: oneOf(EXTRACT_THREADS),
   replicaUrl: text(4096, { min: 1 }).optional(),
 });
 
@@ -58,6 +62,7 @@ const CONFIG_NAMES: Record<keyof BrainConfig, string> = {
   maxBodyBytes: 'BRAIN_MAX_BODY_BYTES',
   logLevel: 'BRAIN_LOG_LEVEL',
   durability: 'BRAIN_DURABILITY',
+  extractThreads: 'BRAIN_EXTRACT_THREADS',
   replicaUrl: 'BRAIN_REPLICA_URL',
 };
 
@@ -83,6 +88,7 @@ function rawConfig(env: Env, overrides: ConfigOverrides): Record<keyof BrainConf
     maxBodyBytes: env.BRAIN_MAX_BODY_BYTES || 1_048_576,
     logLevel: env.BRAIN_LOG_LEVEL || 'warn',
     durability: env.BRAIN_DURABILITY || 'normal',
+    extractThreads: env.BRAIN_EXTRACT_THREADS || 'all',
     replicaUrl: env.BRAIN_REPLICA_URL || undefined,
   };
 }

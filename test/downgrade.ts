@@ -92,8 +92,7 @@ export function downgrade(path: string, version: number): void {
           );
         if (/\b(ALTER|DROP)\s+(TABLE|INDEX|VIEW|TRIGGER)\b/iu.test(rest))
           throw new Error(`downgrade: ${file} alters or drops; it cannot be undone by dropping`);
-        for (const [, table, column] of added.reverse())
-          db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
+        // What it made goes first: an index or trigger it made may name a column it added.
         for (const [, kind, name] of created) {
           if (kind!.toUpperCase() === 'TABLE' && target.has(name!)) {
             const rows = db.prepare(`SELECT count(*) AS n FROM ${name}`).get() as { n: number };
@@ -104,6 +103,8 @@ export function downgrade(path: string, version: number): void {
           }
           db.exec(`DROP ${kind!.toUpperCase()} IF EXISTS ${name}`);
         }
+        for (const [, table, column] of added.reverse())
+          db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
       }
       const present = new Set(
         (db.prepare(`SELECT name FROM sqlite_schema`).all() as Array<{ name: string }>).map(

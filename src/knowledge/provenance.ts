@@ -97,7 +97,7 @@ function threadContext(ctx: BrainContext, row: MessageRow, n: number): MessageRe
 export function derivedFrom(ctx: BrainContext, messageRowId: number): Provenance['derived'] {
   const stm = ctx.q
     .get<[number], Parameters<typeof toStmRecord>[0]>(
-      `${STM_SELECT} WHERE s.source_message_id = ? ORDER BY s.id`,
+      `${STM_SELECT} WHERE s.id IN (SELECT stm_id FROM stm_sources WHERE message_id = ?) ORDER BY s.id`,
     )
     .all(messageRowId)
     .map(toStmRecord);

@@ -11,6 +11,21 @@ import { flushAccesses } from './access-counts.js';
 import { findProvenance, type ProvenanceInput } from './provenance.js';
 import { getStm, listStm, remember, type ListStmInput, type RememberInput } from './stm.js';
 import { derivedFromMessages } from '../messaging/overview.js';
+import {
+  extractPass,
+  extractStatus,
+  type ExtractOptions,
+  type ExtractResult,
+  type ExtractStatus,
+} from './extract/drain.js';
+import { listInsights, type Insight } from './extract/insights.js';
+import type { InsightsInput } from './input.js';
+import type { Extractor } from './extract/types.js';
+import {
+  startExtractionWorker,
+  type ExtractionWorker,
+  type ExtractionWorkerOptions,
+} from './extract/worker.js';
 
 import type { BrainContext } from '../context.js';
 
@@ -26,6 +41,14 @@ export interface KnowledgeSection {
   provenance: (input: ProvenanceInput) => ReturnType<typeof findProvenance>;
   /** What was learned (STM, atoms) from each of these messages. */
   derivedFromMessages: (ids: string[]) => ReturnType<typeof derivedFromMessages>;
+  /** Read the messages `extractor` has not read yet into knowledge (one pass). */
+  extract: (extractor: Extractor, options?: ExtractOptions) => Promise<ExtractResult>;
+  /** How far `extractor` has read, and what it learned. */
+  extractStatus: (extractor: Extractor | string) => ExtractStatus;
+  /** Extract in the background until stopped (long-running processes). */
+  startExtracting: (extractor: Extractor, options?: ExtractionWorkerOptions) => ExtractionWorker;
+  /** What extractors learned, newest first, each with its sources. */
+  insights: (input?: InsightsInput) => Insight[];
 }
 
 export function knowledgeSection(ctx: BrainContext, _dbPath: string): KnowledgeSection {
@@ -40,5 +63,9 @@ export function knowledgeSection(ctx: BrainContext, _dbPath: string): KnowledgeS
     chain: (input) => atomChain(ctx, input),
     provenance: (input) => findProvenance(ctx, input),
     derivedFromMessages: (ids) => derivedFromMessages(ctx, ids),
+    extract: (extractor, options) => extractPass(ctx, extractor, options),
+    extractStatus: (extractor) => extractStatus(ctx, extractor),
+    startExtracting: (extractor, options) => startExtractionWorker(ctx, extractor, options),
+    insights: (input) => listInsights(ctx, input),
   };
 }

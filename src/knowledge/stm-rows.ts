@@ -15,6 +15,8 @@ export interface StmRecord {
   created_at: string;
   expires_at: string | null;
   access_count: number;
+  /** The extractor that learned it (`name@version`); null when an agent stated it. */
+  extractor: string | null;
 }
 
 export interface StmRow extends Omit<StmRecord, 'categories'> {
@@ -27,7 +29,7 @@ export const STM_SELECT = `
          (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
          s.importance, ${messageIdSql('m.uid')} AS source_message_id,
          ${isoSql('s.created_at')} AS created_at, ${isoSql('s.expires_at')} AS expires_at,
-         s.access_count
+         s.access_count, s.extractor
   FROM stm s JOIN agents a ON a.id = s.agent_id LEFT JOIN messages m ON m.id = s.source_message_id`;
 
 export function toStmRecord(row: StmRow): StmRecord {

@@ -20,14 +20,21 @@ export interface StmWrite {
   access_count?: number;
   last_accessed_at?: number | null;
   categories: readonly string[];
+  /** The extractor that learned it (`name@version`); absent when an agent stated it. */
+  extractor?: string | null;
+  /** What it is about, as its extractor names it (see migration 0021). */
+  about?: string | null;
 }
 
-/** Add an STM entry with its categories, unless one with its id exists. Its row id when added. */
+/**
+ * Add an STM entry with its categories and its source, unless one with its id exists. Its row id
+ * when added.
+ */
 export function insertStm(ctx: BrainContext, stm: StmWrite): number | undefined {
   const result = ctx.q
     .get(
-      `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at, access_count, last_accessed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
+      `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at, access_count, last_accessed_at, extractor, about)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
     )
     .run(
       stm.uid,
@@ -39,6 +46,8 @@ export function insertStm(ctx: BrainContext, stm: StmWrite): number | undefined 
       stm.expires_at,
       stm.access_count ?? 0,
       stm.last_accessed_at ?? null,
+      stm.extractor ?? null,
+      stm.about ?? null,
     );
   if (result.changes === 0) return undefined;
   const rowid = Number(result.lastInsertRowid);
@@ -46,8 +55,35 @@ export function insertStm(ctx: BrainContext, stm: StmWrite): number | undefined 
     `INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`,
   );
   for (const c of stm.categories) addCategory.run(rowid, c);
+  if (stm.source_message_id !== null)
+    addStmSource(ctx, rowid, {
+      message: stm.source_message_id,
+      extractor: stm.extractor ?? null,
+      readFrom: stm.extractor ? stm.source_message_id : null,
+      at: stm.created_at,
+    });
   notifyIndexers(ctx, { type: 'stm', rowid });
   return rowid;
+}
+
+/**
+ * Note that an STM entry was (also) learned from a message: by an extractor while it read
+ * `readFrom` (the message itself, or a later turn answering it), or stated by an agent
+ * (`extractor` and `readFrom` null). Whether the source is new to it.
+ */
+export function addStmSource(
+  ctx: BrainContext,
+  stmId: number,
+  source: { message: number; extractor: string | null; readFrom: number | null; at: number },
+): boolean {
+  return (
+    ctx.q
+      .get(
+        `INSERT INTO stm_sources (stm_id, message_id, extractor, read_from, added_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(stm_id, message_id) DO NOTHING`,
+      )
+      .run(stmId, source.message, source.extractor, source.readFrom, source.at).changes > 0
+  );
 }
 
 export interface AtomWrite {

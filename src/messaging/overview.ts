@@ -169,8 +169,9 @@ export function derivedFromMessages(
   const rowids = JSON.stringify([...idOf.keys()]);
   const stm = ctx.q
     .get<[string], StmRow & { source_rowid: number }>(
-      `${STM_SELECT.replace('SELECT', 'SELECT s.source_message_id AS source_rowid,')}
-       WHERE s.source_message_id IN (SELECT value FROM json_each(?)) ORDER BY s.id`,
+      `${STM_SELECT.replace('SELECT', 'SELECT src.message_id AS source_rowid,')}
+       JOIN stm_sources src ON src.stm_id = s.id
+       WHERE src.message_id IN (SELECT value FROM json_each(?)) ORDER BY s.id`,
     )
     .all(rowids);
   for (const { source_rowid, ...row } of stm) slot(source_rowid).stm.push(toStmRecord(row));

@@ -162,6 +162,12 @@ export const TABLES: Record<string, { kind: 'exported' | 'derived' | 'process'; 
   acks: { kind: 'exported', why: 'messages[].acks' },
   stm: { kind: 'exported', why: 'stm' },
   stm_categories: { kind: 'exported', why: 'stm[].categories' },
+  stm_sources: { kind: 'exported', why: 'stm[].sources' },
+  extract_cursor: {
+    kind: 'derived',
+    why: "how far each extractor has read: it reads an imported brain's messages again, and what it learns again merges with the imported entries",
+  },
+  extract_queue: { kind: 'derived', why: 'messages waiting to be read again, as above' },
   atoms: { kind: 'exported', why: 'atoms' },
   atom_links: { kind: 'exported', why: 'atom_links' },
   sessions: { kind: 'exported', why: 'sessions' },

@@ -110,17 +110,35 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
           expires_at: string | null;
           access_count: number;
           last_accessed_at: string | null;
+          extractor: string | null;
+          about: string | null;
+          superseded_by: string | null;
+          sources: string;
         }
       >(
         `SELECT s.uid AS id, a.name AS agent, s.content,
                 (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
                 s.importance, ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('s.created_at')} AS created_at,
-                ${isoSql('s.expires_at')} AS expires_at, s.access_count, ${isoSql('s.last_accessed_at')} AS last_accessed_at
+                ${isoSql('s.expires_at')} AS expires_at, s.access_count, ${isoSql('s.last_accessed_at')} AS last_accessed_at,
+                s.extractor, s.about, (SELECT n.uid FROM stm n WHERE n.id = s.superseded_by) AS superseded_by,
+                (SELECT json_group_array(json_object('message_id', ${messageIdSql('sm.uid')}, 'extractor', src.extractor,
+                          'read_from', ${messageIdSql('rm.uid')}))
+                   FROM (SELECT * FROM stm_sources WHERE stm_id = s.id ORDER BY added_at, message_id) src
+                   JOIN messages sm ON sm.id = src.message_id
+                   LEFT JOIN messages rm ON rm.id = src.read_from) AS sources
          FROM stm s JOIN agents a ON a.id = s.agent_id LEFT JOIN messages m ON m.id = s.source_message_id
          WHERE ${sourceInScope('s')} ORDER BY s.id`,
       )
       .all(p)
-      .map((s) => ({ ...s, categories: JSON.parse(s.categories) as string[] }));
+      .map((s) => ({
+        ...s,
+        categories: JSON.parse(s.categories) as string[],
+        sources: JSON.parse(s.sources) as Array<{
+          message_id: string;
+          extractor: string | null;
+          read_from: string | null;
+        }>,
+      }));
 
     const atoms = ctx.q
       .get<[typeof p], ExportDocument['atoms'][number]>(

@@ -61,6 +61,19 @@ export const exportStm = z.strictObject({
   expires_at: storedTime.nullable(),
   access_count: z.number().int().min(0),
   last_accessed_at: storedTime.nullable(),
+  // Knowledge an extractor learned (absent from exports made before extraction existed).
+  extractor: text(128).nullable().optional(),
+  about: text(10_000).nullable().optional(),
+  superseded_by: stmId.nullable().optional(),
+  sources: z
+    .array(
+      z.strictObject({
+        message_id: messageId,
+        extractor: text(128).nullable(),
+        read_from: messageId.nullable().optional(),
+      }),
+    )
+    .optional(),
 });
 
 export const exportAtom = z.strictObject({

@@ -3,7 +3,7 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageKey, threadKey } from '../ids.js';
 import { formatZodError } from '../validation.js';
-import { insertAtom, insertLink, insertStm } from '../knowledge/store.js';
+import { addStmSource, insertAtom, insertLink, insertStm } from '../knowledge/store.js';
 import {
   addThreadTags,
   insertAck,
@@ -171,8 +171,41 @@ function importDocument(ctx: BrainContext, doc: ImportDocument): ImportResult {
       access_count: s.access_count,
       last_accessed_at: s.last_accessed_at === null ? null : millisOf(s.last_accessed_at),
       categories: s.categories,
+      extractor: s.extractor ?? null,
+      about: s.about ?? null,
     });
     count('stm', rowid !== undefined);
+    if (rowid === undefined) continue;
+    // Sources beyond the first, when their messages are in the brain (an export of some threads
+    // may leave a fact's other sources out).
+    for (const source of s.sources ?? []) {
+      const message = messageKey(source.message_id);
+      const found = ctx.q
+        .get<[number], { id: number }>(`SELECT id FROM messages WHERE uid = ?`)
+        .get(message!);
+      const readFrom = source.read_from
+        ? ctx.q
+            .get<[number], { id: number }>(`SELECT id FROM messages WHERE uid = ?`)
+            .get(messageKey(source.read_from)!)?.id
+        : undefined;
+      if (found)
+        addStmSource(ctx, rowid, {
+          message: found.id,
+          extractor: source.extractor,
+          readFrom: readFrom ?? null,
+          at: millisOf(s.created_at),
+        });
+    }
+  }
+  // What superseded what, once every entry is in.
+  for (const s of doc.stm) {
+    if (!s.superseded_by) continue;
+    ctx.q
+      .get(
+        `UPDATE stm SET superseded_by = (SELECT id FROM stm WHERE uid = ?)
+         WHERE uid = ? AND superseded_by IS NULL`,
+      )
+      .run(s.superseded_by, s.id);
   }
 
   for (const a of doc.atoms) {

@@ -1,0 +1,185 @@
+// Where what an extractor learned is written: as a new STM entry, as one more source of an entry
+// that says the same, or as an entry that supersedes an older one about the same thing. Each
+// function runs inside its caller's write transaction.
+import type { BrainContext } from '../../context.js';
+import { newId } from '../../ids.js';
+import { addStmSource, insertStm } from '../store.js';
+import type { ExtractedEntry } from './types.js';
+import { contentStems, overlapF1 } from './words.js';
+
+/**
+ * At or above this overlap of content words two entries say the same thing, and the newer one
+ * only adds its source to the older. Below it, "Ana moved to Lisbon" and "Ana moved to Porto"
+ * (0.67) stay two entries.
+ */
+export const SAME_FACT_F1 = 0.8;
+
+/** How many existing entries sharing a word with a new one are compared with it. */
+const NEAR_CANDIDATES = 10;
+
+export type LearnedAction = 'added' | 'merged' | 'superseded';
+
+export interface Learned {
+  action: LearnedAction;
+  /** The entry written or merged into (its row id). */
+  stm: number;
+  /** The entry it superseded. */
+  superseded?: number;
+}
+
+interface Current {
+  rowid: number;
+  content: string;
+}
+
+/** Current entries: neither superseded nor expired at `now`. */
+const CURRENT = `s.superseded_by IS NULL AND (s.expires_at IS NULL OR s.expires_at > @now)`;
+
+/** The words of `content` as an FTS5 query matching any of them (quoted: no operator leaks in). */
+function anyWordQuery(content: string): string | undefined {
+  const words = new Set(
+    (content.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).slice(0, 64).map((w) => `"${w}"`),
+  );
+  return words.size ? [...words].slice(0, 16).join(' OR ') : undefined;
+}
+
+/** The current entry that says what `content` says, if any. */
+function sameFact(
+  ctx: BrainContext,
+  content: string,
+  stems: ReadonlySet<string>,
+  now: number,
+): Current | undefined {
+  const query = anyWordQuery(content);
+  if (!query) return undefined;
+  const candidates = ctx.q
+    .get<[{ query: string; now: number; k: number }], Current>(
+      `SELECT s.id AS rowid, s.content FROM stm_fts f JOIN stm s ON s.id = f.rowid
+       WHERE stm_fts MATCH @query AND ${CURRENT} ORDER BY f.rank LIMIT @k`,
+    )
+    .all({ query, now, k: NEAR_CANDIDATES });
+  let best: Current | undefined;
+  let bestF1 = SAME_FACT_F1;
+  for (const c of candidates) {
+    const f1 = overlapF1(stems, contentStems(c.content));
+    if (f1 >= bestF1) [best, bestF1] = [c, f1];
+  }
+  return best;
+}
+
+/** The current entry about `about`, if any (the newest, should there be several). */
+function currentAbout(ctx: BrainContext, about: string, now: number): Current | undefined {
+  return ctx.q
+    .get<[{ about: string; now: number }], Current>(
+      `SELECT s.id AS rowid, s.content FROM stm s WHERE s.about = @about AND ${CURRENT}
+       ORDER BY s.created_at DESC, s.id DESC LIMIT 1`,
+    )
+    .get({ about, now });
+}
+
+function merge(
+  ctx: BrainContext,
+  into: number,
+  entry: ExtractedEntry,
+  sources: readonly number[],
+  extractor: string,
+  at: number,
+): Learned {
+  for (const message of sources)
+    addStmSource(ctx, into, { message, extractor, readFrom: sources[0]!, at });
+  ctx.q
+    .get(`UPDATE stm SET importance = max(importance, ?) WHERE id = ?`)
+    .run(entry.importance, into);
+  ctx.q
+    .get(`INSERT OR IGNORE INTO stm_categories (stm_id, category) VALUES (?, ?)`)
+    .run(into, entry.category);
+  return { action: 'merged', stm: into };
+}
+
+function add(
+  ctx: BrainContext,
+  entry: ExtractedEntry,
+  sources: readonly number[],
+  agentId: number,
+  extractor: string,
+  at: number,
+): number {
+  const rowid = insertStm(ctx, {
+    uid: newId('stm'),
+    agent_id: agentId,
+    content: entry.content,
+    importance: entry.importance,
+    source_message_id: sources[0]!,
+    created_at: at,
+    expires_at: null,
+    categories: [entry.category],
+    extractor,
+    about: entry.key ?? null,
+  })!;
+  for (const message of sources.slice(1))
+    addStmSource(ctx, rowid, { message, extractor, readFrom: sources[0]!, at });
+  return rowid;
+}
+
+/**
+ * Store one entry `extractor` learned from `sources` (message row ids, the turn read first),
+ * as `agentId`'s knowledge (the speaker's). An entry with a key supersedes the current entry of
+ * that key unless both say the same; one without merges into a current entry saying the same.
+ */
+export function learn(
+  ctx: BrainContext,
+  entry: ExtractedEntry,
+  sources: readonly number[],
+  agentId: number,
+  extractor: string,
+  at: number,
+): Learned {
+  const stems = contentStems(entry.content);
+  if (entry.key) {
+    const current = currentAbout(ctx, entry.key, at);
+    if (current && overlapF1(stems, contentStems(current.content)) >= SAME_FACT_F1)
+      return merge(ctx, current.rowid, entry, sources, extractor, at);
+    const rowid = add(ctx, entry, sources, agentId, extractor, at);
+    if (!current) return { action: 'added', stm: rowid };
+    ctx.q.get(`UPDATE stm SET superseded_by = ? WHERE id = ?`).run(rowid, current.rowid);
+    return { action: 'superseded', stm: rowid, superseded: current.rowid };
+  }
+  const same = sameFact(ctx, entry.content, stems, at);
+  if (same) return merge(ctx, same.rowid, entry, sources, extractor, at);
+  return { action: 'added', stm: add(ctx, entry, sources, agentId, extractor, at) };
+}
+
+/**
+ * Drop what extractors learned by reading a message (before it is read again, once edited): the
+ * sources that reading cited leave each entry; an extractor's entry left with no source lapses at
+ * `at` (it is kept, not deleted, as everything in the brain). What an agent stated stays as it is.
+ */
+export function forgetLearnedFrom(ctx: BrainContext, messageId: number, at: number): number {
+  const entries = ctx.q
+    .get<[number], { stm_id: number }>(
+      `SELECT DISTINCT stm_id FROM stm_sources WHERE read_from = ? AND extractor IS NOT NULL`,
+    )
+    .all(messageId)
+    .map((r) => r.stm_id);
+  if (entries.length === 0) return 0;
+  ctx.q.get(`DELETE FROM stm_sources WHERE read_from = ? AND extractor IS NOT NULL`).run(messageId);
+  let lapsed = 0;
+  for (const stm of entries) {
+    const first = ctx.q
+      .get<[number], { message_id: number }>(
+        `SELECT message_id FROM stm_sources WHERE stm_id = ? ORDER BY added_at, message_id LIMIT 1`,
+      )
+      .get(stm);
+    if (first) {
+      ctx.q.get(`UPDATE stm SET source_message_id = ? WHERE id = ?`).run(first.message_id, stm);
+    } else {
+      lapsed += ctx.q
+        .get(
+          `UPDATE stm SET expires_at = ? WHERE id = ? AND extractor IS NOT NULL
+             AND (expires_at IS NULL OR expires_at > ?)`,
+        )
+        .run(at, stm, at).changes;
+    }
+  }
+  return lapsed;
+}

@@ -1,0 +1,81 @@
+// Extraction in the background of a long-running process (brain serve, brain mcp, brain agent):
+// a pass, then a pause, until stopped. It never throws; failures go to `onError`, and the
+// messages whose read failed wait in the queue for their retry.
+import type { BrainContext } from '../../context.js';
+import type { ExtractThreads } from '../../vocabulary.js';
+import { extractPass } from './drain.js';
+import type { Extractor } from './types.js';
+
+export interface ExtractionWorkerOptions {
+  threads?: ExtractThreads;
+  /** Pause between passes once nothing is left to read. */
+  intervalMs?: number;
+  /** Told each new failure (not again while the same failure repeats). */
+  onError?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface ExtractionWorker {
+  /** Stop and wait for the pass in flight to end. */
+  stop(): Promise<void>;
+  readonly done: Promise<void>;
+}
+
+export function startExtractionWorker(
+  ctx: BrainContext,
+  extractor: Extractor,
+  options: ExtractionWorkerOptions = {},
+): ExtractionWorker {
+  const controller = new AbortController();
+  const signal = options.signal
+    ? AbortSignal.any([options.signal, controller.signal])
+    : controller.signal;
+  let lastError: string | undefined;
+  const report = (message: string) => {
+    if (message === lastError) return;
+    lastError = message;
+    options.onError?.(message);
+  };
+  const done = (async () => {
+    while (!signal.aborted && ctx.db.open) {
+      try {
+        // Small batches: each is one write transaction, and other writers wait on none for long.
+        const result = await extractPass(ctx, extractor, {
+          threads: options.threads,
+          signal,
+          batchSize: 20,
+          maxMessages: 200,
+        });
+        for (const e of result.errors) report(`extraction: ${e}`);
+        if (result.read > 0 && result.errors.length === 0) lastError = undefined;
+        // A full pass means more may be waiting: go on without a pause.
+        if (result.read + result.skipped >= 200) continue;
+      } catch (err) {
+        if (!ctx.db.open || signal.aborted) break;
+        report(`extraction: ${(err as Error).message}`);
+      }
+      await pause(options.intervalMs ?? 2_000, signal);
+    }
+  })();
+  return {
+    done,
+    async stop() {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(finish, ms);
+    timer.unref();
+    function finish() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', finish);
+      resolve();
+    }
+    signal.addEventListener('abort', finish, { once: true });
+  });
+}
