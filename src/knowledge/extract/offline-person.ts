@@ -148,8 +148,8 @@ function names(list: string[]): string {
 const SUBJECTS = new Set(['i', 'you']);
 
 /**
- * Rewrites a sentence in the third person. The first mention of the speaker is their name; a
- * later "my" is "their", which keeps the sentence short and the name said once.
+ * Rewrites a sentence in the third person. "I" and "me" are always the speaker's name; a "my"
+ * after the name is "their", which keeps the sentence short without leaving doubt whose it is.
  */
 export function toThirdPerson(sentence: string, who: Persons): string {
   const listener = names(who.listeners);
@@ -206,7 +206,7 @@ export function toThirdPerson(sentence: string, who: Persons): string {
       named = true;
       agreeNext = true;
     } else if (lower === 'me') {
-      word = named ? 'them' : who.speaker;
+      word = who.speaker;
       named = true;
     } else if (lower === 'myself') {
       word = named ? 'themselves' : who.speaker;

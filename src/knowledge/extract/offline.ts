@@ -42,7 +42,8 @@ const CUES: Cue[] = [
   {
     category: 'decision',
     importance: 2,
-    pattern: /\blet'?s (?:go with|use|do|pick|choose|stick with|meet|try|keep|switch|move|plan)\b/,
+    pattern:
+      /\blet'?s (?:go with|use|pick|choose|stick with|meet|switch|move|plan|schedule|book|call|ship|release|merge|drop|start|postpone)\b/,
   },
   {
     category: 'todo',
@@ -87,6 +88,9 @@ const CUES: Cue[] = [
   },
 ];
 
+/** A time something is due by. */
+const DEADLINE = /\b(?:by|before|until) (?:\w+day|tomorrow|tonight|the end of|next|eod|noon|\d)/;
+
 /** First-person words that make a sentence about the speaker. */
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|we'll|we'd|our|let's)\b/;
 
@@ -130,6 +134,13 @@ function restoreSubject(sentence: string): string {
   }
   return sentence;
 }
+
+/**
+ * Encouragement in the form of a promise ("I'll keep pushing", "we'll make it"): it commits to
+ * nothing anyone could check, so it is kept as a plain statement, not as a commitment.
+ */
+const ENCOURAGEMENT =
+  /^(?:i|we|let's)(?:'ll| will|'m| am|'re| are)? (?:\w+ )?(?:going to |gonna )?(?:keep (?:on )?(?:going|pushing|it up|at it|trying|believing|chasing|spreading|supporting|helping|motivating|inspiring|rocking|shining|moving|movin'|dreaming|smiling|fighting|working hard|doing (?:my|our) (?:best|part))|do (?:my|our) (?:best|part)|make (?:it|this|that) (?:happen|work)|make it\b|never (?:give up|quit|stop)|get through (?:this|it)|be (?:there|right) )/;
 
 /** Words too vague to make a sentence worth keeping on their own. */
 const VAGUE = new Set(
@@ -196,13 +207,12 @@ function fromStatement(
   if (PHATIC.some((p) => p.test(lower))) return undefined;
   if (!aboutSpeaker) return fragment ? undefined : fromClaim(sentence, lower, turn);
   const words = contentWords(lower);
-  const cue = CUES.find((c) => c.pattern.test(lower));
+  const cue = ENCOURAGEMENT.test(lower) ? undefined : CUES.find((c) => c.pattern.test(lower));
   // A cue says what the sentence is, so one word of substance ("I love tea") is enough.
   if (words < (cue ? 1 : 2)) return undefined;
   const category = cue?.category ?? 'fact';
   const importance = cue?.importance ?? 1;
-  const deadline =
-    /\b(?:by|before|until) (?:\w+day|tomorrow|tonight|the end of|next|eod|noon|\d)/.test(lower);
+  const deadline = DEADLINE.test(lower);
   const content = finish(
     pinDates(
       shorten(toThirdPerson(sentence, persons(turn, category === 'decision'))),
@@ -365,12 +375,65 @@ function settle(words: string, yes: boolean): string {
   return s;
 }
 
+/** A turn whose fields have the types they claim, whatever it was handed. */
+function normal(turn: ExtractTurn): ExtractTurn {
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  return {
+    ...turn,
+    id: text(turn.id),
+    sender: text(turn.sender),
+    recipients: Array.isArray(turn.recipients) ? turn.recipients.filter((r) => !!text(r)) : [],
+    body: text(turn.body),
+    created_at: text(turn.created_at),
+  };
+}
+
+const LABEL =
+  /^(decisions?|decided|agreed|to-?dos?|to do|action items?|next steps?)\s*[:–-]\s*(.+)$/i;
+const REQUEST = /^(?:please|pls|kindly)\s+(.+)$/i;
+
+/**
+ * What a turn marks as such ("Decision: X", "TODO: Y"), and a request to the listener
+ * ("Please review the PR by Friday").
+ */
+function fromLabel(sentence: string, turn: ExtractTurn): Omit<Candidate, 'order'> | undefined {
+  const label = LABEL.exec(sentence);
+  const request = label ? undefined : REQUEST.exec(sentence);
+  if (!label && !request) return undefined;
+  const decision = label !== null && /^(?:decision|decided|agreed)/i.test(label[1]!);
+  const who = persons(turn, decision);
+  const rest = toThirdPerson((label ? label[2] : request?.[1]) ?? '', who);
+  if (contentWords(rest.toLowerCase()) < 1) return undefined;
+  const deadline = DEADLINE.test(rest.toLowerCase());
+  let text: string;
+  if (decision) text = `${who.we} decided: ${rest}`;
+  else if (label) text = `${who.speaker} noted a to-do: ${rest}`;
+  else {
+    const listeners = who.listeners.length ? who.listeners.join(' and ') : 'the others';
+    text = `${who.speaker} asked ${listeners} to ${rest.charAt(0).toLowerCase()}${rest.slice(1)}`;
+  }
+  const importance = decision ? 3 : 2 + (deadline ? 0.5 : 0);
+  return {
+    entry: {
+      content: finish(pinDates(shorten(text), turn.created_at), [turn.sender, ...turn.recipients]),
+      category: decision ? 'decision' : 'todo',
+      importance,
+      sources: [turn.id],
+    },
+    weight: importance + 1,
+  };
+}
+
 /** What the offline extractor learns from one turn: synchronous, never throws on a body. */
 export function extractOffline(
-  turn: ExtractTurn,
-  before: readonly ExtractTurn[] = [],
+  given: ExtractTurn,
+  givenBefore: readonly ExtractTurn[] = [],
 ): ExtractedEntry[] {
-  const body = typeof turn.body === 'string' ? turn.body : '';
+  const turn = normal(given);
+  const before = Array.isArray(givenBefore)
+    ? givenBefore.filter((t) => typeof t === 'object' && t !== null).map(normal)
+    : [];
+  const body = turn.body;
   if (!body.trim()) return [];
   const vocatives = vocativesOf([turn.sender, ...turn.recipients]);
   const found: Candidate[] = [];
@@ -381,7 +444,7 @@ export function extractOffline(
     const sentence = restoreSubject(cleanSentence(raw, vocatives));
     if (!sentence) return;
     // A piece that starts in lower case is the tail of a sentence cut at a dash.
-    const c = fromStatement(sentence, turn, /^[a-z]/.test(raw));
+    const c = fromLabel(sentence, turn) ?? fromStatement(sentence, turn, /^[a-z]/.test(raw));
     if (c) found.push({ ...c, order });
   });
   const seen = new Set<string>();

@@ -116,6 +116,31 @@ describe('the offline extractor', () => {
     });
   });
 
+  it('reads labelled decisions and to-dos, and requests to the listener', () => {
+    expect(one('Decision: we ship on Monday.')).toMatchObject({
+      category: 'decision',
+      importance: 3,
+      content: 'Alice and Bob decided: Alice and Bob ship on Monday (13 May 2024).',
+    });
+    expect(one('TODO: update the changelog')).toMatchObject({
+      category: 'todo',
+      content: 'Alice noted a to-do: update the changelog.',
+    });
+    expect(one('Please send me the logs by Friday.')).toMatchObject({
+      category: 'todo',
+      importance: 2.5,
+      content: 'Alice asked Bob to send Alice the logs by Friday (10 May 2024).',
+    });
+  });
+
+  it('keeps encouragement worded as a promise as a plain statement, not a commitment', () => {
+    expect(one("I'll keep pushing and working hard on the studio.")).toMatchObject({
+      category: 'fact',
+      importance: 1,
+    });
+    expect(one("I'll keep the staging server running until Friday.").category).toBe('commitment');
+  });
+
   it('finds nothing in greetings, acknowledgements, praise and questions', () => {
     for (const body of [
       'Hi Bob!',
@@ -209,6 +234,8 @@ describe('the offline extractor', () => {
     const filler = 'The sky was grey. '.repeat(400);
     const late = extractOffline(turn('Alice', `${filler}I work at Acme.`), []);
     expect(late.map((e) => e.content)).not.toContain('Alice works at Acme.');
+    const broken = { id: 'syn_x', body: 'I love tea.' } as unknown as ExtractTurn;
+    expect(() => extractOffline(broken, [null as unknown as ExtractTurn])).not.toThrow();
     const odd2 = { ...turn('', 'I love tea.'), recipients: [] };
     expect(extractOffline(odd2, [])[0]?.content).toBe('Someone loves tea.');
   });
