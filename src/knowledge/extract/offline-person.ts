@@ -144,6 +144,10 @@ function names(list: string[]): string {
   return `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]!}`;
 }
 
+/** Words after which "I'd" is "I had" ("I'd been"), not "I would". */
+const HAD_AFTER =
+  /^(?:been|had|already|never|just|gone|done|seen|got|gotten|made|taken|left|finished|forgotten|heard|known|met)$/i;
+
 /** Words that are subjects and take a verb after them. */
 const SUBJECTS = new Set(['i', 'you']);
 
@@ -187,7 +191,9 @@ export function toThirdPerson(sentence: string, who: Persons): string {
         tail === "'ll"
           ? 'will'
           : tail === "'d"
-            ? 'would'
+            ? HAD_AFTER.test(parts[i + 2] ?? '')
+              ? 'had'
+              : 'would'
             : tail === "'ve"
               ? plural
                 ? 'have'

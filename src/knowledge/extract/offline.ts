@@ -297,17 +297,17 @@ function fromAnswer(
     .toLowerCase()
     .replace(/[’‘]/g, "'")
     .replace(/^(?:oh|well|hmm+|haha+|um+)[\s,!.]+/, '');
-  const yes = AFFIRMATIVE.test(a);
-  const no = !yes && NEGATIVE.test(a);
-  if (!yes && !no) return undefined;
   const question = sentencesOf(prev.body).at(-1);
   if (!question?.endsWith('?')) return undefined;
   const q = cleanSentence(question, vocativesOf([turn.sender, prev.sender])).replace(/\?+$/, '');
+  const yes = AFFIRMATIVE.test(a);
+  const no = !yes && NEGATIVE.test(a);
+  if (!yes && !no) return fromNamedAnswer(q, answer, turn, prev);
   const m =
     /^(do|does|did|are|is|was|were|have|has|can|could|will|would|shall|should) (you|we) (.+)$/i.exec(
       q.replace(/[’‘]/g, "'"),
     );
-  if (!m) return undefined;
+  if (!m) return fromNamedAnswer(q, answer, turn, prev);
   const aux = m[1]!.toLowerCase();
   const both = m[2]!.toLowerCase() === 'we';
   const subject = both ? `${prev.sender} and ${turn.sender}` : turn.sender;
@@ -356,6 +356,40 @@ function fromAnswer(
     entry: {
       content: finish(pinDates(shorten(text), turn.created_at), [turn.sender, prev.sender]),
       category,
+      importance,
+      sources: [prev.id, turn.id],
+    },
+    weight: importance + 1,
+  };
+}
+
+/**
+ * "What's your favourite colour?" answered "Blue!": the answer names the thing asked about, so
+ * the two make one fact about the one who answers. Only short answers that say nothing else.
+ */
+function fromNamedAnswer(
+  question: string,
+  answer: string,
+  turn: ExtractTurn,
+  prev: ExtractTurn,
+): Omit<Candidate, 'order'> | undefined {
+  const m = /^what(?:'s| is| are|’s) your (.+)$/i.exec(question);
+  if (!m) return undefined;
+  const said = cleanSentence(answer, vocativesOf([turn.sender, prev.sender])).replace(/[.!]+$/, '');
+  const words = said.split(/\s+/).filter(Boolean);
+  if (words.length === 0 || words.length > 5 || FIRST_PERSON.test(said.toLowerCase())) {
+    return undefined;
+  }
+  if (/\b(?:is|are|was|were|do|does|did|have|has|you|it|that|this)\b/i.test(said)) return undefined;
+  const preference = /\b(?:favou?rite|fave|fav|top pick)\b/i.test(m[1]!);
+  const importance = preference ? 2 : 1.5;
+  const verb = / are$/i.test(question.slice(0, question.indexOf(' your'))) ? 'are' : 'is';
+  return {
+    entry: {
+      content: finish(pinDates(`${turn.sender}'s ${m[1]!} ${verb} ${said}`, turn.created_at), [
+        turn.sender,
+      ]),
+      category: preference ? 'preference' : 'fact',
       importance,
       sources: [prev.id, turn.id],
     },

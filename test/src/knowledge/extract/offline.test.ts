@@ -184,6 +184,24 @@ describe('the offline extractor', () => {
     ]);
   });
 
+  it('makes a fact of a "what is your…" question and a short answer naming it', () => {
+    const ask = turn('Alice', "Nice! What's your favourite colour?");
+    const blue = turn('Bob', 'Blue!');
+    expect(extractOffline(blue, [ask])).toEqual([
+      {
+        content: "Bob's favourite colour is Blue.",
+        category: 'preference',
+        importance: 2,
+        sources: [ask.id, blue.id],
+      },
+    ]);
+    // A long answer is read as statements of its own, citing only itself.
+    const long = turn('Bob', 'I think blue, because it reminds me of the sea where I grew up.');
+    const own = extractOffline(long, [ask]);
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.every((e) => e.sources.length === 1 && e.sources[0] === long.id)).toBe(true);
+  });
+
   it('links no answer to a question it did not follow, nor to its own speaker', () => {
     const ask = turn('Alice', 'Can we meet Tuesday? Anyway, see you.');
     expect(extractOffline(turn('Bob', 'Yes, sure.'), [ask])).toEqual([]);
