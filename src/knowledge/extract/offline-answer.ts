@@ -1,0 +1,137 @@
+// A turn that answers the question of the turn before it: a yes or no, or a short answer naming
+// what was asked about, makes one entry of both turns, citing both.
+import { FIRST_PERSON, contentWords, type Found } from './offline-cues.js';
+import { pinDates } from './offline-dates.js';
+import { pastTense, thirdPerson, toThirdPerson } from './offline-person.js';
+import { cleanSentence, finish, sentencesOf, shorten, vocativesOf } from './offline-text.js';
+import type { ExtractCategory, ExtractTurn } from './types.js';
+
+const AFFIRMATIVE =
+  /^(?:yes|yeah|yep|yup|sure|definitely|absolutely|of course|sounds good|sounds great|works for me|that works|deal|agreed|ok|okay|for sure|totally|perfect|will do|can do|certainly)\b|^[\w ]{0,30}\b(?:works(?: for me)?|is fine|suits me|fine by me)\b|^(?:i|we) (?:do|did|have|am|will|can|sure do|sure did)(?=[\s,.!]*$|[\s]*[,.!])/;
+const NEGATIVE =
+  /^(?:no|nope|nah|not really|not yet|never|i don't|i do not|i haven't|i didn't|i can't|i won't|i'm not|we can't|we don't)\b/;
+
+/**
+ * "Can we meet Tuesday?" answered "Yes, Tuesday works": one entry that states what the two turns
+ * settle, citing both. Only yes-or-no questions to the one who answers or to both of them.
+ */
+export function fromAnswer(turn: ExtractTurn, before: readonly ExtractTurn[]): Found | undefined {
+  const prev = before[before.length - 1];
+  if (!prev || prev.sender === turn.sender) return undefined;
+  const answer = sentencesOf(turn.body)[0];
+  if (!answer) return undefined;
+  const a = answer
+    .toLowerCase()
+    .replace(/[’‘]/g, "'")
+    .replace(/^(?:oh|well|hmm+|haha+|um+)[\s,!.]+/, '');
+  const question = sentencesOf(prev.body).at(-1);
+  if (!question?.endsWith('?')) return undefined;
+  const q = cleanSentence(question, vocativesOf([turn.sender, prev.sender])).replace(/\?+$/, '');
+  const yes = AFFIRMATIVE.test(a);
+  const no = !yes && NEGATIVE.test(a);
+  if (!yes && !no) return fromNamedAnswer(q, answer, turn, prev);
+  const m =
+    /^(do|does|did|are|is|was|were|have|has|can|could|will|would|shall|should) (you|we) (.+)$/i.exec(
+      q.replace(/[’‘]/g, "'"),
+    );
+  if (!m) return fromNamedAnswer(q, answer, turn, prev);
+  const aux = m[1]!.toLowerCase();
+  const both = m[2]!.toLowerCase() === 'we';
+  const subject = both ? `${prev.sender} and ${turn.sender}` : turn.sender;
+  // The question's own "I" and "my" are the asker's.
+  const rest = toThirdPerson(settle(m[3]!, yes), {
+    speaker: prev.sender,
+    listeners: [turn.sender],
+    we: `${prev.sender} and ${turn.sender}`,
+  });
+  if (contentWords(rest.toLowerCase()) < 1) return undefined;
+  let text: string;
+  let category: ExtractCategory = 'fact';
+  let importance = 1.5;
+  if (/^(?:can|could|will|would|shall|should)$/.test(aux)) {
+    text = `${subject} ${yes ? 'agreed' : 'declined'} to ${rest}`;
+    if (yes) {
+      category = both ? 'decision' : 'commitment';
+      importance = both ? 3 : 2.5;
+    }
+  } else if (/^(?:do|does|did)$/.test(aux)) {
+    if (yes) {
+      // "Did you join?" "Yes" → "joined"; "Does she like it?" "Yes" → "likes".
+      const [first = '', ...others] = rest.split(' ');
+      const verb = aux === 'did' ? pastTense(first) : both ? first : thirdPerson(first);
+      text = `${subject} ${[verb, ...others].join(' ')}`;
+    } else {
+      text = `${subject} ${aux === 'did' ? 'did' : both ? 'do' : 'does'} not ${rest}`;
+    }
+    if (/^(?:like|love|enjoy|prefer|want)\b/.test(m[3]!)) category = 'preference';
+  } else {
+    const verb =
+      aux === 'have' || aux === 'has'
+        ? both
+          ? 'have'
+          : 'has'
+        : aux === 'was' || aux === 'were'
+          ? both
+            ? 'were'
+            : 'was'
+          : both
+            ? 'are'
+            : 'is';
+    text = `${subject} ${yes ? verb : `${verb} not`} ${rest}`;
+  }
+  return {
+    entry: {
+      content: finish(pinDates(shorten(text), turn.created_at), [turn.sender, prev.sender]),
+      category,
+      importance,
+      sources: [prev.id, turn.id],
+    },
+    weight: importance + 1,
+  };
+}
+
+/**
+ * "What's your favourite colour?" answered "Blue!": the answer names the thing asked about, so
+ * the two make one fact about the one who answers. Only short answers that say nothing else.
+ */
+function fromNamedAnswer(
+  question: string,
+  answer: string,
+  turn: ExtractTurn,
+  prev: ExtractTurn,
+): Found | undefined {
+  const m = /^what(?:'s| is| are|’s) your (.+)$/i.exec(question);
+  if (!m) return undefined;
+  const said = cleanSentence(answer, vocativesOf([turn.sender, prev.sender])).replace(/[.!]+$/, '');
+  const words = said.split(/\s+/).filter(Boolean);
+  if (words.length === 0 || words.length > 5 || FIRST_PERSON.test(said.toLowerCase())) {
+    return undefined;
+  }
+  if (/\b(?:is|are|was|were|do|does|did|have|has|you|it|that|this)\b/i.test(said)) return undefined;
+  const preference = /\b(?:favou?rite|fave|fav|top pick)\b/i.test(m[1]!);
+  const importance = preference ? 2 : 1.5;
+  const verb = / are$/i.test(question.slice(0, question.indexOf(' your'))) ? 'are' : 'is';
+  return {
+    entry: {
+      content: finish(pinDates(`${turn.sender}'s ${m[1]!} ${verb} ${said}`, turn.created_at), [
+        turn.sender,
+      ]),
+      category: preference ? 'preference' : 'fact',
+      importance,
+      sources: [prev.id, turn.id],
+    },
+    weight: importance + 1,
+  };
+}
+
+/**
+ * A question's words as a statement's: "any" becomes "some" when the answer is yes, and the
+ * words that only a question needs ("ever", "yet", "already") go.
+ */
+function settle(words: string, yes: boolean): string {
+  let s = words.replace(/\b(?:ever|yet|already)\b\s*/gi, '').replace(/\s+$/, '');
+  if (yes) {
+    s = s.replace(/\bany(one|body|thing|where|)\b/gi, (_m, tail: string) => `some${tail}`);
+  }
+  return s;
+}
