@@ -1,5 +1,5 @@
-// A turn that answers the question of the turn before it: a yes or no, or a short answer naming
-// what was asked about, makes one entry of both turns, citing both.
+// A turn that answers the turn before it: a yes or no to a question, a short answer naming what
+// was asked about, an agreement to a proposal; each makes one entry of both turns, citing both.
 import { FIRST_PERSON, contentWords, type Found } from './offline-cues.js';
 import { pinDates } from './offline-dates.js';
 import { pastTense, thirdPerson, toThirdPerson } from './offline-person.js';
@@ -10,6 +10,39 @@ const AFFIRMATIVE =
   /^(?:yes|yeah|yep|yup|sure|definitely|absolutely|of course|sounds good|sounds great|works for me|that works|deal|agreed|ok|okay|for sure|totally|perfect|will do|can do|certainly)\b|^[\w ]{0,30}\b(?:works(?: for me)?|is fine|suits me|fine by me)\b|^(?:i|we) (?:do|did|have|am|will|can|sure do|sure did)(?=[\s,.!]*$|[\s]*[,.!])/;
 const NEGATIVE =
   /^(?:no|nope|nah|not really|not yet|never|i don't|i do not|i haven't|i didn't|i can't|i won't|i'm not|we can't|we don't)\b/;
+
+/** What one proposes both do: "we should X", "let's X", "I suggest we X", "how about we X". */
+const PROPOSAL =
+  /\b(?:we should|we could|let's|let us|i (?:suggest|propose)(?: that)? we|how about we|why don't we)\s+(?!(?:keep|hope|see|not)\b)(.+)$/i;
+const AGREED =
+  /^(?:agreed|good idea|great idea|makes sense|let's do (?:it|that)|deal|sounds good|sounds great|sounds like a plan|works for me|yes|yep|sure|ok|okay|perfect|done)\b/;
+
+/**
+ * "I think we should cap the workers at 2." answered "Agreed.": a proposal to both that the other
+ * accepts is what they decided, citing both turns.
+ */
+function fromAgreement(answer: string, turn: ExtractTurn, prev: ExtractTurn): Found | undefined {
+  if (!AGREED.test(answer)) return undefined;
+  const proposal = sentencesOf(prev.body)
+    .map((s) => PROPOSAL.exec(s.replace(/[’‘]/g, "'")))
+    .findLast((m) => m !== null);
+  if (!proposal) return undefined;
+  const what = proposal[1]!.replace(/[.!]+$/, '');
+  const both = `${prev.sender} and ${turn.sender}`;
+  const rest = toThirdPerson(what, { speaker: prev.sender, listeners: [turn.sender], we: both });
+  if (contentWords(rest.toLowerCase()) < 1) return undefined;
+  return {
+    entry: {
+      content: finish(pinDates(shorten(`${both} agreed to ${rest}`), turn.created_at), [
+        prev.sender,
+      ]),
+      category: 'decision',
+      importance: 3,
+      sources: [prev.id, turn.id],
+    },
+    weight: 4,
+  };
+}
 
 /**
  * "Can we meet Tuesday?" answered "Yes, Tuesday works": one entry that states what the two turns
@@ -25,7 +58,7 @@ export function fromAnswer(turn: ExtractTurn, before: readonly ExtractTurn[]): F
     .replace(/[’‘]/g, "'")
     .replace(/^(?:oh|well|hmm+|haha+|um+)[\s,!.]+/, '');
   const question = sentencesOf(prev.body).at(-1);
-  if (!question?.endsWith('?')) return undefined;
+  if (!question?.endsWith('?')) return fromAgreement(a, turn, prev);
   const q = cleanSentence(question, vocativesOf([turn.sender, prev.sender])).replace(/\?+$/, '');
   const yes = AFFIRMATIVE.test(a);
   const no = !yes && NEGATIVE.test(a);

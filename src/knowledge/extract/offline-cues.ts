@@ -39,8 +39,7 @@ export const CUES: Cue[] = [
   {
     category: 'decision',
     importance: 2,
-    pattern:
-      /\blet'?s (?:go with|use|pick|choose|stick with|meet|switch|move|plan|schedule|book|call|ship|release|merge|drop|start|postpone)\b/,
+    pattern: /\blet'?s [a-z]+\b/,
   },
   {
     category: 'todo',

@@ -64,7 +64,7 @@ function pin(expr: string, now: number): string | undefined {
     case 'next year':
       return String(year + 1);
   }
-  const wd = /^(by|on|this|next|last|until|before) (\w+)$/.exec(e);
+  const wd = /^(by|on|for|this|next|last|until|before) (\w+)$/.exec(e);
   if (wd) {
     const target = WEEKDAYS.indexOf(wd[2]!);
     if (target < 0) return undefined;
@@ -81,7 +81,7 @@ function pin(expr: string, now: number): string | undefined {
 }
 
 const RELATIVE =
-  /\b(?:today|tonight|yesterday|tomorrow|last night|this (?:morning|afternoon|evening)|(?:last|this|next) (?:week|month|year)|(?:by|on|this|next|last|until|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/gi;
+  /\b(?:today|tonight|yesterday|tomorrow|last night|this (?:morning|afternoon|evening)|(?:last|this|next) (?:week|month|year)|(?:by|on|for|this|next|last|until|before) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/gi;
 
 /** `text` with each relative date followed by the date it means ("by Friday (12 May 2023)"). */
 export function pinDates(text: string, saidAt: string): string {

@@ -53,7 +53,7 @@ const EMOJI = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\u{FE0F}|\u{200D}/gu
 
 /** Interjections and discourse markers that open a sentence and carry nothing of its fact. */
 const OPENER =
-  /^(?:(?:thanks|thank you|thx)(?: so much| a lot| a bunch)? for [^,.!;]+[,.!;]+|hey|hi|hello|yo|oh|ooh|wow|whoa|yeah|yes|yep|yup|yay|no|nope|nah|ok|okay|sure|well|so|thanks|thank you|thx|haha+|hehe|lol|aww+|ah+|hmm+|um+|uh|cool|great|awesome|nice|sweet|totally|definitely|absolutely|of course|right|also|and|but|plus|btw|by the way|anyway|anyways|actually|honestly|omg|sounds good|true|exactly|indeed|gosh|man|dude|guys|again|good point|fair enough)\b[\s,!.:;-]*/i;
+  /^(?:(?:thanks|thank you|thx)(?: so much| a lot| a bunch)? for [^,.!;]+[,.!;]+|hey|hi|hello|yo|oh|ooh|wow|whoa|yeah|yes|yep|yup|yay|no|nope|nah|ok|okay|sure|well|so|thanks|thank you|thx|haha+|hehe|lol|aww+|ah+|hmm+|um+|uh|cool|great|awesome|nice|sweet|totally|definitely|absolutely|of course|right|also|and|but|plus|btw|by the way|anyway|anyways|actually|honestly|omg|sounds good|true|exactly|indeed|gosh|man|dude|guys|again|good point|fair enough|fyi|note|heads up|ps|p\.s)\b[\s,!.:;-]*/i;
 
 /** Patterns of the people of a turn named as address ("Thanks, Gina!", "…, Jon."). */
 export function vocativesOf(people: readonly string[]): RegExp[] {

@@ -143,7 +143,9 @@ function fromLabel(sentence: string, turn: ExtractTurn): Found | undefined {
   if (contentWords(rest.toLowerCase()) < 1) return undefined;
   const deadline = DEADLINE.test(rest.toLowerCase());
   let text: string;
-  if (decision) text = `${who.we} decided: ${rest}`;
+  const weDo = decision ? /^we (?:will |'ll |shall )?(?=[a-z])/i.exec(label?.[2] ?? '') : null;
+  if (weDo) text = `${who.we} decided to ${toThirdPerson(label![2]!.slice(weDo[0].length), who)}`;
+  else if (decision) text = `${who.we} decided: ${rest}`;
   else if (label) text = `${who.speaker} noted a to-do: ${rest}`;
   else {
     const listeners = who.listeners.length ? who.listeners.join(' and ') : 'the others';

@@ -120,7 +120,7 @@ describe('the offline extractor', () => {
     expect(one('Decision: we ship on Monday.')).toMatchObject({
       category: 'decision',
       importance: 3,
-      content: 'Alice and Bob decided: Alice and Bob ship on Monday (13 May 2024).',
+      content: 'Alice and Bob decided to ship on Monday (13 May 2024).',
     });
     expect(one('TODO: update the changelog')).toMatchObject({
       category: 'todo',
@@ -182,6 +182,24 @@ describe('the offline extractor', () => {
     expect(extractOffline(no, [rome]).map((e) => [e.content, e.sources])).toEqual([
       ['Bob has not been to Rome.', [rome.id, no.id]],
     ]);
+  });
+
+  it('makes a decision of a proposal to both and the agreement that answers it', () => {
+    const proposal = turn(
+      'Alice',
+      'The runner has 2 cores. I think we should cap the workers at 2.',
+    );
+    const agreed = turn('Bob', 'Agreed.');
+    expect(extractOffline(agreed, [proposal])).toEqual([
+      {
+        content: 'Alice and Bob agreed to cap the workers at 2.',
+        category: 'decision',
+        importance: 3,
+        sources: [proposal.id, agreed.id],
+      },
+    ]);
+    // Without a proposal before it, an agreement is no decision.
+    expect(extractOffline(agreed, [turn('Alice', 'The runner has 2 cores.')])).toEqual([]);
   });
 
   it('makes a fact of a "what is your…" question and a short answer naming it', () => {
