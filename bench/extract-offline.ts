@@ -11,6 +11,7 @@ import {
   readLocomoObservations,
   scoreExtraction,
   type ExtractMetrics,
+  type LocomoObservation,
 } from '../src/eval/extract-metrics.js';
 import { extractOffline } from '../src/knowledge/extract/offline.js';
 import type { ExtractedEntry, ExtractTurn } from '../src/knowledge/extract/types.js';
@@ -46,6 +47,8 @@ interface Step {
 }
 const parts: ExtractMetrics[] = [];
 const steps: Step[] = [];
+const scored: Array<{ entries: ExtractedEntry[]; observations: LocomoObservation[] }> = [];
+const categories = new Map<string, number>();
 const dump: Array<{ conversation: string; turn: string; body: string; entries: ExtractedEntry[] }> =
   [];
 for (const conv of conversations) {
@@ -75,11 +78,19 @@ for (const conv of conversations) {
       read.push(turn);
     });
   }
+  for (const e of entries) categories.set(e.category, (categories.get(e.category) ?? 0) + 1);
+  scored.push({ entries, observations: conv.observations });
   const m = scoreExtraction(entries, conv.observations, threshold);
   parts.push(m);
   console.log(line(conv.id, m));
 }
 console.log(line('overall', combineMetrics(parts)));
+const sweep = [0.2, 0.25, 0.3, 0.4, 0.5].map((t) => {
+  const all = combineMetrics(scored.map((c) => scoreExtraction(c.entries, c.observations, t)));
+  return `${t}: ${all.content_recall.toFixed(3)}`;
+});
+console.log(`content_recall by threshold  ${sweep.join('  ')}`);
+console.log(`entries by category  ${[...categories].map(([c, n]) => `${c} ${n}`).join('  ')}`);
 // Speed over five more passes, after the first has compiled the patterns.
 const start = performance.now();
 for (let pass = 0; pass < 5; pass++) for (const s of steps) extractOffline(s.turn, s.before);

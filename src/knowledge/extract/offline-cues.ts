@@ -39,7 +39,7 @@ export const CUES: Cue[] = [
   {
     category: 'decision',
     importance: 2,
-    pattern: /\blet'?s [a-z]+\b/,
+    pattern: /\blet's [a-z]+\b|\blet us [a-z]+\b/,
   },
   {
     category: 'todo',
@@ -102,7 +102,7 @@ export const PHATIC = [
   /^i (?:\w+ )?(?:agree|bet|guess|hear you|can't wait|cannot wait|can imagine|can't imagine)\b/,
   /^(?:i|we) (?:\w+ )?(?:love|like|admire|adore|appreciate) (?:that|this|it|your|you|how you|what you|seeing|hearing)\b/,
   /^(?:i|we)(?:'ll| will) (?:\w+ )?(?:try|keep (?:that|it|this) in mind|bear (?:that|it|this) in mind|let you know|talk|catch up|chat|see you|keep you posted|keep that up|keep it up|get through)\b/,
-  /^let'?s (?:keep (?:it up|up|going|pushing|in touch|at it|each other)|do (?:it|this)|go\b|hope|see|stay|not)\b/,
+  /^let's (?:keep (?:it up|up|going|pushing|in touch|at it|each other)|do (?:it|this)|go\b|hope|see|stay|not|talk (?:again|soon|later)|catch up|chat)\b/,
   /^(?:here'?s|here is|here are|check (?:out )?(?:this|these|it|my|our)|look at (?:this|these|my)|this is (?:a|my) (?:pic|photo|picture|shot))\b/,
   /^(?:it'?s|it is|that'?s|that is|this is|what a) (?:\w+ ){0,2}(?:nice|great|good|amazing|awesome|cool|important|wonderful|crazy|funny|sad|hard|tough|inspiring|incredible|beautiful|lovely)\b/,
 ];
@@ -134,11 +134,12 @@ export function restoreSubject(sentence: string): string {
 }
 
 /**
- * Encouragement in the form of a promise ("I'll keep pushing", "we'll make it"): it commits to
- * nothing anyone could check, so it is kept as a plain statement, not as a commitment.
+ * Encouragement in the form of a promise or a plan ("I'll keep pushing", "let's make a
+ * difference"): it commits to nothing anyone could check, so it is kept as a plain statement,
+ * not as a commitment or a decision.
  */
 export const ENCOURAGEMENT =
-  /^(?:i|we|let's)(?:'ll| will|'m| am|'re| are)? (?:\w+ )?(?:going to |gonna )?(?:keep (?:on )?(?:going|pushing|it up|at it|trying|believing|chasing|spreading|supporting|helping|motivating|inspiring|rocking|shining|moving|movin'|dreaming|smiling|fighting|working hard|doing (?:my|our) (?:best|part))|do (?:my|our) (?:best|part)|make (?:it|this|that) (?:happen|work)|make it\b|never (?:give up|quit|stop)|get through (?:this|it)|be (?:there|right) )/;
+  /^(?:i|we|let's)(?:'ll| will|'m| am|'re| are)? (?:\w+ )?(?:going to |gonna )?(?:keep (?:on )?(?:going|pushing|it up|at it|trying|believing|chasing|spreading|supporting|helping|motivating|inspiring|rocking|shining|moving|movin'|dreaming|smiling|fighting|working hard|doing (?:my|our) (?:best|part))|do (?:my|our) (?:best|part)|make (?:it|this|that) (?:happen|work)|make it\b|never (?:give up|quit|stop)|get through (?:this|it)|be (?:there|right) )|^let's keep \w+ing\b|^(?:let's|we(?:'ll| will| can|'re going to| are going to)) (?:\w+ )?(?:make (?:a |some )?(?:\w+ )?(?:difference|change|memories|impact)|make (?:it|this|that|tomorrow|them|things) \w+|work (?:hard|together)|get to work|join forces|spread|continue|help (?:those|others|people|each other)|have (?:some )?fun|live it up|cherish|show (?:them|the world|everyone))/;
 
 /** Words too vague to make a sentence worth keeping on their own. */
 const VAGUE = new Set(

@@ -71,7 +71,7 @@ export function vocativesOf(people: readonly string[]): RegExp[] {
     // A short form of the name ("Mel, I'm…" to Melanie).
     if (name.length > 4) {
       const short = n.slice(0, 3);
-      out.push(new RegExp(`^${short}[a-z]{0,3},\\s+(?=[A-Z])`));
+      out.push(new RegExp(`^${short}[a-z]{0,3},\\s+(?=[A-Za-z])`));
     }
   }
   return out;
