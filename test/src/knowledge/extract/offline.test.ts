@@ -139,6 +139,12 @@ describe('the offline extractor', () => {
       importance: 1,
     });
     expect(one("I'll keep the staging server running until Friday.").category).toBe('commitment');
+    expect(one("Let's make a difference in our town together.")).toMatchObject({
+      category: 'fact',
+      importance: 1,
+    });
+    // "lets" is a verb, not "let's".
+    expect(one('Painting lets me relax after work.').category).toBe('fact');
   });
 
   it('finds nothing in greetings, acknowledgements, praise and questions', () => {
