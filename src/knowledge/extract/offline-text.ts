@@ -9,11 +9,11 @@ export const MAX_ENTRY_WORDS = 30;
 
 const ABBREVIATION = /\b(?:mr|mrs|ms|dr|st|vs|etc|e\.g|i\.e|approx|no)\.$/i;
 
-/** A line of code, a shell prompt or markup rather than words. */
+/** A line of code or a shell prompt rather than words; a quoted line ("> …") is another's words. */
 function isCodeLine(line: string): boolean {
   const symbols = line.match(/[{}();=<>[\]|$\\]/g)?.length ?? 0;
   return (
-    /^\s*(?:\$ |> |#!|\/\/|\/\*|\*|import |export |const |let |var |function |def |class |return )/.test(
+    /^\s*(?:\$ |> |#!|\/\/|\/\*|import |export |const |let |var |function |def |class |return )/.test(
       line,
     ) ||
     (symbols >= 3 && symbols / Math.max(line.length, 1) > 0.04)
@@ -27,6 +27,7 @@ export function sentencesOf(body: string): string[] {
     .replace(/```[\s\S]*?(?:```|$)/g, '\n')
     .replace(/`([^`\n]*)`/g, '$1')
     .replace(/https?:\/\/\S+/g, '')
+    // An attachment's description ("[shares a photo of …]") says what was sent, not what was said.
     .replace(/\[shares? [^\]]*\]/gi, '');
   const out: string[] = [];
   for (const line of text.split(/\r?\n/)) {

@@ -147,6 +147,24 @@ describe('the offline extractor', () => {
     expect(one('Painting lets me relax after work.').category).toBe('fact');
   });
 
+  it('reads the items of a list, and leaves out quoted lines and code', () => {
+    const body = [
+      'Plan for the week:',
+      '* I will send the report by Friday.',
+      '- We decided to use Postgres.',
+      '> I hate tabs',
+      '1. I need to fix the flaky test',
+      '```',
+      'I love this code',
+      '```',
+    ].join('\n');
+    expect(extractOffline(turn('Alice', body), []).map((e) => [e.category, e.content])).toEqual([
+      ['commitment', 'Alice will send the report by Friday (10 May 2024).'],
+      ['decision', 'Alice and Bob decided to use Postgres.'],
+      ['todo', 'Alice needs to fix the flaky test.'],
+    ]);
+  });
+
   it('finds nothing in greetings, acknowledgements, praise and questions', () => {
     for (const body of [
       'Hi Bob!',
