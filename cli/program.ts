@@ -31,6 +31,10 @@ export const COMMAND_GROUPS: ReadonlyArray<{
     load: async () => [(await import('./commands/knowledge.js')).registerKnowledge],
   },
   {
+    commands: ['extract', 'insights'],
+    load: async () => [(await import('./commands/extract.js')).registerExtract],
+  },
+  {
     commands: ['search', 'recent'],
     load: async () => [(await import('./commands/search.js')).registerSearch],
   },

@@ -1,4 +1,11 @@
-import { MAINTAIN_INTERVAL_MS, startIdleMaintenance, type Brain } from '../src/index.js';
+import {
+  createExtractor,
+  MAINTAIN_INTERVAL_MS,
+  startIdleMaintenance,
+  type Brain,
+  type ExtractionWorker,
+  type ExtractThreads,
+} from '../src/index.js';
 import type { Logger } from './log.js';
 
 /**
@@ -85,5 +92,35 @@ export function warmSearchTask(afterMs = WARM_AFTER_MS): BackgroundTask {
     }, afterMs);
     timer.unref();
     return { stop: () => clearTimeout(timer) };
+  };
+}
+
+/**
+ * Read new messages into knowledge in the background (the offline extractor unless configured
+ * otherwise), in small batches between requests; `BRAIN_EXTRACT_THREADS=none` turns it off.
+ */
+export function extractionTask(threads: ExtractThreads): BackgroundTask {
+  return (brain, log) => {
+    if (threads === 'none') return { stop() {} };
+    const controller = new AbortController();
+    let worker: ExtractionWorker | undefined;
+    const ready = createExtractor().then(
+      (extractor) => {
+        if (controller.signal.aborted) return;
+        worker = brain.knowledge.startExtracting(extractor, {
+          threads,
+          signal: controller.signal,
+          onError: (message) => log.warn(message),
+        });
+      },
+      (err: Error) => log.warn(`extraction: ${err.message}`),
+    );
+    return {
+      async stop() {
+        controller.abort();
+        await ready;
+        await worker?.stop();
+      },
+    };
   };
 }

@@ -18,6 +18,7 @@ import type { ToolContext } from './tools/define.js';
 import { registerAckMessage } from './tools/ack-message.js';
 import { registerCreateAtom } from './tools/create-atom.js';
 import { registerFindProvenance } from './tools/find-provenance.js';
+import { registerInsights } from './tools/insights.js';
 import { registerGetThread } from './tools/get-thread.js';
 import { registerLinkAtoms } from './tools/link-atoms.js';
 import { registerListThreads } from './tools/list-threads.js';
@@ -84,6 +85,7 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
   registerLinkAtoms(server, ctx);
   registerSearch(server, ctx);
   registerFindProvenance(server, ctx);
+  registerInsights(server, ctx);
   registerRecent(server, ctx);
   registerResources(server, ctx);
   registerPrompts(server, ctx);

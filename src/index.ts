@@ -39,6 +39,7 @@ export { agentName, boolean, type Field } from './input/fields.js';
 export { toZod, zodField } from './input/zod.js';
 export { formatZodError } from './input/zod-words.js';
 export {
+  EXTRACT_THREADS,
   PRIORITIES,
   THREAD_STATUSES,
   LINK_TYPES,
@@ -47,6 +48,7 @@ export {
   type ThreadStatus,
   type LinkType,
   type SearchType,
+  type ExtractThreads,
 } from './vocabulary.js';
 export type { AgentRecord, UpdateAgentInput } from './messaging/agents.js';
 export {
@@ -106,6 +108,28 @@ export {
   type RememberInput,
 } from './knowledge/input.js';
 export type { StmRecord } from './knowledge/stm.js';
+export {
+  extractInput,
+  insightsInput,
+  type ExtractInput,
+  type InsightsInput,
+} from './knowledge/input.js';
+export { createExtractor } from './knowledge/extract/create.js';
+export {
+  EXTRACT_CATEGORIES,
+  type ExtractCategory,
+  type ExtractedEntry,
+  type ExtractTurn,
+  type Extractor,
+} from './knowledge/extract/types.js';
+export type {
+  ExtractOptions,
+  ExtractResult,
+  ExtractStatus,
+  ExtractedFrom,
+} from './knowledge/extract/drain.js';
+export type { Insight, InsightSource } from './knowledge/extract/insights.js';
+export type { ExtractionWorker, ExtractionWorkerOptions } from './knowledge/extract/worker.js';
 export type { AtomRecord, LinkRecord, AtomChain, ChainStep } from './knowledge/atoms.js';
 export type { Provenance } from './knowledge/provenance.js';
 export { searchInput, MAX_QUERY_CHARS, type SearchInput } from './search/input.js';

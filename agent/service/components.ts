@@ -1,9 +1,9 @@
-import type { Brain, Clock } from '../../src/index.js';
+import type { Brain, Clock, ExtractThreads } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
 import { schedulerComponents } from '../scheduler/index.js';
 import { createMcpManager } from '../mcp/manager.js';
-import { createIdleMaintenance } from './maintenance.js';
+import { createExtraction, createIdleMaintenance } from './maintenance.js';
 import type { ServiceComponent } from '../contracts.js';
 
 /** What a component may need to be built; each branch adds what its components take. */
@@ -11,6 +11,8 @@ export interface ComponentDeps {
   brain: Brain;
   clock: Clock;
   log: Log;
+  /** Which threads the background extraction reads; none: it does not run. */
+  extractThreads?: ExtractThreads;
 }
 
 /**
@@ -39,5 +41,8 @@ export async function buildComponents(
   components.push(createMcpManager({ config: config.mcp, log: deps.log, clock: deps.clock }));
   // Idle upkeep of the brain's file (src/maintenance/idle.ts): always, like the MCP client.
   components.push(createIdleMaintenance());
+  // Knowledge from the conversation, read in the background like the MCP server does.
+  if (deps.extractThreads && deps.extractThreads !== 'none')
+    components.push(createExtraction(deps.extractThreads));
   return components;
 }

@@ -1,4 +1,9 @@
-import { startIdleMaintenance } from '../../src/index.js';
+import {
+  createExtractor,
+  startIdleMaintenance,
+  type ExtractionWorker,
+  type ExtractThreads,
+} from '../../src/index.js';
 import type { ServiceComponent } from '../contracts.js';
 
 /**
@@ -20,6 +25,25 @@ export function createIdleMaintenance(options: { intervalMs?: number } = {}): Se
       running?.stop();
       running = undefined;
       return Promise.resolve();
+    },
+  };
+}
+
+/** `brain agent`'s extraction: new messages read into knowledge between turns (src/knowledge/extract). */
+export function createExtraction(threads: ExtractThreads): ServiceComponent {
+  let worker: ExtractionWorker | undefined;
+  return {
+    name: 'extraction',
+    async start(host) {
+      const extractor = await createExtractor();
+      worker = host.brain.knowledge.startExtracting(extractor, {
+        threads,
+        onError: (message) => host.log('warn', 'extraction.failed', { error: message }),
+      });
+    },
+    async stop() {
+      await worker?.stop();
+      worker = undefined;
     },
   };
 }

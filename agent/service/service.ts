@@ -1,4 +1,4 @@
-import type { Brain, Clock, Embedder } from '../../src/index.js';
+import type { Brain, Clock, Embedder, ExtractThreads } from '../../src/index.js';
 import { loadAssistantConfig, type AssistantConfig, type Env } from '../config.js';
 import type { Log } from '../log.js';
 import { buildComponents } from './components.js';
@@ -25,6 +25,8 @@ export interface StartServiceOptions {
   components?: readonly ServiceComponent[];
   /** The inbox watcher's options, or false to run without it. */
   inbox?: InboxOptions | false;
+  /** Which threads the background extraction reads (BRAIN_EXTRACT_THREADS; default none). */
+  extractThreads?: ExtractThreads;
   /** Watch the config file for changes (default: when the config came from a file). */
   watchConfig?: boolean;
   debounceMs?: number;
@@ -57,7 +59,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     ...(options.assistant ? { assistant: options.assistant } : {}),
   });
   const components: ServiceComponent[] = [
-    ...(options.components ?? (await buildComponents(options.config, { brain, clock, log }))),
+    ...(options.components ??
+      (await buildComponents(options.config, {
+        brain,
+        clock,
+        log,
+        extractThreads: options.extractThreads ?? 'none',
+      }))),
     ...(options.inbox === false ? [] : [createInboxWatcher(options.inbox ?? {})]),
     // After the channels: what a crash cut short is answered or told through them.
     ...(options.components ? [] : [createResumer()]),

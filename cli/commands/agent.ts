@@ -59,6 +59,7 @@ async function runService(globals: GlobalOptions, opts: AgentOptions): Promise<v
         clock: () => new Date(),
         log,
         env: assistantEnv(),
+        extractThreads: brainConfig.extractThreads,
         ...(embedder ? { embedder } : {}),
       });
       // Every timer of the service is unref'd: this one keeps the process up until a signal.

@@ -168,7 +168,8 @@ export function formatAtomLine(a: AtomRecord): string {
 export function formatStm(s: StmRecord): string {
   const cats = s.categories.length ? dim(` [${s.categories.join(', ')}]`) : '';
   const src = s.source_message_id ? dim(` ← ${s.source_message_id}`) : '';
-  return `${cyan(s.id)} ${dim(`★${s.importance}`)} ${oneLine(s.content)}${cats}${src}`;
+  const by = s.extractor ? dim(` · ${s.extractor}`) : '';
+  return `${cyan(s.id)} ${dim(`★${s.importance}`)} ${oneLine(s.content)}${cats}${src}${by}`;
 }
 
 export function printProvenance(p: Provenance): void {

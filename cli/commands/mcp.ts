@@ -30,13 +30,19 @@ export function registerMcp(program: Command, globals: Globals): void {
           { serveStdio },
           { createLogger },
           { embedderSlot },
-          { accessFlushTask, maintenanceTask, warmSearchTask },
+          { accessFlushTask, extractionTask, maintenanceTask, warmSearchTask },
         ] = await loading;
         const embedding = embedderSlot(config);
         const running = await serveStdio(brain, {
           agent: name,
           log: createLogger(config.logLevel),
-          background: [embedding.task, accessFlushTask(), maintenanceTask(), warmSearchTask()],
+          background: [
+            embedding.task,
+            accessFlushTask(),
+            maintenanceTask(),
+            warmSearchTask(),
+            extractionTask(config.extractThreads),
+          ],
           embedder: embedding.get,
         });
         await untilStopped(running.closed, () => running.close());
@@ -68,7 +74,7 @@ export function registerMcp(program: Command, globals: Globals): void {
           { createLogger },
           { readTokensFile },
           { embedderSlot },
-          { accessFlushTask, maintenanceTask, warmSearchTask },
+          { accessFlushTask, extractionTask, maintenanceTask, warmSearchTask },
         ] = await Promise.all([
           import('../../mcp/http.js'),
           import('../../mcp/log.js'),
@@ -88,7 +94,13 @@ export function registerMcp(program: Command, globals: Globals): void {
           allowedOrigins: list(opts.allowOrigin),
           maxSessionsPerToken: opts.maxSessionsPerToken,
           log,
-          background: [embedding.task, accessFlushTask(), maintenanceTask(), warmSearchTask()],
+          background: [
+            embedding.task,
+            accessFlushTask(),
+            maintenanceTask(),
+            warmSearchTask(),
+            extractionTask(config.extractThreads),
+          ],
           embedder: embedding.get,
         });
         const who = tokens

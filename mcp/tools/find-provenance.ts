@@ -9,7 +9,7 @@ export function registerFindProvenance(server: McpServer, ctx: ToolContext): voi
   defineTool(server, ctx, 'find_provenance', {
     title: 'Find provenance',
     description:
-      'For a memory or atom: the message it came from, its thread and the messages around it. For a message: what was derived from it.',
+      'For a memory or atom: its source message, thread and the messages around it. For a message: what was learned from it.',
     input: provenanceInput,
     output: z.looseObject({
       id: z.string(),

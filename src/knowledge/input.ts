@@ -85,19 +85,17 @@ export type ProvenanceInput = InputOf<typeof provenanceInput>;
 export type ProvenanceArgs = OutputOf<typeof provenanceInput>;
 
 export const insightsInput = object({
-  thread_id: id('thread').optional().describe('Only what was learned in this thread (thr_…)'),
-  since: isoTime().optional().describe('Only what was learned since (ISO 8601)'),
-  category: category().optional().describe('Only this category, e.g. "decision"'),
-  include_superseded: boolean()
-    .default(false)
-    .describe('Also what a later entry superseded, or what lapsed'),
-  limit: count(1, 1000).default(50),
+  thread_id: id('thread').optional().describe('This thread only'),
+  since: isoTime().optional().describe('Learned since (ISO 8601)'),
+  category: category().optional().describe('e.g. decision'),
+  include_superseded: boolean().default(false).describe('Also superseded or lapsed entries'),
+  limit: count(1, 1000).default(50).describe('Most to return'),
 });
 export type InsightsInput = InputOf<typeof insightsInput>;
 
 /** The parts of an extraction pass a person chooses (`brain extract`). */
 export const extractInput = object({
   since: isoTime().optional().describe('Read the messages sent since then (ISO 8601)'),
-  max_messages: count(1, 100_000_000).optional().describe('Stop after this many messages'),
+  limit: count(1, 100_000_000).optional().describe('Stop after this many messages'),
 });
 export type ExtractInput = InputOf<typeof extractInput>;

@@ -145,6 +145,8 @@ describe('every tool answers within its declared output schema', () => {
     const derived = await answer('find_provenance', { id: msg.id, context: 0 });
     expect(derived.derived.stm.map((s: any) => s.id)).toEqual([sourced.id]);
     await answer('recent', { hours: 1 });
+    await answer('insights', {}, ['nothing learned yet']);
+    await answer('insights', { thread_id: msg.thread_id, category: 'decision', limit: 5 });
   });
 
   it('for search: every type, filters, notices, the named-agent boost, with and without vectors', async () => {
@@ -189,10 +191,11 @@ describe('every tool answers within its declared output schema', () => {
     await refusal('find_provenance', { id: 'stm_000000000000' }, /NOT_FOUND/);
     await refusal('search', { query: '' }, /query/);
     await refusal('recent', { hours: 0 }, /hours: must be more than 0/);
+    await refusal('insights', { thread_id: 'syn_000000000000' }, /thread_id/);
   });
 
-  it('covered all twelve tools', () => {
+  it('covered all thirteen tools', () => {
     expect([...covered.keys()].sort()).toEqual([...validators.keys()].sort());
-    expect(validators.size).toBe(12);
+    expect(validators.size).toBe(13);
   });
 });

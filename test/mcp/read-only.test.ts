@@ -75,6 +75,7 @@ function callOf(name: string): Record<string, unknown> {
     link_atoms: { from: ids.atom, to: ids.other },
     search: { query: 'spread gate' },
     find_provenance: { id: ids.stm },
+    insights: { thread_id: ids.thread },
     recent: {},
   };
   const args = calls[name];
@@ -112,7 +113,7 @@ describe('readOnlyHint', () => {
     const c = await connectInMemory(t.brain, { agent: 'nova' });
     try {
       const readOnly = (await tools(c)).filter((tool) => tool.annotations!.readOnlyHint);
-      expect(readOnly.length).toBe(6);
+      expect(readOnly.length).toBe(7);
       for (const tool of readOnly) {
         const started = performance.now();
         const result = await callRaw(c.client, tool.name, callOf(tool.name));

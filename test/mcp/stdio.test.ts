@@ -15,7 +15,7 @@ describe('brain mcp (stdio, the built bin)', () => {
     const alice = await connectStdio(t.path, 'alice');
     try {
       const { tools } = await alice.client.listTools();
-      expect(tools).toHaveLength(12);
+      expect(tools).toHaveLength(13);
       const sent = await call(alice.client, 'send_message', { to: 'bob', body: 'over stdio' });
       expect(t.brain.messages.getMessage(sent.id)).toMatchObject({
         from: 'alice',

@@ -7,6 +7,7 @@ import { isoSql, millisOf } from '../../clock.js';
 import type { BrainContext } from '../../context.js';
 import { BrainError } from '../../errors.js';
 import { messageIdSql, threadIdSql } from '../../ids.js';
+import { writeWithoutWaiting } from '../../db/no-wait.js';
 import { check } from '../../input/check.js';
 import { extractInput } from '../input.js';
 import { forgetLearnedFrom, learn, type LearnedAction } from './learn.js';
@@ -33,9 +34,14 @@ export interface ExtractOptions {
   /** Read and report, store nothing, move nothing. */
   dryRun?: boolean;
   /** Stop after this many messages. */
-  maxMessages?: number;
+  limit?: number | string;
   /** Messages per batch (one transaction each). */
   batchSize?: number;
+  /**
+   * Never wait for the write lock (a background pass beside requests): when another connection
+   * holds it, the pass stops with `busy` and what it read is read again by the next.
+   */
+  noWait?: boolean;
   signal?: AbortSignal;
 }
 
@@ -58,6 +64,8 @@ export interface ExtractResult {
   errors: string[];
   /** With `dryRun`: what each message read would teach. */
   learned?: ExtractedFrom[];
+  /** With `noWait`: the pass stopped because another connection held the write lock. */
+  busy?: boolean;
 }
 
 export interface ExtractStatus {
@@ -285,11 +293,11 @@ export async function extractPass(
     ...(options.dryRun ? { learned: [] } : {}),
   };
   checkExtractor(extractor);
-  const args = check(extractInput, { since: options.since, max_messages: options.maxMessages });
+  const args = check(extractInput, { since: options.since, limit: options.limit });
   const threads = options.threads ?? 'all';
   if (threads === 'none') return result;
   const size = Math.max(1, options.batchSize ?? 50);
-  const max = args.max_messages ?? Infinity;
+  const max = args.limit ?? Infinity;
   let cursor = args.since ? cursorBefore(ctx, args.since) : cursorOf(ctx, id);
   if (args.since && !options.dryRun) setCursor(ctx, id, cursor);
   // A dry run reads past the cursor only: it leaves the queue to the passes that store.
@@ -323,10 +331,24 @@ export async function extractPass(
           result.failed++;
           result.errors.push(`${read.row.id}: ${read.error}`);
         }
+    } else if (options.noWait) {
+      // Counted into a copy: a batch that could not be written taught nothing yet.
+      const counted = { ...result, errors: [...result.errors] };
+      const write = () =>
+        ctx.db.transaction(() => store(ctx, id, reads, batch, counted)).immediate();
+      if (!writeWithoutWaiting(ctx.db, write)) {
+        result.read -= reads.filter((r) => !r.skipped).length;
+        result.busy = true;
+        break;
+      }
+      Object.assign(result, counted);
     } else {
       ctx.db.transaction(() => store(ctx, id, reads, batch, result)).immediate();
     }
     cursor = Math.max(cursor, batch.fresh.at(-1)?.rowid ?? cursor);
+    // An extractor that answers at once resolves in microtasks: without this a long pass would
+    // keep a server from its requests until it ended.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return result;
 }

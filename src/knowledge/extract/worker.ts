@@ -44,12 +44,14 @@ export function startExtractionWorker(
           threads: options.threads,
           signal,
           batchSize: 20,
-          maxMessages: 200,
+          limit: 200,
+          noWait: true,
         });
         for (const e of result.errors) report(`extraction: ${e}`);
         if (result.read > 0 && result.errors.length === 0) lastError = undefined;
-        // A full pass means more may be waiting: go on without a pause.
-        if (result.read + result.skipped >= 200) continue;
+        // A full pass means more may be waiting: go on without a pause (not when the lock was
+        // taken: then the writer is given the pause).
+        if (!result.busy && result.read + result.skipped >= 200) continue;
       } catch (err) {
         if (!ctx.db.open || signal.aborted) break;
         report(`extraction: ${(err as Error).message}`);

@@ -130,7 +130,7 @@ describe('extraction', () => {
     brain.messages.send({ from: 'ana', to: 'bo', thread, body: 'I like tea' });
     const rules = ruleExtractor();
     // Cut short after two messages, as by a crash between batches.
-    expect(await brain.knowledge.extract(rules, { maxMessages: 2, batchSize: 1 })).toMatchObject({
+    expect(await brain.knowledge.extract(rules, { limit: 2, batchSize: 1 })).toMatchObject({
       read: 2,
       added: 1,
     });

@@ -1,0 +1,106 @@
+import type { Command } from 'commander';
+import { createExtractor, type ExtractResult, type Insight } from '../../src/index.js';
+import { bold, cyan, dim, note, oneLine, printJson, println, shortTime } from '../output.js';
+import { withBrain, type GlobalOptions } from '../run.js';
+
+type Globals = () => GlobalOptions;
+
+export function registerExtract(program: Command, globals: Globals): void {
+  program
+    .command('extract')
+    .description(
+      'read the messages not read yet into knowledge (decisions, facts, commitments, to-dos, preferences)',
+    )
+    .option('--since <time>', 'read the messages sent since then (ISO 8601), read before or not')
+    .option('--dry-run', 'say what would be learned; store nothing')
+    .option('--limit <n>', 'read at most this many messages')
+    .action((opts: { since?: string; dryRun?: boolean; limit?: string }) =>
+      withBrain(
+        globals(),
+        async ({ brain, config, json }) => {
+          const extractor = await createExtractor();
+          const result = await brain.knowledge.extract(extractor, {
+            threads: config.extractThreads,
+            since: opts.since,
+            dryRun: opts.dryRun ?? false,
+            limit: opts.limit,
+          });
+          if (json) return printJson(result);
+          printExtractResult(result, config.extractThreads);
+          if (result.failed > 0) process.exitCode = 1;
+        },
+        ['knowledge'],
+      ),
+    );
+
+  program
+    .command('insights')
+    .description('what the brain learned on its own, newest first, each with where it was said')
+    .option('--thread <id>', 'only what was learned in this thread')
+    .option('--since <time>', 'only what was learned since then (ISO 8601)')
+    .option('--category <name>', 'decision, fact, commitment, todo or preference')
+    .option('--all', 'also what was superseded or lapsed')
+    .option('--limit <n>', 'at most this many', '50')
+    .action(
+      (opts: {
+        thread?: string;
+        since?: string;
+        category?: string;
+        all?: boolean;
+        limit: string;
+      }) =>
+        withBrain(
+          globals(),
+          ({ brain, json }) => {
+            const insights = brain.knowledge.insights({
+              thread_id: opts.thread,
+              since: opts.since,
+              category: opts.category,
+              include_superseded: opts.all ?? false,
+              limit: opts.limit,
+            });
+            if (json) return printJson({ insights });
+            if (insights.length === 0) return println(dim('nothing learned yet'));
+            for (const insight of insights) printInsight(insight);
+          },
+          ['knowledge'],
+        ),
+    );
+}
+
+function printExtractResult(result: ExtractResult, threads: string): void {
+  if (threads === 'none') note('brain: BRAIN_EXTRACT_THREADS is none: nothing is read');
+  if (result.learned) {
+    for (const from of result.learned) {
+      println(`${cyan(from.message_id)}`);
+      for (const e of from.entries)
+        println(`  ${dim(`[${e.category}] ★${e.importance}`)} ${oneLine(e.content)}`);
+    }
+    println(
+      dim(
+        `dry run: ${result.read} message${result.read === 1 ? '' : 's'} read by ${result.extractor}, nothing stored`,
+      ),
+    );
+    return;
+  }
+  const parts = [`${result.added} new`, `${result.merged} merged`];
+  if (result.superseded) parts.push(`${result.superseded} superseding`);
+  println(
+    `read ${result.read} message${result.read === 1 ? '' : 's'} with ${result.extractor}: ${parts.join(', ')}` +
+      (result.skipped ? dim(` (${result.skipped} in threads not read)`) : ''),
+  );
+  for (const e of result.errors) note(`brain: ${e}`);
+}
+
+function printInsight(i: Insight): void {
+  const state = i.superseded_by
+    ? dim(` (superseded by ${i.superseded_by})`)
+    : i.expires_at
+      ? dim(' (lapsed)')
+      : '';
+  println(
+    `${cyan(i.id)} ${dim(`[${i.categories.join(', ')}] ★${i.importance}`)} ${bold(oneLine(i.content))}${state}`,
+  );
+  const where = i.sources.map((s) => `${s.message_id} by ${s.from}`).join(', ');
+  println(dim(`  ← ${where} · ${i.extractor} · ${shortTime(i.created_at)}`));
+}
