@@ -107,10 +107,14 @@ interface Neighbours {
 
 /** The neighbours of every hit, in one statement. */
 function neighboursOf(ctx: BrainContext, hits: Pooled[]): Map<number, Neighbours> {
+  // Rows as arrays: a hundred row objects cost more to build than the statement's seeks.
   const rows = ctx.q
-    .get<[{ ids: string }], Neighbours & { rowid: number }>(NEIGHBOURS_SQL)
+    .get<[{ ids: string }], [number, number | null, number | null]>(NEIGHBOURS_SQL)
+    .raw()
     .all({ ids: JSON.stringify(hits.map((h) => h.rowid)) });
-  return new Map(rows.map((r) => [r.rowid, r]));
+  const neighbours = new Map<number, Neighbours>();
+  for (const [rowid, previous, next] of rows) neighbours.set(rowid, { previous, next });
+  return neighbours;
 }
 
 /** The neighbours that pass the filters (all of them when none is set), in one statement. */
@@ -131,22 +135,34 @@ function passingFilters(
   return (rowid) => passing.has(rowid);
 }
 
+/** The neighbours that are not hits themselves, each once. */
+function outsideHits(neighbours: Map<number, Neighbours>, hits: Map<number, unknown>): number[] {
+  const ids = new Set<number>();
+  for (const n of neighbours.values()) {
+    if (n.next !== null && !hits.has(n.next)) ids.add(n.next);
+    if (n.previous !== null && !hits.has(n.previous)) ids.add(n.previous);
+  }
+  return [...ids];
+}
+
 /**
  * A message is found through its context (DESIGN): "yes, last week" means little alone, and
  * neither does the question it answers. Each message gains a share of the scores of its
  * neighbours in the thread, so a reply is found by the words of its question.
  */
 function withContext(ctx: BrainContext, hits: Pooled[], filters: SearchFilters): InContext[] {
-  const byRow = new Map<number, InContext>(
-    hits.map((h) => [h.rowid, { ...h, previous: null, next: null }]),
-  );
+  const byRow = new Map<number, InContext>();
+  for (const h of hits) {
+    byRow.set(h.rowid, {
+      type: h.type,
+      rowid: h.rowid,
+      score: h.score,
+      previous: null,
+      next: null,
+    });
+  }
   const neighbours = neighboursOf(ctx, hits);
-  const found = [...neighbours.values()].flatMap((n) => [n.next, n.previous]);
-  const passes = passingFilters(
-    ctx,
-    [...new Set(found)].filter((id): id is number => id !== null && !byRow.has(id)),
-    filters,
-  );
+  const passes = passingFilters(ctx, outsideHits(neighbours, byRow), filters);
   const gain = (rowid: number, share: number): InContext | undefined => {
     let c = byRow.get(rowid);
     if (!c) {
@@ -195,15 +211,16 @@ function addWordCoverage(ctx: BrainContext, candidates: InContext[], terms: stri
   }
   const stems = terms.map(roughStem);
   const holds = new Map<number, Set<number>>(); // rowid → indexes of the query's words it holds
-  for (const row of ctx.q
-    .get<[string], { rowid: number; text: string }>(WORDS_SQL)
+  for (const [rowid, words] of ctx.q
+    .get<[string], [number, string]>(WORDS_SQL)
+    .raw()
     .all(JSON.stringify([...ids]))) {
-    const text = normalized(row.text);
+    const text = normalized(words);
     const held = new Set<number>();
     stems.forEach((stem, i) => {
       if (holdsStem(text, stem)) held.add(i);
     });
-    holds.set(row.rowid, held);
+    holds.set(rowid, held);
   }
   for (const c of candidates) {
     const found = new Set<number>();
