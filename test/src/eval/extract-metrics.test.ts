@@ -1,5 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BrainError } from '../../../src/index.js';
 import {
@@ -12,7 +10,6 @@ import {
   tokenF1,
   type LocomoObservation,
 } from '../../../src/eval/extract-metrics.js';
-import { ROOT } from '../../helpers.js';
 
 const obs = (text: string, evidence: string[], speaker = 'Caroline'): LocomoObservation => ({
   text,
@@ -174,22 +171,4 @@ describe('extraction metrics', () => {
     (bad[0] as Record<string, unknown>).observation = { session_1_observation: { Ann: [[1]] } };
     expect(() => readLocomoObservations(bad)).toThrow(BrainError);
   });
-
-  // The development set lives beside the repository, not in it.
-  const dev = join(ROOT, '..', 'shared', 'eval', 'locomo-dev.json');
-  it.skipIf(!existsSync(dev))(
-    'reads the development file: every observation cites its turns',
-    () => {
-      const doc = JSON.parse(readFileSync(dev, 'utf8')) as unknown;
-      for (const conv of readLocomoObservations(doc)) {
-        const ids = new Set(conv.sessions.flatMap((s) => s.turns.map((t) => t.dia_id)));
-        expect(conv.observations.length).toBeGreaterThan(0);
-        expect(conv.summaries.length).toBeGreaterThan(0);
-        for (const o of conv.observations) {
-          expect(o.evidence.length).toBeGreaterThan(0);
-          for (const id of o.evidence) expect(ids.has(id), id).toBe(true);
-        }
-      }
-    },
-  );
 });
