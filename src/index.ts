@@ -158,7 +158,8 @@ export {
 } from './embed/worker.js';
 export type { QueueStatus, DrainOptions, DrainProgress, DrainResult } from './embed/queue.js';
 export type { VectorSpace } from './embed/store.js';
-export { evalLocomo, readLocomo } from './eval/run.js';
+export { evalExtract, evalLocomo, readLocomo } from './eval/run.js';
+export type { ExtractEvalOptions, ExtractEvalReport } from './eval/extract.js';
 export type { LocomoConversation } from './eval/locomo-format.js';
 export type {
   LocomoEvalOptions,

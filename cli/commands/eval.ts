@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { LocomoReport } from '../../src/index.js';
-import { BrainError, createEmbedder, evalLocomo, loadConfig } from '../../src/index.js';
+import {
+  BrainError,
+  createEmbedder,
+  createExtractor,
+  evalExtract,
+  evalLocomo,
+  loadConfig,
+  type ExtractEvalReport,
+} from '../../src/index.js';
 import { MAX_SEARCH_LIMIT } from '../../src/index.js';
 import { bold, note, printJson, println } from '../output.js';
 import { list, type GlobalOptions } from '../run.js';
@@ -53,8 +61,55 @@ function printReport(r: LocomoReport): void {
   }
 }
 
+function printExtractReport(r: ExtractEvalReport): void {
+  const f = (x: number) => x.toFixed(3);
+  println(
+    `${r.conversations} conversation(s), ${r.observations} annotated observations, ${r.entries} entries learned by ${r.extractor}`,
+  );
+  println(
+    `${bold('provenance recall')}     ${f(r.provenance_recall)}  (an entry cites an evidence turn)`,
+  );
+  println(
+    `${bold('content recall')}        ${f(r.content_recall)}  (of those, one says it: token F1 ≥ ${r.threshold})`,
+  );
+  println(`${bold('entries/observation')}   ${f(r.entries_per_observation)}`);
+  println(
+    `${bold('evidence share')}        ${f(r.evidence_share)}  (entries citing an evidence turn)`,
+  );
+  println(`${bold('summary F1')}            ${r.summary_f1 === null ? 'n/a' : f(r.summary_f1)}`);
+  println(
+    `${bold('recall@5')}              ${f(r.recall_without_knowledge)} messages alone, ${f(r.recall_with_knowledge)} with what was learned (${r.questions} questions)`,
+  );
+  for (const c of r.per_conversation)
+    println(
+      `  ${c.id.padEnd(12)} provenance ${f(c.provenance_recall)}  content ${f(c.content_recall)}  entries/obs ${f(c.entries_per_observation)}  evidence ${f(c.evidence_share)}`,
+    );
+}
+
 export function registerEval(program: Command, globals: Globals): void {
-  const group = program.command('eval').description('measure the brain (retrieval benchmarks)');
+  const group = program
+    .command('eval')
+    .description('measure the brain (retrieval and extraction benchmarks)');
+  group
+    .command('extract')
+    .description(
+      "how much of a conversation the brain learns on its own, against LoCoMo's annotated observations",
+    )
+    .argument('<file>', 'a LoCoMo-format JSON file with observations')
+    .option('--threshold <f>', 'token F1 an entry needs to say what an observation says', '0.3')
+    .action(async (file: string, opts: { threshold: string }) => {
+      const json = globals().json ?? false;
+      const threshold = Number(opts.threshold);
+      if (!(threshold > 0 && threshold <= 1))
+        throw new BrainError('INVALID_INPUT', '--threshold: must be a number above 0, at most 1');
+      const doc = readJsonFile(file);
+      const report = await evalExtract(doc, await createExtractor(), {
+        threshold,
+        onProgress: (l) => note(l),
+      });
+      if (json) printJson(report);
+      else printExtractReport(report);
+    });
   group
     .command('locomo')
     .description('recall@k of LoCoMo evidence turns, per category and per retriever')
