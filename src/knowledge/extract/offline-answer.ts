@@ -59,8 +59,19 @@ export function fromAnswer(turn: ExtractTurn, before: readonly ExtractTurn[]): F
     .replace(/^(?:oh|well|hmm+|haha+|um+)[\s,!.]+/, '');
   const question = sentencesOf(prev.body).at(-1);
   if (!question?.endsWith('?')) return fromAgreement(a, turn, prev);
-  const q = cleanSentence(question, vocativesOf([turn.sender, prev.sender])).replace(/\?+$/, '');
-  const yes = AFFIRMATIVE.test(a);
+  let q = cleanSentence(question, vocativesOf([turn.sender, prev.sender])).replace(/\?+$/, '');
+  const choice = chosen(q, a);
+  if (choice) {
+    // "Should we use Postgres or SQLite?" "SQLite." settles the question with the one named.
+    q = choice.question;
+    if (
+      !/^(?:do|does|did|are|is|was|were|have|has|can|could|will|would|shall|should) (?:you|we) /i.test(
+        q,
+      )
+    )
+      return fromChoice(choice, turn, prev);
+  }
+  const yes = !!choice || AFFIRMATIVE.test(a);
   const no = !yes && NEGATIVE.test(a);
   if (!yes && !no) return fromNamedAnswer(q, answer, turn, prev);
   const m =
@@ -120,6 +131,40 @@ export function fromAnswer(turn: ExtractTurn, before: readonly ExtractTurn[]): F
       sources: [prev.id, turn.id],
     },
     weight: importance + 1,
+  };
+}
+
+interface Choice {
+  /** The question with its alternatives replaced by the one chosen. */
+  question: string;
+  picked: string;
+  other: string;
+}
+
+/** The alternative of "X or Y" in `question` that the answer names, alone of the two. */
+function chosen(question: string, answer: string): Choice | undefined {
+  const m = /\b([\w.+#-]+) or ([\w.+#-]+)\b/i.exec(question);
+  if (!m) return undefined;
+  const named = (word: string) =>
+    new RegExp(`(?:^|[^\\w])${word.replace(/[.+#-]/g, '\\$&')}(?:[^\\w]|$)`, 'i').test(answer);
+  const [first, second] = [m[1]!, m[2]!];
+  if (named(first) === named(second)) return undefined;
+  const [picked, other] = named(first) ? [first, second] : [second, first];
+  return { question: question.replace(m[0], picked), picked, other };
+}
+
+/** "Which database should the hub use, Postgres or SQLite?" "SQLite": what was chosen. */
+function fromChoice(choice: Choice, turn: ExtractTurn, prev: ExtractTurn): Found | undefined {
+  const about = choice.question.replace(new RegExp(`[,:;]?\\s*${choice.picked}\\s*$`, 'i'), '');
+  const text = `${turn.sender} chose ${choice.picked} over ${choice.other} (${prev.sender} asked: ${about})`;
+  return {
+    entry: {
+      content: finish(pinDates(shorten(text), turn.created_at), [turn.sender, prev.sender]),
+      category: 'decision',
+      importance: 2.5,
+      sources: [prev.id, turn.id],
+    },
+    weight: 3.5,
   };
 }
 

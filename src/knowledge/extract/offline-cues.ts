@@ -28,7 +28,7 @@ export const CUES: Cue[] = [
     category: 'decision',
     importance: 3,
     pattern:
-      /\b(?:we(?:'ve| have)? (?:decided|agreed|settled on|chose|picked|went with)|(?:final|our) decision|it'?s decided|we(?:'ll| will) go (?:with|ahead with)|we(?:'re| are) going (?:with|ahead with))\b/,
+      /\b(?:we(?:'ve| have)? (?:decided|agreed|settled on|chose|picked|went with)|(?:final|our) decision|it'?s decided|we(?:'ll| will) go (?:with|ahead with)|we(?:'re| are) going (?:with|ahead with)|let(?:'s| us) (?:go with|go ahead with|stick with|settle on))\b/,
   },
   {
     category: 'decision',
@@ -102,7 +102,7 @@ export const PHATIC = [
   /^i (?:\w+ )?(?:agree|bet|guess|hear you|can't wait|cannot wait|can imagine|can't imagine)\b/,
   /^(?:i|we) (?:\w+ )?(?:love|like|admire|adore|appreciate) (?:that|this|it|your|you|how you|what you|seeing|hearing)\b/,
   /^(?:i|we)(?:'ll| will) (?:\w+ )?(?:try|keep (?:that|it|this) in mind|bear (?:that|it|this) in mind|let you know|talk|catch up|chat|see you|keep you posted|keep that up|keep it up|get through)\b/,
-  /^let's (?:keep (?:it up|up|going|pushing|in touch|at it|each other)|do (?:it|this)|go\b|hope|see|stay|not|talk (?:again|soon|later)|catch up|chat)\b/,
+  /^let's (?:keep (?:it up|up|going|pushing|in touch|at it|each other)|do (?:it|this)|go\b(?! (?:with|ahead with|for)\b)|hope|see|stay|not|talk (?:again|soon|later)|catch up|chat)\b/,
   /^(?:here'?s|here is|here are|check (?:out )?(?:this|these|it|my|our)|look at (?:this|these|my)|this is (?:a|my) (?:pic|photo|picture|shot))\b/,
   /^(?:it'?s|it is|that'?s|that is|this is|what a) (?:\w+ ){0,2}(?:nice|great|good|amazing|awesome|cool|important|wonderful|crazy|funny|sad|hard|tough|inspiring|incredible|beautiful|lovely)\b/,
 ];

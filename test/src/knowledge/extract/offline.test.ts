@@ -54,6 +54,8 @@ describe('the offline extractor', () => {
     const decided = one('We decided to ship the beta on Monday.');
     expect(decided.category).toBe('decision');
     expect(decided.content).toBe('Alice and Bob decided to ship the beta on Monday (13 May 2024).');
+    const settled = one("Let's go with Redis for the cache.");
+    expect(settled).toMatchObject({ category: 'decision', importance: 3 });
     const proposal = one("Let's use pnpm instead of npm.");
     expect(proposal).toMatchObject({ category: 'decision', importance: 2 });
     expect(proposal.content).toBe('Alice and Bob will use pnpm instead of npm.');
@@ -226,6 +228,28 @@ describe('the offline extractor', () => {
     expect(extractOffline(agreed, [turn('Alice', 'The runner has 2 cores.')])).toEqual([]);
   });
 
+  it('makes a decision of a question offering two and an answer naming one, citing both', () => {
+    const ask = turn('Alice', 'Should we use Postgres or SQLite for the hub?');
+    for (const body of ['SQLite.', 'OK, SQLite it is.', "Let's go with SQLite, it is one file."]) {
+      const answer = turn('Bob', body);
+      expect(extractOffline(answer, [ask])[0]).toEqual({
+        content: 'Alice and Bob agreed to use SQLite for the hub.',
+        category: 'decision',
+        importance: 3,
+        sources: [ask.id, answer.id],
+      });
+    }
+    const which = turn('Alice', 'Which database should the hub use, Postgres or SQLite?');
+    const pick = turn('Bob', 'Postgres, for the replicas.');
+    expect(extractOffline(pick, [which])[0]).toMatchObject({
+      content: 'Bob chose Postgres over SQLite (Alice asked: Which database should the hub use).',
+      category: 'decision',
+      sources: [which.id, pick.id],
+    });
+    // Naming both, or neither, settles nothing between them.
+    expect(extractOffline(turn('Bob', 'SQLite or Postgres, both fine.'), [which])).toEqual([]);
+  });
+
   it('makes a fact of a "what is your…" question and a short answer naming it', () => {
     const ask = turn('Alice', "Nice! What's your favourite colour?");
     const blue = turn('Bob', 'Blue!');
@@ -298,19 +322,5 @@ describe('the offline extractor', () => {
     expect(() => extractOffline(broken, [null as unknown as ExtractTurn])).not.toThrow();
     const odd2 = { ...turn('', 'I love tea.'), recipients: [] };
     expect(extractOffline(odd2, [])[0]?.content).toBe('Someone loves tea.');
-  });
-
-  it('reads thousands of turns a second', () => {
-    const bodies = [
-      "Hey Bob! Lost my job yesterday, so I'm going to start my own business.",
-      'Wow, that is great! What kind of business?',
-      'A dance studio. I love contemporary dance and I will teach it. Remind me to call the bank.',
-    ];
-    const turns = Array.from({ length: 3000 }, (_, i) =>
-      turn(i % 2 ? 'Bob' : 'Alice', bodies[i % 3]!),
-    );
-    const start = performance.now();
-    turns.forEach((t, i) => extractOffline(t, turns.slice(Math.max(0, i - 3), i)));
-    expect(performance.now() - start).toBeLessThan(3000);
   });
 });
