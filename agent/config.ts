@@ -91,6 +91,7 @@ export const assistantFileSchema = z.strictObject({
   cron: schedulerFileKeys.cron,
   reminders: schedulerFileKeys.reminders,
   email: schedulerFileKeys.email,
+  reflection: schedulerFileKeys.reflection,
   catchUpMinutes: schedulerFileKeys.catchUpMinutes,
   /** Other MCP servers whose tools the assistant uses: `mcpServers`, `mcpToolBudgetTokens`. */
   ...mcpFileShape,

@@ -35,6 +35,10 @@ export const COMMAND_GROUPS: ReadonlyArray<{
     load: async () => [(await import('./commands/extract.js')).registerExtract],
   },
   {
+    commands: ['reflect'],
+    load: async () => [(await import('./commands/reflect.js')).registerReflect],
+  },
+  {
     commands: ['search', 'recent'],
     load: async () => [(await import('./commands/search.js')).registerSearch],
   },

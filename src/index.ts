@@ -129,6 +129,13 @@ export type {
   ExtractedFrom,
 } from './knowledge/extract/drain.js';
 export type { Insight, InsightSource } from './knowledge/extract/insights.js';
+export type {
+  ChangeKind,
+  FollowUp,
+  KnowledgeChange,
+  ReflectOptions,
+  ReflectResult,
+} from './knowledge/extract/reflect.js';
 export type { ExtractionWorker, ExtractionWorkerOptions } from './knowledge/extract/worker.js';
 export type { AtomRecord, LinkRecord, AtomChain, ChainStep } from './knowledge/atoms.js';
 export type { Provenance } from './knowledge/provenance.js';

@@ -51,6 +51,13 @@ const heartbeatSchema = z.strictObject({
   enabled: z.boolean().default(true),
 });
 
+const reflectionSchema = z.strictObject({
+  /** How often the brain goes over what it learned (hours). */
+  everyHours: z.number().int().min(1).max(168).default(24),
+  deliverTo: deliverTo.optional(),
+  enabled: z.boolean().default(true),
+});
+
 const jobName = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be lowercase letters, digits, - and _ (at most 64)');
@@ -109,11 +116,13 @@ export const schedulerFileKeys = {
   cron: z.array(cronJob).max(200).superRefine(uniqueNames).default([]),
   reminders: remindersSchema.prefault({}),
   email: z.array(emailJob).max(50).superRefine(uniqueNames).default([]),
+  reflection: reflectionSchema.prefault({}),
   /** A job missed while the service was down runs once on start if it was due this recently. */
   catchUpMinutes: z.number().int().min(0).max(10_080).default(60),
 };
 
 export type HeartbeatConfig = z.output<typeof heartbeatSchema>;
+export type ReflectionConfig = z.output<typeof reflectionSchema>;
 export type CronJobConfig = z.output<typeof cronJob>;
 export type EmailJobConfig = z.output<typeof emailJob>;
 export type RemindersConfig = z.output<typeof remindersSchema>;
@@ -124,6 +133,7 @@ export interface SchedulerConfig {
   cron: CronJobConfig[];
   reminders: RemindersConfig;
   email: EmailJobConfig[];
+  reflection: ReflectionConfig;
   catchUpMinutes: number;
   /** Each email job's password, by job name (from its `passwordEnv`); absent when unset. */
   emailPasswords: Record<string, string | undefined>;
@@ -135,6 +145,7 @@ export function resolveSchedulerConfig(
     cron: CronJobConfig[];
     reminders: RemindersConfig;
     email: EmailJobConfig[];
+    reflection: ReflectionConfig;
     catchUpMinutes: number;
   },
   env: Record<string, string | undefined>,
@@ -144,6 +155,7 @@ export function resolveSchedulerConfig(
     cron: file.cron,
     reminders: file.reminders,
     email: file.email,
+    reflection: file.reflection,
     catchUpMinutes: file.catchUpMinutes,
     emailPasswords: Object.fromEntries(
       file.email.map((job) => [job.name, env[job.passwordEnv] || undefined]),

@@ -19,6 +19,14 @@ import {
   type ExtractStatus,
 } from './extract/drain.js';
 import { listInsights, type Insight } from './extract/insights.js';
+import {
+  listChanges,
+  reflect,
+  undoChange,
+  type KnowledgeChange,
+  type ReflectOptions,
+  type ReflectResult,
+} from './extract/reflect.js';
 import type { InsightsInput } from './input.js';
 import type { Extractor } from './extract/types.js';
 import {
@@ -49,6 +57,12 @@ export interface KnowledgeSection {
   startExtracting: (extractor: Extractor, options?: ExtractionWorkerOptions) => ExtractionWorker;
   /** What extractors learned, newest first, each with its sources. */
   insights: (input?: InsightsInput) => Insight[];
+  /** Go over what was learned since the last reflection: merge, raise, let lapse, propose. */
+  reflect: (options?: ReflectOptions) => ReflectResult;
+  /** Reflection's changes, newest first. */
+  knowledgeChanges: (options?: { limit?: number }) => KnowledgeChange[];
+  /** Put back what one of reflection's changes altered. */
+  undoChange: (id: number) => KnowledgeChange;
 }
 
 export function knowledgeSection(ctx: BrainContext, _dbPath: string): KnowledgeSection {
@@ -67,5 +81,8 @@ export function knowledgeSection(ctx: BrainContext, _dbPath: string): KnowledgeS
     extractStatus: (extractor) => extractStatus(ctx, extractor),
     startExtracting: (extractor, options) => startExtractionWorker(ctx, extractor, options),
     insights: (input) => listInsights(ctx, input),
+    reflect: (options) => reflect(ctx, options),
+    knowledgeChanges: (options) => listChanges(ctx, options),
+    undoChange: (id) => undoChange(ctx, id),
   };
 }

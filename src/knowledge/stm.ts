@@ -60,7 +60,7 @@ export function listStm(ctx: BrainContext, input: ListStmInput = {}): StmRecord[
       `${STM_SELECT}
        WHERE (@agent IS NULL OR a.name = @agent)
          AND (@category IS NULL OR s.id IN (SELECT stm_id FROM stm_categories WHERE category = @category))
-         AND (@all OR s.expires_at IS NULL OR s.expires_at > @now)
+         AND (@all OR ((s.expires_at IS NULL OR s.expires_at > @now) AND s.superseded_by IS NULL))
        ORDER BY s.importance DESC, s.created_at DESC, s.id DESC LIMIT @limit`,
     )
     .all({

@@ -72,7 +72,7 @@ const SOURCES: Record<SearchType, FtsSource> = {
     table: FTS_TABLES.stm,
     base: 'stm',
     weights: '1.0',
-    where: `AND (x.expires_at IS NULL OR x.expires_at > @now_ms) ${KNOWLEDGE_FILTERS}`,
+    where: `AND (x.expires_at IS NULL OR x.expires_at > @now_ms) AND x.superseded_by IS NULL ${KNOWLEDGE_FILTERS}`,
   },
   atom: {
     table: FTS_TABLES.atom,
@@ -401,9 +401,9 @@ function outsideThread(ctx: BrainContext, ranked: Ranked[], thread: number): Ran
   return ranked.filter((r) => outside.has(r.rowid));
 }
 
-/** The given STM entries that have not expired, in their order (plan tests). */
+/** The given STM entries that hold (not expired, not superseded), in their order (plan tests). */
 export const UNEXPIRED_SQL = `SELECT x.id AS rowid FROM json_each(@ids) c JOIN stm x ON x.id = c.value
-  WHERE x.expires_at IS NULL OR x.expires_at > @now_ms`;
+  WHERE (x.expires_at IS NULL OR x.expires_at > @now_ms) AND x.superseded_by IS NULL`;
 
 function unexpired(ctx: BrainContext, ranked: Ranked[], now: number): Ranked[] {
   if (ranked.length === 0) return ranked;

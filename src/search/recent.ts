@@ -37,7 +37,7 @@ export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[]
   if (want('stm')) {
     for (const row of ctx.q
       .get<[number, number, number], Parameters<typeof toStmRecord>[0]>(
-        `${STM_SELECT} WHERE s.created_at >= ? AND (s.expires_at IS NULL OR s.expires_at > ?)
+        `${STM_SELECT} WHERE s.created_at >= ? AND (s.expires_at IS NULL OR s.expires_at > ?) AND s.superseded_by IS NULL
          ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
       )
       .all(sinceMs, ctx.clock().getTime(), args.limit)) {

@@ -168,6 +168,14 @@ export const TABLES: Record<string, { kind: 'exported' | 'derived' | 'process'; 
     why: "how far each extractor has read: it reads an imported brain's messages again, and what it learns again merges with the imported entries",
   },
   extract_queue: { kind: 'derived', why: 'messages waiting to be read again, as above' },
+  reflections: {
+    kind: 'process',
+    why: "reflection's runs: the knowledge they changed is exported as it is now",
+  },
+  knowledge_changes: {
+    kind: 'process',
+    why: "reflection's changes, undoable in the brain they were made in (they name its rows)",
+  },
   atoms: { kind: 'exported', why: 'atoms' },
   atom_links: { kind: 'exported', why: 'atom_links' },
   sessions: { kind: 'exported', why: 'sessions' },

@@ -75,6 +75,7 @@ describe('loadAssistantConfig', () => {
         email: [],
         emailPasswords: {},
         heartbeat: undefined,
+        reflection: { everyHours: 24, enabled: true },
         reminders: { checkEverySeconds: 30 },
       },
       commandEnv: {

@@ -33,10 +33,10 @@ interface Current {
 }
 
 /** Current entries: neither superseded nor expired at `now`. */
-const CURRENT = `s.superseded_by IS NULL AND (s.expires_at IS NULL OR s.expires_at > @now)`;
+export const CURRENT = `s.superseded_by IS NULL AND (s.expires_at IS NULL OR s.expires_at > @now)`;
 
 /** The words of `content` as an FTS5 query matching any of them (quoted: no operator leaks in). */
-function anyWordQuery(content: string): string | undefined {
+export function anyWordQuery(content: string): string | undefined {
   const words = new Set(
     (content.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).slice(0, 64).map((w) => `"${w}"`),
   );
