@@ -5,14 +5,7 @@ import type { BrainContext } from '../../context.js';
 import { newId } from '../../ids.js';
 import { addStmSource, insertStm } from '../store.js';
 import type { ExtractedEntry } from './types.js';
-import { contentStems, overlapF1 } from './words.js';
-
-/**
- * At or above this overlap of content words two entries say the same thing, and the newer one
- * only adds its source to the older. Below it, "Ana moved to Lisbon" and "Ana moved to Porto"
- * (0.67) stay two entries.
- */
-export const SAME_FACT_F1 = 0.8;
+import { contentStems, overlapF1, sameFact } from './words.js';
 
 /** How many existing entries sharing a word with a new one are compared with it. */
 const NEAR_CANDIDATES = 10;
@@ -44,7 +37,7 @@ export function anyWordQuery(content: string): string | undefined {
 }
 
 /** The current entry that says what `content` says, if any. */
-function sameFact(
+function findSameFact(
   ctx: BrainContext,
   content: string,
   stems: ReadonlySet<string>,
@@ -59,10 +52,12 @@ function sameFact(
     )
     .all({ query, now, k: NEAR_CANDIDATES });
   let best: Current | undefined;
-  let bestF1 = SAME_FACT_F1;
+  let bestF1 = 0;
   for (const c of candidates) {
-    const f1 = overlapF1(stems, contentStems(c.content));
-    if (f1 >= bestF1) [best, bestF1] = [c, f1];
+    const other = contentStems(c.content);
+    if (!sameFact(stems, other)) continue;
+    const f1 = overlapF1(stems, other);
+    if (f1 > bestF1) [best, bestF1] = [c, f1];
   }
   return best;
 }
@@ -137,14 +132,14 @@ export function learn(
   const stems = contentStems(entry.content);
   if (entry.key) {
     const current = currentAbout(ctx, entry.key, at);
-    if (current && overlapF1(stems, contentStems(current.content)) >= SAME_FACT_F1)
+    if (current && sameFact(stems, contentStems(current.content)))
       return merge(ctx, current.rowid, entry, sources, extractor, at);
     const rowid = add(ctx, entry, sources, agentId, extractor, at);
     if (!current) return { action: 'added', stm: rowid };
     ctx.q.get(`UPDATE stm SET superseded_by = ? WHERE id = ?`).run(rowid, current.rowid);
     return { action: 'superseded', stm: rowid, superseded: current.rowid };
   }
-  const same = sameFact(ctx, entry.content, stems, at);
+  const same = findSameFact(ctx, entry.content, stems, at);
   if (same) return merge(ctx, same.rowid, entry, sources, extractor, at);
   return { action: 'added', stm: add(ctx, entry, sources, agentId, extractor, at) };
 }

@@ -8,8 +8,8 @@ import { isoOfMillis } from '../../clock.js';
 import type { BrainContext } from '../../context.js';
 import { BrainError } from '../../errors.js';
 import { addStmSource } from '../store.js';
-import { anyWordQuery, CURRENT, SAME_FACT_F1 } from './learn.js';
-import { contentStems, overlapF1 } from './words.js';
+import { anyWordQuery, CURRENT } from './learn.js';
+import { contentStems, sameFact } from './words.js';
 
 /** An entry cited by this many messages or more has kept coming back: it is worth more. */
 export const RECURRING_SOURCES = 3;
@@ -113,7 +113,7 @@ function olderSame(ctx: BrainContext, entry: EntryRow, now: number): EntryRow | 
        ORDER BY f.rank LIMIT 10`,
     )
     .all({ query, now, id: entry.rowid, at: entry.created_at });
-  return candidates.find((c) => overlapF1(stems, contentStems(c.content)) >= SAME_FACT_F1);
+  return candidates.find((c) => sameFact(stems, contentStems(c.content)));
 }
 
 function merge(ctx: BrainContext, run: number, entry: EntryRow, into: EntryRow, now: number): void {

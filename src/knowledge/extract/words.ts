@@ -28,6 +28,25 @@ export function contentStems(text: string): Set<string> {
   return stems;
 }
 
+/**
+ * At or above this overlap of content words, one entry's words all held by the other, two entries
+ * say the same thing.
+ */
+export const SAME_FACT_F1 = 0.8;
+
+/**
+ * Whether two entries say the same thing: their content words overlap at F1 ≥ SAME_FACT_F1 and
+ * one's words are all the other's ("Ana likes tea" and "Really, Ana likes tea"). Overlap alone
+ * would join "we decided to use Postgres for the hub" with "… SQLite …", where the one word that
+ * differs is what was decided.
+ */
+export function sameFact(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (overlapF1(a, b) < SAME_FACT_F1) return false;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const s of small) if (!large.has(s)) return false;
+  return true;
+}
+
 /** Token F1 of two sets of stems: 1 when equal, 0 when disjoint. */
 export function overlapF1(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 || b.size === 0) return 0;

@@ -111,6 +111,40 @@ describe('extraction', () => {
     expect(postgres.superseded_by).toBe(sqlite.id);
   });
 
+  it('keeps apart two facts that differ in the one word that matters', async () => {
+    const { brain, thread } = await conversation();
+    const echo: Extractor = {
+      name: 'echo',
+      version: 1,
+      async extract(turn) {
+        return [{ content: turn.body, category: 'fact', importance: 1, sources: [turn.id] }];
+      },
+    };
+    brain.messages.send({
+      from: 'ana',
+      to: 'bo',
+      thread,
+      body: 'The hub keeps its queue in Postgres in production',
+    });
+    brain.messages.send({
+      from: 'ana',
+      to: 'bo',
+      thread,
+      body: 'The hub keeps its queue in SQLite in production',
+    });
+    brain.messages.send({
+      from: 'bo',
+      to: 'ana',
+      thread,
+      body: 'the hub keeps its queue in SQLite in production!',
+    });
+    const result = await brain.knowledge.extract(echo);
+    // Postgres and SQLite stay two facts; the SQLite one said twice is one, with both sources.
+    expect(result).toMatchObject({ read: 5, added: 4, merged: 1 });
+    const sqlite = brain.knowledge.insights().find((i) => i.content.includes('SQLite'))!;
+    expect(sqlite.sources).toHaveLength(2);
+  });
+
   it('reads only threads tagged extract when told, and nothing when told none', async () => {
     const { brain, thread } = await conversation();
     const other = brain.messages.send({ from: 'bo', to: 'ana', subject: 'x', body: 'I like jazz' });
