@@ -31,7 +31,7 @@ export const COMMAND_GROUPS: ReadonlyArray<{
     load: async () => [(await import('./commands/knowledge.js')).registerKnowledge],
   },
   {
-    commands: ['extract', 'insights'],
+    commands: ['extract', 'summarize', 'insights'],
     load: async () => [(await import('./commands/extract.js')).registerExtract],
   },
   {

@@ -115,6 +115,13 @@ export {
   type InsightsInput,
 } from './knowledge/input.js';
 export { createExtractor } from './knowledge/extract/create.js';
+export { createSummarizer, SUMMARY_EVERY } from './knowledge/extract/summary.js';
+export type {
+  Summarizer,
+  SummaryPassOptions,
+  SummaryPassResult,
+  ThreadSummary,
+} from './knowledge/extract/summary.js';
 export {
   EXTRACT_CATEGORIES,
   type ExtractCategory,

@@ -151,11 +151,21 @@ export function registerThreads(program: Command, globals: Globals): void {
             limit: opts.limit,
             offset: opts.offset,
           });
-          if (json) return printJson(history);
+          const summary = brain.knowledge.threadSummary(history.thread.id);
+          if (json) return printJson({ summary: summary ?? null, ...history });
           const t = history.thread;
           println(
             `${bold(t.subject)}  ${cyan(t.id)}  ${t.status}, ${t.message_count} messages${t.tags.length ? `, tags ${t.tags.join(', ')}` : ''}`,
           );
+          if (summary) {
+            println();
+            println(`${dim('summary:')} ${summary.content}`);
+            println(
+              dim(
+                `  (${summary.messages} of ${t.message_count} messages, up to ${summary.last_message_id}, ${shortTime(summary.created_at)})`,
+              ),
+            );
+          }
           for (const m of history.messages) {
             println();
             println(formatMessage(m, { full: true }));
@@ -172,7 +182,7 @@ export function registerThreads(program: Command, globals: Globals): void {
           if (history.next_offset !== null)
             println(dim(`\nmore: brain thread ${t.id} --offset ${history.next_offset}`));
         },
-        ['messages'],
+        ['messages', 'knowledge'],
       ),
     );
 

@@ -19,7 +19,11 @@ export function registerGetThread(server: McpServer, ctx: ToolContext): void {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run(args) {
       const history = ctx.brain.messages.thread(args);
+      // The latest summary leads (one indexed look-up); left out of the output schema, which is
+      // loose, so the tools' listing does not grow.
+      const summary = ctx.brain.knowledge.threadSummary(history.thread.id);
       const lines = [threadLine(history.thread)];
+      if (summary) lines.push(`Summary (${summary.messages} messages): ${summary.content}`);
       for (const m of history.messages) {
         const read = m.receipts.filter((r) => r.read_at).map((r) => r.agent);
         const acks = m.acks.map((a) => (a.body ? `${a.agent} ("${a.body}")` : a.agent));
@@ -30,7 +34,7 @@ export function registerGetThread(server: McpServer, ctx: ToolContext): void {
         lines.push('', messageText(m), ...(marks.length ? [`(${marks.join('; ')})`] : []));
       }
       if (history.next_offset !== null) lines.push('', `more: offset ${history.next_offset}`);
-      return { data: history, text: lines.join('\n') };
+      return { data: { summary: summary ?? null, ...history }, text: lines.join('\n') };
     },
   });
 }

@@ -27,6 +27,15 @@ import {
   type ReflectOptions,
   type ReflectResult,
 } from './extract/reflect.js';
+import {
+  summarizeThread,
+  summaryPass,
+  threadSummary,
+  type Summarizer,
+  type SummaryPassOptions,
+  type SummaryPassResult,
+  type ThreadSummary,
+} from './extract/summary.js';
 import type { InsightsInput } from './input.js';
 import type { Extractor } from './extract/types.js';
 import {
@@ -57,6 +66,15 @@ export interface KnowledgeSection {
   startExtracting: (extractor: Extractor, options?: ExtractionWorkerOptions) => ExtractionWorker;
   /** What extractors learned, newest first, each with its sources. */
   insights: (input?: InsightsInput) => Insight[];
+  /** Summarize a thread now and store it (superseding its older summary); undefined: no words. */
+  summarize: (threadId: string, summarizer: Summarizer) => Promise<ThreadSummary | undefined>;
+  /** The latest current summary of a thread, or undefined. */
+  threadSummary: (threadId: string) => ThreadSummary | undefined;
+  /** Summarize the threads that need it: closed or archived ones, and long ones grown since. */
+  summarizeThreads: (
+    summarizer: Summarizer,
+    options?: SummaryPassOptions,
+  ) => Promise<SummaryPassResult>;
   /** Go over what was learned since the last reflection: merge, raise, let lapse, propose. */
   reflect: (options?: ReflectOptions) => ReflectResult;
   /** Reflection's changes, newest first. */
@@ -81,6 +99,9 @@ export function knowledgeSection(ctx: BrainContext, _dbPath: string): KnowledgeS
     extractStatus: (extractor) => extractStatus(ctx, extractor),
     startExtracting: (extractor, options) => startExtractionWorker(ctx, extractor, options),
     insights: (input) => listInsights(ctx, input),
+    summarize: (threadId, summarizer) => summarizeThread(ctx, threadId, summarizer),
+    threadSummary: (threadId) => threadSummary(ctx, threadId),
+    summarizeThreads: (summarizer, options) => summaryPass(ctx, summarizer, options),
     reflect: (options) => reflect(ctx, options),
     knowledgeChanges: (options) => listChanges(ctx, options),
     undoChange: (id) => undoChange(ctx, id),

@@ -103,6 +103,18 @@ export function threadPage(brain: Brain, ctx: PageContext, id: string, q: Query)
     ${thread.status} · started by ${agentLink(thread.created_by)} ${time(thread.created_at)} ·
     ${tags(thread.tags)}
   </p>`;
+  const summary = brain.knowledge.threadSummary(thread.id);
+  const summaryBlock = summary
+    ? html`<section class="summary" aria-labelledby="summary-title">
+        <h2 id="summary-title">Summary</h2>
+        <p>${summary.content}</p>
+        <p class="meta">
+          covers ${summary.messages} of ${thread.message_count} messages · written
+          ${time(summary.created_at)} ·
+          <a href="${href(`/provenance/${seg(summary.id)}`)}">sources</a>
+        </p>
+      </section>`
+    : '';
   const atEnd = history.next_offset === null;
   const list = html`<ol
     class="conversation"
@@ -112,7 +124,7 @@ export function threadPage(brain: Brain, ctx: PageContext, id: string, q: Query)
   >
     ${history.messages.map((m) => messageArticle(m, derived.get(m.id)))}
   </ol>`;
-  return page(thread.subject || id, ctx, [head, pager, list, pager], 'thread');
+  return page(thread.subject || id, ctx, [head, summaryBlock, pager, list, pager], 'thread');
 }
 
 type Derived =

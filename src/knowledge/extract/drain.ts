@@ -83,7 +83,7 @@ export function extractorId(extractor: Pick<Extractor, 'name' | 'version'>): str
   return `${extractor.name}@${extractor.version}`;
 }
 
-interface TurnRow {
+export interface TurnRow {
   rowid: number;
   id: string;
   thread_rowid: number;
@@ -97,7 +97,8 @@ interface TurnRow {
   tagged: number;
 }
 
-const TURN_SELECT = `
+/** A message as a turn to read (see TurnRow); the summaries read threads with it too. */
+export const TURN_SELECT = `
   SELECT m.id AS rowid, ${messageIdSql('m.uid')} AS id, m.thread_id AS thread_rowid,
          ${threadIdSql('t.uid')} AS thread_id, m.from_agent AS sender_id, fa.name AS sender,
          ta.name AS "to", coalesce(m.subject, t.subject) AS subject, m.body,
@@ -106,7 +107,7 @@ const TURN_SELECT = `
   FROM messages m JOIN threads t ON t.id = m.thread_id JOIN agents fa ON fa.id = m.from_agent
   LEFT JOIN agents ta ON ta.id = m.to_agent`;
 
-function toTurn(ctx: BrainContext, row: TurnRow): ExtractTurn {
+export function toTurn(ctx: BrainContext, row: TurnRow): ExtractTurn {
   const recipients = row.to
     ? [row.to]
     : ctx.q
