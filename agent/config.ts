@@ -5,10 +5,22 @@ import { readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { BrainError, agentName, formatZodError, zodField } from '../src/index.js';
+import {
+  BrainError,
+  EXTRACT_THREADS,
+  agentName,
+  formatZodError,
+  zodField,
+  type ExtractThreads,
+} from '../src/index.js';
 import { parseJsonc } from './jsonc.js';
 import { telegramConfigSchema, type TelegramConfig } from './channels/telegram/config.js';
-import { endpointConfig, modelsConfig, type ModelsConfig } from './models/config.js';
+import {
+  endpointConfig,
+  modelsConfig,
+  type EndpointConfig,
+  type ModelsConfig,
+} from './models/config.js';
 import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
 import { mcpFileShape, resolveMcpConfig, type McpConfig } from './mcp/config.js';
 import {
@@ -101,7 +113,25 @@ export const assistantFileSchema = z.strictObject({
   relayToOwner: z.boolean().default(false),
   /** The Discord channel (agent/channels/discord/); absent: not run. */
   discord: discordConfigSchema.optional(),
+  /** How messages become knowledge: `model` reads them with an endpoint of `models.endpoints`. */
+  extract: z
+    .strictObject({
+      /** An endpoint of `models.endpoints`: its index, or its model (`provider:model`, or the id). */
+      model: z.union([z.string().min(1, 'must not be empty'), z.number().int().min(0)]).optional(),
+      /** Which threads are read (beats BRAIN_EXTRACT_THREADS). */
+      threads: z.enum(EXTRACT_THREADS).optional(),
+    })
+    .optional(),
 });
+
+/** The endpoint `extract.model` names, as the pool knows it. */
+export interface ExtractModelChoice {
+  /** Its index in `models.endpoints`. */
+  index: number;
+  /** Its id in the pool and in usage rows: `provider:model@index`. */
+  id: string;
+  endpoint: EndpointConfig;
+}
 
 /** What the assistant runs with: every default applied, the secrets from the environment. */
 export interface AssistantConfig {
@@ -132,6 +162,12 @@ export interface AssistantConfig {
   discord: DiscordConfig | undefined;
   /** The part of the environment a command of run_command starts from (agent/tools/command-process.ts). */
   commandEnv: Record<string, string>;
+  /**
+   * Extraction: `model` set, messages are read by that endpoint (agent/extract/), else by the
+   * offline extractor; `threads` unset, BRAIN_EXTRACT_THREADS decides. Undefined without the key.
+   */
+  extract:
+    { model: ExtractModelChoice | undefined; threads: ExtractThreads | undefined } | undefined;
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -195,6 +231,14 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     ollamaHost: env.OLLAMA_HOST || undefined,
     braveApiKey: env.BRAVE_API_KEY || undefined,
   };
+  const models = file.models ?? defaultModels(secrets.anthropicApiKey !== undefined);
+  let extractModel: ExtractModelChoice | undefined;
+  if (file.extract?.model !== undefined) {
+    const chosen = chooseEndpoint(models, file.extract.model);
+    if (typeof chosen === 'string')
+      throw new BrainError('INVALID_INPUT', `${path}: extract.model: ${chosen}`);
+    extractModel = chosen;
+  }
   return {
     file: path,
     fileFound: source !== undefined,
@@ -203,7 +247,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     workspace: file.workspace
       ? resolveWorkspace(file.workspace, dirname(path), env)
       : join(configHome(env), 'workspace'),
-    models: file.models ?? defaultModels(secrets.anthropicApiKey !== undefined),
+    models,
     compaction: file.compaction,
     maxRounds: file.maxRounds,
     memory: file.memory,
@@ -218,8 +262,40 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     relayToOwner: file.relayToOwner,
     discord: file.discord && { ...file.discord, token: env.DISCORD_BOT_TOKEN || undefined },
     commandEnv: commandEnv(env),
+    extract: file.extract && { model: extractModel, threads: file.extract.threads },
     secrets,
   };
+}
+
+/**
+ * The endpoint `extract.model` names: an index (a number, or digits), else the endpoint whose id
+ * (`anthropic:claude-haiku-4-5@1`), `provider:model` or model it is. What went wrong otherwise.
+ */
+export function chooseEndpoint(
+  models: ModelsConfig,
+  name: string | number,
+): ExtractModelChoice | string {
+  const ids = models.endpoints.map((e, i) => `${e.provider}:${e.model}@${i}`);
+  const known = `models.endpoints has ${ids.join(', ')}`;
+  const choice = (index: number): ExtractModelChoice => ({
+    index,
+    id: ids[index]!,
+    endpoint: models.endpoints[index]!,
+  });
+  const text = String(name).trim();
+  if (/^\d+$/.test(text)) {
+    const index = Number(text);
+    return index < models.endpoints.length ? choice(index) : `no endpoint ${index} (${known})`;
+  }
+  const matches = models.endpoints
+    .map((e, i) => i)
+    .filter((i) => {
+      const e = models.endpoints[i]!;
+      return text === ids[i] || text === `${e.provider}:${e.model}` || text === e.model;
+    });
+  if (matches.length === 1) return choice(matches[0]!);
+  if (matches.length === 0) return `no endpoint named ${JSON.stringify(text)} (${known})`;
+  return `${JSON.stringify(text)} names ${matches.length} endpoints (${matches.map((i) => ids[i]).join(', ')}): give its index`;
 }
 
 function readConfigFile(path: string, named: boolean): string | undefined {

@@ -1,4 +1,4 @@
-import type { Brain } from '../src/index.js';
+import type { Brain, Clock } from '../src/index.js';
 import type { AssistantConfig, Env } from './config.js';
 import type { Log } from './log.js';
 import type { ServerStatus } from './mcp/connection.js';
@@ -8,6 +8,7 @@ import type { CheckItem } from './contracts.js';
 import type { RunNowOptions } from './scheduler/run-now.js';
 import type { StartServiceOptions, RunningService } from './service/service.js';
 import type { SandboxStatus } from './tools/sandbox.js';
+import type { ConfiguredExtractor } from './extract/create.js';
 
 /**
  * The assistant's front door: what the command line (and any other adapter) may use. Each entry
@@ -21,6 +22,7 @@ import type { SandboxStatus } from './tools/sandbox.js';
  * - `openChat`: `brain chat`, in the terminal or one message at a time.
  * - `checkMcpServers`: the configured MCP servers, connected once and let go.
  * - `sandboxStatus`: whether commands run under bubblewrap here.
+ * - `configuredExtractor`: the model extractor `extract.model` names (`brain extract`), if any.
  */
 
 export type { AssistantConfig, Env } from './config.js';
@@ -32,6 +34,7 @@ export type { Chat, ChatOptions, SaidResult } from './chat-run.js';
 export type { ReplStreams } from './chat.js';
 export type { TurnResult } from './loop.js';
 export type { SandboxStatus } from './tools/sandbox.js';
+export type { ConfiguredExtractor } from './extract/create.js';
 export { formatCheckItem } from './contracts.js';
 export { streamLog, silentLog } from './log.js';
 
@@ -88,4 +91,11 @@ export async function checkMcpServers(options: {
 
 export async function sandboxStatus(path: string): Promise<SandboxStatus> {
   return (await import('./tools/sandbox.js')).sandboxStatus(path);
+}
+
+export async function configuredExtractor(
+  config: AssistantConfig,
+  deps: { brain?: Pick<Brain, 'assistant'>; log: Log; clock: Clock },
+): Promise<ConfiguredExtractor | undefined> {
+  return (await import('./extract/create.js')).configuredExtractor(config, deps);
 }

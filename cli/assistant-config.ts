@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { AssistantConfig } from '../agent/index.js';
 
 /**
@@ -16,4 +19,17 @@ export function assistantEnv(): NodeJS.ProcessEnv {
 export async function loadAssistantConfigFile(file: string | undefined): Promise<AssistantConfig> {
   const { loadAssistantConfig } = await import('../agent/index.js');
   return loadAssistantConfig({ file, env: assistantEnv() });
+}
+
+/**
+ * Whether there is an assistant config to read: named (`--config`, BRAIN_ASSISTANT_CONFIG), or
+ * at the default path. Asked before loading one, so a command that only may use it (`brain
+ * extract`) loads none of the assistant where there is none. The default path is the one
+ * agent/config.ts's assistantConfigPath gives.
+ */
+export function assistantConfigExists(file: string | undefined): boolean {
+  const env = assistantEnv();
+  if (file || env.BRAIN_ASSISTANT_CONFIG) return true;
+  const home = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  return existsSync(join(home, 'brain', 'assistant.json'));
 }

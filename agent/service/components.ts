@@ -3,7 +3,7 @@ import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
 import { schedulerComponents } from '../scheduler/index.js';
 import { createMcpManager } from '../mcp/manager.js';
-import { createExtraction, createIdleMaintenance } from './maintenance.js';
+import { createExtraction, createIdleMaintenance, type MakeExtractor } from './maintenance.js';
 import type { ServiceComponent } from '../contracts.js';
 
 /** What a component may need to be built; each branch adds what its components take. */
@@ -11,7 +11,10 @@ export interface ComponentDeps {
   brain: Brain;
   clock: Clock;
   log: Log;
-  /** Which threads the background extraction reads; none: it does not run. */
+  /**
+   * Which threads the background extraction reads (BRAIN_EXTRACT_THREADS); the config's
+   * `extract.threads` beats it. None: it does not run.
+   */
   extractThreads?: ExtractThreads;
 }
 
@@ -41,8 +44,27 @@ export async function buildComponents(
   components.push(createMcpManager({ config: config.mcp, log: deps.log, clock: deps.clock }));
   // Idle upkeep of the brain's file (src/maintenance/idle.ts): always, like the MCP client.
   components.push(createIdleMaintenance());
-  // Knowledge from the conversation, read in the background like the MCP server does.
-  if (deps.extractThreads && deps.extractThreads !== 'none')
-    components.push(createExtraction(deps.extractThreads));
+  // Knowledge from the conversation, read in the background like the MCP server does: by the
+  // model `extract.model` names, else by the offline extractor.
+  const threads = config.extract?.threads ?? deps.extractThreads;
+  if (threads && threads !== 'none')
+    components.push(
+      createExtraction(threads, config.extract?.model ? modelExtractor(config) : undefined),
+    );
   return components;
+}
+
+/** The model extractor, its module (and the SDK behind it) loaded when extraction starts. */
+function modelExtractor(config: AssistantConfig): MakeExtractor {
+  return async (host, signal) => {
+    const { configuredExtractor } = await import('../extract/create.js');
+    const configured = configuredExtractor(config, {
+      brain: host.brain,
+      log: host.log,
+      clock: host.clock,
+      signal,
+    });
+    // The config named a model: configuredExtractor returned one.
+    return configured!.extractor;
+  };
 }

@@ -2,9 +2,16 @@ import {
   createExtractor,
   startIdleMaintenance,
   type ExtractionWorker,
+  type Extractor,
   type ExtractThreads,
 } from '../../src/index.js';
-import type { ServiceComponent } from '../contracts.js';
+import type { ServiceComponent, ServiceHost } from '../contracts.js';
+
+/**
+ * Builds the extractor when the component starts; `signal` aborts when it stops, so a model call
+ * in flight does not hold the service's stop.
+ */
+export type MakeExtractor = (host: ServiceHost, signal: AbortSignal) => Promise<Extractor>;
 
 /**
  * `brain agent`'s idle upkeep of the brain (Brain.maintain every two seconds): the word index
@@ -29,19 +36,33 @@ export function createIdleMaintenance(options: { intervalMs?: number } = {}): Se
   };
 }
 
-/** `brain agent`'s extraction: new messages read into knowledge between turns (src/knowledge/extract). */
-export function createExtraction(threads: ExtractThreads): ServiceComponent {
+/**
+ * `brain agent`'s extraction: new messages read into knowledge between turns (src/knowledge/extract),
+ * by the extractor `make` builds (the model extractor when `extract.model` is set), else the
+ * offline one.
+ */
+export function createExtraction(
+  threads: ExtractThreads,
+  make: MakeExtractor = () => createExtractor(),
+): ServiceComponent {
   let worker: ExtractionWorker | undefined;
+  let stopping: AbortController | undefined;
   return {
     name: 'extraction',
     async start(host) {
-      const extractor = await createExtractor();
+      stopping = new AbortController();
+      const extractor = await make(host, stopping.signal);
+      host.log('info', 'extraction.started', {
+        extractor: `${extractor.name}@${extractor.version}`,
+        threads,
+      });
       worker = host.brain.knowledge.startExtracting(extractor, {
         threads,
         onError: (message) => host.log('warn', 'extraction.failed', { error: message }),
       });
     },
     async stop() {
+      stopping?.abort();
       await worker?.stop();
       worker = undefined;
     },

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import {
   createExtractor,
-  createSummarizer,
+  type Extractor,
   type ExtractResult,
   type Insight,
-  type ThreadSummary,
 } from '../../src/index.js';
+import { assistantConfigExists, loadAssistantConfigFile } from '../assistant-config.js';
 import { bold, cyan, dim, note, oneLine, printJson, println, shortTime } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
 
@@ -20,55 +20,58 @@ export function registerExtract(program: Command, globals: Globals): void {
     .option('--since <time>', 'read the messages sent since then (ISO 8601), read before or not')
     .option('--dry-run', 'say what would be learned; store nothing')
     .option('--limit <n>', 'read at most this many messages')
-    .action((opts: { since?: string; dryRun?: boolean; limit?: string }) =>
-      withBrain(
+    .option(
+      '--config <file>',
+      'the assistant config whose extract.model reads (else BRAIN_ASSISTANT_CONFIG, else ~/.config/brain/assistant.json)',
+    )
+    .action(async (opts: { since?: string; dryRun?: boolean; limit?: string; config?: string }) => {
+      // Only where there is an assistant config is the assistant loaded: the offline
+      // extractor needs none of it.
+      const assistant = assistantConfigExists(opts.config)
+        ? await loadAssistantConfigFile(opts.config)
+        : undefined;
+      const withModel = assistant?.extract?.model !== undefined;
+      // The model's calls are recorded in the assistant's usage: its section opens with them.
+      const sections: Array<'knowledge' | 'assistant'> = withModel
+        ? ['knowledge', 'assistant']
+        : ['knowledge'];
+      return withBrain(
         globals(),
         async ({ brain, config, json }) => {
-          const extractor = await createExtractor();
+          let extractor: Extractor;
+          let endpoint: string | undefined;
+          if (assistant && withModel) {
+            const { configuredExtractor, streamLog } = await import('../../agent/index.js');
+            const log = streamLog(
+              (line) => void process.stderr.write(`brain: ${line}`),
+              config.logLevel,
+            );
+            const configured = (await configuredExtractor(assistant, {
+              brain,
+              log,
+              clock: () => new Date(),
+            }))!;
+            ({ extractor, endpoint } = configured);
+          } else {
+            extractor = await createExtractor();
+          }
+          const threads = assistant?.extract?.threads ?? config.extractThreads;
           const result = await brain.knowledge.extract(extractor, {
-            threads: config.extractThreads,
+            threads,
             since: opts.since,
             dryRun: opts.dryRun ?? false,
             limit: opts.limit,
           });
-          // Then the threads that need a summary: closed or archived, or long and grown since.
-          const summaries = opts.dryRun
-            ? undefined
-            : await brain.knowledge.summarizeThreads(await createSummarizer(), {
-                threads: config.extractThreads,
-              });
-          const summarized = summaries
-            ? { summarized: summaries.summarized, errors: [...result.errors, ...summaries.errors] }
-            : {};
-          if (json) return printJson({ ...result, ...summarized });
-          printExtractResult(result, config.extractThreads);
-          if (summaries?.summarized)
-            println(
-              `summarized ${summaries.summarized} thread${summaries.summarized === 1 ? '' : 's'} with ${summaries.summarizer}`,
-            );
-          for (const e of summaries?.errors ?? []) note(`brain: summary: ${e}`);
-          if (result.failed > 0 || summaries?.errors.length) process.exitCode = 1;
+          if (json) return printJson(endpoint ? { ...result, endpoint } : result);
+          const threadsFrom = assistant?.extract?.threads
+            ? 'extract.threads'
+            : 'BRAIN_EXTRACT_THREADS';
+          printExtractResult(result, threads, threadsFrom, endpoint);
+          if (result.failed > 0) process.exitCode = 1;
         },
-        ['knowledge'],
-      ),
-    );
-
-  program
-    .command('summarize')
-    .description('summarize a thread now (who talked, when, what was decided) and keep the summary')
-    .argument('<thread-id>', 'the thread (thr_…)')
-    .action((threadId: string) =>
-      withBrain(
-        globals(),
-        async ({ brain, json }) => {
-          const summary = await brain.knowledge.summarize(threadId, await createSummarizer());
-          if (json) return printJson({ summary: summary ?? null });
-          if (!summary) return println(dim('nothing to summarize: the thread has no words'));
-          printSummary(summary);
-        },
-        ['knowledge'],
-      ),
-    );
+        sections,
+      );
+    });
 
   program
     .command('insights')
@@ -105,8 +108,14 @@ export function registerExtract(program: Command, globals: Globals): void {
     );
 }
 
-function printExtractResult(result: ExtractResult, threads: string): void {
-  if (threads === 'none') note('brain: BRAIN_EXTRACT_THREADS is none: nothing is read');
+function printExtractResult(
+  result: ExtractResult,
+  threads: string,
+  threadsFrom: string,
+  endpoint: string | undefined,
+): void {
+  if (threads === 'none') note(`brain: ${threadsFrom} is none: nothing is read`);
+  const by = endpoint ? `${result.extractor} on ${endpoint}` : result.extractor;
   if (result.learned) {
     for (const from of result.learned) {
       println(`${cyan(from.message_id)}`);
@@ -115,7 +124,7 @@ function printExtractResult(result: ExtractResult, threads: string): void {
     }
     println(
       dim(
-        `dry run: ${result.read} message${result.read === 1 ? '' : 's'} read by ${result.extractor}, nothing stored`,
+        `dry run: ${result.read} message${result.read === 1 ? '' : 's'} read by ${by}, nothing stored`,
       ),
     );
     return;
@@ -123,7 +132,7 @@ function printExtractResult(result: ExtractResult, threads: string): void {
   const parts = [`${result.added} new`, `${result.merged} merged`];
   if (result.superseded) parts.push(`${result.superseded} superseding`);
   println(
-    `read ${result.read} message${result.read === 1 ? '' : 's'} with ${result.extractor}: ${parts.join(', ')}` +
+    `read ${result.read} message${result.read === 1 ? '' : 's'} with ${by}: ${parts.join(', ')}` +
       (result.skipped ? dim(` (${result.skipped} in threads not read)`) : ''),
   );
   for (const e of result.errors) note(`brain: ${e}`);
@@ -140,14 +149,4 @@ function printInsight(i: Insight): void {
   );
   const where = i.sources.map((s) => `${s.message_id} by ${s.from}`).join(', ');
   println(dim(`  ← ${where} · ${i.extractor} · ${shortTime(i.created_at)}`));
-}
-
-/** A thread's summary: its words, then what it covers and who wrote it. */
-function printSummary(s: ThreadSummary): void {
-  println(bold(s.content));
-  println(
-    dim(
-      `  ← ${s.first_message_id} … ${s.last_message_id} (${s.messages} message${s.messages === 1 ? '' : 's'}) · ${s.id} · ${s.extractor} · ${shortTime(s.created_at)}`,
-    ),
-  );
 }
