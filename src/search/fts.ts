@@ -233,6 +233,36 @@ function addWordCoverage(ctx: BrainContext, candidates: InContext[], terms: stri
   }
 }
 
+/**
+ * Word coverage for the messages that can still reach the first `n` of the pool: those returned.
+ * Coverage only raises scores, by at most `bonus`: a message that would stay below the n-th score
+ * even with all of it cannot reach the first n, and its words are not read. When only the first
+ * `shown` of the list are shown, in its order, n is `shown`: a message left out then could only
+ * have ranked below them. The n best by their own score are covered first: the n-th score of the
+ * pool then (no score above what it ends at) is a higher bar for the rest, and most of them need
+ * not be read (a query of common words reads the words of a few dozen messages instead of ~250).
+ */
+function coverWords(
+  ctx: BrainContext,
+  pool: Pooled[],
+  messages: InContext[],
+  terms: string[],
+  n: number,
+): Set<Pooled> {
+  const bonus = terms.length < 2 ? 0 : CONTEXT_WEIGHTS.perWord * terms.length;
+  if (bonus === 0) return new Set(messages);
+  const reaching = (c: InContext, bar: number | undefined) =>
+    bar === undefined || c.score + bonus >= bar;
+  const before = kthScore(pool, n);
+  const candidates = messages.filter((c) => reaching(c, before));
+  const first = new Set([...candidates].sort((a, b) => b.score - a.score).slice(0, n));
+  addWordCoverage(ctx, [...first], terms);
+  const bar = kthScore(pool, n);
+  const rest = candidates.filter((c) => !first.has(c) && reaching(c, bar));
+  addWordCoverage(ctx, rest, terms);
+  return new Set<Pooled>([...first, ...rest]);
+}
+
 /** The k-th highest score, or undefined when there are fewer than k. */
 function kthScore(pool: Pooled[], k: number): number | undefined {
   if (pool.length < k) return undefined;
@@ -267,18 +297,8 @@ export function ftsRetrieve(
     messages = withContext(ctx, hits, filters);
     return messages;
   });
-  // Word coverage only raises scores, by at most `bonus`: a message that would stay below the
-  // k-th score even with all of it cannot reach the top k, and is left out before its words are
-  // read. When only the first `shown` of the list are shown, in its order, the shown-th score is
-  // the bar: a message left out then could only have ranked below them.
-  const bonus = queries.terms.length < 2 ? 0 : CONTEXT_WEIGHTS.perWord * queries.terms.length;
-  const cut = kthScore(pool, Math.min(k, options.shown ?? k));
-  if (cut !== undefined && bonus > 0) {
-    const out = new Set<Pooled>(messages.filter((c) => c.score + bonus < cut));
-    pool = pool.filter((c) => !out.has(c));
-    messages = messages.filter((c) => !out.has(c));
-  }
-  addWordCoverage(ctx, messages, queries.terms);
+  const kept = coverWords(ctx, pool, messages, queries.terms, Math.min(k, options.shown ?? k));
+  if (kept.size < messages.length) pool = pool.filter((c) => c.type !== 'message' || kept.has(c));
   pool.sort((a, b) => b.score - a.score);
   return pool
     .slice(0, k)
