@@ -210,6 +210,15 @@ function sourcesOf(read: Read, entry: ExtractedEntry): number[] {
   return [...new Set([read.row.rowid, ...cited])];
 }
 
+/**
+ * An entry's key as its thread's: what a turn says can supersede only what was learned in the
+ * same thread, so a message elsewhere (a stranger's, another agent's) cannot retire knowledge by
+ * naming its key.
+ */
+function scoped(entry: ExtractedEntry, row: TurnRow): ExtractedEntry {
+  return entry.key ? { ...entry, key: `${row.thread_id}|${entry.key}` } : entry;
+}
+
 function store(
   ctx: BrainContext,
   id: string,
@@ -260,7 +269,10 @@ function store(
     }
     if (read.skipped) continue;
     for (const entry of read.entries!)
-      count(learn(ctx, entry, sourcesOf(read, entry), read.row.sender_id, id, now).action);
+      count(
+        learn(ctx, scoped(entry, read.row), sourcesOf(read, entry), read.row.sender_id, id, now)
+          .action,
+      );
   }
   const last = batch.fresh.at(-1)?.rowid;
   if (last !== undefined && last > cursor) setCursor(ctx, id, last);

@@ -111,6 +111,44 @@ describe('extraction', () => {
     expect(postgres.superseded_by).toBe(sqlite.id);
   });
 
+  it('lets an entry supersede only what was learned in its own thread', async () => {
+    const { brain, thread } = await conversation();
+    // An extractor naming the same key wherever it reads, as a model told to may.
+    const global: Extractor = {
+      name: 'global',
+      version: 1,
+      async extract(turn) {
+        const choice = /go with (\w+)/i.exec(turn.body);
+        return choice
+          ? [
+              {
+                content: `The database is ${choice[1]}`,
+                category: 'decision',
+                importance: 3,
+                sources: [turn.id],
+                key: 'database',
+              },
+            ]
+          : [];
+      },
+    };
+    brain.messages.send({ from: 'eve', to: 'bo', subject: 'hi', body: "Let's go with Oracle." });
+    await brain.knowledge.extract(global);
+    const current = brain.knowledge
+      .insights()
+      .map((i) => i.content)
+      .sort();
+    expect(current).toEqual(['The database is Oracle', 'The database is Postgres']);
+    brain.messages.send({ from: 'ana', to: 'bo', thread, body: "Actually we'll go with SQLite." });
+    expect(await brain.knowledge.extract(global)).toMatchObject({ superseded: 1 });
+    expect(
+      brain.knowledge
+        .insights()
+        .map((i) => i.content)
+        .sort(),
+    ).toEqual(['The database is Oracle', 'The database is SQLite']);
+  });
+
   it('keeps apart two facts that differ in the one word that matters', async () => {
     const { brain, thread } = await conversation();
     const echo: Extractor = {
