@@ -119,7 +119,7 @@ function plainStatements(turn: ExtractTurn): string[] {
     const lower = s.toLowerCase();
     if (contentWords(lower) < 3 || POINTS_BACK.test(lower) || PHATIC.some((p) => p.test(lower)))
       continue;
-    if (/\b(?:i|i'm|i've|my|me|we|our|you|your)\b/.test(lower)) continue;
+    if (/\b(?:i|i'm|i've|my|me|myself|we|our|us|you|your|yourself)\b/.test(lower)) continue;
     out.push(
       finish(pinDates(shorten(`${turn.sender} said: ${s}`), turn.created_at), [turn.sender]),
     );
@@ -166,6 +166,11 @@ function rank(found: Candidate[], turns: readonly ExtractTurn[]): void {
     const shared = own.filter((s) => (turnsWith.get(s) ?? 0) >= 2).length;
     // More words of substance say more, up to a point; the centrality counts as much as the cue.
     c.score += (2 * shared) / own.length + Math.min(own.length, 12) / 12;
+    // One that opens by pointing back ("It made…", "They've been…") loses what it points at.
+    if (POINTS_BACK.test(c.text.toLowerCase())) c.score -= 1;
+    // "X and others" is a "we" nobody named (a family, a team, the two who talk): vaguer than
+    // what the speaker says of themselves.
+    if (/\band others\b/.test(c.text)) c.score -= 1.5;
   }
 }
 

@@ -50,7 +50,7 @@ export interface ThreadSummary {
 
 export interface SummaryPassOptions {
   threads?: ExtractThreads;
-  /** Summarize at most this many threads. */
+  /** Summarize at most this many threads (all that need it when not given). */
   limit?: number;
   /** Never wait for the write lock (see ExtractOptions.noWait). */
   noWait?: boolean;
@@ -306,7 +306,7 @@ export async function summaryPass(
   };
   const threads = options.threads ?? 'all';
   if (threads === 'none') return result;
-  const limit = Math.max(1, options.limit ?? 100);
+  const limit = Math.max(1, options.limit ?? Infinity);
   // A thread whose summary failed or had no words stays a candidate: it is not asked for again
   // in the same pass.
   const tried = new Set<number>();
