@@ -133,6 +133,30 @@ describe('thread summaries', () => {
     expect(summaries(brain, thread).filter((s) => s.superseded_by === null)).toHaveLength(1);
   });
 
+  it('a thread whose last message is edited is summarized again once extraction reads it again', async () => {
+    const { brain, thread, last } = await conversation();
+    brain.messages.setThreadStatus(thread, 'closed');
+    const extractor = createOfflineExtractor();
+    await brain.knowledge.extract(extractor);
+    await brain.knowledge.summarizeThreads(createOfflineSummarizer());
+    const before = brain.knowledge.threadSummary(thread)!;
+    expect(before.content).toContain('by Friday');
+    // Messages are edited by importers and repairs, not by a command: as one of them does.
+    const { connectionOf } = await import('../../../src/brain.js');
+    connectionOf(brain)
+      .prepare(`UPDATE messages SET body = ? WHERE id = (SELECT max(id) FROM messages)`)
+      .run("I'll write the migration by Monday.");
+    await brain.knowledge.extract(extractor);
+    expect(await brain.knowledge.summarizeThreads(createOfflineSummarizer())).toMatchObject({
+      summarized: 1,
+    });
+    const after = brain.knowledge.threadSummary(thread)!;
+    expect(after).toMatchObject({ last_message_id: last.id, messages: 3 });
+    expect(after.id).not.toBe(before.id);
+    expect(after.content).toContain('by Monday');
+    expect(after.content).not.toContain('Friday');
+  });
+
   it('reads only tagged threads when told, and none when told none', async () => {
     const { brain, thread } = await conversation();
     brain.messages.setThreadStatus(thread, 'closed');
