@@ -23,7 +23,7 @@ export function registerGetThread(server: McpServer, ctx: ToolContext): void {
       // loose, so the tools' listing does not grow.
       const summary = ctx.brain.knowledge.threadSummary(history.thread.id);
       const lines = [threadLine(history.thread)];
-      if (summary) lines.push(`Summary (${summary.messages} messages): ${summary.content}`);
+      if (summary) lines.push(`Summary: ${summary.content}`);
       for (const m of history.messages) {
         const read = m.receipts.filter((r) => r.read_at).map((r) => r.agent);
         const acks = m.acks.map((a) => (a.body ? `${a.agent} ("${a.body}")` : a.agent));
