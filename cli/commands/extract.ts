@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import {
   createExtractor,
+  createSummarizer,
   type Extractor,
   type ExtractResult,
   type Insight,
+  type ThreadSummary,
 } from '../../src/index.js';
 import { assistantConfigExists, loadAssistantConfigFile } from '../assistant-config.js';
 import { bold, cyan, dim, note, oneLine, printJson, println, shortTime } from '../output.js';
@@ -62,16 +64,46 @@ export function registerExtract(program: Command, globals: Globals): void {
             dryRun: opts.dryRun ?? false,
             limit: opts.limit,
           });
-          if (json) return printJson(endpoint ? { ...result, endpoint } : result);
+          // Then the threads that need a summary: closed or archived, or long and grown since.
+          const summaries = opts.dryRun
+            ? undefined
+            : await brain.knowledge.summarizeThreads(await createSummarizer(), { threads });
+          const summarized = summaries
+            ? { summarized: summaries.summarized, errors: [...result.errors, ...summaries.errors] }
+            : {};
+          if (json)
+            return printJson({ ...result, ...summarized, ...(endpoint ? { endpoint } : {}) });
           const threadsFrom = assistant?.extract?.threads
             ? 'extract.threads'
             : 'BRAIN_EXTRACT_THREADS';
           printExtractResult(result, threads, threadsFrom, endpoint);
-          if (result.failed > 0) process.exitCode = 1;
+          if (summaries?.summarized)
+            println(
+              `summarized ${summaries.summarized} thread${summaries.summarized === 1 ? '' : 's'} with ${summaries.summarizer}`,
+            );
+          for (const e of summaries?.errors ?? []) note(`brain: summary: ${e}`);
+          if (result.failed > 0 || summaries?.errors.length) process.exitCode = 1;
         },
         sections,
       );
     });
+
+  program
+    .command('summarize')
+    .description('summarize a thread now (who talked, when, what was decided) and keep the summary')
+    .argument('<thread-id>', 'the thread (thr_…)')
+    .action((threadId: string) =>
+      withBrain(
+        globals(),
+        async ({ brain, json }) => {
+          const summary = await brain.knowledge.summarize(threadId, await createSummarizer());
+          if (json) return printJson({ summary: summary ?? null });
+          if (!summary) return println(dim('nothing to summarize: the thread has no words'));
+          printSummary(summary);
+        },
+        ['knowledge'],
+      ),
+    );
 
   program
     .command('insights')
@@ -149,4 +181,14 @@ function printInsight(i: Insight): void {
   );
   const where = i.sources.map((s) => `${s.message_id} by ${s.from}`).join(', ');
   println(dim(`  ← ${where} · ${i.extractor} · ${shortTime(i.created_at)}`));
+}
+
+/** A thread's summary: its words, then what it covers and who wrote it. */
+function printSummary(s: ThreadSummary): void {
+  println(bold(s.content));
+  println(
+    dim(
+      `  ← ${s.first_message_id} … ${s.last_message_id} (${s.messages} message${s.messages === 1 ? '' : 's'}) · ${s.id} · ${s.extractor} · ${shortTime(s.created_at)}`,
+    ),
+  );
 }
