@@ -7,6 +7,7 @@ import {
   BrainError,
   createEmbedder,
   createExtractor,
+  createSummarizer,
   evalExtract,
   evalLocomo,
   loadConfig,
@@ -76,7 +77,9 @@ function printExtractReport(r: ExtractEvalReport): void {
   println(
     `${bold('evidence share')}        ${f(r.evidence_share)}  (entries citing an evidence turn)`,
   );
-  println(`${bold('summary F1')}            ${r.summary_f1 === null ? 'n/a' : f(r.summary_f1)}`);
+  println(
+    `${bold('summary F1')}            ${r.summary_f1 === null ? 'n/a' : `${f(r.summary_f1)}  (${r.summaries} session summaries)`}`,
+  );
   println(
     `${bold('recall@5')}              ${f(r.recall_without_knowledge)} messages alone, ${f(r.recall_with_knowledge)} with what was learned (${r.questions} questions)`,
   );
@@ -105,6 +108,7 @@ export function registerEval(program: Command, globals: Globals): void {
       const doc = readJsonFile(file);
       const report = await evalExtract(doc, await createExtractor(), {
         threshold,
+        summarizer: await createSummarizer(),
         onProgress: (l) => note(l),
       });
       if (json) printJson(report);

@@ -5,12 +5,14 @@
 // knowledge among the search's types, to see whether it helps retrieval.
 import { openBrain, type Brain } from '../brain.js';
 import { BrainError } from '../errors.js';
+import type { Summarizer } from '../knowledge/extract/summary-types.js';
 import type { Extractor } from '../knowledge/extract/types.js';
 import {
   combineMetrics,
   CONTENT_F1_THRESHOLD,
   readLocomoObservations,
   scoreExtraction,
+  summaryF1,
   type ExtractMetrics,
   type ScoredEntry,
 } from './extract-metrics.js';
@@ -25,6 +27,8 @@ const RECALL_K = 5;
 
 export interface ExtractEvalOptions {
   threshold?: number;
+  /** Summarizes each session's thread, scored against the session's annotated summary. */
+  summarizer?: Summarizer;
   onProgress?: (line: string) => void;
 }
 
@@ -32,8 +36,9 @@ export interface ExtractEvalReport extends ExtractMetrics {
   extractor: string;
   conversations: number;
   threshold: number;
-  /** Summaries are scored when the brain makes them; null until then. */
+  /** Mean token F1 of each session's summary against its annotated one; null without a summarizer. */
   summary_f1: number | null;
+  summaries: number;
   /** recall@5 of the evidence turns, messages alone (knowledge absent). */
   recall_without_knowledge: number;
   /**
@@ -95,6 +100,8 @@ export async function evalExtract(
   let without = 0;
   let withKnowledge = 0;
   let questions = 0;
+  let summaryF1Sum = 0;
+  let summaries = 0;
   for (const [n, conv] of conversations.entries()) {
     const brain = await openBrain({ dbPath: ':memory:' });
     try {
@@ -121,6 +128,19 @@ export async function evalExtract(
         withKnowledge += await recallAt(brain, q.question, wanted, knowledge, idOf);
         questions++;
       }
+      // Summaries last: the questions above are asked of what extraction learned alone.
+      if (options.summarizer) {
+        const references = new Map(annotated[n]!.summaries.map((s) => [s.session, s.text]));
+        for (const session of conv.sessions) {
+          const reference = references.get(session.index);
+          const first = session.turns[0] && idOf.get(session.turns[0].dia_id);
+          if (!reference || !first) continue;
+          const thread = brain.messages.getMessage(first)!.thread_id;
+          const summary = await brain.knowledge.summarize(thread, options.summarizer);
+          summaryF1Sum += summaryF1(summary?.content ?? '', reference);
+          summaries++;
+        }
+      }
       options.onProgress?.(
         `${conv.id}: ${idOf.size} turns, ${knowledge.size} entries (${pass.added} new, ${pass.merged} merged, ${pass.superseded} superseding)`,
       );
@@ -139,7 +159,8 @@ export async function evalExtract(
     content_recall: round(total.content_recall),
     entries_per_observation: round(total.entries_per_observation),
     evidence_share: round(total.evidence_share),
-    summary_f1: null,
+    summary_f1: options.summarizer ? round(summaries ? summaryF1Sum / summaries : 0) : null,
+    summaries,
     recall_without_knowledge: round(questions ? without / questions : 0),
     recall_with_knowledge: round(questions ? withKnowledge / questions : 0),
     questions,

@@ -52,7 +52,7 @@ describe('brain eval extract', () => {
       conversations: 1,
       observations: 4,
       threshold: 0.3,
-      summary_f1: null,
+      summaries: 1,
       questions: 1,
     });
     // Every observation here is said outright by one turn: the extractor cites each.
