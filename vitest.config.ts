@@ -9,6 +9,7 @@ import { LongestFirst } from './test/longest-first.js';
 const exclusive = [
   'test/reliability/concurrency.test.ts',
   'test/reliability/crash.test.ts',
+  'test/reliability/extract-crash.test.ts',
   'test/reliability/wal.test.ts',
   'test/mcp/concurrency.test.ts',
 ];
