@@ -61,7 +61,13 @@ try {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp', '--agent', 'bench', '--db', db],
-    env: { ...(process.env as Record<string, string>), BRAIN_EMBEDDER: 'none' },
+    // The same brain as in process: no embedder, and no extraction reading the new brain's
+    // messages into knowledge while it is searched (a catch-up a running server has long done).
+    env: {
+      ...(process.env as Record<string, string>),
+      BRAIN_EMBEDDER: 'none',
+      BRAIN_EXTRACT_THREADS: 'none',
+    },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'bench', version: '1' });
