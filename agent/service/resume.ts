@@ -65,14 +65,19 @@ function answerWith(
   });
 }
 
-export function createResumer(): ServiceComponent {
+/**
+ * `startedAt`: when this service started. A message that came in after it is this process's own
+ * (a channel started before the resumer and is answering it), never one a crash cut short.
+ */
+export function createResumer(options: { startedAt?: number } = {}): ServiceComponent {
   return {
     name: 'resume',
     async start(h: ServiceHost) {
+      const before = options.startedAt ?? h.clock().getTime();
       for (const session of h.brain.assistant.sessions()) {
         if (takenUpElsewhere(session.name)) continue;
         try {
-          await resumeSession(h, session.name, session.thread_id);
+          await resumeSession(h, session.name, session.thread_id, before);
         } catch (err) {
           h.log('warn', 'resume.failed', {
             session: session.name,
@@ -140,10 +145,17 @@ function ownersChat(h: ServiceHost, route: ChannelTarget): boolean {
   );
 }
 
-async function resumeSession(h: ServiceHost, session: string, threadId: string): Promise<void> {
+async function resumeSession(
+  h: ServiceHost,
+  session: string,
+  threadId: string,
+  before: number,
+): Promise<void> {
   const { brain } = h;
   const config = h.config();
-  const waiting = unanswered(brain, threadId, config.agent);
+  const waiting = unanswered(brain, threadId, config.agent).filter(
+    (m) => Date.parse(m.created_at) < before,
+  );
   const last = [...waiting].reverse().find((m) => resumable(h, session, m));
   if (!last) return;
   const how = resumable(h, session, last)!;

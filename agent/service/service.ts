@@ -68,7 +68,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       }))),
     ...(options.inbox === false ? [] : [createInboxWatcher(options.inbox ?? {})]),
     // After the channels: what a crash cut short is answered or told through them.
-    ...(options.components ? [] : [createResumer()]),
+    ...(options.components ? [] : [createResumer({ startedAt: started })]),
   ];
   host.setComponents(components);
 

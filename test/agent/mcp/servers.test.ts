@@ -46,7 +46,7 @@ describe('the MCP client against real servers', { timeout: 60_000 }, () => {
         env: { BRAIN_EMBEDDER: 'none' },
       },
     });
-    expect(m.status()[0]).toMatchObject({ connected: true, tools: 12 });
+    expect(m.status()[0]).toMatchObject({ connected: true, tools: 13 });
     expect(byName(m.tools('s'), 'mcp__brain2__poll_inbox').readOnly).toBe(true);
     expect(byName(m.tools('s'), 'mcp__brain2__send_message').readOnly).toBe(false);
     const sent = await call(m, 'mcp__brain2__send_message', { to: 'ann', body: 'from afar' });
@@ -115,7 +115,7 @@ describe('the MCP client against real servers', { timeout: 60_000 }, () => {
       log,
     );
     const [good, wrong] = m.status();
-    expect(good).toMatchObject({ connected: true, tools: 12 });
+    expect(good).toMatchObject({ connected: true, tools: 13 });
     expect(wrong).toMatchObject({ connected: false, state: 'waiting' });
     expect(wrong!.lastError).toMatch(/401|unauthor/i);
     const sent = await call(m, 'mcp__good__send_message', { to: 'ann', body: 'over http' });
