@@ -8,7 +8,7 @@ import type { ExtractedEntry } from './types.js';
 import { contentStems, overlapF1, sameFact } from './words.js';
 
 /** How many existing entries sharing a word with a new one are compared with it. */
-const NEAR_CANDIDATES = 10;
+const SAME_CANDIDATES = 100;
 
 export type LearnedAction = 'added' | 'merged' | 'superseded';
 
@@ -20,7 +20,7 @@ export interface Learned {
   superseded?: number;
 }
 
-interface Current {
+export interface Current {
   rowid: number;
   content: string;
 }
@@ -28,12 +28,57 @@ interface Current {
 /** Current entries: neither superseded nor expired at `now`. */
 export const CURRENT = `s.superseded_by IS NULL AND (s.expires_at IS NULL OR s.expires_at > @now)`;
 
-/** The words of `content` as an FTS5 query matching any of them (quoted: no operator leaks in). */
-export function anyWordQuery(content: string): string | undefined {
-  const words = new Set(
-    (content.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).slice(0, 64).map((w) => `"${w}"`),
-  );
-  return words.size ? [...words].slice(0, 16).join(' OR ') : undefined;
+/** English words too common to find a fact by (the index holds them all the same). */
+const COMMON = new Set(
+  (
+    'the and for are but not you all any can had her was one our out day get has him his how man ' +
+    'new now old see two way who boy did its let put say she too use that with have this will ' +
+    'your from they know want been good much some time very when come here just like long make ' +
+    'many more only over such take than them well were what also into most'
+  ).split(' '),
+);
+
+/**
+ * An FTS5 query that every entry saying what `content` says matches: an entry with all of its
+ * words, or one with all of its own words among them (sameFact), which then holds at least two
+ * thirds of them and so at least one of any n − ⌈2n/3⌉ + 1. Those are taken longest first, the
+ * rarer words as a rule, so that few rows match and none is ranked.
+ */
+export function sameFactQuery(content: string): string | undefined {
+  const words = [
+    ...new Set(
+      (content.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])
+        .slice(0, 64)
+        .filter((w) => !COMMON.has(w)),
+    ),
+  ];
+  if (words.length === 0) return undefined;
+  const k = words.length - Math.ceil((2 * words.length) / 3) + 1;
+  return words
+    .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
+    .slice(0, k)
+    .map((w) => `"${w}"`)
+    .join(' OR ');
+}
+
+/**
+ * The current entries that may say what `content` says: those matching sameFactQuery, newest
+ * first (a duplicate is most often of something said lately), at most `limit`.
+ */
+export function sameFactCandidates(
+  ctx: BrainContext,
+  content: string,
+  now: number,
+  limit = SAME_CANDIDATES,
+): Current[] {
+  const query = sameFactQuery(content);
+  if (!query) return [];
+  return ctx.q
+    .get<[{ query: string; now: number; k: number }], Current>(
+      `SELECT s.id AS rowid, s.content FROM stm_fts f JOIN stm s ON s.id = f.rowid
+       WHERE stm_fts MATCH @query AND ${CURRENT} ORDER BY f.rowid DESC LIMIT @k`,
+    )
+    .all({ query, now, k: limit });
 }
 
 /** The current entry that says what `content` says, if any. */
@@ -43,17 +88,9 @@ function findSameFact(
   stems: ReadonlySet<string>,
   now: number,
 ): Current | undefined {
-  const query = anyWordQuery(content);
-  if (!query) return undefined;
-  const candidates = ctx.q
-    .get<[{ query: string; now: number; k: number }], Current>(
-      `SELECT s.id AS rowid, s.content FROM stm_fts f JOIN stm s ON s.id = f.rowid
-       WHERE stm_fts MATCH @query AND ${CURRENT} ORDER BY f.rank LIMIT @k`,
-    )
-    .all({ query, now, k: NEAR_CANDIDATES });
   let best: Current | undefined;
   let bestF1 = 0;
-  for (const c of candidates) {
+  for (const c of sameFactCandidates(ctx, content, now)) {
     const other = contentStems(c.content);
     if (!sameFact(stems, other)) continue;
     const f1 = overlapF1(stems, other);

@@ -8,7 +8,7 @@ import { isoOfMillis } from '../../clock.js';
 import type { BrainContext } from '../../context.js';
 import { BrainError } from '../../errors.js';
 import { addStmSource } from '../store.js';
-import { anyWordQuery, CURRENT } from './learn.js';
+import { CURRENT, sameFactQuery } from './learn.js';
 import { contentStems, sameFact } from './words.js';
 
 /** An entry cited by this many messages or more has kept coming back: it is worth more. */
@@ -101,7 +101,7 @@ function record(
 
 /** The older current entry that says what `entry` says, if any. */
 function olderSame(ctx: BrainContext, entry: EntryRow, now: number): EntryRow | undefined {
-  const query = anyWordQuery(entry.content);
+  const query = sameFactQuery(entry.content);
   if (!query) return undefined;
   const stems = contentStems(entry.content);
   const candidates = ctx.q
@@ -110,7 +110,7 @@ function olderSame(ctx: BrainContext, entry: EntryRow, now: number): EntryRow | 
        FROM stm_fts f JOIN stm s ON s.id = f.rowid
        WHERE stm_fts MATCH @query AND ${CURRENT} AND s.id != @id
          AND (s.created_at < @at OR (s.created_at = @at AND s.id < @id))
-       ORDER BY f.rank LIMIT 10`,
+       ORDER BY f.rowid DESC LIMIT 100`,
     )
     .all({ query, now, id: entry.rowid, at: entry.created_at });
   return candidates.find((c) => sameFact(stems, contentStems(c.content)));

@@ -50,15 +50,15 @@ export function startExtractionWorker(
         const result = await extractPass(ctx, extractor, {
           threads: options.threads,
           signal,
-          batchSize: 20,
-          limit: 200,
+          batchSize: 2,
+          limit: 100,
           noWait: true,
         });
         for (const e of result.errors) report(`extraction: ${e}`);
         if (result.read > 0 && result.errors.length === 0) lastError = undefined;
         // A full pass means more may be waiting: go on without a pause (not when the lock was
         // taken: then the writer is given the pause).
-        if (!result.busy && result.read + result.skipped >= 200) continue;
+        if (!result.busy && result.read + result.skipped >= 100) continue;
         if (!result.busy && !signal.aborted && writeMark(ctx) !== quiet) {
           const mark = writeMark(ctx);
           summarizer ??= options.summarizer
