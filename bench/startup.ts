@@ -9,7 +9,9 @@
 //   npx tsx bench/startup.ts DB [runs] [--cli PATH] [--base PATH]
 //
 // --base runs another build's CLI too (a copy of dist/ from before a change), command by command
-// in the same rounds, so both see the same load: rows `name@base`.
+// in the same rounds, so both see the same load: rows `name@base`. --base-db gives it a brain of
+// its own (a build from before a migration cannot open a newer brain): make both with their own
+// build's `brain bench --messages 100000 --keep`.
 //
 // `send` and `read` write: run it on a copy of a bench database (`brain bench --keep`).
 import { spawnSync } from 'node:child_process';
@@ -21,11 +23,13 @@ import BetterSqlite3 from 'better-sqlite3';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { cli: { type: 'string' }, base: { type: 'string' } },
+  options: { cli: { type: 'string' }, base: { type: 'string' }, 'base-db': { type: 'string' } },
 });
 const [db, runsArg] = positionals;
 if (!db || !existsSync(db)) {
-  console.error('usage: npx tsx bench/startup.ts DB [runs] [--cli PATH] [--base PATH]');
+  console.error(
+    'usage: npx tsx bench/startup.ts DB [runs] [--cli PATH] [--base PATH [--base-db DB]]',
+  );
   process.exit(2);
 }
 const runs = Number(runsArg ?? 20);
@@ -49,30 +53,37 @@ function sample(path: string) {
   }
 }
 
-const { knowledge, thread } = sample(db);
-const COMMANDS: Record<string, string[]> = {
-  // The floor: node itself starting and stopping, on the same run and load.
-  'node -e 0': [],
-  poll: ['poll', '--agent', 'nova'],
-  search: ['search', 'pottery class'],
-  provenance: ['provenance', knowledge],
-  thread: ['thread', thread, '--limit', '20'],
-  send: ['send', '--agent', 'nova', '--to', 'atlas', '--body', 'startup probe'],
-  read: ['read', '--agent', 'atlas', '--limit', '5'],
-};
+const baseDb = values['base-db'] ?? db;
+
+/** The commands, with the ids they need from `path`. */
+function commands(path: string): Record<string, string[]> {
+  const { knowledge, thread } = sample(path);
+  return {
+    // The floor: node itself starting and stopping, on the same run and load.
+    'node -e 0': [],
+    poll: ['poll', '--agent', 'nova'],
+    search: ['search', 'pottery class'],
+    provenance: ['provenance', knowledge],
+    thread: ['thread', thread, '--limit', '20'],
+    send: ['send', '--agent', 'nova', '--to', 'atlas', '--body', 'startup probe'],
+    read: ['read', '--agent', 'atlas', '--limit', '5'],
+  };
+}
+const COMMANDS = commands(db);
+const BASE_COMMANDS = values.base ? commands(baseDb) : {};
 
 const timer = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 /** Wall and CPU milliseconds of one run (CPU is NaN without /usr/bin/time). */
-function once(args: string[], main = cli): { wall: number; cpu: number } {
+function once(args: string[], main = cli, path = db!): { wall: number; cpu: number } {
   const argv =
     args.length === 0
       ? [process.execPath, '-e', '0']
-      : [process.execPath, main, '--db', db!, '--json', ...args];
+      : [process.execPath, main, '--db', path, '--json', ...args];
   const [command, ...rest] = timer ? [timer, '-f', 'cpu %U %S', ...argv] : argv;
   const start = performance.now();
   const child = spawnSync(command!, rest, {
-    env: { ...process.env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1' },
+    env: { ...process.env, BRAIN_EMBEDDER: 'none', BRAIN_EXTRACT_THREADS: 'none', NO_COLOR: '1' },
     encoding: 'utf8',
   });
   const wall = performance.now() - start;
@@ -84,17 +95,18 @@ function once(args: string[], main = cli): { wall: number; cpu: number } {
   return { wall, cpu };
 }
 
-const runsOf: [string, string[], string][] = [];
+const runsOf: [string, string[], string, string][] = [];
 for (const [name, args] of Object.entries(COMMANDS)) {
-  runsOf.push([name, args, cli]);
-  if (values.base && args.length > 0) runsOf.push([`${name}@base`, args, values.base]);
+  runsOf.push([name, args, cli, db]);
+  if (values.base && args.length > 0)
+    runsOf.push([`${name}@base`, BASE_COMMANDS[name]!, values.base, baseDb]);
 }
 const samples = Object.fromEntries(
   runsOf.map(([name]) => [name, { wall: [] as number[], cpu: [] as number[] }]),
 );
 for (let round = 0; round <= runs; round += 1) {
-  for (const [name, args, main] of runsOf) {
-    const { wall, cpu } = once(args, main);
+  for (const [name, args, main, path] of runsOf) {
+    const { wall, cpu } = once(args, main, path);
     if (round === 0) continue;
     samples[name]!.wall.push(wall);
     samples[name]!.cpu.push(cpu);
