@@ -39,7 +39,10 @@ describe('the settings loadConfig refuses', () => {
       [{ OLLAMA_HOST: 'http://x:99999' }, /OLLAMA_HOST: must be a URL such as/],
       [{ BRAIN_LOG_LEVEL: 'verbose' }, /BRAIN_LOG_LEVEL: must be one of error, warn, info, debug/],
       [{ BRAIN_DURABILITY: 'FULL' }, /BRAIN_DURABILITY: must be one of normal, full/],
-      [{ BRAIN_EXTRACT_THREADS: 'some' }, /BRAIN_EXTRACT_THREADS: must be one of all, tagged, none/],
+      [
+        { BRAIN_EXTRACT_THREADS: 'some' },
+        /BRAIN_EXTRACT_THREADS: must be one of all, tagged, none/,
+      ],
     ];
     for (const bytes of ['0', '-1', '1.5', ' 12 ', '1e3', '0x10', 'Infinity', 'lots'])
       refused.push([
