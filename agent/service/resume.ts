@@ -67,7 +67,8 @@ function answerWith(
 
 /**
  * `startedAt`: when this service started. A message that came in after it is this process's own
- * (a channel started before the resumer and is answering it), never one a crash cut short.
+ * (a channel started before the resumer and is answering it), never one a crash cut short; one
+ * stored in the very millisecond counts as before, as a crash may leave one there too.
  */
 export function createResumer(options: { startedAt?: number } = {}): ServiceComponent {
   return {
@@ -154,7 +155,7 @@ async function resumeSession(
   const { brain } = h;
   const config = h.config();
   const waiting = unanswered(brain, threadId, config.agent).filter(
-    (m) => Date.parse(m.created_at) < before,
+    (m) => Date.parse(m.created_at) <= before,
   );
   const last = [...waiting].reverse().find((m) => resumable(h, session, m));
   if (!last) return;
