@@ -92,6 +92,31 @@ export function vectorRetrieve(
       scored.push({ type, rowid: row.item_id, score: dot(v, query) });
     }
   }
-  scored.sort((a, b) => b.score - a.score);
-  return scored.slice(0, k).map((c, i) => ({ ...c, rank: i + 1 }));
+  const held = holding(ctx, scored, filters.now_ms);
+  const kept = held ? scored.filter((c) => c.type !== 'stm' || held.has(c.rowid)) : scored;
+  kept.sort((a, b) => b.score - a.score);
+  return kept.slice(0, k).map((c, i) => ({ ...c, rank: i + 1 }));
 }
+
+/** Of the STM entries found, those that hold now (see HOLDING_SQL); undefined when none was found. */
+function holding(
+  ctx: BrainContext,
+  scored: ReadonlyArray<{ type: SearchType; rowid: number }>,
+  now: number,
+): Set<number> | undefined {
+  const ids = scored.filter((c) => c.type === 'stm').map((c) => c.rowid);
+  if (ids.length === 0) return undefined;
+  return new Set(
+    ctx.q
+      .get<[{ ids: string; now: number }], { id: number }>(HOLDING_SQL)
+      .all({ ids: JSON.stringify(ids), now })
+      .map((r) => r.id),
+  );
+}
+
+/**
+ * The given STM entries neither superseded nor lapsed. The vector index keeps the expiry an
+ * entry had when it was embedded; one superseded, or made to lapse, since is known only here.
+ */
+const HOLDING_SQL = `SELECT s.id FROM json_each(@ids) c JOIN stm s ON s.id = c.value
+  WHERE s.superseded_by IS NULL AND (s.expires_at IS NULL OR s.expires_at > @now)`;

@@ -73,6 +73,24 @@ describe('vector search', () => {
     );
     expect(found.hits.map((h) => h.id).sort()).toEqual([live.id, atom.id].sort());
   });
+
+  it('leaves out memories superseded or lapsed since they were embedded', async () => {
+    const words = wordEmbedder(vocabulary);
+    t = await tempBrain();
+    const kept = t.brain.knowledge.remember({ agent: 'a', content: 'memory of fills' });
+    const newer = t.brain.knowledge.remember({ agent: 'b', content: 'memory of the fills' });
+    await t.brain.embed.embedQueued(words);
+    // Reflection merges the newer into the older: the newer is superseded after its embedding.
+    expect(t.brain.knowledge.reflect().merged).toBe(1);
+    const search = () =>
+      t!.brain.search.searchHybrid(
+        { query: 'memory fills', types: ['stm'] },
+        { embedder: words, mode: 'vector' },
+      );
+    expect((await search()).hits.map((h) => h.id)).toEqual([kept.id]);
+    t.brain.knowledge.undoChange(t.brain.knowledge.knowledgeChanges()[0]!.id);
+    expect((await search()).hits.map((h) => h.id).sort()).toEqual([kept.id, newer.id].sort());
+  });
 });
 
 describe('hybrid search', () => {
