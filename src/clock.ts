@@ -25,3 +25,21 @@ export function isoOfMillis(ms: number | null): string | null {
 export function isoSql(column: string): string {
   return `strftime('%Y-%m-%dT%H:%M:%fZ', ${column} / 1000.0, 'unixepoch')`;
 }
+
+/**
+ * Wait `ms`, or less when `signal` aborts: a background worker's pause between passes. The timer
+ * is unref'd, so a pause never keeps a process up.
+ */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(finish, ms);
+    timer.unref();
+    function finish() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', finish);
+      resolve();
+    }
+    signal.addEventListener('abort', finish, { once: true });
+  });
+}

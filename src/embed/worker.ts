@@ -1,5 +1,6 @@
 import { connectionOf, type Brain } from '../brain.js';
 import type { Embedder } from './embedder.js';
+import { pause } from '../clock.js';
 
 export interface EmbeddingWorkerOptions {
   /** Stops the worker (also cancels an embedding call in flight; its items stay queued). */
@@ -61,18 +62,4 @@ export function startEmbeddingWorker(
       await done;
     },
   };
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(finish, ms);
-    timer.unref();
-    function finish() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', finish);
-      resolve();
-    }
-    signal.addEventListener('abort', finish, { once: true });
-  });
 }

@@ -6,6 +6,7 @@ import type { ExtractThreads } from '../../vocabulary.js';
 import { extractPass } from './drain.js';
 import { createSummarizer, summaryPass, type Summarizer } from './summary.js';
 import type { Extractor } from './types.js';
+import { pause } from '../../clock.js';
 
 export interface ExtractionWorkerOptions {
   threads?: ExtractThreads;
@@ -95,18 +96,4 @@ function writeMark(ctx: BrainContext): string {
   const version = ctx.db.pragma('data_version', { simple: true }) as number;
   const own = ctx.q.get<[], { n: number }>(`SELECT total_changes() AS n`).get()!.n;
   return `${version}:${own}`;
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(finish, ms);
-    timer.unref();
-    function finish() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', finish);
-      resolve();
-    }
-    signal.addEventListener('abort', finish, { once: true });
-  });
 }
