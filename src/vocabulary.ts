@@ -14,6 +14,11 @@ export type SearchType = (typeof SEARCH_TYPES)[number];
 export const MAX_SEARCH_LIMIT = 200;
 /** How many hits a search returns when it is given no limit. */
 export const DEFAULT_SEARCH_LIMIT = 20;
+/**
+ * The category of STM entries that summarise: a thread's messages (knowledge/extract/summary.ts)
+ * or an assistant session's older turns (assistant/summaries.ts).
+ */
+export const SUMMARY_CATEGORY = 'summary';
 /** Which threads extraction reads: all, those tagged `extract`, or none. */
 export const EXTRACT_THREADS = ['all', 'tagged', 'none'] as const;
 export type ExtractThreads = (typeof EXTRACT_THREADS)[number];

@@ -11,9 +11,11 @@ export interface SessionSummary {
 }
 
 /**
- * The summary that covers a thread furthest: among STM entries of category `summary` whose source
- * message is in the thread, the one whose source comes last (then the newest). A read: it counts
- * no access. Its cost grows with the number of summaries, which is small (one per compaction).
+ * The summary that covers a thread furthest: among STM entries of category `summary` that the
+ * assistant stated as it compacted (not a thread summary extraction wrote: its source is the
+ * first message it covers) and whose source message is in the thread, the one whose source comes
+ * last (then the newest). A read: it counts no access. Its cost grows with the number of
+ * summaries, which is small (one per compaction).
  */
 export function latestSummary(ctx: BrainContext, thread: string): SessionSummary | undefined {
   const key = threadKey(lookupKey(thread, 'thread_id'));
@@ -25,6 +27,7 @@ export function latestSummary(ctx: BrainContext, thread: string): SessionSummary
        JOIN stm s ON s.id = c.stm_id
        JOIN messages m ON m.id = s.source_message_id
        WHERE c.category = ? AND m.thread_id = (SELECT id FROM threads WHERE uid = ?)
+         AND s.extractor IS NULL
        ORDER BY m.created_at DESC, m.id DESC, s.id DESC LIMIT 1`,
     )
     .get(SUMMARY_CATEGORY, key);

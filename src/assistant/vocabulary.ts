@@ -128,8 +128,7 @@ const FIELD_RULES: Record<string, string> = { write_file: 'path', send_message: 
 export const fieldOf = (tool: string) =>
   Object.hasOwn(FIELD_RULES, tool) ? FIELD_RULES[tool] : undefined;
 
-/** The category of the STM entries that summarise a session's older turns. */
-export const SUMMARY_CATEGORY = 'summary';
+export { SUMMARY_CATEGORY } from '../vocabulary.js';
 
 /** Upper-case letters and digits without the look-alikes 0/O, 1/I/L. */
 export const PAIRING_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';

@@ -10,7 +10,7 @@ import { BrainError } from '../../errors.js';
 import { messageIdSql, newId, threadIdSql, threadKey } from '../../ids.js';
 import { check, object } from '../../input/check.js';
 import { id } from '../../input/fields.js';
-import type { ExtractThreads } from '../../vocabulary.js';
+import { SUMMARY_CATEGORY, type ExtractThreads } from '../../vocabulary.js';
 import { addStmSource, insertStm } from '../store.js';
 import { EXTRACT_TAG, TURN_SELECT, toTurn, type TurnRow } from './drain.js';
 import type { Summarizer } from './summary-types.js';
@@ -23,9 +23,6 @@ export type { Summarizer };
  * leaves out stays short: about a screen or two of talk, which a reader takes in at a glance.
  */
 export const SUMMARY_EVERY = 50;
-
-/** The category of a summary entry. */
-export const SUMMARY_CATEGORY = 'summary';
 
 /** How many of a thread's latest messages a summary reads: the older ones an earlier one covers. */
 const MAX_TURNS = 2000;

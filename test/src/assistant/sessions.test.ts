@@ -1,6 +1,6 @@
 import { connectionOf } from '../../../src/brain.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BrainError, type Brain } from '../../../src/index.js';
+import { BrainError, createSummarizer, type Brain } from '../../../src/index.js';
 import { AFTER_SQL } from '../../../src/assistant/sessions.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
@@ -210,6 +210,16 @@ describe('latestSummary', () => {
     });
     expect(brain.assistant.latestSummary(a.thread_id)).toBeUndefined();
     expect(brain.assistant.latestSummary(b.thread_id)?.covers_through).toBe(inB);
+  });
+
+  it("ignores the thread summary extraction writes of the session's thread", async () => {
+    const brain = await open();
+    const s = brain.assistant.session({ name: 'chat/default', ...who });
+    turn(brain, s.thread_id, 'one');
+    turn(brain, s.thread_id, 'two');
+    const summarizer = await createSummarizer();
+    expect(await brain.knowledge.summarize(s.thread_id, summarizer)).toBeDefined();
+    expect(brain.assistant.latestSummary(s.thread_id)).toBeUndefined();
   });
 });
 
