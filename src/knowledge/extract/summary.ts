@@ -13,6 +13,7 @@ import { id } from '../../input/fields.js';
 import { SUMMARY_CATEGORY, type ExtractThreads } from '../../vocabulary.js';
 import { addStmSource, insertStm } from '../store.js';
 import { EXTRACT_TAG, TURN_SELECT, toTurn, type TurnRow } from './drain.js';
+import { CURRENT } from './learn.js';
 import type { Summarizer } from './summary-types.js';
 
 export type { Summarizer };
@@ -76,9 +77,6 @@ export function summaryKey(threadId: string): string {
 function summarizerId(summarizer: Pick<Summarizer, 'name' | 'version'>): string {
   return `${summarizer.name}@${summarizer.version}`;
 }
-
-/** Current entries: neither superseded nor lapsed at `@now`. */
-const CURRENT = `s.superseded_by IS NULL AND (s.expires_at IS NULL OR s.expires_at > @now)`;
 
 /** The row id of the last message of `thread` (a row id in SQL), by time then id. */
 const LAST_OF_THREAD = (thread: string) =>
