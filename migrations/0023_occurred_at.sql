@@ -1,0 +1,1 @@
+-- 0023_occurred_at: written with its feature.

@@ -1,0 +1,1 @@
+-- 0024_attachments: written with its feature.

@@ -1,0 +1,1 @@
+-- 0025_webhooks: written with its feature.
