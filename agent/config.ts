@@ -177,6 +177,8 @@ export interface AssistantConfig {
     ollamaHost: string | undefined;
     /** `BRAVE_API_KEY`, for web_search with Brave. */
     braveApiKey: string | undefined;
+    /** The values of the variables openai endpoints name in `apiKeyEnv`, by name. */
+    apiKeys: Record<string, string | undefined>;
   };
 }
 
@@ -230,8 +232,13 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
     ollamaHost: env.OLLAMA_HOST || undefined,
     braveApiKey: env.BRAVE_API_KEY || undefined,
+    apiKeys: {} as Record<string, string | undefined>,
   };
   const models = file.models ?? defaultModels(secrets.anthropicApiKey !== undefined);
+  for (const endpoint of [...models.endpoints, models.compactionModel]) {
+    const variable = endpoint?.apiKeyEnv;
+    if (variable !== undefined) secrets.apiKeys[variable] = env[variable] || undefined;
+  }
   let extractModel: ExtractModelChoice | undefined;
   if (file.extract?.model !== undefined) {
     const chosen = chooseEndpoint(models, file.extract.model);

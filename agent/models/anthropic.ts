@@ -10,6 +10,7 @@ import {
   type ModelErrorKind,
   type ModelRequest,
   type ModelResponse,
+  retryAfterOf,
   type StopReason,
   type ToolSchema,
 } from './types.js';
@@ -106,18 +107,6 @@ function fromStopReason(reason: Anthropic.StopReason | null): StopReason {
     default:
       return 'end_turn'; // end_turn, pause_turn, or none given
   }
-}
-
-/** `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */
-export function retryAfterOf(headers: Headers | undefined, now: Date): number | undefined {
-  const ms = headers?.get('retry-after-ms');
-  if (ms && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
-  const after = headers?.get('retry-after');
-  if (!after) return undefined;
-  const seconds = Number(after);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const at = Date.parse(after);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
 }
 
 /** The API's own error text (`{error: {type, message}}`), without the SDK's JSON dump. */

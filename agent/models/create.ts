@@ -11,6 +11,8 @@ export interface ModelSecrets {
   anthropicBaseUrl?: string | undefined;
   /** `OLLAMA_HOST`: used by ollama endpoints that name no `baseUrl`. */
   ollamaHost?: string | undefined;
+  /** The environment's values of the variables openai endpoints name in `apiKeyEnv`. */
+  apiKeys?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface CreateModelsOptions {
@@ -65,6 +67,28 @@ function clientOf(
         host: endpoint.baseUrl ?? secrets.ollamaHost ?? DEFAULT_OLLAMA_HOST,
         maxTokens: endpoint.maxTokens,
         chosenBecause: shared.chosenBecause,
+      });
+    });
+  }
+  if (endpoint.provider === 'openai') {
+    // Checked now, not on the first request: a missing key is a config error at start.
+    const variable = endpoint.apiKeyEnv;
+    const apiKey = variable === undefined ? undefined : secrets.apiKeys?.[variable];
+    if (variable !== undefined && !apiKey) {
+      throw new BrainError(
+        'INVALID_INPUT',
+        `${path}.apiKeyEnv: ${variable} is not set in the environment`,
+      );
+    }
+    return lazyClient(id, endpoint, async () => {
+      const { createOpenAIClient, DEFAULT_OPENAI_BASE_URL } = await import('./openai.js');
+      return createOpenAIClient({
+        id,
+        model: endpoint.model,
+        baseUrl: endpoint.baseUrl ?? DEFAULT_OPENAI_BASE_URL,
+        apiKey,
+        maxTokens: endpoint.maxTokens,
+        clock,
       });
     });
   }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Ollama, type ChatResponse, type Message, type Tool, type ToolCall } from 'ollama';
 import { streamWatchdog } from './watchdog.js';
 import {
@@ -8,6 +7,7 @@ import {
   type ModelClient,
   type ModelRequest,
   type ModelResponse,
+  makeToolCallId,
 } from './types.js';
 
 export interface OllamaClientOptions {
@@ -28,11 +28,6 @@ export interface OllamaClientOptions {
    * said when it does not answer, since the fix is then the missing variable, not Ollama.
    */
   chosenBecause?: string | undefined;
-}
-
-/** Ollama's tool calls carry no id; ours must, to pair each result with its call. */
-export function makeToolCallId(): string {
-  return `call_${randomBytes(12).toString('hex')}`;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * The one interface between the loop and any model provider. Content is Anthropic-shaped (the
  * richer of the two formats); each provider translates to and from its own wire format.
@@ -96,11 +98,28 @@ export class ModelError extends Error {
   }
 }
 
+/** `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */
+export function retryAfterOf(headers: Headers | undefined, now: Date): number | undefined {
+  const ms = headers?.get('retry-after-ms');
+  if (ms && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
+  const after = headers?.get('retry-after');
+  if (!after) return undefined;
+  const seconds = Number(after);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(after);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
+}
+
+/** Ollama's tool calls carry no id, nor do some OpenAI-compatible servers'; ours must, to pair each result with its call. */
+export function makeToolCallId(): string {
+  return `call_${randomBytes(12).toString('hex')}`;
+}
+
 /** One endpoint: a provider, a model, a base URL. */
 export interface ModelClient {
   /** Stable name in logs and usage rows, e.g. `anthropic:claude-sonnet-4-5@0`. */
   readonly id: string;
-  readonly provider: 'anthropic' | 'ollama';
+  readonly provider: 'anthropic' | 'ollama' | 'openai';
   readonly model: string;
   complete(request: ModelRequest): Promise<ModelResponse>;
 }

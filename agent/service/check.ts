@@ -6,6 +6,7 @@ import { buildComponents } from './components.js';
 import { createServiceHost } from './host.js';
 import { createInboxWatcher } from './inbox.js';
 import { DEFAULT_OLLAMA_HOST } from '../models/create.js';
+import { DEFAULT_OPENAI_BASE_URL } from '../models/openai.js';
 import type { EndpointConfig } from '../models/config.js';
 import { sandboxStatus } from '../tools/sandbox.js';
 import type { CheckItem, ServiceComponent, ServiceHost } from '../contracts.js';
@@ -34,7 +35,9 @@ export async function checkEndpoints(
         const detail =
           endpoint.provider === 'anthropic'
             ? await checkAnthropic(endpoint, config, timeoutMs)
-            : await checkOllama(endpoint, config, timeoutMs);
+            : endpoint.provider === 'openai'
+              ? await checkOpenAI(endpoint, config, timeoutMs)
+              : await checkOllama(endpoint, config, timeoutMs);
         return { name, ok: true, detail };
       } catch (err) {
         return { name, ok: false, detail: (err as Error).message };
@@ -100,6 +103,39 @@ async function checkOllama(
       `${host} answers but has no model ${endpoint.model} (ollama pull ${endpoint.model})`,
     );
   return `answers at ${host}`;
+}
+
+/** An OpenAI-compatible server: its model list (GET /models) names the endpoint's model. */
+async function checkOpenAI(
+  endpoint: EndpointConfig,
+  config: AssistantConfig,
+  timeoutMs: number,
+): Promise<string> {
+  const base = (endpoint.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, '');
+  const variable = endpoint.apiKeyEnv;
+  const apiKey = variable === undefined ? undefined : config.secrets.apiKeys[variable];
+  if (variable !== undefined && !apiKey)
+    throw new Error(`${variable} is not set in the environment`);
+  const res = await fetch(`${base}/models`, {
+    headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+    signal: AbortSignal.timeout(timeoutMs),
+  }).catch((err: unknown) => {
+    const cause =
+      err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    throw new Error(`openai ${endpoint.model} at ${base} did not answer${cause}`, { cause: err });
+  });
+  if (res.status === 401 || res.status === 403)
+    throw new Error(`${variable ?? 'the request'} was refused by ${base}: ${res.status}`);
+  if (!res.ok) throw new Error(`${base}/models answered ${res.status}`);
+  const body = (await res.json().catch(() => ({}))) as { data?: Array<{ id?: unknown }> };
+  const ids = (body.data ?? []).map((m) => m.id).filter((m): m is string => typeof m === 'string');
+  if (!ids.includes(endpoint.model)) {
+    const some = ids.slice(0, 5).join(', ') + (ids.length > 5 ? ', …' : '');
+    throw new Error(
+      `${base} answers but lists no model ${endpoint.model} (it lists ${some || 'none'})`,
+    );
+  }
+  return `answers at ${base}`;
 }
 
 /**

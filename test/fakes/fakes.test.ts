@@ -1,17 +1,21 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { Ollama } from 'ollama';
+import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from './anthropic.js';
 import { startFakeOllamaChat, type FakeOllamaChat } from './ollama.js';
+import { startFakeOpenAI, type FakeOpenAI } from './openai.js';
 
 // The fakes speak the wire formats the real SDKs parse; the clients' own tests go further.
 
 let anthropic: FakeAnthropic | undefined;
 let ollama: FakeOllamaChat | undefined;
+let openai: FakeOpenAI | undefined;
 afterEach(async () => {
   await anthropic?.close();
   await ollama?.close();
-  anthropic = ollama = undefined;
+  await openai?.close();
+  anthropic = ollama = openai = undefined;
 });
 
 describe('the fake Anthropic server', () => {
@@ -101,5 +105,74 @@ describe('the fake Ollama server', () => {
     ]);
     expect(got.at(-1)?.done).toBe(true);
     expect(ollama.requests[0]!.body.model).toBe('llama3.1');
+  });
+});
+
+describe('the fake OpenAI-compatible server', () => {
+  it('streams text and a tool call in pieces that the openai package assembles, usage last', async () => {
+    openai = await startFakeOpenAI();
+    openai.script.push({
+      text: ['Hel', 'lo'],
+      toolCalls: [
+        { id: 'call_1', name: 'search_memory', arguments: { query: 'ski trip', limit: 3 } },
+      ],
+      usage: { prompt_tokens: 50, completion_tokens: 9, cached_tokens: 40 },
+    });
+    const sdk = new OpenAI({ apiKey: 'k', baseURL: openai.baseUrl, maxRetries: 0 });
+    const deltas: string[] = [];
+    const stream = sdk.chat.completions.stream({
+      model: 'gpt-fake',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream_options: { include_usage: true },
+    });
+    stream.on('content', (delta) => deltas.push(delta));
+    const completion = await stream.finalChatCompletion();
+    expect(deltas).toEqual(['Hel', 'lo']);
+    const message = completion.choices[0]!.message;
+    expect(message.content).toBe('Hello');
+    expect(message.tool_calls).toMatchObject([
+      { id: 'call_1', type: 'function', function: { name: 'search_memory' } },
+    ]);
+    const call = message.tool_calls![0]!;
+    expect(call.type === 'function' && JSON.parse(call.function.arguments)).toEqual({
+      query: 'ski trip',
+      limit: 3,
+    });
+    expect(completion.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 50,
+      completion_tokens: 9,
+      prompt_tokens_details: { cached_tokens: 40 },
+    });
+    expect(openai.requests[0]!.headers.authorization).toBe('Bearer k');
+  });
+
+  it('answers a request that does not stream with one completion, and lists its models', async () => {
+    openai = await startFakeOpenAI();
+    openai.script.push({ text: 'plain' });
+    const sdk = new OpenAI({ apiKey: 'k', baseURL: openai.baseUrl, maxRetries: 0 });
+    const completion = await sdk.chat.completions.create({
+      model: 'gpt-fake',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(completion.choices[0]!.message.content).toBe('plain');
+    expect(completion.choices[0]!.finish_reason).toBe('stop');
+    const models = [];
+    for await (const model of sdk.models.list()) models.push(model.id);
+    expect(models).toEqual(['gpt-fake']);
+  });
+
+  it('fails with the status, code and retry-after the openai package reports', async () => {
+    openai = await startFakeOpenAI();
+    openai.script.push({ error: 'rate_limited', retryAfter: '7' }, { error: 'context_too_long' });
+    const sdk = new OpenAI({ apiKey: 'k', baseURL: openai.baseUrl, maxRetries: 0 });
+    const ask = () =>
+      sdk.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    const limited = await ask().catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((limited as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('7');
+    const long = await ask().catch((e: unknown) => e);
+    expect(long).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(long).toMatchObject({ status: 400, code: 'context_length_exceeded' });
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createAnthropicClient, retryAfterOf } from '../../../agent/models/anthropic.js';
-import { ModelError, type ModelRequest } from '../../../agent/models/types.js';
+import { createAnthropicClient } from '../../../agent/models/anthropic.js';
+import { ModelError, retryAfterOf, type ModelRequest } from '../../../agent/models/types.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
 import { captureLog, closedPortUrl } from './helpers.js';
 

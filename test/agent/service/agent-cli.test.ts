@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../cli-in-process.js';
 import { CLI, runCli, tempDir } from '../../helpers.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic.js';
+import { startFakeOpenAI } from '../../fakes/openai.js';
 import { configFileBody } from './helpers.js';
 
 /**
@@ -208,6 +209,33 @@ describe('brain agent', { timeout: 120_000 }, () => {
     expect(r.stdout).toContain(
       `no ANTHROPIC_API_KEY set, so the default is Ollama at ${ollama}, which did not answer`,
     );
+  });
+
+  it('--check asks an OpenAI-compatible endpoint for its models with the key its variable holds', async () => {
+    const s = await setup();
+    const openai = await startFakeOpenAI();
+    cleanups.push(() => openai.close());
+    openai.apiKey = 'sk-or-do-not-log';
+    const body = configFileBody(s.fake.baseUrl, s.dir, {}) as Record<string, unknown>;
+    body.models = {
+      endpoints: [
+        { provider: 'openai', model: 'gpt-fake', baseUrl: openai.baseUrl, apiKeyEnv: 'OR_KEY' },
+        { provider: 'openai', model: 'gpt-absent', baseUrl: openai.baseUrl, apiKeyEnv: 'OR_KEY' },
+      ],
+    };
+    writeFileSync(s.config, JSON.stringify(body));
+    const r = await runCliInProcess(['agent', '--check'], { ...s.env, OR_KEY: 'sk-or-do-not-log' });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      `ok   model models.endpoints.0 (openai gpt-fake): answers at ${openai.baseUrl}`,
+    );
+    expect(r.stdout).toContain(
+      `FAIL model models.endpoints.1 (openai gpt-absent): ${openai.baseUrl} answers but lists no model gpt-absent (it lists gpt-fake)`,
+    );
+    expect(r.stdout + r.stderr).not.toContain('sk-or-do-not-log');
+    const unset = await runCliInProcess(['agent', '--check'], s.env);
+    expect(unset.code).toBe(1);
+    expect(unset.stdout).toMatch(/^FAIL .*models\.endpoints\.0\.apiKeyEnv: OR_KEY is not set/m);
   });
 
   it('--check exits 1 on a config that does not validate, naming the key path', async () => {
