@@ -58,6 +58,8 @@ export async function withBrain<T>(
     {
       dbPath: config.dbPath,
       maxBodyBytes: config.maxBodyBytes,
+      maxAttachmentBytes: config.maxAttachmentBytes,
+      maxAttachmentsTotalBytes: config.maxAttachmentsTotalBytes,
       durability: config.durability,
       create: globals.create ?? false,
       // Said once, on stderr (never in --json's stdout): a new brain where one was expected is

@@ -6,6 +6,10 @@ import { writeWithoutWaiting } from './db/no-wait.js';
 import { StatementCache, openDatabase, type Durability, type VectorExtension } from './db/open.js';
 import { createWalKeeper, type WalKeeper } from './db/wal.js';
 import { touchAgent } from './messaging/poll.js';
+import {
+  DEFAULT_MAX_ATTACHMENT_BYTES,
+  DEFAULT_MAX_ATTACHMENTS_TOTAL_BYTES,
+} from './attachments/limits.js';
 import { createRankCaches } from './search/rank-caches.js';
 import type { AssistantSection } from './assistant/section.js';
 import type { EmbedSection } from './embed/section.js';
@@ -37,6 +41,10 @@ export interface OpenBrainOptions {
   onCreated?: () => void;
   clock?: Clock;
   maxBodyBytes?: number;
+  /** The largest file a message may carry (default 10 MiB). */
+  maxAttachmentBytes?: number;
+  /** The most bytes of files the brain keeps (default 1 GiB). */
+  maxAttachmentsTotalBytes?: number;
   readonly?: boolean;
   /** `normal` (default): a process crash loses nothing that returned; `full`: neither does a power cut. */
   durability?: Durability;
@@ -71,7 +79,12 @@ export function openContext(
     db,
     q: new StatementCache(db),
     clock: options.clock ?? systemClock,
-    limits: { maxBodyBytes: options.maxBodyBytes ?? 1_048_576 },
+    limits: {
+      maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
+      maxAttachmentBytes: options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+      maxAttachmentsTotalBytes:
+        options.maxAttachmentsTotalBytes ?? DEFAULT_MAX_ATTACHMENTS_TOTAL_BYTES,
+    },
     indexers: [],
     // Filled by the sections whose reads note (knowledge, search); empty for the others.
     accesses: new Map(),

@@ -1,8 +1,12 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
+import {
+  DEFAULT_MAX_ATTACHMENT_BYTES,
+  DEFAULT_MAX_ATTACHMENTS_TOTAL_BYTES,
+} from './attachments/limits.js';
 import { DURABILITIES, type Durability } from './db/open.js';
 import { check, object } from './input/check.js';
-import { agentName, count, oneOf, text, url } from './input/fields.js';
+import { agentName, count, list, oneOf, text, url } from './input/fields.js';
 import { EXTRACT_THREADS, type ExtractThreads } from './vocabulary.js';
 
 // The brain's settings from the environment and flags, checked with the input kit: no zod, so
@@ -19,6 +23,11 @@ export interface BrainConfig {
   ollamaHost: string;
   embedModel: string;
   maxBodyBytes: number;
+  /** The largest file a message may carry, and the most bytes of files the brain keeps. */
+  maxAttachmentBytes: number;
+  maxAttachmentsTotalBytes: number;
+  /** Folders whose files the MCP server may attach by path; none: paths are refused. */
+  attachRoots: string[];
   logLevel: (typeof LOG_LEVELS)[number];
   durability: Durability;
   /** Which threads the background extraction reads into knowledge. */
@@ -46,6 +55,9 @@ const configInput = object({
   ollamaHost: url('must be a URL such as http://127.0.0.1:11434'),
   embedModel: text(Number.MAX_SAFE_INTEGER, { min: 1 }),
   maxBodyBytes: count(1),
+  maxAttachmentBytes: count(1),
+  maxAttachmentsTotalBytes: count(1),
+  attachRoots: list(text(4096, { min: 1 }), { max: 64 }),
   logLevel: oneOf(LOG_LEVELS),
   durability: oneOf(DURABILITIES),
   extractThreads: oneOf(EXTRACT_THREADS),
@@ -60,6 +72,9 @@ const CONFIG_NAMES: Record<keyof BrainConfig, string> = {
   ollamaHost: 'OLLAMA_HOST',
   embedModel: 'BRAIN_EMBED_MODEL',
   maxBodyBytes: 'BRAIN_MAX_BODY_BYTES',
+  maxAttachmentBytes: 'BRAIN_MAX_ATTACHMENT_BYTES',
+  maxAttachmentsTotalBytes: 'BRAIN_MAX_ATTACHMENTS_TOTAL_BYTES',
+  attachRoots: 'BRAIN_ATTACH_ROOTS',
   logLevel: 'BRAIN_LOG_LEVEL',
   durability: 'BRAIN_DURABILITY',
   extractThreads: 'BRAIN_EXTRACT_THREADS',
@@ -86,6 +101,11 @@ function rawConfig(env: Env, overrides: ConfigOverrides): Record<keyof BrainConf
     ollamaHost: env.OLLAMA_HOST ? normalizeHost(env.OLLAMA_HOST) : 'http://127.0.0.1:11434',
     embedModel: env.BRAIN_EMBED_MODEL || 'nomic-embed-text',
     maxBodyBytes: env.BRAIN_MAX_BODY_BYTES || 1_048_576,
+    maxAttachmentBytes: env.BRAIN_MAX_ATTACHMENT_BYTES || DEFAULT_MAX_ATTACHMENT_BYTES,
+    maxAttachmentsTotalBytes:
+      env.BRAIN_MAX_ATTACHMENTS_TOTAL_BYTES || DEFAULT_MAX_ATTACHMENTS_TOTAL_BYTES,
+    // Separated as PATH is (':' here, ';' on Windows).
+    attachRoots: (env.BRAIN_ATTACH_ROOTS || '').split(delimiter).filter(Boolean),
     logLevel: env.BRAIN_LOG_LEVEL || 'warn',
     durability: env.BRAIN_DURABILITY || 'normal',
     extractThreads: env.BRAIN_EXTRACT_THREADS || 'all',

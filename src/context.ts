@@ -27,7 +27,13 @@ export interface BrainContext {
   db: Database;
   q: StatementCache;
   clock: Clock;
-  limits: { maxBodyBytes: number };
+  limits: {
+    maxBodyBytes: number;
+    /** The largest file a message may carry (bytes). */
+    maxAttachmentBytes: number;
+    /** The most bytes of files the brain keeps, each stored once (bytes). */
+    maxAttachmentsTotalBytes: number;
+  };
   /** Called inside the write transaction for each new searchable row (e.g. to queue embedding). */
   indexers: Array<(item: IndexedItem) => void>;
   /** Accesses of memories noted by reads, written later without waiting (access-counts.ts). */

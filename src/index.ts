@@ -58,6 +58,15 @@ export {
   type SendResult,
 } from './messaging/messages.js';
 export {
+  INLINE_MAX_BYTES,
+  type AttachmentInfo,
+  type AttachmentInput,
+  type PreparedAttachment,
+  type StoredAttachment,
+} from './attachments/store.js';
+export { INLINE_IMAGE_TYPES, servedAs } from './attachments/sniff.js';
+export { attachmentsFolder } from './attachments/files.js';
+export {
   inboxInput,
   ackInput,
   type InboxInput,

@@ -40,6 +40,8 @@ export async function runUi(
   const writer = await openBrain({
     dbPath: config.dbPath,
     maxBodyBytes: config.maxBodyBytes,
+    maxAttachmentBytes: config.maxAttachmentBytes,
+    maxAttachmentsTotalBytes: config.maxAttachmentsTotalBytes,
     create: false,
   });
   let reader;

@@ -25,6 +25,7 @@ import {
   type MessageRow,
 } from './message-rows.js';
 import { addThreadTags, insertMessage, insertThread, writeAgent } from './store.js';
+import { writeAttachments, type PreparedAttachment } from '../attachments/store.js';
 import { threadMessageByKey, type ThreadMessage } from './threads.js';
 
 export {
@@ -83,7 +84,8 @@ export interface SendResult {
   recipients: number;
 }
 
-export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
+/** A send's input checked, the body's size included. */
+export function checkSend(ctx: BrainContext, input: SendInput): SendArgs {
   const args = check(sendInput, input);
   const bytes = Buffer.byteLength(args.body, 'utf8');
   if (bytes > ctx.limits.maxBodyBytes) {
@@ -92,6 +94,19 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
       `body: is ${bytes} bytes; the limit is ${ctx.limits.maxBodyBytes} (BRAIN_MAX_BODY_BYTES)`,
     );
   }
+  return args;
+}
+
+/**
+ * Send a message, with the files `prepareAttachments` made ready: the message and its files are
+ * written in one transaction, or neither is.
+ */
+export function sendMessage(
+  ctx: BrainContext,
+  input: SendInput,
+  attachments: readonly PreparedAttachment[] = [],
+): SendResult {
+  const args = checkSend(ctx, input);
   const createdAt = args.at ?? isoNow(ctx.clock);
   const createdMs = millisOf(createdAt);
   const uid = newId('message');
@@ -164,6 +179,7 @@ export function sendMessage(ctx: BrainContext, input: SendInput): SendResult {
     });
     // Ids are 48 random bits: a clash is all but impossible, and must not pass for a send.
     if (!written.added) throw new BrainError('CONFLICT', `id: ${uid} exists; send again`);
+    writeAttachments(ctx, written.rowid, attachments, now);
     return { id: uid, thread_id: threadUid, created_at: createdAt, recipients: written.recipients };
   });
   return tx.immediate();

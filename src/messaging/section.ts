@@ -8,7 +8,25 @@ import {
   type MarkReadInput,
   type InboxInput,
 } from './inbox.js';
-import { getMessage, getThreadMessage, sendMessage, type SendInput } from './messages.js';
+import {
+  getMessage,
+  checkSend,
+  getThreadMessage,
+  sendMessage,
+  type SendInput,
+  type SendResult,
+} from './messages.js';
+import {
+  attachmentBytes,
+  attachmentsOf,
+  getAttachment,
+  prepareAttachments,
+  type AttachmentInfo,
+  type AttachmentInput,
+  type PreparedAttachment,
+  type StoredAttachment,
+} from '../attachments/store.js';
+import { readAttachmentFile } from '../attachments/paths.js';
 import { poll } from './poll.js';
 import {
   getThread,
@@ -35,7 +53,26 @@ export interface MessagesSection {
   getAgent: (name: string) => ReturnType<typeof getAgent>;
   listAgents: () => ReturnType<typeof listAgents>;
   updateAgent: (input: UpdateAgentInput) => ReturnType<typeof updateAgent>;
-  send: (input: SendInput) => ReturnType<typeof sendMessage>;
+  /** Send a message; with files, `attach` makes them ready first. */
+  send: (input: SendInput, attachments?: readonly PreparedAttachment[]) => SendResult;
+  /** Check, hash, sniff and read files for a send (large ones are written beside the brain). */
+  attach: (files: readonly AttachmentInput[]) => Promise<PreparedAttachment[]>;
+  /** Send a message carrying these files (bytes, name, claimed type): `attach`, then `send`. */
+  sendFiles: (input: SendInput, files: readonly AttachmentInput[]) => Promise<SendResult>;
+  /**
+   * Read a file to attach by its path: under `roots` when given (an MCP client's paths), any path
+   * otherwise (the owner's command line). Regular files only, within the size limit.
+   */
+  readAttachmentFile: (
+    path: string,
+    options?: { roots?: readonly string[] | undefined; field?: string },
+  ) => AttachmentInput;
+  /** A stored file by its sha256 or a prefix of it (8+ hex digits), or undefined. */
+  getAttachment: (ref: string) => StoredAttachment | undefined;
+  /** A stored file's bytes, by its full sha256. */
+  attachmentBytes: (sha256: string) => Buffer;
+  /** The files of messages, by their row ids (as records give them). */
+  attachmentsOf: (rowids: readonly number[]) => Map<number, AttachmentInfo[]>;
   getMessage: (id: string) => ReturnType<typeof getMessage>;
   /** A message with its receipts and acks, as a thread's history shows it. */
   getThreadMessage: (id: string) => ReturnType<typeof getThreadMessage>;
@@ -56,12 +93,27 @@ export interface MessagesSection {
   inboxView: (input: InboxViewInput) => ReturnType<typeof inboxView>;
 }
 
-export function messagesSection(ctx: BrainContext, _dbPath: string): MessagesSection {
+export function messagesSection(ctx: BrainContext, dbPath: string): MessagesSection {
   return {
+    attach: (files) => prepareAttachments(ctx, dbPath, files),
+    sendFiles: async (input, files) => {
+      // The message is checked before any file is read or written.
+      checkSend(ctx, input);
+      return sendMessage(ctx, input, await prepareAttachments(ctx, dbPath, files));
+    },
+    readAttachmentFile: (path, options = {}) =>
+      readAttachmentFile(path, {
+        roots: options.roots,
+        field: options.field ?? 'attach',
+        maxBytes: ctx.limits.maxAttachmentBytes,
+      }),
+    getAttachment: (ref) => getAttachment(ctx, ref),
+    attachmentBytes: (sha256) => attachmentBytes(ctx, dbPath, sha256),
+    attachmentsOf: (rowids) => attachmentsOf(ctx, rowids),
     getAgent: (name) => getAgent(ctx, name),
     listAgents: () => listAgents(ctx),
     updateAgent: (input) => updateAgent(ctx, input),
-    send: (input) => sendMessage(ctx, input),
+    send: (input, attachments) => sendMessage(ctx, input, attachments),
     getMessage: (id) => getMessage(ctx, id),
     getThreadMessage: (id) => getThreadMessage(ctx, id),
     poll: (agent) => poll(ctx, agent),

@@ -1,4 +1,5 @@
 // Threads: their records, a thread's history with receipts and acks, listing, status and tags.
+import { attachmentsOf, type AttachmentInfo } from '../attachments/store.js';
 // Free of zod (the input kit checks), so a one-shot `brain thread` loads this without it.
 import { isoOfMillis, isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
@@ -49,6 +50,8 @@ export interface AckRecord {
 export interface ThreadMessage extends MessageRecord {
   receipts: Receipt[];
   acks: AckRecord[];
+  /** The files it carries; absent when none. */
+  attachments?: AttachmentInfo[];
 }
 
 export interface ThreadHistory {
@@ -129,13 +132,21 @@ function withReceipts(ctx: BrainContext, rows: MessageRow[]): ThreadMessage[] {
     `SELECT a.name AS agent, d.read_at FROM deliveries d JOIN agents a ON a.id = d.agent_id
      WHERE d.message_id = ? ORDER BY a.name`,
   );
-  return rows.map((r) => ({
-    ...toMessageRecord(r),
-    receipts: receipts
-      .all(r.rowid)
-      .map((d): Receipt => ({ agent: d.agent, read_at: isoOfMillis(d.read_at) })),
-    acks: acks.get(r.rowid) ?? [],
-  }));
+  const files = attachmentsOf(
+    ctx,
+    rows.map((r) => r.rowid),
+  );
+  return rows.map((r) => {
+    const attachments = files.get(r.rowid);
+    return {
+      ...toMessageRecord(r),
+      receipts: receipts
+        .all(r.rowid)
+        .map((d): Receipt => ({ agent: d.agent, read_at: isoOfMillis(d.read_at) })),
+      acks: acks.get(r.rowid) ?? [],
+      ...(attachments ? { attachments } : {}),
+    };
+  });
 }
 
 /** Acks of the given message rows, grouped by message row id. */

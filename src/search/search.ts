@@ -33,6 +33,7 @@ import {
   type RetrieverEvidence,
 } from './fusion.js';
 import { ftsSnippets } from './snippets.js';
+import { attachmentMatches } from './attachment-hits.js';
 import { vectorRetrieve } from './vector.js';
 
 /** A search's input once checked: defaults applied, times normalised to ISO 8601 with ms. */
@@ -62,6 +63,8 @@ export interface SearchHit {
   found_by: Partial<Record<Retriever, RetrieverEvidence>>;
   /** The factor its score was multiplied by because the query names its agent; absent when none. */
   boost?: number;
+  /** A message found by words of a file it carries: that file's name. */
+  attachment?: string;
   /** The whole row (its type's record), when the search was asked for records. */
   record?: MessageRecord | StmRecord | AtomRecord;
 }
@@ -342,6 +345,7 @@ function hydrate(
   const marked = (t: SearchType) =>
     options.snippets === false ? new Map<number, string>() : ftsSnippets(ctx, t, match, byType(t));
   const snippets = { message: marked('message'), stm: marked('stm'), atom: marked('atom') };
+  const fromFiles = attachmentMatches(ctx, match, byType('message'));
   const withRecord = <T>(record: T) => (options.records ? { record } : {});
   const messages = recordsByRowIds<MessageRow, MessageRecord>(
     ctx,
@@ -375,17 +379,19 @@ function hydrate(
     if (c.type === 'message') {
       const m = messages.get(c.rowid);
       if (!m) continue;
+      const file = fromFiles.get(c.rowid);
       hits.push({
         type: 'message',
         id: m.id,
         title: m.subject,
-        snippet: snippet ?? excerpt(m.body, 160),
+        snippet: file?.snippet ?? snippet ?? excerpt(m.body, 160),
         time: m.created_at,
         thread_id: m.thread_id,
         agent: m.from,
         score: c.score,
         found_by,
         ...(c.boost === undefined ? {} : { boost: c.boost }),
+        ...(file ? { attachment: file.name } : {}),
         ...withRecord(m),
       });
     } else if (c.type === 'stm') {

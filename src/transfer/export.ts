@@ -4,6 +4,7 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, threadIdSql } from '../ids.js';
 import { threadRowId } from '../messaging/threads.js';
+import { exportAttachments } from '../attachments/transfer.js';
 import { parseInput, threadId } from '../validation.js';
 import { exportAssistant, noAssistant } from './export-assistant.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from './format.js';
@@ -17,7 +18,11 @@ export type ExportInput = z.input<typeof exportInput>;
  * instead). Rows come in insertion order and carry no export time, so export → import → export
  * is identical.
  */
-export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportDocument {
+export function exportBrain(
+  ctx: BrainContext,
+  input: ExportInput = {},
+  dbPath = '',
+): ExportDocument {
   const args = parseInput(exportInput, input);
   return ctx.db.transaction((): ExportDocument => {
     let scope = { thread: null as number | null };
@@ -87,14 +92,18 @@ export function exportBrain(ctx: BrainContext, input: ExportInput = {}): ExportD
          WHERE ${inScope} ORDER BY m.id`,
       )
       .all(p)
-      .map(({ rowid, metadata, ...m }) => ({
-        ...m,
-        metadata: metadata ? (JSON.parse(metadata) as Record<string, unknown>) : null,
-        receipts: receipts
-          .all(rowid)
-          .map((d) => ({ agent: d.agent, read_at: isoOfMillis(d.read_at) })),
-        acks: acks.all(rowid),
-      }));
+      .map(({ rowid, metadata, ...m }) => {
+        const files = exportAttachments(ctx, dbPath, rowid);
+        return {
+          ...m,
+          metadata: metadata ? (JSON.parse(metadata) as Record<string, unknown>) : null,
+          receipts: receipts
+            .all(rowid)
+            .map((d) => ({ agent: d.agent, read_at: isoOfMillis(d.read_at) })),
+          acks: acks.all(rowid),
+          ...(files ? { attachments: files } : {}),
+        };
+      });
 
     const stm = ctx.q
       .get<

@@ -48,6 +48,21 @@ export const exportMessage = z.strictObject({
   acks: z.array(
     z.strictObject({ agent: agentName, body: text(10_000).nullable(), created_at: storedTime }),
   ),
+  /** Present only on messages that carry files: the bytes in base64 (docs/attachments.md). */
+  attachments: z
+    .array(
+      z.strictObject({
+        name: text(255),
+        media_type: text(255),
+        declared_type: text(255).nullable(),
+        size: z.number().int().min(0),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/),
+        text: text(Number.MAX_SAFE_INTEGER).nullable(),
+        data: z.base64(),
+      }),
+    )
+    .max(16)
+    .optional(),
 });
 
 export const exportStm = z.strictObject({

@@ -1,3 +1,5 @@
+import { writeAttachments, type PreparedAttachment } from '../attachments/store.js';
+import { importedAttachments } from '../attachments/transfer.js';
 import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
@@ -44,7 +46,7 @@ const zero = (): ImportCounts => ({
  * Validate a whole export document (this version or an older one), then add what is new in one
  * transaction: all or nothing.
  */
-export function importBrain(ctx: BrainContext, input: unknown): ImportResult {
+export function importBrain(ctx: BrainContext, input: unknown, dbPath = ''): ImportResult {
   const header = exportHeader.safeParse(input);
   if (!header.success)
     throw new BrainError('INVALID_INPUT', `import: ${formatZodError(header.error)}`);
@@ -61,10 +63,20 @@ export function importBrain(ctx: BrainContext, input: unknown): ImportResult {
         `import: messages.${i}.body: is ${bytes} bytes; the limit is ${ctx.limits.maxBodyBytes} (BRAIN_MAX_BODY_BYTES)`,
       );
   });
-  return ctx.db.transaction(() => importDocument(ctx, doc)).immediate();
+  // Files are checked, and large ones written beside the brain, before the transaction.
+  const files = new Map<string, PreparedAttachment[]>();
+  doc.messages.forEach((m, i) => {
+    if (m.attachments?.length)
+      files.set(m.id, importedAttachments(ctx, dbPath, m.attachments, `messages.${i}`));
+  });
+  return ctx.db.transaction(() => importDocument(ctx, doc, files)).immediate();
 }
 
-function importDocument(ctx: BrainContext, doc: ImportDocument): ImportResult {
+function importDocument(
+  ctx: BrainContext,
+  doc: ImportDocument,
+  files: ReadonlyMap<string, PreparedAttachment[]>,
+): ImportResult {
   const imported = zero();
   const existing = zero();
   const count = (section: Section, added: boolean) => {
@@ -145,6 +157,8 @@ function importDocument(ctx: BrainContext, doc: ImportDocument): ImportResult {
       recipients: receipts,
     });
     count('messages', written.added);
+    if (written.added)
+      writeAttachments(ctx, written.rowid, files.get(m.id) ?? [], millisOf(m.created_at));
     // A message already here still gains the receipts and acks the file adds to it.
     if (!written.added) insertDeliveries(ctx, written.rowid, receipts);
     for (const k of m.acks) {

@@ -13,10 +13,10 @@ export interface TransferSection {
   migrateCortex: (path: string, defaultAgent?: string) => ReturnType<typeof migrateCortex>;
 }
 
-export function transferSection(ctx: BrainContext, _dbPath: string): TransferSection {
+export function transferSection(ctx: BrainContext, dbPath: string): TransferSection {
   return {
-    export: (input) => exportBrain(ctx, input),
-    import: (doc) => importBrain(ctx, doc),
+    export: (input) => exportBrain(ctx, input, dbPath),
+    import: (doc) => importBrain(ctx, doc, dbPath),
     migrateSynapse: (path) => migrateSynapse(ctx, path),
     migrateCortex: (path, defaultAgent) => migrateCortex(ctx, path, defaultAgent),
   };
