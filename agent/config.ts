@@ -12,8 +12,12 @@ import {
   formatZodError,
   zodField,
   type ExtractThreads,
+  resolveWebhooks,
+  type RetentionPolicy,
+  type Webhook,
 } from '../src/index.js';
 import { parseJsonc } from './jsonc.js';
+import { retentionSchema, webhooksSchema } from './server-config.js';
 import { telegramConfigSchema, type TelegramConfig } from './channels/telegram/config.js';
 import {
   endpointConfig,
@@ -122,6 +126,10 @@ export const assistantFileSchema = z.strictObject({
       threads: z.enum(EXTRACT_THREADS).optional(),
     })
     .optional(),
+  /** Archiving idle threads (never deleting), read by `brain serve`, `brain agent`, `brain doctor`. */
+  retention: retentionSchema.optional(),
+  /** Signed POSTs of events to URLs, read by `brain serve` and `brain agent` (docs/webhooks.md). */
+  webhooks: webhooksSchema.optional(),
 });
 
 /** The endpoint `extract.model` names, as the pool knows it. */
@@ -168,6 +176,10 @@ export interface AssistantConfig {
    */
   extract:
     { model: ExtractModelChoice | undefined; threads: ExtractThreads | undefined } | undefined;
+  /** The retention policy; undefined: threads are never archived by age. */
+  retention: RetentionPolicy | undefined;
+  /** Hooks out, each with its secret from the file or the environment; empty without the key. */
+  webhooks: readonly Webhook[];
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -270,6 +282,8 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     discord: file.discord && { ...file.discord, token: env.DISCORD_BOT_TOKEN || undefined },
     commandEnv: commandEnv(env),
     extract: file.extract && { model: extractModel, threads: file.extract.threads },
+    retention: file.retention,
+    webhooks: webhooksOf(path, file, env),
     secrets,
   };
 }
@@ -303,6 +317,14 @@ export function chooseEndpoint(
   if (matches.length === 1) return choice(matches[0]!);
   if (matches.length === 0) return `no endpoint named ${JSON.stringify(text)} (${known})`;
   return `${JSON.stringify(text)} names ${matches.length} endpoints (${matches.map((i) => ids[i]).join(', ')}): give its index`;
+}
+
+function webhooksOf(path: string, file: z.output<typeof assistantFileSchema>, env: Env) {
+  try {
+    return resolveWebhooks(file.webhooks, env);
+  } catch (err) {
+    throw new BrainError('INVALID_INPUT', `${path}: ${(err as Error).message}`);
+  }
 }
 
 function readConfigFile(path: string, named: boolean): string | undefined {

@@ -89,6 +89,10 @@ export const COMMAND_GROUPS: ReadonlyArray<{
     ],
   },
   { commands: ['ui'], load: async () => [(await import('./commands/ui.js')).registerUi] },
+  {
+    commands: ['webhooks'],
+    load: async () => [(await import('./commands/webhooks.js')).registerWebhooks],
+  },
 ];
 
 /** Global options that take a value: their value is not the command's name. */

@@ -5,6 +5,8 @@ import {
   type Brain,
   type ExtractionWorker,
   type ExtractThreads,
+  type RetentionPolicy,
+  type Webhook,
 } from '../src/index.js';
 import type { Logger } from './log.js';
 
@@ -58,12 +60,17 @@ export function accessFlushTask(intervalMs = ACCESS_FLUSH_MS): BackgroundTask {
 /**
  * Idle upkeep of the brain's file every `intervalMs` (Brain.maintain): the word index merged in
  * short steps and the WAL emptied while no request runs, so that the writes of requests rarely
- * have to do either at commit. Never waits for the write lock; stops with the server.
+ * have to do either at commit; idle threads archived by `retention`. Never waits for the write
+ * lock; stops with the server.
  */
-export function maintenanceTask(intervalMs = MAINTAIN_INTERVAL_MS): BackgroundTask {
+export function maintenanceTask(
+  intervalMs = MAINTAIN_INTERVAL_MS,
+  retention?: RetentionPolicy,
+): BackgroundTask {
   return (brain, log) => {
     const running = startIdleMaintenance(brain.upkeep, {
       intervalMs,
+      retention,
       onError: (err) => log.warn(`idle upkeep of the brain failed: ${err.message}`),
     });
     return { stop: () => running.stop() };
@@ -122,5 +129,20 @@ export function extractionTask(threads: ExtractThreads): BackgroundTask {
         await worker?.stop();
       },
     };
+  };
+}
+
+/**
+ * Webhooks out (src/webhooks/): events noticed and posted by a worker beside the requests, so
+ * that a send never waits for a receiver. A failure is logged by hook name, never with its secret.
+ */
+export function webhooksTask(hooks: readonly Webhook[]): BackgroundTask {
+  return (brain, log) => {
+    if (hooks.length === 0) return { stop() {} };
+    const worker = brain.webhooks.worker(hooks, {
+      onFailure: (hook, reason) => log.warn(`webhook ${hook}: ${reason}`),
+    });
+    worker.start();
+    return { stop: () => worker.stop() };
   };
 }

@@ -18,6 +18,7 @@ import type { UpkeepSection } from './maintenance/section.js';
 import type { MessagesSection } from './messaging/section.js';
 import type { SearchSection } from './search/section.js';
 import type { TransferSection } from './transfer/section.js';
+import type { WebhooksSection } from './webhooks/section.js';
 
 export type {
   AssistantSection,
@@ -27,6 +28,7 @@ export type {
   SearchSection,
   TransferSection,
   UpkeepSection,
+  WebhooksSection,
 };
 
 export interface OpenBrainOptions {
@@ -111,6 +113,8 @@ export interface Sections {
   assistant: AssistantSection;
   /** The brain as a document: export, import, and migration from other tools. */
   transfer: TransferSection;
+  /** Webhooks out: the deliveries recorded, replay, the worker a server runs. */
+  webhooks: WebhooksSection;
 }
 
 export type SectionName = keyof Sections;
@@ -129,6 +133,7 @@ const LOADERS: { [K in SectionName]: () => Promise<SectionBuilder<K>> } = {
   upkeep: async () => (await import('./maintenance/section.js')).upkeepSection,
   assistant: async () => (await import('./assistant/section.js')).assistantSection,
   transfer: async () => (await import('./transfer/section.js')).transferSection,
+  webhooks: async () => (await import('./webhooks/section.js')).webhooksSection,
 };
 
 export const SECTION_NAMES = Object.keys(LOADERS) as readonly SectionName[];

@@ -211,6 +211,30 @@ export { measureStorage, type StorageStats } from './maintenance/storage-stats.j
 export type { DoctorReport, CheckReport, DoctorInput } from './maintenance/doctor.js';
 export type { DoctorCheck } from './maintenance/checks.js';
 export type { ReplicationState } from './maintenance/section.js';
+export type {
+  RetentionPolicy,
+  RetentionLimits,
+  RetentionPlan,
+  RetentionStep,
+  RetentionResult,
+} from './maintenance/retention.js';
+export {
+  WEBHOOK_EVENTS,
+  resolveWebhooks,
+  type WebhookConfig,
+  type Webhook,
+  type WebhookEvent,
+  type WebhooksConfig,
+} from './webhooks/config.js';
+export {
+  SIGNATURE_HEADER,
+  DEFAULT_TOLERANCE_SECONDS,
+  signPayload,
+  verifySignature,
+  type SignatureCheck,
+} from './webhooks/signature.js';
+export type { DeliveryRecord, DeliveryStatus } from './webhooks/deliveries.js';
+export type { WebhookWorker, WebhookWorkerOptions, TickResult } from './webhooks/worker.js';
 export {
   DEFAULT_SYNC_INTERVAL,
   describeReplica,

@@ -3,7 +3,12 @@ import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
 import { schedulerComponents } from '../scheduler/index.js';
 import { createMcpManager } from '../mcp/manager.js';
-import { createExtraction, createIdleMaintenance, type MakeExtractor } from './maintenance.js';
+import {
+  createExtraction,
+  createIdleMaintenance,
+  createWebhooksOut,
+  type MakeExtractor,
+} from './maintenance.js';
 import type { ServiceComponent } from '../contracts.js';
 
 /** What a component may need to be built; each branch adds what its components take. */
@@ -44,6 +49,7 @@ export async function buildComponents(
   components.push(createMcpManager({ config: config.mcp, log: deps.log, clock: deps.clock }));
   // Idle upkeep of the brain's file (src/maintenance/idle.ts): always, like the MCP client.
   components.push(createIdleMaintenance());
+  if (config.webhooks.length > 0) components.push(createWebhooksOut(config.webhooks));
   // Knowledge from the conversation, read in the background like the MCP server does: by the
   // model `extract.model` names, else by the offline extractor.
   const threads = config.extract?.threads ?? deps.extractThreads;

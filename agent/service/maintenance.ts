@@ -4,6 +4,8 @@ import {
   type ExtractionWorker,
   type Extractor,
   type ExtractThreads,
+  type Webhook,
+  type WebhookWorker,
 } from '../../src/index.js';
 import type { ServiceComponent, ServiceHost } from '../contracts.js';
 
@@ -15,7 +17,8 @@ export type MakeExtractor = (host: ServiceHost, signal: AbortSignal) => Promise<
 
 /**
  * `brain agent`'s idle upkeep of the brain (Brain.maintain every two seconds): the word index
- * merged and the WAL emptied between turns, so that a turn's writes rarely do either at commit.
+ * merged and the WAL emptied between turns, so that a turn's writes rarely do either at commit;
+ * idle threads archived by the config's `retention`.
  */
 export function createIdleMaintenance(options: { intervalMs?: number } = {}): ServiceComponent {
   let running: { stop(): void } | undefined;
@@ -24,6 +27,7 @@ export function createIdleMaintenance(options: { intervalMs?: number } = {}): Se
     start(host) {
       running = startIdleMaintenance(host.brain.upkeep, {
         ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
+        retention: host.config().retention,
         onError: (err) => host.log('warn', 'maintenance.failed', { error: err.message }),
       });
       return Promise.resolve();
@@ -63,6 +67,28 @@ export function createExtraction(
     },
     async stop() {
       stopping?.abort();
+      await worker?.stop();
+      worker = undefined;
+    },
+  };
+}
+
+/**
+ * `brain agent`'s webhooks out (src/webhooks/): the config's hooks told of events by a worker
+ * beside the turns, so that no send waits for a receiver.
+ */
+export function createWebhooksOut(hooks: readonly Webhook[]): ServiceComponent {
+  let worker: WebhookWorker | undefined;
+  return {
+    name: 'webhooks',
+    start(host) {
+      worker = host.brain.webhooks.worker(hooks, {
+        onFailure: (hook, reason) => host.log('warn', 'webhook.failed', { hook, reason }),
+      });
+      worker.start();
+      return Promise.resolve();
+    },
+    async stop() {
       await worker?.stop();
       worker = undefined;
     },

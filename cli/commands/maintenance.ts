@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DoctorReport } from '../../src/index.js';
+import type { DoctorReport, RetentionPlan, RetentionStep } from '../../src/index.js';
 import { bold, dim, printJson, println } from '../output.js';
 import { withBrain, type GlobalOptions } from '../run.js';
 
@@ -13,7 +13,11 @@ export function registerMaintenance(program: Command, globals: Globals): void {
     )
     .option('--repair', 'back up the database, then rebuild what can be rebuilt')
     .option('--backup <file>', 'where --repair saves the database first (default: beside it)')
-    .action((opts: { repair?: boolean; backup?: string }) =>
+    .option(
+      '--config <file>',
+      'the config file whose retention policy it reports on (else BRAIN_ASSISTANT_CONFIG, else ~/.config/brain/assistant.json)',
+    )
+    .action((opts: { repair?: boolean; backup?: string; config?: string }) =>
       withBrain(globals(), async ({ brain, config, json }) => {
         const report = await brain.upkeep.doctor({
           repair: opts.repair ?? false,
@@ -34,10 +38,18 @@ export function registerMaintenance(program: Command, globals: Globals): void {
           brain.upkeep.replication(),
           config.replicaUrl,
         );
-        if (json) return printJson({ ...report, sandbox, replication });
+        // What the retention policy of the config file does next.
+        const { assistantConfigExists, loadAssistantConfigFile } =
+          await import('../assistant-config.js');
+        const policy = assistantConfigExists(opts.config)
+          ? (await loadAssistantConfigFile(opts.config)).retention
+          : undefined;
+        const retention = policy ? await brain.upkeep.retentionPlan(policy) : null;
+        if (json) return printJson({ ...report, sandbox, replication, retention });
         printReport(report, opts.repair ?? false, [
           `sandbox: ${sandbox.detail}`,
           ...describeReplication(replication),
+          ...describeRetention(retention),
         ]);
       }),
     );
@@ -57,6 +69,31 @@ export function registerMaintenance(program: Command, globals: Globals): void {
         );
       }),
     );
+}
+
+/** What the retention policy does now and in the next seven days, in a few lines. */
+export function describeRetention(plan: RetentionPlan | null): string[] {
+  if (!plan) return ['retention: no policy (threads are never archived by age)'];
+  const ids = (steps: RetentionStep[]) =>
+    steps
+      .slice(0, 5)
+      .map((s) => s.thread_id)
+      .join(', ') + (steps.length > 5 ? ', …' : '');
+  const lines: string[] = [];
+  for (const action of ['archive', 'close'] as const) {
+    const due = plan.due.filter((s) => s.action === action);
+    const verb = action === 'archive' ? 'archives' : 'closes';
+    if (due.length > 0)
+      lines.push(`retention: ${verb} ${due.length} idle thread(s) now: ${ids(due)}`);
+  }
+  const next = plan.upcoming[0];
+  if (next)
+    lines.push(
+      `retention: next, ${next.action === 'archive' ? 'archives' : 'closes'} ${next.thread_id} at ${next.due_at}` +
+        ` (${plan.upcoming.length} step(s) in the next 7 days: ${ids(plan.upcoming)})`,
+    );
+  if (lines.length === 0) lines.push('retention: nothing to archive or close in the next 7 days');
+  return lines;
 }
 
 /** The checks, then `notes` (what else the doctor looked at), then the verdict. */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { assistantConfigExists, loadAssistantConfigFile } from '../assistant-config.js';
 import { note } from '../output.js';
 import { list, creating, withBrain, type GlobalOptions } from '../run.js';
 
@@ -44,6 +45,7 @@ export function registerMcp(program: Command, globals: Globals): void {
             extractionTask(config.extractThreads),
           ],
           embedder: embedding.get,
+          attachRoots: config.attachRoots,
         });
         await untilStopped(running.closed, () => running.close());
       });
@@ -65,16 +67,24 @@ export function registerMcp(program: Command, globals: Globals): void {
       'MCP sessions one token may hold at once; the next gets 429',
       '16',
     )
+    .option(
+      '--config <file>',
+      'the config file whose retention and webhooks it applies (else BRAIN_ASSISTANT_CONFIG, else ~/.config/brain/assistant.json)',
+    )
     .action((raw: Record<string, string | undefined>) =>
       withBrain(creating(globals()), async ({ brain, config }) => {
         const { parseServeOptions } = await import('./serve-options.js');
         const opts = parseServeOptions(raw);
+        // Retention and webhooks live in the assistant's config file; read only where there is one.
+        const file = assistantConfigExists(raw.config)
+          ? await loadAssistantConfigFile(raw.config)
+          : undefined;
         const [
           { serveHttp },
           { createLogger },
           { readTokensFile },
           { embedderSlot },
-          { accessFlushTask, extractionTask, maintenanceTask, warmSearchTask },
+          { accessFlushTask, extractionTask, maintenanceTask, warmSearchTask, webhooksTask },
         ] = await Promise.all([
           import('../../mcp/http.js'),
           import('../../mcp/log.js'),
@@ -97,11 +107,13 @@ export function registerMcp(program: Command, globals: Globals): void {
           background: [
             embedding.task,
             accessFlushTask(),
-            maintenanceTask(),
+            maintenanceTask(undefined, file?.retention),
             warmSearchTask(),
             extractionTask(config.extractThreads),
+            webhooksTask(file?.webhooks ?? []),
           ],
           embedder: embedding.get,
+          attachRoots: config.attachRoots,
         });
         const who = tokens
           ? `agents by token: ${tokens.table.agents().join(', ')}`

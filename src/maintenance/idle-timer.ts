@@ -1,4 +1,5 @@
 import type { MaintainOptions, MaintainResult } from './idle.js';
+import type { RetentionPolicy } from './retention.js';
 
 /** How often a long-running process does its idle upkeep (`brain.upkeep.maintain`). */
 export const MAINTAIN_INTERVAL_MS = 2_000;
@@ -7,6 +8,8 @@ export interface IdleMaintenanceOptions {
   intervalMs?: number;
   /** Merge steps per round (see `MaintainOptions.steps`). */
   steps?: number;
+  /** Archive and close idle threads by this policy (retention.ts). */
+  retention?: RetentionPolicy | undefined;
   /**
    * A round failed (a damaged file, a closed brain): called for the first failure of a run of
    * them, not every round; the next round tries again.
@@ -25,7 +28,10 @@ export function startIdleMaintenance(
   let failing = false;
   const round = () => {
     try {
-      upkeep.maintain(options.steps === undefined ? {} : { steps: options.steps });
+      upkeep.maintain({
+        ...(options.steps === undefined ? {} : { steps: options.steps }),
+        retention: options.retention,
+      });
       failing = false;
     } catch (err) {
       // Upkeep can wait: the process goes on serving; the failure is told once, not each round.

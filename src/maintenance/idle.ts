@@ -11,6 +11,7 @@ import {
   type FtsIndex,
   type FtsStructure,
 } from './fts-structure.js';
+import { applyRetention, type RetentionPolicy } from './retention.js';
 
 /**
  * Work a long-running process does between requests so that writes do not do it at commit.
@@ -45,7 +46,12 @@ export const DEFAULT_MAINTAIN_STEPS = 8;
 export interface MaintainOptions {
   /** The most merge steps to take, each one short transaction (default 8). */
   steps?: number;
+  /** Archive and close idle threads by this policy (retention.ts), once a minute at most. */
+  retention?: RetentionPolicy | undefined;
 }
+
+/** How often the maintainer applies a retention policy: limits are days, a minute is plenty. */
+export const RETENTION_INTERVAL_MS = 60_000;
 
 export interface MaintainResult {
   /** Merge steps that did work. */
@@ -56,6 +62,8 @@ export interface MaintainResult {
   checkpointed: boolean;
   /** Another connection held the write lock (or a reader the WAL): the rest waits for a later call. */
   busy: boolean;
+  /** Threads retention archived and closed in this call (absent when it did not run). */
+  retention?: { archived: number; closed: number };
 }
 
 export interface IdleMaintainer {
@@ -71,6 +79,8 @@ export function createIdleMaintainer(ctx: BrainContext, path: string): IdleMaint
   const totalChanges = db.prepare('SELECT total_changes()').pluck();
   // The WAL's size when a reader (or another checkpoint) was in the way: not again until it grows.
   let walSizeWhenBlocked = -1;
+  // When retention last ran, by the brain's clock; it runs in the first call.
+  let retentionRanAt = -Infinity;
 
   /** One merge step on `index`: true when it merged something. */
   function mergeStep(index: FtsIndex): { worked: boolean; busy: boolean } {
@@ -156,7 +166,20 @@ export function createIdleMaintainer(ctx: BrainContext, path: string): IdleMaint
         }
       }
       const wal = busy ? { checkpointed: false, busy: false } : checkpoint();
-      return { merged, pending, checkpointed: wal.checkpointed, busy: busy || wal.busy };
+      const result: MaintainResult = {
+        merged,
+        pending,
+        checkpointed: wal.checkpointed,
+        busy: busy || wal.busy,
+      };
+      const now = ctx.clock().getTime();
+      if (options.retention && !busy && now - retentionRanAt >= RETENTION_INTERVAL_MS) {
+        const kept = applyRetention(ctx, options.retention);
+        if (kept.busy) result.busy = true;
+        else retentionRanAt = now;
+        result.retention = { archived: kept.archived, closed: kept.closed };
+      }
+      return result;
     },
   };
 }

@@ -2,6 +2,7 @@ import { flushAccesses } from '../knowledge/access-counts.js';
 import { createIdleMaintainer, type MaintainOptions, type MaintainResult } from './idle.js';
 import type { BackupResult } from './backup.js';
 import type { DoctorInput, DoctorReport } from './doctor.js';
+import type { RetentionPlan, RetentionPolicy, RetentionResult } from './retention.js';
 
 import { statSync } from 'node:fs';
 import { flushNoted, type BrainContext } from '../context.js';
@@ -37,6 +38,10 @@ export interface UpkeepSection {
    * seconds (`startIdleMaintenance`); `pending` says more merging remains. Does nothing read-only.
    */
   maintain(options?: MaintainOptions): MaintainResult;
+  /** What a retention policy archives and closes now, and within `horizonDays` (default 7). */
+  retentionPlan(policy: RetentionPolicy, horizonDays?: number): Promise<RetentionPlan>;
+  /** Archive and close the threads a retention policy says are due; never deletes. */
+  applyRetention(policy: RetentionPolicy): Promise<RetentionResult>;
   /** Check integrity, full-text indexes, thread counters, deliveries; repair after a backup. */
   doctor: (input?: DoctorInput) => Promise<DoctorReport>;
   /** Copy the database to a new file with SQLite's online backup, while others keep writing. */
@@ -59,6 +64,9 @@ export function upkeepSection(ctx: BrainContext, dbPath: string): UpkeepSection 
     maintain: (input) => maintainer.maintain(input),
     // Loaded when asked for: the one-off commands that run most never are (`brain search`, …).
     doctor: async (input) => (await import('./doctor.js')).runDoctor(db, dbPath, ctx.clock, input),
+    retentionPlan: async (policy, horizonDays) =>
+      (await import('./retention.js')).planRetention(ctx, policy, horizonDays),
+    applyRetention: async (policy) => (await import('./retention.js')).applyRetention(ctx, policy),
     backup: async (file) => (await import('./backup.js')).backupDatabase(db, dbPath, file),
     forgetLitestream: () => dropLitestreamTables(db),
     replication: () => ({
