@@ -17,7 +17,13 @@ import {
   type Webhook,
 } from '../src/index.js';
 import { parseJsonc } from './jsonc.js';
-import { retentionSchema, webhooksSchema } from './server-config.js';
+import {
+  hooksInSchema,
+  resolveHooksIn,
+  retentionSchema,
+  webhooksSchema,
+  type HookIn,
+} from './server-config.js';
 import { telegramConfigSchema, type TelegramConfig } from './channels/telegram/config.js';
 import {
   endpointConfig,
@@ -130,6 +136,8 @@ export const assistantFileSchema = z.strictObject({
   retention: retentionSchema.optional(),
   /** Signed POSTs of events to URLs, read by `brain serve` and `brain agent` (docs/webhooks.md). */
   webhooks: webhooksSchema.optional(),
+  /** Signed POSTs that start a turn, their payload untrusted (agent/service/hooks-in.ts). */
+  hooks: hooksInSchema.optional(),
 });
 
 /** The endpoint `extract.model` names, as the pool knows it. */
@@ -180,6 +188,8 @@ export interface AssistantConfig {
   retention: RetentionPolicy | undefined;
   /** Hooks out, each with its secret from the file or the environment; empty without the key. */
   webhooks: readonly Webhook[];
+  /** Incoming hooks, each with its secret from the file or the environment; empty without the key. */
+  hooks: readonly HookIn[];
   /** From the environment only; never written in the file. */
   secrets: {
     anthropicApiKey: string | undefined;
@@ -284,6 +294,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     extract: file.extract && { model: extractModel, threads: file.extract.threads },
     retention: file.retention,
     webhooks: webhooksOf(path, file, env),
+    hooks: hooksInOf(path, file, env),
     secrets,
   };
 }
@@ -322,6 +333,14 @@ export function chooseEndpoint(
 function webhooksOf(path: string, file: z.output<typeof assistantFileSchema>, env: Env) {
   try {
     return resolveWebhooks(file.webhooks, env);
+  } catch (err) {
+    throw new BrainError('INVALID_INPUT', `${path}: ${(err as Error).message}`);
+  }
+}
+
+function hooksInOf(path: string, file: z.output<typeof assistantFileSchema>, env: Env) {
+  try {
+    return resolveHooksIn(file.hooks, env);
   } catch (err) {
     throw new BrainError('INVALID_INPUT', `${path}: ${(err as Error).message}`);
   }

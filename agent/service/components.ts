@@ -50,6 +50,10 @@ export async function buildComponents(
   // Idle upkeep of the brain's file (src/maintenance/idle.ts): always, like the MCP client.
   components.push(createIdleMaintenance());
   if (config.webhooks.length > 0) components.push(createWebhooksOut(config.webhooks));
+  if (config.hooks.length > 0) {
+    const { createHooksIn } = await import('./hooks-in.js');
+    components.push(createHooksIn(config.hooks));
+  }
   // Knowledge from the conversation, read in the background like the MCP server does: by the
   // model `extract.model` names, else by the offline extractor.
   const threads = config.extract?.threads ?? deps.extractThreads;
