@@ -27,10 +27,15 @@ export function registerWebhooks(program: Command, globals: Globals): void {
               `--status: must be one of ${STATUSES.join(', ')}, got ${status}`,
             );
           const limit = Number(opts.limit);
+          if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+            throw new BrainError(
+              'INVALID_INPUT',
+              `--limit: must be a whole number from 1 to 1000, got ${opts.limit}`,
+            );
           const rows = brain.webhooks.deliveries({
             status: status as DeliveryStatus | undefined,
             hook: opts.hook,
-            limit: Number.isInteger(limit) ? limit : Number.NaN,
+            limit,
           });
           if (json) return printJson({ deliveries: rows });
           if (rows.length === 0) return println('no webhook deliveries');
