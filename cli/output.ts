@@ -66,3 +66,10 @@ export function formatMessage(m: MessageRecord, options: { full?: boolean } = {}
     : `  ${oneLine(m.body)}`;
   return `${head}\n${subject}\n${body}`;
 }
+
+/** A size as people read it: 512 B, 3.4 KiB, 12.0 MiB. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1_048_576) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1_048_576).toFixed(1)} MiB`;
+}

@@ -27,6 +27,10 @@ export const COMMAND_GROUPS: ReadonlyArray<{
     load: async () => [(await import('./commands/messaging.js')).registerThreads],
   },
   {
+    commands: ['attachment'],
+    load: async () => [(await import('./commands/attachment.js')).registerAttachment],
+  },
+  {
     commands: ['remember', 'memories', 'atom', 'link', 'chain', 'provenance'],
     load: async () => [(await import('./commands/knowledge.js')).registerKnowledge],
   },

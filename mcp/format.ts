@@ -1,6 +1,7 @@
 import type {
   AtomRecord,
   MessageRecord,
+  AttachmentInfo,
   SearchHit,
   StmRecord,
   ThreadRecord,
@@ -24,13 +25,17 @@ export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-export function messageText(m: MessageRecord): string {
+export function messageText(m: MessageRecord & { attachments?: AttachmentInfo[] }): string {
   const flag = m.priority === 'normal' ? '' : ` [${m.priority}]`;
   const reply = m.reply_to ? ` re ${m.reply_to}` : '';
   return [
     `${m.id} ${shortTime(m.created_at)} ${m.from} → ${m.to ?? 'all'}${flag}${reply} (${m.thread_id})`,
     `subject: ${m.subject}`,
     m.body,
+    ...(m.attachments ?? []).map(
+      (f) =>
+        `attachment: ${f.name} (${f.media_type}, ${f.size} bytes) brain://attachment/${f.sha256}`,
+    ),
   ].join('\n');
 }
 
@@ -57,5 +62,6 @@ export function atomText(a: AtomRecord): string {
 
 export function hitText(h: SearchHit, index: number): string {
   const thread = h.thread_id ? ` (${h.thread_id})` : '';
-  return `${index + 1}. ${h.type} ${h.id} ${shortTime(h.time)} ${h.agent}${thread}: ${oneLine(h.title, 100)}\n   ${oneLine(h.snippet)}`;
+  const from = h.attachment ? `in attachment ${h.attachment}: ` : '';
+  return `${index + 1}. ${h.type} ${h.id} ${shortTime(h.time)} ${h.agent}${thread}: ${oneLine(h.title, 100)}\n   ${from}${oneLine(h.snippet)}`;
 }

@@ -34,6 +34,8 @@ export interface HttpOptions {
   log: Logger;
   background?: BackgroundTask[];
   embedder?: () => Embedder | undefined;
+  /** Folders whose files send_message may attach by path. */
+  attachRoots?: readonly string[];
 }
 
 export interface RunningHttpServer {
@@ -115,7 +117,13 @@ export async function serveHttp(brain: Brain, options: HttpOptions): Promise<Run
       const id = transport.sessionId;
       if (id && sessions.delete(id)) log.info(`serve: session ${id.slice(0, 8)} closed`);
     };
-    const server = createMcpServer(brain, { agent, watcher, log, embedder: options.embedder });
+    const server = createMcpServer(brain, {
+      agent,
+      watcher,
+      log,
+      embedder: options.embedder,
+      attachRoots: options.attachRoots,
+    });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
     // An initialize that failed leaves no session behind.

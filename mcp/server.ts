@@ -15,6 +15,7 @@ import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerSubscriptions } from './subscriptions.js';
 import type { ToolContext } from './tools/define.js';
+import { registerAttachmentResource } from './attachment-resource.js';
 import { registerAckMessage } from './tools/ack-message.js';
 import { registerCreateAtom } from './tools/create-atom.js';
 import { registerFindProvenance } from './tools/find-provenance.js';
@@ -42,6 +43,8 @@ export interface CreateMcpServerOptions {
   log?: Logger;
   /** The embedder for search queries, once the background has made it (see mcp/embedding.ts). */
   embedder?: () => Embedder | undefined;
+  /** Folders whose files send_message may attach by path (BRAIN_ATTACH_ROOTS); none by default. */
+  attachRoots?: readonly string[];
 }
 
 const INSTRUCTIONS = `The brain: messages between agents in threads, plus shared memory (stm, atoms) that points back to the messages it came from. You act as one agent; tools never take your name. Check poll_inbox, then read_inbox; reply with send_message (reply_to); record what matters with remember or create_atom and source_message_id; search before asking.`;
@@ -61,6 +64,7 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
     log,
     caller: options.agent,
     embedder: options.embedder ?? (() => undefined),
+    attachRoots: options.attachRoots ?? [],
     agent() {
       if (!touched) {
         brain.touchAgent(options.agent);
@@ -88,6 +92,7 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
   registerInsights(server, ctx);
   registerRecent(server, ctx);
   registerResources(server, ctx);
+  registerAttachmentResource(server, ctx);
   registerPrompts(server, ctx);
 
   const own = !options.watcher;

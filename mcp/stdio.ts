@@ -10,6 +10,8 @@ export interface StdioOptions {
   log: Logger;
   background?: BackgroundTask[];
   embedder?: () => Embedder | undefined;
+  /** Folders whose files send_message may attach by path. */
+  attachRoots?: readonly string[];
   stdin?: Readable;
   stdout?: Writable;
 }
@@ -30,6 +32,7 @@ export async function serveStdio(brain: Brain, options: StdioOptions): Promise<R
     agent: options.agent,
     log: options.log,
     embedder: options.embedder,
+    attachRoots: options.attachRoots,
   });
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   transport.onerror = (err) => options.log.warn(`stdio: ${err.message}`);

@@ -1,7 +1,16 @@
 import type { Command } from 'commander';
 import { BrainError } from '../../src/index.js';
 import { PRIORITIES } from '../../src/index.js';
-import { bold, cyan, dim, formatMessage, printJson, println, shortTime } from '../output.js';
+import {
+  bold,
+  cyan,
+  dim,
+  formatBytes,
+  formatMessage,
+  printJson,
+  println,
+  shortTime,
+} from '../output.js';
 import { list, readStdin, creating, withBrain, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
@@ -21,22 +30,34 @@ export function registerSend(program: Command, globals: Globals): void {
     .option('--priority <level>', `one of ${PRIORITIES.join(', ')}`, 'normal')
     .option('--metadata <json>', 'a JSON object stored with the message')
     .option('--tags <list>', 'comma-separated tags for the thread')
-    .action((opts: Record<string, string | undefined>) =>
+    .option(
+      '--attach <file...>',
+      'attach files (repeatable; each up to BRAIN_MAX_ATTACHMENT_BYTES)',
+    )
+    .action((opts: Record<string, string | undefined> & { attach?: string[] }) =>
       withBrain(
         creating(globals()),
-        ({ brain, agent, json }) => {
-          const result = brain.messages.send({
-            from: agent(),
-            to: opts.to,
-            subject: opts.subject,
-            body: opts.body === '-' ? readStdin() : (opts.body as string),
-            thread: opts.thread,
-            reply_to: opts.replyTo,
-            priority: opts.priority as 'normal',
-            metadata:
-              opts.metadata === undefined ? undefined : parseJsonOption('metadata', opts.metadata),
-            tags: list(opts.tags),
-          });
+        async ({ brain, agent, json }) => {
+          const files = (opts.attach ?? []).map((path, i) =>
+            brain.messages.readAttachmentFile(path, { field: `--attach ${i + 1}` }),
+          );
+          const result = await brain.messages.sendFiles(
+            {
+              from: agent(),
+              to: opts.to,
+              subject: opts.subject,
+              body: opts.body === '-' ? readStdin() : (opts.body as string),
+              thread: opts.thread,
+              reply_to: opts.replyTo,
+              priority: opts.priority as 'normal',
+              metadata:
+                opts.metadata === undefined
+                  ? undefined
+                  : parseJsonOption('metadata', opts.metadata),
+              tags: list(opts.tags),
+            },
+            files,
+          );
           if (json)
             return printJson({
               id: result.id,
@@ -44,8 +65,11 @@ export function registerSend(program: Command, globals: Globals): void {
               created_at: result.created_at,
               recipients: result.recipients,
             });
+          const attached = files.length
+            ? ` with ${files.length} file${files.length > 1 ? 's' : ''}`
+            : '';
           println(
-            `sent ${cyan(result.id)} in thread ${cyan(result.thread_id)} to ${opts.to ?? `everyone (${result.recipients} agents)`}`,
+            `sent ${cyan(result.id)} in thread ${cyan(result.thread_id)} to ${opts.to ?? `everyone (${result.recipients} agents)`}${attached}`,
           );
         },
         ['messages'],
@@ -169,6 +193,10 @@ export function registerThreads(program: Command, globals: Globals): void {
           for (const m of history.messages) {
             println();
             println(formatMessage(m, { full: true }));
+            for (const f of m.attachments ?? [])
+              println(
+                `  📎 ${f.name} ${dim(`(${f.media_type}, ${formatBytes(f.size)}, ${f.sha256.slice(0, 12)})`)}`,
+              );
             const read = m.receipts.filter((r) => r.read_at).map((r) => r.agent);
             const unread = m.receipts.filter((r) => !r.read_at).map((r) => r.agent);
             const parts = [

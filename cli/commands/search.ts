@@ -100,7 +100,8 @@ async function answer(
     println(
       `${dim(h.type.padEnd(7))} ${cyan(h.id)}  ${dim(shortTime(h.time))}  ${bold(oneLine(h.title, 60))} ${dim(`by ${h.agent}`)}`,
     );
-    println(`        ${oneLine(h.snippet, 160)}`);
+    const from = h.attachment ? `${dim(`in attachment ${h.attachment}:`)} ` : '';
+    println(`        ${from}${oneLine(h.snippet, 160)}`);
     if (opts.explain) println(`        ${dim(explain(h))}`);
   }
 }

@@ -25,6 +25,8 @@ export interface ToolContext {
   log: Logger;
   /** The embedder for queries, once ready; search answers by words until then. */
   embedder(): Embedder | undefined;
+  /** Folders whose files send_message may attach by path; empty: paths are refused. */
+  attachRoots: readonly string[];
 }
 
 /** A tool's answer: structured content for programs, a compact text rendering for the model. */

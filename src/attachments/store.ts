@@ -224,6 +224,8 @@ export interface StoredAttachment {
   name: string;
   /** Whether its bytes are in the brain file (else in the folder beside it). */
   inline: boolean;
+  /** The text read from it (bounded), as the index holds it; null when it has none. */
+  text: string | null;
   messages: string[];
 }
 
@@ -233,6 +235,7 @@ interface BlobRow {
   size: number;
   media_type: string;
   inline: number;
+  text: string | null;
 }
 
 function findBlob(ctx: BrainContext, ref: string): BlobRow | undefined {
@@ -245,7 +248,7 @@ function findBlob(ctx: BrainContext, ref: string): BlobRow | undefined {
       'INVALID_INPUT',
       `attachment: "${ref.slice(0, 80)}" is not a sha256 (8 to 64 hex digits)`,
     );
-  const select = `SELECT id, sha256, size, media_type, data IS NOT NULL AS inline FROM attachment_blobs`;
+  const select = `SELECT id, sha256, size, media_type, data IS NOT NULL AS inline, text FROM attachment_blobs`;
   if (hex.length === 64)
     return ctx.q.get<[Buffer], BlobRow>(`${select} WHERE sha256 = ?`).get(Buffer.from(hex, 'hex'));
   // A prefix: the blobs whose hash lies between the prefix padded with 0s and with fs.
@@ -279,6 +282,7 @@ export function getAttachment(ctx: BrainContext, ref: string): StoredAttachment 
     media_type: blob.media_type,
     name: links[0]?.name ?? blob.sha256.toString('hex').slice(0, 12),
     inline: blob.inline === 1,
+    text: blob.text,
     messages: links.map((l) => l.uid),
   };
 }

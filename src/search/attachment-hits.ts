@@ -61,7 +61,7 @@ export function attachmentMatches(
       ctx.q
         .get<[number], { name: string; text: string }>(FILE_TEXTS)
         .all(rowid)
-        .forEach((f, i) => add.run(rowid * 32 + 1 + i, '', `${f.name}\n${f.text}`, '', ''));
+        .forEach((f, i) => add.run(rowid * 32 + 1 + i, f.name, f.text, '', ''));
     }
     ctx.q.get(INDEX).run();
     const matched = new Map<number, string>();

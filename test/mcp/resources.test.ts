@@ -37,11 +37,12 @@ async function tick(): Promise<void> {
 const json = (r: { contents: unknown[] }) => JSON.parse((r.contents[0] as { text: string }).text);
 
 describe('resources', () => {
-  it('lists the caller’s inbox and the three templates', async () => {
+  it('lists the caller’s inbox and the four templates', async () => {
     const { resources } = await bob.client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(['brain://inbox/bob']);
     const { resourceTemplates } = await bob.client.listResourceTemplates();
     expect(resourceTemplates.map((r) => r.uriTemplate).sort()).toEqual([
+      'brain://attachment/{sha256}',
       'brain://inbox/{agent}',
       'brain://knowledge/{id}',
       'brain://thread/{thread_id}',

@@ -1,0 +1,104 @@
+import Database from 'better-sqlite3';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempBrain, type TempBrain } from '../helpers.js';
+import { call, callRaw, connectInMemory, textOf, type Connected } from './helpers.js';
+
+let t: TempBrain;
+let root: string;
+let analyst: Connected;
+let reviewer: Connected;
+
+beforeEach(async () => {
+  t = await tempBrain();
+  root = join(t.dir, 'work');
+  mkdirSync(root);
+  analyst = await connectInMemory(t.brain, { agent: 'analyst', attachRoots: [root] });
+  reviewer = await connectInMemory(t.brain, { agent: 'reviewer' });
+});
+afterEach(async () => {
+  await analyst.close();
+  await reviewer.close();
+  t.cleanup();
+});
+
+function rows(table: string): number {
+  const db = new Database(t.path, { readonly: true });
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+describe('attachments over MCP', () => {
+  it('a report attached by path is found by another agent through its words, and read back', async () => {
+    writeFileSync(join(root, 'fees.md'), '# Fees\nThe quokka surcharge rose by 4 percent.\n');
+    const sent = await call(analyst.client, 'send_message', {
+      to: 'reviewer',
+      body: 'analysis attached',
+      attachments: [
+        { path: join(root, 'fees.md') },
+        { name: 'raw.csv', data: Buffer.from('k,v\nwombat,1\n').toString('base64') },
+      ],
+    });
+    const found = await callRaw(reviewer.client, 'search', { query: 'quokka surcharge' });
+    const hit = (found.structuredContent as { hits: Array<{ id: string; attachment?: string }> })
+      .hits[0];
+    expect(hit?.id).toBe(sent.id);
+    expect(hit?.attachment).toBe('fees.md');
+    expect(textOf(found)).toContain('in attachment fees.md');
+
+    const thread = await callRaw(reviewer.client, 'get_thread', { thread_id: sent.thread_id });
+    const files = (
+      thread.structuredContent as {
+        messages: Array<{ attachments: Array<{ name: string; sha256: string }> }>;
+      }
+    ).messages[0]!.attachments;
+    expect(files.map((f) => f.name)).toEqual(['fees.md', 'raw.csv']);
+    expect(textOf(thread)).toContain(`attachment: fees.md (text/markdown`);
+
+    expect(textOf(thread)).toContain(`brain://attachment/${files[1]!.sha256}`);
+    const read = await reviewer.client.readResource({
+      uri: `brain://attachment/${files[1]!.sha256.slice(0, 12)}`,
+    });
+    const [text, blob] = read.contents as Array<{
+      text?: string;
+      blob?: string;
+      mimeType?: string;
+    }>;
+    expect(text?.text).toContain('wombat');
+    expect(Buffer.from(blob!.blob!, 'base64').toString()).toBe('k,v\nwombat,1\n');
+    expect(blob?.mimeType).toBe('text/csv');
+  });
+
+  it('refuses paths outside the roots, symlinks out of them, and paths on a server without roots, storing nothing', async () => {
+    writeFileSync(join(t.dir, 'secret.txt'), 'the owner keeps this');
+    symlinkSync(join(t.dir, 'secret.txt'), join(root, 'innocent.txt'));
+    for (const path of [
+      join(t.dir, 'secret.txt'),
+      join(root, 'innocent.txt'),
+      join(root, '..', 'secret.txt'),
+    ]) {
+      const r = await callRaw(analyst.client, 'send_message', {
+        body: 'x',
+        attachments: [{ path }],
+      });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/outside the folders this server may read/);
+    }
+    const none = await callRaw(reviewer.client, 'send_message', {
+      body: 'x',
+      attachments: [{ path: join(root, 'innocent.txt') }],
+    });
+    expect(textOf(none)).toMatch(/BRAIN_ATTACH_ROOTS/);
+    const both = await callRaw(analyst.client, 'send_message', {
+      body: 'x',
+      attachments: [{ path: join(root, 'innocent.txt'), data: 'AA==', name: 'a' }],
+    });
+    expect(textOf(both)).toMatch(/either path or data/);
+    expect(rows('messages')).toBe(0);
+    expect(rows('attachment_blobs')).toBe(0);
+  });
+});
