@@ -67,6 +67,9 @@ describe('loadAssistantConfig', () => {
       ownerIdentities: {},
       lane: { maxConcurrent: 2 },
       relayToOwner: false,
+      retention: undefined,
+      webhooks: [],
+      hooks: [],
       telegram: undefined,
       discord: undefined,
       scheduler: {
