@@ -336,6 +336,13 @@ export type {
 export type { TaskPriority, TaskRecord, AddTaskInput, ListTasksInput } from './assistant/tasks.js';
 export {
   ANTHROPIC_PRICES,
+export type {
+  DelegationRecord,
+  DelegationStatus,
+  FinishDelegationInput,
+  ListDelegationsInput,
+  StartDelegationInput,
+} from './assistant/delegations.js';
   costOf,
   estimateCost,
   priceOf,

@@ -73,6 +73,15 @@ import {
   type ListTasksInput,
 } from './tasks.js';
 import { getOwnerTarget, setOwnerTarget, type SetOwnerTargetInput } from './owner-target.js';
+import {
+  finishDelegation,
+  getDelegation,
+  listDelegations,
+  startDelegation,
+  type FinishDelegationInput,
+  type ListDelegationsInput,
+  type StartDelegationInput,
+} from './delegations.js';
 
 import type { BrainContext } from '../context.js';
 
@@ -150,6 +159,13 @@ export interface AssistantSection {
   getTask: (id: number) => ReturnType<typeof getTask>;
   tasks: (input?: ListTasksInput) => ReturnType<typeof listTasks>;
   completeTask: (id: number) => ReturnType<typeof completeTask>;
+  /** A task delegated to a sub-turn starts: its row, `running`, owned by this process. */
+  startDelegation: (input: StartDelegationInput) => ReturnType<typeof startDelegation>;
+  /** A delegated task ends: done, failed, cancelled, or out of budget, with its result. */
+  finishDelegation: (input: FinishDelegationInput) => ReturnType<typeof finishDelegation>;
+  getDelegation: (id: number) => ReturnType<typeof getDelegation>;
+  /** Delegated tasks, newest first (`running`: those under way). */
+  delegations: (input?: ListDelegationsInput) => ReturnType<typeof listDelegations>;
 }
 
 export function assistantSection(ctx: BrainContext, _dbPath: string): AssistantSection {
@@ -197,5 +213,9 @@ export function assistantSection(ctx: BrainContext, _dbPath: string): AssistantS
     getTask: (id) => getTask(ctx, id),
     tasks: (input) => listTasks(ctx, input),
     completeTask: (id) => completeTask(ctx, id),
+    startDelegation: (input) => startDelegation(ctx, input),
+    finishDelegation: (input) => finishDelegation(ctx, input),
+    getDelegation: (id) => getDelegation(ctx, id),
+    delegations: (input) => listDelegations(ctx, input),
   };
 }
