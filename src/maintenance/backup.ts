@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
+import { copyAttachmentFiles } from '../attachments/backup-files.js';
 import { BrainError } from '../errors.js';
 import { describeStorageFailure } from '../db/storage-errors.js';
 import { parseInput, text } from '../validation.js';
@@ -12,6 +13,8 @@ export interface BackupResult {
   path: string;
   bytes: number;
   pages: number;
+  /** Attachment files copied to the folder beside the backup (`<backup>-attachments/`). */
+  files: number;
   ms: number;
 }
 
@@ -40,6 +43,7 @@ export async function backupDatabase(
   const partial = `${target}.partial`;
   const started = performance.now();
   let pages = 0;
+  let files = 0;
   try {
     mkdirSync(dirname(target), { recursive: true });
     rmSync(partial, { force: true });
@@ -49,6 +53,8 @@ export async function backupDatabase(
     });
     pages = result.totalPages;
     finishCopy(partial, options.check ?? true);
+    // The files the copy names are in place before the copy is: a backup is whole or absent.
+    files = copyAttachmentFiles(partial, dbPath, target, options.check ?? true);
     renameSync(partial, target);
   } catch (err) {
     removeQuietly(partial);
@@ -62,6 +68,7 @@ export async function backupDatabase(
     path: target,
     bytes: statSync(target).size,
     pages,
+    files,
     ms: Math.round(performance.now() - started),
   };
 }

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerIndexText } from '../../../src/db/index-text.js';
-import { attachmentsFolder, INLINE_MAX_BYTES } from '../../../src/index.js';
+import { attachmentsFolder, INLINE_MAX_BYTES, openBrain } from '../../../src/index.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 import { tinyPdf } from './pdf.js';
 
@@ -208,6 +208,23 @@ describe('attachments', () => {
       }
     } finally {
       other.cleanup();
+    }
+  });
+
+  it('a backup carries the files kept in the folder', async () => {
+    const big = Buffer.alloc(INLINE_MAX_BYTES + 1, 3);
+    const sent = await t.brain.messages.sendFiles({ from: 'a', body: 'backup me' }, [
+      { name: 'big.bin', data: big },
+    ]);
+    const file = join(t.dir, 'copy', 'backup.db');
+    const result = await t.brain.upkeep.backup(file);
+    expect(result.files).toBe(1);
+    const restored = await openBrain({ dbPath: file, create: false });
+    try {
+      const [info] = restored.messages.getThreadMessage(sent.id)!.attachments!;
+      expect(restored.messages.attachmentBytes(info!.sha256).equals(big)).toBe(true);
+    } finally {
+      restored.close();
     }
   });
 });
