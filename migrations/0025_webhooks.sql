@@ -1,7 +1,7 @@
 -- brain schema, version 25: webhooks out, and what retention changed.
 --
 -- A server with webhooks configured notices events (a message to an agent, a mention, a thread
--- closed, knowledge added) past its high-water marks in webhook_marks, queues one row of
+-- closed, knowledge added) past each hook's high-water marks in webhook_marks, queues one row of
 -- webhook_deliveries per hook and event, and posts them from a worker: sends never wait on a hook.
 -- A delivery's status is pending until the receiver answers 2xx (delivered) or it has failed
 -- `maxAttempts` times (dead, the dead-letter list); `brain webhooks replay` queues it again.
@@ -10,8 +10,10 @@
 -- write it adds is to a thread's close, which is rare.
 
 CREATE TABLE webhook_marks (
-  source   TEXT PRIMARY KEY CHECK (source IN ('messages', 'stm', 'atoms', 'thread_closures')),
-  last_id  INTEGER NOT NULL
+  hook     TEXT NOT NULL,  -- a hook's name in the config: each hook keeps its own place
+  source   TEXT NOT NULL CHECK (source IN ('messages', 'stm', 'atoms', 'thread_closures')),
+  last_id  INTEGER NOT NULL,
+  PRIMARY KEY (hook, source)
 ) WITHOUT ROWID;
 
 CREATE TABLE thread_closures (

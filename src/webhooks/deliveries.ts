@@ -69,21 +69,35 @@ interface Event {
 }
 
 /**
- * Queue the events since the marks for `hooks`; the first call for a brain starts the marks at
- * the newest rows, so history is not posted. Returns how many deliveries it queued.
+ * Queue the events since each hook's marks; a hook's first call starts its marks at the newest
+ * rows, so history is not posted. Returns how many deliveries it queued. Marks are per hook, so
+ * servers with different hooks on one brain each tell their own; two servers with the same hook
+ * (`brain serve` and `brain agent` reading one config) queue each event once: the marks are
+ * checked again inside the transaction that moves them.
  */
 export function queueEvents(ctx: BrainContext, hooks: readonly Webhook[]): number {
-  if (hooks.length === 0) return 0;
-  const { db, q } = ctx;
-  const marks = new Map(
-    q
-      .get<[], { source: Source; last_id: number }>(`SELECT source, last_id FROM webhook_marks`)
-      .all()
+  let queued = 0;
+  for (const hook of hooks) queued += queueFor(ctx, hook);
+  return queued;
+}
+
+function marksOf(ctx: BrainContext, hook: string): Map<Source, number> {
+  return new Map(
+    ctx.q
+      .get<[string], { source: Source; last_id: number }>(
+        `SELECT source, last_id FROM webhook_marks WHERE hook = ?`,
+      )
+      .all(hook)
       .map((r) => [r.source, r.last_id]),
   );
+}
+
+function queueFor(ctx: BrainContext, hook: Webhook): number {
+  const { db, q } = ctx;
+  const marks = marksOf(ctx, hook.name);
   const maxOf = (s: Source) =>
     q.get<[], { n: number }>(`SELECT coalesce(max(id), 0) AS n FROM ${s}`).get()!.n;
-  const wanted = new Set(hooks.flatMap((h) => h.events));
+  const wanted = new Set(hook.events);
   const events: Event[] = [];
   const next = new Map<Source, number>();
   for (const source of SOURCES) {
@@ -94,13 +108,17 @@ export function queueEvents(ctx: BrainContext, hooks: readonly Webhook[]): numbe
     }
     let last = mark;
     if (source === 'messages' && (wanted.has('message') || wanted.has('mention'))) {
-      const known = new Set(
-        q
-          .get<[], { name: string }>(`SELECT name FROM agents`)
-          .all()
-          .map((a) => a.name),
-      );
-      for (const m of messagesAfter(ctx, mark)) {
+      const rows = messagesAfter(ctx, mark);
+      const known =
+        rows.length === 0
+          ? new Set<string>()
+          : new Set(
+              q
+                .get<[], { name: string }>(`SELECT name FROM agents`)
+                .all()
+                .map((a) => a.name),
+            );
+      for (const m of rows) {
         last = m.rowid;
         const base = { message_id: m.id, thread_id: m.thread_id, from: m.from };
         const to = JSON.parse(m.recipients) as string[];
@@ -151,7 +169,8 @@ export function queueEvents(ctx: BrainContext, hooks: readonly Webhook[]): numbe
         });
       }
     } else {
-      // Nobody listens for this source: move the mark on so a hook added later starts from now.
+      // The hook does not listen for this source: move the mark on, so that adding the event
+      // to the hook later starts from then.
       last = maxOf(source);
     }
     if (last !== mark) next.set(source, last);
@@ -162,13 +181,17 @@ export function queueEvents(ctx: BrainContext, hooks: readonly Webhook[]): numbe
     `INSERT INTO webhook_deliveries (hook, event, payload, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?)`,
   );
   const setMark = q.get(
-    `INSERT INTO webhook_marks (source, last_id) VALUES (?, ?)
-     ON CONFLICT (source) DO UPDATE SET last_id = excluded.last_id`,
+    `INSERT INTO webhook_marks (hook, source, last_id) VALUES (?, ?, ?)
+     ON CONFLICT (hook, source) DO UPDATE SET last_id = excluded.last_id`,
   );
-  let queued = 0;
-  db.transaction(() => {
-    for (const e of events)
-      for (const hook of hooks) {
+  return db
+    .transaction(() => {
+      // Another server queued these events since the marks were read: it has them.
+      const current = marksOf(ctx, hook.name);
+      if (current.size !== marks.size || [...marks].some(([k, v]) => current.get(k) !== v))
+        return 0;
+      let queued = 0;
+      for (const e of events) {
         if (!hook.events.includes(e.event)) continue;
         if (
           hook.agents &&
@@ -178,17 +201,14 @@ export function queueEvents(ctx: BrainContext, hooks: readonly Webhook[]): numbe
           continue;
         const data =
           hook.includeBodies && e.body !== undefined ? { ...e.data, body: e.body } : e.data;
-        const payload = JSON.stringify({
-          event: e.event,
-          occurred_at: isoOfMillis(e.at),
-          data,
-        });
+        const payload = JSON.stringify({ event: e.event, occurred_at: isoOfMillis(e.at), data });
         insert.run(hook.name, e.event, payload, now, now);
         queued++;
       }
-    for (const [source, last] of next) setMark.run(source, last);
-  }).immediate();
-  return queued;
+      for (const [source, last] of next) setMark.run(hook.name, source, last);
+      return queued;
+    })
+    .immediate();
 }
 
 function messagesAfter(ctx: BrainContext, rowid: number): MessageRow[] {
@@ -236,14 +256,35 @@ function closuresAfter(ctx: BrainContext, rowid: number) {
     .all(rowid, BATCH);
 }
 
-/** Pending deliveries whose time has come, oldest first. */
-export function dueDeliveries(ctx: BrainContext, limit: number): DueDelivery[] {
-  return ctx.q
-    .get<[number, number], DueDelivery>(
-      `SELECT id AS rowid, hook, payload, attempts FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
-    )
-    .all(ctx.clock().getTime(), limit);
+/**
+ * Take up to `limit` pending deliveries of `hooks` whose time has come, oldest first: each is
+ * claimed for `leaseMs` (its next attempt moved past the POST's timeout), so another server with
+ * the same hook does not post it too.
+ */
+export function claimDue(
+  ctx: BrainContext,
+  hooks: readonly string[],
+  limit: number,
+  leaseMs: number,
+): DueDelivery[] {
+  if (hooks.length === 0) return [];
+  const now = ctx.clock().getTime();
+  const select = ctx.q.get<[number, string, number], DueDelivery>(
+    `SELECT id AS rowid, hook, payload, attempts FROM webhook_deliveries
+     WHERE status = 'pending' AND next_attempt_at <= ? AND hook IN (SELECT value FROM json_each(?))
+     ORDER BY next_attempt_at, id LIMIT ?`,
+  );
+  const names = JSON.stringify(hooks);
+  // Most ticks find nothing due: that look takes no lock.
+  if (select.all(now, names, limit).length === 0) return [];
+  const lease = ctx.q.get(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?`);
+  return ctx.db
+    .transaction(() => {
+      const due = select.all(now, names, limit);
+      for (const d of due) lease.run(now + leaseMs, d.rowid);
+      return due;
+    })
+    .immediate();
 }
 
 /** Write an attempt's outcome: delivered, again at `retryAt`, or dead (retryAt null). */

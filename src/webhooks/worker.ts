@@ -1,6 +1,6 @@
 import type { BrainContext } from '../context.js';
 import type { Webhook } from './config.js';
-import { dueDeliveries, queueEvents, recordAttempt } from './deliveries.js';
+import { claimDue, queueEvents, recordAttempt } from './deliveries.js';
 import { SIGNATURE_HEADER, signPayload } from './signature.js';
 
 export interface WebhookWorkerOptions {
@@ -34,6 +34,8 @@ export interface WebhookWorker {
 
 export const WEBHOOK_INTERVAL_MS = 100;
 const DUE_PER_TICK = 50;
+/** A claimed delivery is another server's to take again this long after its POST timed out. */
+const LEASE_MARGIN_MS = 5_000;
 
 /** The wait before attempt `attempts + 1`, after `attempts` failures. */
 export function backoffMs(attempts: number, baseMs: number, maxMs: number): number {
@@ -59,16 +61,8 @@ export function createWebhookWorker(
   let timer: NodeJS.Timeout | undefined;
 
   async function attempt(d: { rowid: number; hook: string; payload: string; attempts: number }) {
-    const hook = byName.get(d.hook);
-    if (!hook) {
-      recordAttempt(ctx, d.rowid, {
-        ok: false,
-        code: null,
-        error: 'the hook is no longer configured',
-        retryAt: null,
-      });
-      return false;
-    }
+    // Claimed among this worker's hooks only: it is there.
+    const hook = byName.get(d.hook)!;
     let code: number | null = null;
     let error: string | null = null;
     try {
@@ -106,9 +100,19 @@ export function createWebhookWorker(
     return false;
   }
 
+  const changes = ctx.db.prepare(
+    'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
+  );
+  let seen = '';
+  const names = hooks.map((h) => h.name);
+
   async function runTick(): Promise<TickResult> {
-    const queued = queueEvents(ctx, hooks);
-    const due = dueDeliveries(ctx, DUE_PER_TICK);
+    // Nothing committed since the last look (by this connection or another): no event to queue.
+    const row = changes.get() as { v: number; c: number };
+    const version = `${row.v}:${row.c}`;
+    const queued = version === seen ? 0 : queueEvents(ctx, hooks);
+    seen = version === seen ? seen : `${row.v}:${(changes.get() as { c: number }).c}`;
+    const due = claimDue(ctx, names, DUE_PER_TICK, timeoutMs + LEASE_MARGIN_MS);
     const results = await Promise.all(due.map(attempt));
     const delivered = results.filter(Boolean).length;
     return { queued, delivered, failed: results.length - delivered };

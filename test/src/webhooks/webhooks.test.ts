@@ -188,6 +188,26 @@ describe('webhooks out', () => {
     expect(t.brain.webhooks.deliveries()[0]).toMatchObject({ status: 'pending', last_code: 302 });
     expect(fake.got).toHaveLength(1);
   });
+  it('two servers with the same hook post each event once; a server with another hook tells its own', async () => {
+    t = await tempBrain({ clock: fixedClock() });
+    fake = await receiver([204]);
+    const other = await t.reopen();
+    const same = hook(`${fake.url}/same`, { events: ['message'] });
+    const serve = t.brain.webhooks.worker([same]);
+    const agent = other.webhooks.worker([
+      same,
+      hook(`${fake.url}/own`, { name: 'own', events: ['message'] }),
+    ]);
+    await Promise.all([serve.tick(), agent.tick()]);
+    t.brain.messages.send({ from: 'helios', to: 'nova', subject: 's', body: 'x' });
+    other.messages.send({ from: 'nova', to: 'helios', subject: 's', body: 'y' });
+    await Promise.all([serve.tick(), agent.tick()]);
+    await Promise.all([serve.tick(), agent.tick()]);
+    const urls = fake.got.map((r) => JSON.parse(r.body) as { data: { from: string } });
+    expect(urls.map((u) => u.data.from).sort()).toEqual(['helios', 'helios', 'nova', 'nova']);
+    expect(t.brain.webhooks.deliveries({ hook: 'ci' })).toHaveLength(2);
+    expect(t.brain.webhooks.deliveries({ hook: 'own' })).toHaveLength(2);
+  });
 });
 
 describe('the signature', () => {
