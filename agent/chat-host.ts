@@ -4,6 +4,7 @@ import type { AssistantConfig } from './config.js';
 import type { Log } from './log.js';
 import { createMcpManager } from './mcp/manager.js';
 import { createReminders } from './scheduler/reminders.js';
+import { createDelegation } from './delegation/component.js';
 import { createServiceHost, turnOrigin } from './service/host.js';
 import type { Tool } from './tools/types.js';
 
@@ -33,15 +34,18 @@ export async function startChatComponents(options: {
 }): Promise<ChatComponents> {
   const { brain, config, clock, log, assistant } = options;
   const mcp = createMcpManager({ config: config.mcp, log, clock });
+  const delegation = createDelegation(config);
   const host = createServiceHost({
     brain,
     config,
     clock,
     log,
     assistant: () => assistant,
-    components: [createReminders(config), mcp],
+    components: [createReminders(config), mcp, delegation],
   });
   await mcp.start(host);
+  // Tasks in the background run on this host's lane, in this process, while the chat lasts.
+  await delegation.start(host);
   return {
     tools: (session) =>
       host.componentTools(
@@ -57,7 +61,7 @@ export async function startChatComponents(options: {
         }),
       ),
     async stop() {
-      await mcp.stop();
+      await Promise.all([mcp.stop(), delegation.stop()]);
       await host.close();
     },
   };

@@ -32,6 +32,7 @@ import {
   type ModelsConfig,
 } from './models/config.js';
 import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
+import { delegationConfig, type DelegationConfig } from './delegation/config.js';
 import { mcpFileShape, resolveMcpConfig, type McpConfig } from './mcp/config.js';
 import {
   resolveSchedulerConfig,
@@ -93,6 +94,8 @@ export const assistantFileSchema = z.strictObject({
     .prefault({}),
   /** Model calls one turn may make before it is cut short. */
   maxRounds: z.number().int().min(1).max(500).default(20),
+  /** What a task handed to a sub-turn (delegate_task) may spend (agent/delegation/config.ts). */
+  delegation: delegationConfig,
   /** The memories put in the system prompt. */
   memory: z
     .strictObject({
@@ -160,6 +163,7 @@ export interface AssistantConfig {
   models: ModelsConfig;
   compaction: { thresholdTokens: number; keepRecentTokens: number };
   maxRounds: number;
+  delegation: DelegationConfig;
   memory: { maxTokens: number; limit: number };
   timeZone: string | undefined;
   permissions: PermissionsConfig;
@@ -282,6 +286,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     memory: file.memory,
     timeZone: file.timeZone,
     permissions: file.permissions,
+    delegation: file.delegation,
     tools: file.tools,
     telegram: file.telegram && { ...file.telegram, token: env.TELEGRAM_BOT_TOKEN || undefined },
     scheduler: resolveSchedulerConfig(file, env),

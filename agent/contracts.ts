@@ -63,6 +63,11 @@ export interface TurnRequest {
   /** Foreign content the turn starts with (a reminder set in a tainted turn): its sources. */
   taint?: readonly string[];
   io: TurnIo;
+  /**
+   * Runs the turn instead of the assistant: a delegated task's sub-turn, built by the turn that
+   * delegated it with no more than that turn may do (agent/delegation/), queued like any turn.
+   */
+  run?: (signal: AbortSignal) => Promise<TurnResult>;
 }
 
 /**

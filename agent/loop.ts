@@ -35,7 +35,7 @@ import {
 import { runToolCall, toolSchemas } from './tools/registry.js';
 import { noteSideEffect, noteSideEffectFinished } from './turn-effects.js';
 import { untrusted } from './untrusted.js';
-import type { Tool, ToolContext } from './tools/types.js';
+import type { SubTurnRequest, SubTurnResult, Tool, ToolContext } from './tools/types.js';
 
 /** How a turn talks to whoever asked: streamed text, tool calls as they start, and approvals. */
 export interface TurnIo {
@@ -121,9 +121,16 @@ export interface RunTurnOptions {
   driver?: Driver;
   /** Foreign content the turn starts with (a reminder set in a tainted turn): its sources. */
   taint?: readonly string[];
+  /**
+   * A sub-turn another turn delegated (agent/delegation/): how deep it is, and the owner's words
+   * of its caller, which its trust keeps instead of its task (the model's words, not the owner's).
+   */
+  delegation?: { depth: number; ownerText: string };
+  /** After each model call: why the turn must stop (a sub-turn's budget is spent), else undefined. */
+  budget?: SubTurnRequest['budget'];
 }
 
-export type TurnStop = StopReason | 'max_rounds' | 'breaker' | 'cancelled';
+export type TurnStop = StopReason | 'max_rounds' | 'breaker' | 'cancelled' | 'budget';
 
 export interface TurnResult {
   reply: string;
@@ -135,6 +142,8 @@ export interface TurnResult {
   cancelled: boolean;
   model?: string;
   endpoint?: string;
+  /** Where the foreign content the turn took in came from; absent when none. */
+  taint?: readonly string[];
 }
 
 /** Said to the user when the no-progress breaker ends a turn. */
@@ -156,7 +165,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   const log = options.log ?? silentLog;
   const from = options.input.from ?? config.owner;
   const driver = driverOf(options);
-  const trust = createTrust(driver, '', options.taint ?? []);
+  const delegated = options.delegation;
+  const trust = createTrust(driver, delegated?.ownerText ?? '', options.taint ?? [], !!delegated);
   if (from !== config.owner) trust.taint(`${driver === 'contact' ? 'contact' : 'agent'}:${from}`);
   else {
     trust.taintFrom(options.input.text);
@@ -204,6 +214,9 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       signal: signal ?? new AbortController().signal,
       clock: options.clock,
       taint: () => trust.sources,
+      depth: delegated?.depth ?? 0,
+      turnTools: () => toolsOf(options).map((t) => t.name),
+      subTurn: (request) => runSubTurn(options, trust, (delegated?.depth ?? 0) + 1, request),
     };
     const system = options.systemPrompt
       ? await options.systemPrompt(options.input.text)
@@ -226,7 +239,10 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     const usage = zeroUsage();
     /** The last call's usage row, written with the reply (one transaction fewer a turn). */
     let lastUsage: Parameters<Brain['assistant']['recordUsage']>[0] | undefined;
+    let overBudget: string | undefined;
     const recordUsage = (r: ModelResponse, source: string, withReply = false) => {
+      if (options.budget)
+        overBudget ??= options.budget({ model: r.model, endpoint: r.endpoint, usage: r.usage });
       usage.input += r.usage.input;
       usage.output += r.usage.output;
       usage.cacheRead += r.usage.cacheRead;
@@ -318,8 +334,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       }
 
       const results: ToolResultBlock[] = [];
-      let halt: 'max_rounds' | 'breaker' | undefined =
-        rounds.length >= config.maxRounds ? 'max_rounds' : undefined;
+      let halt: 'max_rounds' | 'breaker' | 'budget' | undefined =
+        rounds.length >= config.maxRounds ? 'max_rounds' : overBudget ? 'budget' : undefined;
       for (const use of uses) {
         if (signal?.aborted) {
           results.push(errorResult(use, 'cancelled: the user stopped the turn'));
@@ -329,6 +345,10 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           results.push(
             errorResult(use, `not run: the turn reached its limit of ${config.maxRounds} rounds`),
           );
+          continue;
+        }
+        if (halt === 'budget') {
+          results.push(errorResult(use, `not run: ${overBudget}`));
           continue;
         }
         const key = `${use.name} ${stableJson(use.input)}`;
@@ -369,7 +389,12 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       }
       if (halt) {
         stop = halt;
-        reply = halt === 'breaker' ? BREAKER_TEXT : maxRoundsText(config.maxRounds);
+        reply =
+          halt === 'breaker'
+            ? BREAKER_TEXT
+            : halt === 'budget'
+              ? `I stopped: ${overBudget}.`
+              : maxRoundsText(config.maxRounds);
         io.onText(`${partialSeparator(content)}${reply}`);
         log('warn', `turn.${halt}`, { session: options.session, rounds: rounds.length });
         break;
@@ -428,10 +453,50 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       cancelled,
       model: last?.model,
       endpoint: last?.endpoint,
+      ...(trust.sources.length > 0 ? { taint: trust.sources } : {}),
     };
   } finally {
     lease.release();
   }
+}
+
+/**
+ * A sub-turn of this turn (agent/delegation/): in its own session, with only those of the
+ * requested tools this turn may use now, the same driver, policy and profiles, the taint and the
+ * owner's words this turn has, unattended unless it may ask whoever this turn asks, one level
+ * deeper. It stops when `request.signal` aborts (the caller chains it to this turn's).
+ */
+async function runSubTurn(
+  parent: RunTurnOptions,
+  trust: MutableTrust,
+  depth: number,
+  request: SubTurnRequest,
+): Promise<SubTurnResult> {
+  const wanted = new Set(request.tools);
+  const ask = request.asks ? parent.io.askApproval?.bind(parent.io) : undefined;
+  return runTurn({
+    brain: parent.brain,
+    pool: parent.pool,
+    ...(parent.compactionPool ? { compactionPool: parent.compactionPool } : {}),
+    tools: toolsOf(parent).filter((t) => wanted.has(t.name)),
+    config: { ...parent.config, maxRounds: request.maxRounds },
+    clock: parent.clock,
+    session: request.session,
+    input: { text: request.text },
+    io: { onText: () => {}, ...(ask ? { askApproval: ask } : {}) },
+    signal: request.signal,
+    source: request.source,
+    ...(parent.embedder ? { embedder: parent.embedder } : {}),
+    ...(parent.systemPrompt ? { systemPrompt: parent.systemPrompt } : {}),
+    ...(parent.cache ? { cache: parent.cache } : {}),
+    ...(parent.log ? { log: parent.log } : {}),
+    ...(parent.permissions ? { permissions: parent.permissions } : {}),
+    unattended: (parent.unattended ?? false) || !ask,
+    driver: trust.driver,
+    taint: trust.sources,
+    delegation: { depth, ownerText: trust.ownerText },
+    budget: request.budget,
+  });
 }
 
 /**

@@ -334,8 +334,6 @@ export type {
   FireReminderInput,
 } from './assistant/reminders.js';
 export type { TaskPriority, TaskRecord, AddTaskInput, ListTasksInput } from './assistant/tasks.js';
-export {
-  ANTHROPIC_PRICES,
 export type {
   DelegationRecord,
   DelegationStatus,
@@ -343,6 +341,8 @@ export type {
   ListDelegationsInput,
   StartDelegationInput,
 } from './assistant/delegations.js';
+export {
+  ANTHROPIC_PRICES,
   costOf,
   estimateCost,
   priceOf,

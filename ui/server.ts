@@ -23,6 +23,7 @@ import { messageArticle, threadPage, threadsPage } from './pages/threads.js';
 import { Query } from './query.js';
 import { createGate, sameOrigin, setSecurityHeaders, type Viewer } from './security.js';
 import { openEvents } from './events.js';
+import { serveAttachment } from './attachments.js';
 
 export interface UiOptions {
   host: string;
@@ -168,7 +169,9 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
       body = provenancePage(reader, ctx, parts[1]!);
     else if (path === '/assistant' && ctx.assistant)
       body = assistantPage(reader, ctx, q.text('done', 100));
-    else if (parts[0] === 'fragments' && parts[1] === 'message' && parts.length === 3) {
+    else if (parts[0] === 'attachments' && parts.length === 2) {
+      if (serveAttachment(reader, res, parts[1]!)) return;
+    } else if (parts[0] === 'fragments' && parts[1] === 'message' && parts.length === 3) {
       const fragment = messageFragment(parts[2]!);
       if (fragment) return void send(res, 200, fragment);
     }

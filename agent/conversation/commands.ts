@@ -1,6 +1,7 @@
 import { estimateCost, type Brain } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { ArrivalTurn, ServiceHost, SessionModels } from '../contracts.js';
+import { taskSession } from './sessions.js';
 
 /**
  * The conversation's slash commands, the same on every channel (terminal, Telegram, Discord):
@@ -181,7 +182,21 @@ function status(scope: CommandScope): string {
   if (queued > 0) lines.push(`Queued turns: ${queued}.`);
   const waiting = scope.approvalsWaiting?.() ?? 0;
   if (waiting > 0) lines.push(`Approvals waiting: ${waiting}.`);
+  lines.push(...runningTasks(brain));
   return lines.join('\n');
+}
+
+/** Delegated tasks under way, in any session and process: one line each. */
+function runningTasks(brain: Brain): string[] {
+  const tasks = brain.assistant.delegations({ running: true, limit: 10 });
+  if (tasks.length === 0) return [];
+  return [
+    `Tasks running: ${tasks.length}${tasks.length === 10 ? ' or more' : ''}.`,
+    ...tasks.map((t) => {
+      const task = t.task.length > 80 ? `${t.task.slice(0, 79)}…` : t.task;
+      return `  ${taskSession(t.id)} (from ${t.session}, since ${t.started_at}${t.wait ? '' : ', in the background'}): ${task.replace(/\s+/g, ' ')}`;
+    }),
+  ];
 }
 
 /** The context size the session's last reply reported (agent/loop.ts `context_tokens`). */

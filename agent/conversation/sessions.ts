@@ -28,6 +28,9 @@ export const cronSession = (job: string) => `cron/${job}`;
 /** A mail watcher's turns. */
 export const emailSession = (job: string) => `email/${job}`;
 
+/** A task delegated to a sub-turn (agent/delegation/): its own conversation. */
+export const taskSession = (id: number) => `task/${id}`;
+
 /** The heartbeat's turns. */
 export const HEARTBEAT_SESSION = 'heartbeat';
 
@@ -37,6 +40,8 @@ export function takenUpElsewhere(session: string): boolean {
     session.startsWith('inbox/') ||
     session.startsWith('cron/') ||
     session.startsWith('email/') ||
+    // A task cut short is not run again: its row reads as interrupted.
+    session.startsWith('task/') ||
     session === HEARTBEAT_SESSION
   );
 }

@@ -161,6 +161,12 @@ export function createPolicy(deps: PolicyDeps): Policy {
           return { ...base, decision: 'allow', reason: 'a read-only tool' };
         if (MEMORY_TOOLS.has(tool.name) && !configured)
           return { ...base, decision: 'allow', reason: 'writes only to its own memory' };
+        if (tool.name === 'delegate_task' && !configured)
+          return {
+            ...base,
+            decision: 'allow',
+            reason: "its sub-turn's calls are judged one by one",
+          };
         reason = configured
           ? `permissions.tools.${configured.key} is ask`
           : `${tool.name} changes things`;

@@ -98,6 +98,8 @@ const BUILT_IN: Record<string, Reach> = {
   list_tasks: own(),
   complete_task: own(),
   find_tools: { egress: 'never', ownerData: false, foreignOutput: true },
+  // Its sub-turn's calls are judged one by one; its answer says itself whether it is foreign.
+  delegate_task: { egress: 'never', ownerData: false, foreignOutput: false },
 };
 
 /** A tool's reach: the table for built-in tools; otherwise what it says of itself, else the worst. */
@@ -120,8 +122,16 @@ export interface TurnTrust {
   readonly ownerText: string;
 }
 
-/** A turn's trust, grown as it takes content in. */
-export function createTrust(driver: Driver, ownerText = '', sources: Iterable<string> = []) {
+/**
+ * A turn's trust, grown as it takes content in. With `fixedOwnerText` the owner's words are only
+ * `ownerText`: a delegated sub-turn's task is the model's words, so a URL in it is not the owner's.
+ */
+export function createTrust(
+  driver: Driver,
+  ownerText = '',
+  sources: Iterable<string> = [],
+  fixedOwnerText = false,
+) {
   const seen = new Set<string>(sources);
   // Joined when read (only a tainted turn's way out reads it): a long session adds many pieces.
   const pieces = ownerText ? [ownerText] : [];
@@ -144,7 +154,7 @@ export function createTrust(driver: Driver, ownerText = '', sources: Iterable<st
       for (const s of markedSources(content)) seen.add(s);
     },
     addOwnerText(more: string) {
-      if (more === '') return;
+      if (more === '' || fixedOwnerText) return;
       pieces.push(more);
       joined = undefined;
     },

@@ -2,6 +2,7 @@ import type { Brain, Clock, ExtractThreads } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import type { Log } from '../log.js';
 import { schedulerComponents } from '../scheduler/index.js';
+import { createDelegation } from '../delegation/component.js';
 import { createMcpManager } from '../mcp/manager.js';
 import {
   createExtraction,
@@ -45,6 +46,8 @@ export async function buildComponents(
     components.push(createDiscordChannel({ config: config.discord, log: deps.log }));
   }
   components.push(...schedulerComponents(config));
+  // delegate_task and the background tasks it queues on the lane.
+  components.push(createDelegation(config));
   // The MCP client (agent/mcp/): always built, so servers added to mcpServers later start live.
   components.push(createMcpManager({ config: config.mcp, log: deps.log, clock: deps.clock }));
   // Idle upkeep of the brain's file (src/maintenance/idle.ts): always, like the MCP client.

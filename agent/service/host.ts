@@ -128,16 +128,17 @@ export function createServiceHost(options: ServiceHostOptions): RunningServiceHo
       priority: request.priority,
     });
     try {
-      const result = await assistant.turn(request.session, request.text, request.io, {
-        signal,
-        source: request.source,
-        unattended: request.unattended,
-        ...(request.from === undefined ? {} : { from: request.from }),
-        ...(request.messageId === undefined ? {} : { messageId: request.messageId }),
-        tools: () => componentTools(request.session, origin),
-        driver: origin.driver,
-        ...(request.taint?.length ? { taint: request.taint } : {}),
-      });
+      const result = await (request.run?.(signal) ??
+        assistant.turn(request.session, request.text, request.io, {
+          signal,
+          source: request.source,
+          unattended: request.unattended,
+          ...(request.from === undefined ? {} : { from: request.from }),
+          ...(request.messageId === undefined ? {} : { messageId: request.messageId }),
+          tools: () => componentTools(request.session, origin),
+          driver: origin.driver,
+          ...(request.taint?.length ? { taint: request.taint } : {}),
+        }));
       log('info', 'lane.done', {
         session: request.session,
         stop: result.stopReason,

@@ -1,5 +1,6 @@
 import type { Brain, Clock } from '../../src/index.js';
 import type { z } from 'zod';
+import type { TokenUsage } from '../models/types.js';
 
 /** What a tool's run gets: the brain, the turn it serves, and a way to stop. */
 export interface ToolContext {
@@ -26,6 +27,42 @@ export interface ToolContext {
    * undefined leaves it to the tool's own rules.
    */
   network?: boolean;
+  /** How deep in delegation the turn is: 0 for a turn nobody delegated (agent/delegation/). */
+  depth?: number;
+  /** The names of the tools the turn may use now: what a sub-turn's tools are chosen from. */
+  turnTools?: () => readonly string[];
+  /** Runs a sub-turn that can do no more than this turn (agent/loop.ts); delegate_task decides when. */
+  subTurn?: (request: SubTurnRequest) => Promise<SubTurnResult>;
+}
+
+/** A sub-turn asked of the loop: in its own session, with some of the calling turn's tools. */
+export interface SubTurnRequest {
+  session: string;
+  text: string;
+  /** Tool names; only those the calling turn may use are given. */
+  tools: readonly string[];
+  maxRounds: number;
+  /** After each model call: why the sub-turn must stop (its budget is spent), else undefined. */
+  budget: (call: { model: string; endpoint: string; usage: TokenUsage }) => string | undefined;
+  signal: AbortSignal;
+  /** Its asks go to whoever the calling turn asks; false: nobody is asked (each ask denied). */
+  asks: boolean;
+  /** The usage rows' source. */
+  source: string;
+}
+
+/** What a sub-turn ended with: the loop's TurnResult, as far as a tool reads it. */
+export interface SubTurnResult {
+  reply: string;
+  session: string;
+  threadId: string;
+  messageIds: { user: string; reply: string };
+  usage: TokenUsage;
+  /** The loop's TurnStop: `end_turn`, `max_rounds`, `budget`, `cancelled`, … */
+  stopReason: string;
+  cancelled: boolean;
+  /** Where the foreign content the sub-turn took in came from; absent when none. */
+  taint?: readonly string[];
 }
 
 export interface ToolOutput {

@@ -39,6 +39,13 @@ describe('loadAssistantConfig', () => {
       },
       compaction: { thresholdTokens: 100_000, keepRecentTokens: 20_000 },
       maxRounds: 20,
+      delegation: {
+        maxRounds: 10,
+        maxTokens: 200_000,
+        maxCostUsd: 1,
+        maxDepth: 1,
+        maxResultChars: 4000,
+      },
       memory: { maxTokens: 1500, limit: 12 },
       timeZone: undefined,
       tools: {

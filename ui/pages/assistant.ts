@@ -1,4 +1,10 @@
-import { estimateCost, type ApprovalRecord, type Brain, type UsageRow } from '../../src/index.js';
+import {
+  estimateCost,
+  type ApprovalRecord,
+  type Brain,
+  type DelegationRecord,
+  type UsageRow,
+} from '../../src/index.js';
 import { usageChart } from '../chart.js';
 import { html, href, seg, type Html } from '../html.js';
 import { agentLink, empty, page, time, type PageContext } from '../layout.js';
@@ -10,6 +16,7 @@ export function assistantHasData(brain: Brain): boolean {
     brain.assistant.approvals({ limit: 1 }).length > 0 ||
     brain.assistant.usage({ by: 'day' }).length > 0 ||
     brain.assistant.cronRuns({ limit: 1 }).length > 0 ||
+    brain.assistant.delegations({ limit: 1 }).length > 0 ||
     brain.assistant.reminders().length > 0
   );
 }
@@ -23,6 +30,7 @@ export function assistantPage(brain: Brain, ctx: PageContext, notice?: string): 
   const runs = brain.assistant.cronRuns({ limit: 20 });
   const reminders = brain.assistant.reminders();
   const tasks = brain.assistant.tasks();
+  const delegated = brain.assistant.delegations({ limit: 20 });
   const sessionList = sessions.length
     ? html`<div class="scroll">
         <table>
@@ -76,6 +84,12 @@ export function assistantPage(brain: Brain, ctx: PageContext, notice?: string): 
         <h2 id="h-scheduled">Scheduled</h2>
         ${scheduled(runs, reminders, tasks)}
       </section>
+      <section aria-labelledby="h-delegated">
+        <h2 id="h-delegated">
+          Delegated tasks (${delegated.filter((d) => d.status === 'running').length} running)
+        </h2>
+        ${delegatedTable(delegated, sessions)}
+      </section>
       <section aria-labelledby="h-sessions">
         <h2 id="h-sessions">Sessions</h2>
         ${sessionList}
@@ -97,6 +111,46 @@ export function assistantPage(brain: Brain, ctx: PageContext, notice?: string): 
         }
       </section>`,
   );
+}
+
+/** The newest delegated tasks, running or ended: read-only, each linked to its session's thread. */
+function delegatedTable(
+  tasks: DelegationRecord[],
+  sessions: Array<{ name: string; thread_id: string }>,
+): Html {
+  if (tasks.length === 0) return empty('No task was delegated.');
+  const threads = new Map(sessions.map((s) => [s.name, s.thread_id]));
+  return html`<div class="scroll">
+    <table>
+      <caption class="sr">
+        Delegated tasks
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Task</th>
+          <th scope="col">Status</th>
+          <th scope="col">From</th>
+          <th scope="col">Started</th>
+          <th scope="col">What</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${tasks.map((t) => {
+          const name = `task/${t.id}`;
+          const thread = threads.get(name);
+          return html`<tr>
+            <td>
+              ${thread ? html`<a href="${href(`/threads/${seg(thread)}`)}">${name}</a>` : name}
+            </td>
+            <td>${t.status}${t.wait ? '' : ' (background)'}</td>
+            <td>${t.session}</td>
+            <td>${time(t.started_at)}</td>
+            <td>${t.task.length > 120 ? `${t.task.slice(0, 119)}…` : t.task}</td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  </div>`;
 }
 
 function approvalItem(a: ApprovalRecord, csrf: string): Html {

@@ -1,4 +1,5 @@
 import { THREAD_STATUSES, type Brain, type ThreadMessage } from '../../src/index.js';
+import { attachmentList } from '../attachments.js';
 import { html, href, seg, type Html } from '../html.js';
 import {
   agentLink,
@@ -169,6 +170,7 @@ export function messageArticle(m: ThreadMessage, derived: Derived | undefined): 
       </header>
       ${m.subject ? html`<p class="subject">${m.subject}</p>` : ''}
       <div class="body">${m.body}</div>
+      ${attachmentList(m.attachments)}
       ${
         receipts.length
           ? html`<ul class="receipts" aria-label="Receipts">
