@@ -8,6 +8,7 @@ import {
   dim,
   formatMessage,
   oneLine,
+  formatBytes,
   printJson,
   println,
   shortTime,
@@ -197,6 +198,11 @@ export function printProvenance(p: Provenance): void {
   for (const c of p.context) {
     const text = formatMessage(c);
     println(c.id === m.id ? text.replace(/^/gm, '▶ ') : text.replace(/^/gm, '  '));
+    if (c.id === m.id)
+      for (const f of m.attachments ?? [])
+        println(
+          `▶   📎 ${f.name} ${dim(`(${f.media_type}, ${formatBytes(f.size)}, ${f.sha256.slice(0, 12)})`)}`,
+        );
   }
   const derived = [
     ...p.derived.stm.map(formatStm),

@@ -39,8 +39,9 @@ function provenanceText(p: Provenance): string {
   if (p.message) {
     lines.push('', `source ${p.message.id}`);
     if (p.thread) lines.push(`thread ${threadLine(p.thread)}`);
+    // The source carries its files (attachments); the messages around it are shown without.
     for (const m of p.context)
-      lines.push('', `${m.id === p.message.id ? '▶ ' : ''}${messageText(m)}`);
+      lines.push('', m.id === p.message.id ? `▶ ${messageText(p.message)}` : messageText(m));
     const derived = [...p.derived.stm.map((s) => s.id), ...p.derived.atoms.map((a) => a.id)];
     lines.push('', derived.length ? `derived: ${derived.join(', ')}` : 'nothing derived from it');
   }

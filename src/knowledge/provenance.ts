@@ -1,6 +1,7 @@
 // Provenance: from knowledge to the message it came from, or from a message to what was derived
 // from it. Free of zod (the input kit checks), so a one-shot `brain provenance` loads this
 // without it.
+import { attachmentsOf, type AttachmentInfo } from '../attachments/store.js';
 import { millisOf } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
@@ -24,8 +25,11 @@ export interface Provenance {
   type: 'message' | 'stm' | 'atom';
   /** The knowledge asked about; absent when asked about a message. */
   knowledge?: { type: 'stm'; record: StmRecord } | { type: 'atom'; record: AtomRecord };
-  /** The source message of the knowledge, or the message asked about; null when knowledge has no source. */
-  message: MessageRecord | null;
+  /**
+   * The source message of the knowledge, or the message asked about; null when knowledge has no
+   * source. `attachments`: the files it carries, when it has some.
+   */
+  message: (MessageRecord & { attachments?: AttachmentInfo[] }) | null;
   thread: ThreadRecord | null;
   /** Messages around `message` in its thread, in order, `message` included. */
   context: MessageRecord[];
@@ -61,7 +65,8 @@ export function findProvenance(ctx: BrainContext, input: ProvenanceInput): Prove
     .get<[number], MessageRow>(`${MESSAGE_SELECT} WHERE m.uid = ?`)
     .get(messageKey(messageId)!);
   if (!row) throw new BrainError('NOT_FOUND', `id: no message ${messageId}`);
-  const message = toMessageRecord(row);
+  const files = attachmentsOf(ctx, [row.rowid]).get(row.rowid);
+  const message = { ...toMessageRecord(row), ...(files ? { attachments: files } : {}) };
   return {
     id: args.id,
     type: kind,

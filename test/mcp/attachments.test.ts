@@ -71,6 +71,19 @@ describe('attachments over MCP', () => {
     expect(text?.text).toContain('wombat');
     expect(Buffer.from(blob!.blob!, 'base64').toString()).toBe('k,v\nwombat,1\n');
     expect(blob?.mimeType).toBe('text/csv');
+
+    // Knowledge learned from the message names its files in its provenance.
+    const memory = t.brain.knowledge.remember({
+      agent: 'reviewer',
+      content: 'the quokka surcharge rose',
+      source_message_id: sent.id,
+    });
+    const provenance = await callRaw(reviewer.client, 'find_provenance', { id: memory.id });
+    expect(textOf(provenance)).toContain('attachment: fees.md (text/markdown');
+    const source = (
+      provenance.structuredContent as { message: { attachments: Array<{ name: string }> } }
+    ).message;
+    expect(source.attachments.map((f) => f.name)).toEqual(['fees.md', 'raw.csv']);
   });
 
   it('refuses paths outside the roots, symlinks out of them, and paths on a server without roots, storing nothing', async () => {
