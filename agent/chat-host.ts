@@ -34,7 +34,7 @@ export async function startChatComponents(options: {
 }): Promise<ChatComponents> {
   const { brain, config, clock, log, assistant } = options;
   const mcp = createMcpManager({ config: config.mcp, log, clock });
-  const delegation = createDelegation(config);
+  const delegation = createDelegation(config, { background: false });
   const host = createServiceHost({
     brain,
     config,
@@ -44,7 +44,7 @@ export async function startChatComponents(options: {
     components: [createReminders(config), mcp, delegation],
   });
   await mcp.start(host);
-  // Tasks in the background run on this host's lane, in this process, while the chat lasts.
+  // delegate_task for the terminal's turns: waited for only (nothing here could tell the owner).
   await delegation.start(host);
   return {
     tools: (session) =>

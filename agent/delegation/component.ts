@@ -17,7 +17,16 @@ import {
  * priority, cancelled with the turn that started it, and told to the owner when it ends (where
  * the owner spoke last, as reminders are).
  */
-export function createDelegation(initial: AssistantConfig): ServiceComponent {
+export function createDelegation(
+  initial: AssistantConfig,
+  options: {
+    /**
+     * Whether tasks may run in the background (default true). `brain chat` has no channel to tell
+     * the owner and ends with its turn, so there a task is always waited for.
+     */
+    background?: boolean;
+  } = {},
+): ServiceComponent {
   let host: ServiceHost | undefined;
   let config = initial;
   const inflight = createInflight();
@@ -80,10 +89,14 @@ export function createDelegation(initial: AssistantConfig): ServiceComponent {
 
   const tool = createDelegateTaskTool({
     config: () => config.delegation,
-    background: (task) => {
-      if (!host) throw new Error('delegation: not started');
-      start(host, task);
-    },
+    ...(options.background === false
+      ? {}
+      : {
+          background: (task: BackgroundTask) => {
+            if (!host) throw new Error('delegation: not started');
+            start(host, task);
+          },
+        }),
   }) as Tool;
 
   return {

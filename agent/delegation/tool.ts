@@ -75,7 +75,7 @@ export function createDelegateTaskTool(deps: DelegateDeps): Tool<Input> {
         };
       if (!args.wait && !deps.background)
         return {
-          content: 'refused: nothing here runs tasks in the background; use wait: true',
+          content: 'refused: tasks cannot run in the background here (brain chat); use wait: true',
           isError: true,
         };
       // Whatever the model names, a task gets only tools this turn has, and delegate_task only
@@ -98,7 +98,7 @@ export function createDelegateTaskTool(deps: DelegateDeps): Tool<Input> {
       });
       const session = taskSession(record.id);
       const notGiven =
-        refused.length > 0 ? ` (not given, not tools of this turn: ${refused.join(', ')})` : '';
+        refused.length > 0 ? `\n(Not given, not tools of this turn: ${refused.join(', ')}.)` : '';
       const run = (signal: AbortSignal, asks: boolean) =>
         runTask(ctx, config, { id: record.id, session, task: args.task, tools, signal, asks });
       if (args.wait) {
@@ -117,7 +117,7 @@ export function createDelegateTaskTool(deps: DelegateDeps): Tool<Input> {
         run: (signal) => run(signal, false),
       });
       return {
-        content: `Task ${record.id} started in the background (session ${session}); its answer goes to the owner when it is done${notGiven}.`,
+        content: `Task ${record.id} started in the background (session ${session}); its answer goes to the owner when it is done.${notGiven}`,
       };
     },
   };

@@ -54,7 +54,7 @@ function route(
   };
 }
 
-async function setup(file: Record<string, unknown> = {}) {
+async function setup(file: Record<string, unknown> = {}, options: { background?: boolean } = {}) {
   const telegram = recordingChannel('telegram');
   const delivered = deferred<string>();
   const channel: Channel = {
@@ -65,7 +65,7 @@ async function setup(file: Record<string, unknown> = {}) {
     },
   };
   f = await serviceFixture({ file });
-  const delegation = createDelegation(f.config);
+  const delegation = createDelegation(f.config, options);
   f.host.setComponents([channel, delegation]);
   await delegation.start(f.host);
   f.host.noteOwnerTarget({ channel: 'telegram', chatId: '42' });
@@ -154,6 +154,18 @@ describe('delegate_task', { timeout: 30_000 }, () => {
     expect(f.t.brain.assistant.getDelegation(1)).toMatchObject({ status: 'done', wait: false });
   });
 
+  it('refuses a background task where nothing could tell the owner (brain chat)', async () => {
+    const { f } = await setup({}, { background: false });
+    route(f, [delegate({ wait: false }), { text: 'Refused.' }], []);
+    await f.host.enqueue(ownerTurn('count them later')).done;
+
+    expect(lastResult(f.fake.requests[1]!)).toEqual({
+      content: 'refused: tasks cannot run in the background here (brain chat); use wait: true',
+      is_error: true,
+    });
+    expect(f.t.brain.assistant.delegations()).toEqual([]);
+  });
+
   it('cancels a waited-for task with its parent: the task’s model request is closed', async () => {
     const { f } = await setup();
     const asked = deferred<void>();
@@ -223,7 +235,7 @@ describe('delegate_task', { timeout: 30_000 }, () => {
     expect(lastResult(children[1]!).content).toMatch(/^unknown tool write_file/);
     expect(existsSync(join(f.t.dir, 'pwned.txt'))).toBe(false);
     const parentResult = lastResult(f.fake.requests.at(-1)!).content;
-    expect(parentResult).toContain('not given, not tools of this turn: write_file');
+    expect(parentResult).toMatch(/\n\(Not given, not tools of this turn: write_file\.\)$/);
   });
 
   it('passes the parent’s taint to the task: a write the config allows is asked, and denied', async () => {
