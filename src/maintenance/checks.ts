@@ -2,6 +2,7 @@ import { isoSql } from '../clock.js';
 import { hasRankFunction, rankExtensionPath } from '../db/rank-extension.js';
 import { messageIdSql, threadIdSql } from '../ids.js';
 import { agentCountsCheck } from './agent-counts-check.js';
+import { attachmentsCheck } from './attachments-check.js';
 import { ASSISTANT_CHECKS } from './assistant-checks.js';
 import { MAX_LISTED, listed, type DoctorCheck } from './check.js';
 import { ftsCheck } from './fts-check.js';
@@ -177,6 +178,7 @@ export const DOCTOR_CHECKS: readonly DoctorCheck[] = [
   agentCountsCheck,
   deliveriesCheck,
   vectorsCheck,
+  attachmentsCheck,
   ...ASSISTANT_CHECKS,
   rankingCheck,
 ];

@@ -60,6 +60,7 @@ describe('brain doctor', () => {
       'agent_counts',
       'deliveries',
       'vectors',
+      'attachments',
       'cron_runs',
       'leases',
       'approvals',

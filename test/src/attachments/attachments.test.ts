@@ -1,7 +1,15 @@
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerIndexText } from '../../../src/db/index-text.js';
 import { attachmentsFolder, INLINE_MAX_BYTES, openBrain } from '../../../src/index.js';
@@ -226,5 +234,36 @@ describe('attachments', () => {
     } finally {
       restored.close();
     }
+  });
+
+  it('brain doctor reports a missing file and files nothing refers to, and a repair removes old ones', async () => {
+    const big = Buffer.alloc(INLINE_MAX_BYTES + 1, 5);
+    await t.brain.messages.sendFiles({ from: 'a', body: 'kept' }, [{ name: 'k.bin', data: big }]);
+    expect((await t.brain.upkeep.doctor()).ok).toBe(true);
+    // A file written by a send that then failed: nothing refers to it.
+    const orphan = join(attachmentsFolder(t.path), 'ab', 'ab'.padEnd(64, '0'));
+    mkdirSync(dirname(orphan), { recursive: true });
+    writeFileSync(orphan, 'left over');
+    const found = await t.brain.upkeep.doctor();
+    expect(found.checks.find((c) => c.name === 'attachments')!.problems).toEqual([
+      '1 file(s) nothing refers to (a repair removes those an hour old)',
+    ]);
+    // An hour later a repair removes it, and keeps the file a message names.
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    utimesSync(orphan, old, old);
+    const repaired = await t.brain.upkeep.doctor({
+      repair: true,
+      backup_path: join(t.dir, 'b.db'),
+    });
+    expect(repaired.ok).toBe(true);
+    expect(existsSync(orphan)).toBe(false);
+    expect(folderFiles(t.path)).toHaveLength(1);
+    rmSync(join(attachmentsFolder(t.path), folderFiles(t.path)[0]!.slice(0, 2)), {
+      recursive: true,
+    });
+    const missing = await t.brain.upkeep.doctor();
+    expect(missing.checks.find((c) => c.name === 'attachments')!.problems[0]).toMatch(
+      /^file [0-9a-f]{64} is missing/,
+    );
   });
 });
