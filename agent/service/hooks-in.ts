@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SIGNATURE_HEADER, verifySignature } from '../../src/index.js';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature } from '../../src/index.js';
 import type { ServiceComponent, ServiceHost } from '../contracts.js';
 import { scheduledTurn } from '../scheduler/turn.js';
 import type { HookIn } from '../server-config.js';
@@ -17,6 +17,13 @@ import { untrusted } from '../untrusted.js';
 
 const MINUTE_MS = 60_000;
 
+/** What a hook remembers: the turns it started in the last minute, the signatures it took. */
+interface Seen {
+  recent: number[];
+  /** Each accepted signature until it falls out of the timestamp window: a replay is refused. */
+  signatures: Map<string, number>;
+}
+
 export interface HooksInComponent extends ServiceComponent {
   /** Where each hook listens, by name, once started (`http://host:port/`). */
   urls(): Record<string, string>;
@@ -28,8 +35,8 @@ export function createHooksIn(hooks: readonly HookIn[]): HooksInComponent {
     name: 'hooks',
     async start(host) {
       for (const hook of hooks) {
-        const server = createServer((req, res) => void handle(host, hook, recent, req, res));
-        const recent: number[] = [];
+        const seen: Seen = { recent: [], signatures: new Map() };
+        const server = createServer((req, res) => void handle(host, hook, seen, req, res));
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);
           server.listen(hook.port, hook.host, () => {
@@ -65,7 +72,7 @@ function urlOf(server: Server): string {
 async function handle(
   host: ServiceHost,
   hook: HookIn,
-  recent: number[],
+  seen: Seen,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -94,10 +101,16 @@ async function handle(
     Math.floor(now / 1000),
   );
   if (!check.ok) return refuse(401, `signature ${check.reason}`);
-  // The window: turns started in the last minute, by the service's clock.
+  // A request captured and sent again within the window signs as well as the first: refused.
+  const signature = String(req.headers[SIGNATURE_HEADER]);
+  for (const [s, until] of seen.signatures) if (until <= now) seen.signatures.delete(s);
+  if (seen.signatures.has(signature)) return refuse(409, 'already received');
+  // The rate: turns started in the last minute, by the service's clock.
+  const { recent } = seen;
   while (recent.length > 0 && recent[0]! <= now - MINUTE_MS) recent.shift();
   if (recent.length >= hook.perMinute) return refuse(429, 'rate limit');
   recent.push(now);
+  seen.signatures.set(signature, check.timestamp * 1000 + 2 * DEFAULT_TOLERANCE_SECONDS * 1000);
   const text = [hook.prompt, '', untrusted(`hook:${hook.name}`, body)].join('\n');
   // A payload is someone else's words: the turn is not the owner's to drive, and nobody is
   // there to approve anything.
