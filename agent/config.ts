@@ -205,6 +205,8 @@ export interface AssistantConfig {
     braveApiKey: string | undefined;
     /** The values of the variables openai endpoints name in `apiKeyEnv`, by name. */
     apiKeys: Record<string, string | undefined>;
+    /** `BRAIN_UI_TOKEN`: the owner's login to `brain ui`'s chat page (ui/run.ts). */
+    uiToken: string | undefined;
   };
 }
 
@@ -259,6 +261,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     ollamaHost: env.OLLAMA_HOST || undefined,
     braveApiKey: env.BRAVE_API_KEY || undefined,
     apiKeys: {} as Record<string, string | undefined>,
+    uiToken: env.BRAIN_UI_TOKEN || undefined,
   };
   const models = file.models ?? defaultModels(secrets.anthropicApiKey !== undefined);
   for (const endpoint of [...models.endpoints, models.compactionModel]) {

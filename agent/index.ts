@@ -4,6 +4,7 @@ import type { Log } from './log.js';
 import type { ServerStatus } from './mcp/connection.js';
 import type { McpConfig } from './mcp/config.js';
 import type { ChatOptions, Chat } from './chat-run.js';
+import type { PageChat, PageChatOptions } from './page-chat.js';
 import type { CheckItem } from './contracts.js';
 import type { RunNowOptions } from './scheduler/run-now.js';
 import type { StartServiceOptions, RunningService } from './service/service.js';
@@ -20,6 +21,7 @@ import type { ConfiguredExtractor } from './extract/create.js';
  * - `startService`: `brain agent`, the long-running service; `checkService`: `--check`.
  * - `runHeartbeat`, `runCron`: one scheduled turn now, delivered through the channels.
  * - `openChat`: `brain chat`, in the terminal or one message at a time.
+ * - `openPageChat`: the chat page of `brain ui`.
  * - `checkMcpServers`: the configured MCP servers, connected once and let go.
  * - `sandboxStatus`: whether commands run under bubblewrap here.
  * - `configuredExtractor`: the model extractor `extract.model` names (`brain extract`), if any.
@@ -32,6 +34,14 @@ export type { StartServiceOptions, RunningService } from './service/service.js';
 export type { Delivery, CronRunResult, HeartbeatOutcome } from './scheduler/run-now.js';
 export type { Chat, ChatOptions, SaidResult } from './chat-run.js';
 export type { ReplStreams } from './chat.js';
+export type {
+  PageApproval,
+  PageChat,
+  PageChatOptions,
+  PageChatState,
+  PageEvent,
+  PageSaid,
+} from './page-chat.js';
 export type { TurnResult } from './loop.js';
 export type { SandboxStatus } from './tools/sandbox.js';
 export type { ConfiguredExtractor } from './extract/create.js';
@@ -66,6 +76,10 @@ export async function runCron(options: RunNowOptions & { job: string }) {
 
 export async function openChat(options: ChatOptions): Promise<Chat> {
   return (await import('./chat-run.js')).openChat(options);
+}
+
+export async function openPageChat(options: PageChatOptions): Promise<PageChat> {
+  return (await import('./page-chat.js')).openPageChat(options);
 }
 
 export interface McpServersReport {

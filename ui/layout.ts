@@ -4,6 +4,8 @@ import type { MessageRecord, ThreadRecord } from '../src/index.js';
 export interface PageContext {
   /** Show the assistant's link (its data exists). */
   assistant: boolean;
+  /** Show the chat's link (an assistant is configured and the viewer is the owner). */
+  chat?: boolean;
   /** The viewer's CSRF token, for POST forms. */
   csrf: string;
   /** The logged-in agent, if any. */
@@ -17,9 +19,20 @@ const NAV: Array<[string, string]> = [
   ['/search', 'Search'],
 ];
 
-/** The page shell: header with navigation and a search box, the main content, the script. */
-export function page(title: string, ctx: PageContext, body: HtmlValue, live = 'all'): Html {
-  const nav = ctx.assistant ? [...NAV, ['/assistant', 'Assistant'] as [string, string]] : NAV;
+/** The page shell: header with navigation and a search box, the main content, the scripts. */
+export function page(
+  title: string,
+  ctx: PageContext,
+  body: HtmlValue,
+  live = 'all',
+  /** A static script of the page's own, beside app.js. */
+  script?: string,
+): Html {
+  const nav: Array<[string, string]> = [
+    ...NAV,
+    ...(ctx.assistant ? [['/assistant', 'Assistant'] as [string, string]] : []),
+    ...(ctx.chat ? [['/chat', 'Chat'] as [string, string]] : []),
+  ];
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -28,6 +41,7 @@ export function page(title: string, ctx: PageContext, body: HtmlValue, live = 'a
         <title>${title} · brain</title>
         <link rel="stylesheet" href="/static/style.css" />
         <script src="/static/app.js" defer></script>
+        ${script ? html`<script src="${script}" defer></script>` : ''}
       </head>
       <body data-live="${live}">
         <a class="skip" href="#main">Skip to content</a>

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import {
   BrainError,
@@ -8,7 +9,9 @@ import {
   openBrain,
   type Embedder,
 } from '../src/index.js';
-import { readTokensFile } from '../mcp/access.js';
+import type { AssistantConfig } from '../agent/index.js';
+import { isLoopback, MIN_TOKEN_LENGTH, readTokensFile } from '../mcp/access.js';
+import type { ChatDoor } from './chat.js';
 import { checkUiHost, startUi } from './server.js';
 
 const uiOptions = z.object({
@@ -18,11 +21,16 @@ const uiOptions = z.object({
   open: z.boolean().default(false),
 });
 
-/** `brain ui`: open the brain (a writer for approvals, a read-only reader for pages), serve, stop on a signal. */
+/**
+ * `brain ui`: open the brain (a writer for approvals and the chat, a read-only reader for pages),
+ * serve, stop on a signal. With an assistant config (`assistant` loads it) the page chats with
+ * the assistant, hosted in this process as `brain chat` hosts it.
+ */
 export async function runUi(
   globals: { db?: string | undefined; agent?: string | undefined },
   raw: Record<string, unknown>,
   note: (line: string) => void,
+  assistant?: () => Promise<AssistantConfig>,
 ): Promise<void> {
   const parsed = uiOptions.safeParse(raw);
   if (!parsed.success)
@@ -34,8 +42,10 @@ export async function runUi(
   const config = loadConfig(undefined, { db: globals.db, agent: globals.agent });
   const tokens = opts.tokens ? readTokensFile(opts.tokens) : undefined;
   for (const w of tokens?.warnings ?? []) note(`brain ui: ${w}`);
+  const assistantConfig = assistant ? await assistant() : undefined;
+  const login = assistantConfig && ownerLogin(assistantConfig, opts.host, tokens !== undefined);
   // A usage error before the brain is looked for: exit 2 wherever --db points.
-  checkUiHost(opts.host, tokens !== undefined);
+  checkUiHost(opts.host, tokens !== undefined || login !== undefined);
   // A browser over a brain that is there: a mistyped path is NOT_FOUND, never a new brain.
   const writer = await openBrain({
     dbPath: config.dbPath,
@@ -75,6 +85,20 @@ export async function runUi(
     );
     return embedder;
   };
+  const chat: ChatDoor | undefined = assistantConfig && {
+    owner: assistantConfig.owner,
+    token: login?.token,
+    open: async () => {
+      const { openPageChat, streamLog } = await import('../agent/index.js');
+      return openPageChat({
+        brain: writer,
+        config: assistantConfig,
+        log: streamLog((line) => note(`brain ui: ${line.trimEnd()}`), 'warn'),
+        // Without vectors (or Ollama) the assistant's memory search is by words.
+        embedder: await searchEmbedder().catch(() => undefined),
+      });
+    },
+  };
   let running;
   try {
     running = await startUi({
@@ -84,13 +108,18 @@ export async function runUi(
       writer,
       searchEmbedder,
       ...(tokens ? { tokens: tokens.table } : {}),
+      ...(chat ? { chat } : {}),
       onError: (err) => note(`brain ui: ${err instanceof Error ? err.message : String(err)}`),
     });
   } catch (err) {
     close();
     throw err;
   }
-  note(`brain ui: ${running.url}${tokens ? ' (log in with a token)' : ''}`);
+  note(`brain ui: ${running.url}${tokens || login ? ' (log in with a token)' : ''}`);
+  if (login?.made)
+    // Shown once, where the owner started it: the one way to learn it (BRAIN_UI_TOKEN sets one).
+    note(`brain ui: the owner's login token for this run: ${login.token}`);
+  if (chat) note(`brain ui: chat with ${assistantConfig!.agent} at ${running.url}chat`);
   if (opts.open) openInBrowser(running.url);
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -102,6 +131,29 @@ export async function runUi(
     process.once('SIGTERM', stop);
   });
   close();
+}
+
+/**
+ * The owner's login to the page: BRAIN_UI_TOKEN when set (then asked even on loopback, so a
+ * shared machine's other users cannot chat as the owner), else one made for this run when a
+ * login is asked anyway (beyond loopback, or with --tokens); none on loopback otherwise.
+ */
+function ownerLogin(
+  config: AssistantConfig,
+  host: string,
+  withTokens: boolean,
+): { token: string; made: boolean } | undefined {
+  const set = config.secrets.uiToken;
+  if (set !== undefined) {
+    if (set.length < MIN_TOKEN_LENGTH)
+      throw new BrainError(
+        'INVALID_INPUT',
+        `BRAIN_UI_TOKEN: too short (at least ${MIN_TOKEN_LENGTH} characters; try \`openssl rand -hex 32\`)`,
+      );
+    return { token: set, made: false };
+  }
+  if (isLoopback(host) && !withTokens) return undefined;
+  return { token: randomBytes(24).toString('base64url'), made: true };
 }
 
 function openInBrowser(url: string): void {

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TokenTable } from '../mcp/access.js';
 
@@ -19,13 +19,20 @@ export const COOKIE = 'brain_ui';
 export interface Viewer {
   /** The agent of the token that logged in; undefined on loopback without tokens. */
   agent?: string;
+  /**
+   * The owner: logged in with the owner's token, or the local viewer where no login is asked.
+   * Only the owner may chat with the assistant.
+   */
+  owner: boolean;
   /** The CSRF token forms of this viewer carry. */
   csrf: string;
 }
 
 /**
  * Who is looking. Without tokens (loopback only) everyone is the local viewer; with tokens a
- * viewer is a session made by logging in once with a token (cookie HttpOnly, SameSite=Strict).
+ * viewer is a session made by logging in once with a token (cookie HttpOnly, SameSite=Strict):
+ * an agent's token of `--tokens`, or the owner's token (the chat page's login), which makes the
+ * viewer the owner. The cookie holds a random session id, never the token.
  */
 export interface Gate {
   readonly needsLogin: boolean;
@@ -36,25 +43,36 @@ export interface Gate {
   checkCsrf(viewer: Viewer, presented: string | undefined): boolean;
 }
 
-export function createGate(tokens: TokenTable | undefined, secure: boolean): Gate {
+export function createGate(
+  tokens: TokenTable | undefined,
+  secure: boolean,
+  /** The owner's login token and the owner's agent name. */
+  owner?: { token: string; agent: string },
+): Gate {
   const secret = randomBytes(32);
   const csrfOf = (id: string) => createHmac('sha256', secret).update(id).digest('base64url');
-  const sessions = new Map<string, { agent: string }>();
-  const local: Viewer = { csrf: csrfOf('local') };
+  const sessions = new Map<string, { agent: string; owner: boolean }>();
+  const local: Viewer = { owner: true, csrf: csrfOf('local') };
   const sessionId = (req: IncomingMessage) => readCookie(req.headers.cookie, COOKIE);
+  const needsLogin = tokens !== undefined || owner !== undefined;
+  // Digests of equal length, compared in constant time.
+  const ownerDigest = owner && digest(owner.token);
   return {
-    needsLogin: tokens !== undefined,
+    needsLogin,
     viewer(req) {
-      if (!tokens) return local;
+      if (!needsLogin) return local;
       const id = sessionId(req);
       const session = id === undefined ? undefined : sessions.get(id);
-      return session && id ? { agent: session.agent, csrf: csrfOf(id) } : undefined;
+      return session && id
+        ? { agent: session.agent, owner: session.owner, csrf: csrfOf(id) }
+        : undefined;
     },
     login(token) {
-      const agent = tokens?.agentFor(token);
+      const isOwner = ownerDigest !== undefined && timingSafeEqual(digest(token), ownerDigest);
+      const agent = isOwner ? owner!.agent : tokens?.agentFor(token);
       if (!agent) return undefined;
       const id = randomBytes(32).toString('base64url');
-      sessions.set(id, { agent });
+      sessions.set(id, { agent, owner: isOwner });
       return `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
     },
     logout(req) {
@@ -69,6 +87,8 @@ export function createGate(tokens: TokenTable | undefined, secure: boolean): Gat
     },
   };
 }
+
+const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
 export function readCookie(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {

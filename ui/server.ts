@@ -24,6 +24,7 @@ import { Query } from './query.js';
 import { createGate, sameOrigin, setSecurityHeaders, type Viewer } from './security.js';
 import { openEvents } from './events.js';
 import { serveAttachment } from './attachments.js';
+import { createChatRoutes, type ChatDoor } from './chat.js';
 
 export interface UiOptions {
   host: string;
@@ -40,6 +41,8 @@ export interface UiOptions {
   searchEmbedder?: SearchEmbedder;
   /** Required beyond loopback: a login asks for one of these tokens once. */
   tokens?: TokenTable;
+  /** The chat page (ui/chat.ts), when an assistant is configured; its token is the owner's login. */
+  chat?: ChatDoor;
   /** Served over https by a proxy in front: cookies get Secure, Origins are https. */
   secure?: boolean;
   /** How often the change watcher looks (ms; default 200). */
@@ -62,6 +65,10 @@ function loadStatic(): Map<string, { type: string; body: Buffer }> {
     [
       '/static/app.js',
       { type: 'text/javascript; charset=utf-8', body: readFileSync(join(dir, 'app.js')) },
+    ],
+    [
+      '/static/chat.js',
+      { type: 'text/javascript; charset=utf-8', body: readFileSync(join(dir, 'chat.js')) },
     ],
     [
       '/static/style.css',
@@ -91,9 +98,14 @@ export function checkUiHost(host: string, tokens: boolean): void {
 /** `brain ui`: the web explorer over one brain. Loopback unless tokens are given. */
 export async function startUi(options: UiOptions): Promise<RunningUi> {
   const loopback = isLoopback(options.host);
-  checkUiHost(options.host, Boolean(options.tokens));
+  checkUiHost(options.host, Boolean(options.tokens || options.chat?.token));
   const secure = options.secure ?? false;
-  const gate = createGate(options.tokens, secure);
+  const { chat } = options;
+  const gate = createGate(
+    options.tokens,
+    secure,
+    chat?.token ? { token: chat.token, agent: chat.owner } : undefined,
+  );
   const statics = loadStatic();
   const events = openEvents(
     watchBrain(options.reader, {
@@ -106,6 +118,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
 
   const context = (viewer: Viewer): PageContext => ({
     assistant: assistantHasData(reader),
+    chat: chat !== undefined && viewer.owner,
     csrf: viewer.csrf,
     ...(viewer.agent ? { viewer: viewer.agent } : {}),
   });
@@ -129,6 +142,14 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
             <p>${message}</p>`,
     );
 
+  const chatRoutes =
+    chat &&
+    createChatRoutes({
+      reader,
+      door: chat,
+      refuse: (res, status, message, viewer) => errorPage(res, status, message, viewer),
+    });
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     setSecurityHeaders(res);
     if (loopback && !allowedHost(req.headers.host))
@@ -144,7 +165,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     if (path === '/login') return login(req, res, method);
     const viewer = gate.viewer(req);
     if (!viewer) {
-      if (method === 'GET' && path !== '/events') {
+      if (method === 'GET' && path !== '/events' && path !== '/chat/stream') {
         res.writeHead(303, { Location: '/login' });
         return void res.end();
       }
@@ -154,6 +175,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     if (method !== 'GET' && method !== 'HEAD')
       return void errorPage(res, 405, 'Method not allowed.', viewer);
     if (path === '/events') return void events.attach(req, res);
+    if (chatRoutes && (await chatRoutes.get(req, res, path, url, context(viewer), viewer))) return;
     const q = new Query(url.searchParams);
     const ctx = context(viewer);
     const parts = path.split('/').slice(1).map(decodeSegment);
@@ -240,6 +262,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     const fields = await readForm(req);
     if (!gate.checkCsrf(viewer, fields.get('csrf') ?? undefined))
       return void errorPage(res, 403, 'Refused: missing or wrong CSRF token.', viewer);
+    if (chatRoutes && (await chatRoutes.post(req, res, path, fields, viewer))) return;
     const match = /^\/approvals\/(\d{1,12})$/.exec(path);
     if (!match) return void errorPage(res, 404, 'No such action.', viewer);
     const decision = fields.get('decision');
@@ -280,6 +303,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     port,
     close: async () => {
       events.close();
+      await chatRoutes?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -34,6 +34,8 @@ export function launchBrowser(): Promise<Browser> {
 export interface UiProcess {
   url: string;
   child: ChildProcess;
+  /** What it has written on stderr so far. */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export function spawnUi(
         resolve({
           url: m[1]!.replace(/\/$/, ''),
           child,
+          stderr: () => stderr,
           stop: () =>
             new Promise((done) => {
               if (child.exitCode !== null) return done();

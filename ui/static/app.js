@@ -12,6 +12,7 @@
   var list = document.getElementById('messages');
   var mode = document.body.getAttribute('data-live');
   var thread = list ? list.getAttribute('data-thread') : null;
+  var chat = document.getElementById('chat');
 
   function announce(m) {
     if (!live) return;
@@ -99,6 +100,9 @@
   source.addEventListener('message', function (event) {
     var m = parse(event);
     if (!m) return;
+    // The chat page draws its own session's messages (chat.js).
+    document.dispatchEvent(new window.CustomEvent('brain:message', { detail: m }));
+    if (chat && chat.getAttribute('data-thread') === m.thread_id) return;
     if (mode === 'refresh') refresh();
     if (list && thread === m.thread_id) {
       if (list.getAttribute('data-append') === 'yes') append(m.id);
