@@ -95,7 +95,12 @@ describe('loadAssistantConfig', () => {
         GIT_TERMINAL_PROMPT: '0',
         GIT_NO_LAZY_FETCH: '1',
       },
-      secrets: { anthropicApiKey: undefined, anthropicBaseUrl: undefined, ollamaHost: undefined },
+      secrets: {
+        anthropicApiKey: undefined,
+        anthropicBaseUrl: undefined,
+        ollamaHost: undefined,
+        apiKeys: {},
+      },
     });
     expect(config.owner).toMatch(/^[A-Za-z0-9][A-Za-z0-9_.@-]*$/);
   });
@@ -115,6 +120,7 @@ describe('loadAssistantConfig', () => {
       anthropicApiKey: 'sk-test',
       anthropicBaseUrl: 'http://127.0.0.1:9/',
       ollamaHost: 'http://127.0.0.1:11434',
+      apiKeys: {},
     });
   });
 
@@ -156,10 +162,10 @@ describe('loadAssistantConfig', () => {
   it('names the key path of a bad value', () => {
     const file = write(
       'bad.json',
-      JSON.stringify({ models: { endpoints: [{ provider: 'openai', model: 'x' }] }, maxRounds: 0 }),
+      JSON.stringify({ models: { endpoints: [{ provider: 'gemini', model: 'x' }] }, maxRounds: 0 }),
     );
     expect(() => loadAssistantConfig({ file, env: env() })).toThrow(
-      /models\.endpoints\.0\.provider: must be one of anthropic, ollama; maxRounds: /,
+      /models\.endpoints\.0\.provider: must be one of anthropic, ollama, openai; maxRounds: /,
     );
   });
 
