@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { Brain } from '../src/index.js';
 import type { fixedClock } from './helpers.js';
 
 /**
  * A brain that has used every feature that keeps data: messages (direct, broadcast, replies,
- * receipts, acks, metadata, tags, an archived thread), memories with categories and an expiry,
+ * receipts, acks, metadata, tags, an archived thread, an attachment), memories with categories and an expiry,
  * atoms and a link, and everything the assistant keeps: a session with two threads and one
  * conducted in another agent's thread, reminders (repeating, fired, cancelled, tainted), tasks
  * (done, tainted), cron runs (ok, skipped, error, still running), approvals (settled at once,
@@ -25,7 +26,19 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
   tick();
   const b = brain.messages.send({ from: 'helios', body: 'broadcast', priority: 'urgent' });
   tick();
-  brain.messages.send({ from: 'nova', to: 'helios', body: 'agreed', reply_to: m.id });
+  const notes = Buffer.from('fill ratio by hour\n');
+  // A file prepared by hand (attach() is async; this fixture is not): what attach() would make.
+  brain.messages.send({ from: 'nova', to: 'helios', body: 'agreed', reply_to: m.id }, [
+    {
+      name: 'notes.txt',
+      declared_type: 'text/plain',
+      media_type: 'text/plain',
+      size: notes.length,
+      sha256: createHash('sha256').update(notes).digest(),
+      text: notes.toString().trim(),
+      data: notes,
+    },
+  ]);
   brain.messages.read({ agent: 'nova' });
   brain.messages.ack({ message_id: m.id, agent: 'nova', body: 'ok' });
   brain.knowledge.remember({

@@ -160,6 +160,8 @@ export const TABLES: Record<string, { kind: 'exported' | 'derived' | 'process'; 
   messages: { kind: 'exported', why: 'messages' },
   deliveries: { kind: 'exported', why: 'messages[].receipts' },
   acks: { kind: 'exported', why: 'messages[].acks' },
+  attachment_blobs: { kind: 'exported', why: 'messages[].attachments (bytes in base64)' },
+  message_attachments: { kind: 'exported', why: 'messages[].attachments' },
   stm: { kind: 'exported', why: 'stm' },
   stm_categories: { kind: 'exported', why: 'stm[].categories' },
   stm_sources: { kind: 'exported', why: 'stm[].sources' },
