@@ -148,6 +148,7 @@ export function createChatRoutes(options: {
           <div id="chat-approvals">
             ${state.approvals.map((a) => approvalForm(a, name, ctx.csrf))}
           </div>
+          <div id="chat-command" aria-live="polite"></div>
           <form id="chat-form" class="chat-form" method="post" action="/chat">
             <input type="hidden" name="csrf" value="${ctx.csrf}" />
             <input type="hidden" name="session" value="${name}" />

@@ -127,6 +127,11 @@ if (missing) {
         expect(await history().locator('img').count()).toBe(0);
         expect(await page.evaluate('window.__pwned')).toBeUndefined();
         expect(JSON.stringify(fake.requests.at(-1)!.body.messages)).toContain('hi');
+        // A slash command is answered on the page without a model call.
+        const calls = fake.requests.length;
+        await sendMessage('/status');
+        await page.locator('#chat-command').getByText('Session chat/default').waitFor();
+        expect(fake.requests).toHaveLength(calls);
       });
 
       it('streams the reply: the first words show before the rest is written', async () => {

@@ -14,6 +14,7 @@
   var status = document.getElementById('chat-status');
   var turnBox = document.getElementById('chat-turn');
   var approvals = document.getElementById('chat-approvals');
+  var commandBox = document.getElementById('chat-command');
   var csrf = form.querySelector('input[name="csrf"]').value;
   var connected = false;
   var running = false;
@@ -29,7 +30,7 @@
     root.setAttribute('data-running', value ? 'yes' : 'no');
   }
 
-  function bubble(className, who, text) {
+  function bubble(className, who, text, box) {
     var item = document.createElement('div');
     item.className = 'chat-msg ' + className;
     var label = document.createElement('p');
@@ -40,7 +41,7 @@
     body.textContent = text;
     item.appendChild(label);
     item.appendChild(body);
-    turnBox.appendChild(item);
+    (box || turnBox).appendChild(item);
     return body;
   }
 
@@ -54,6 +55,7 @@
 
   function startTurn(text, streamed) {
     turnBox.textContent = '';
+    commandBox.textContent = '';
     if (text !== null) bubble('mine', 'You', text);
     reply = bubble('reply streaming', 'Assistant', streamed || '');
     setRunning(true);
@@ -171,10 +173,10 @@
         if (!r.ok) return say(r.data.error || 'Refused.');
         input.value = '';
         if (r.data.kind === 'command') {
-          refreshHistory(function () {
-            turnBox.textContent = '';
-            bubble('command', '/' + r.data.command, r.data.reply);
-          });
+          // Its own place, which the end of a running turn leaves alone (/status, /stop).
+          commandBox.textContent = '';
+          bubble('command', '/' + r.data.command, r.data.reply, commandBox);
+          if (!running) refreshHistory(null);
         }
       },
       function () {
