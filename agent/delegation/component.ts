@@ -52,7 +52,8 @@ export function createDelegation(
     );
     // Cancelling the turn that delegated it cancels the task, queued or running.
     const onParentAbort = () => queued.cancel('the turn that delegated it was cancelled');
-    task.parentSignal.addEventListener('abort', onParentAbort, { once: true });
+    if (task.parentSignal.aborted) onParentAbort();
+    else task.parentSignal.addEventListener('abort', onParentAbort, { once: true });
     void inflight.track(
       queued.done
         .then(
