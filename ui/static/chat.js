@@ -80,7 +80,8 @@
           return { ok: r.ok, data: data };
         },
         function () {
-          return { ok: false, data: { error: 'Refused (' + r.status + ').' } };
+          // Not ours to explain (a page from before a restart, a login that ended): reload.
+          return { ok: false, data: { error: 'Refused (' + r.status + '): reload the page.' } };
         },
       );
     });
