@@ -11,7 +11,11 @@ afterAll(() => tmp.cleanup());
 
 describe('brain ui (the command)', () => {
   it('refuses a host beyond loopback without --tokens: exit 2 and the option named', async () => {
-    const r = await runCli(['--db', db, 'ui', '--host', '0.0.0.0', '--port', '0']);
+    // No assistant config (one would make the owner's login and let it start).
+    const r = await runCli(['--db', db, 'ui', '--host', '0.0.0.0', '--port', '0'], {
+      XDG_CONFIG_HOME: tmp.dir,
+      BRAIN_ASSISTANT_CONFIG: '',
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /^brain: INVALID_INPUT: --host: 0\.0\.0\.0 is not loopback, so --tokens FILE is required/,
