@@ -16,7 +16,7 @@ export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export const HELP_TEXT = [
   '/new starts a fresh conversation (the old one stays searchable)',
-  '/stop cancels what I am doing',
+  '/stop cancels what I am doing; /stop task/N stops a task running in the background',
   '/status says what I am doing: model, session, context, queued work',
   '/model lists the models; /model NAME uses NAME in this conversation',
   '/usage shows this conversation’s tokens and cost',
@@ -79,6 +79,11 @@ export interface CommandScope {
   busy(): boolean;
   /** Cancel the session's running and queued turns. */
   cancel(): void;
+  /**
+   * Stop a background task (its session `task/<id>`): true when it was queued or running. Absent
+   * where no task runs in the background (`brain chat`).
+   */
+  cancelTask?(session: string): boolean;
   /** Turns waiting in the lane, and approvals waiting for an answer, when the channel knows. */
   queued?(): number;
   approvalsWaiting?(): number;
@@ -114,6 +119,11 @@ export function runChatCommand(
     models: host.sessionModels ?? channel.models,
     busy: () => host.busy(session),
     cancel: () => void host.cancelSession(session),
+    cancelTask(task) {
+      const busy = host.busy(task);
+      host.cancelSession(task);
+      return busy;
+    },
     ...(host.queuedTurns ? { queued: host.queuedTurns } : {}),
     approvalsWaiting: channel.approvalsWaiting,
   });
@@ -137,6 +147,7 @@ export function runCommand(name: string, arg: string, scope: CommandScope): Comm
       );
     }
     case 'stop': {
+      if (arg.startsWith('task/')) return done(stopTask(scope, arg));
       if (!scope.busy()) return done('Nothing is running.');
       scope.cancel();
       return done('', true);
@@ -184,6 +195,16 @@ function status(scope: CommandScope): string {
   if (waiting > 0) lines.push(`Approvals waiting: ${waiting}.`);
   lines.push(...runningTasks(brain));
   return lines.join('\n');
+}
+
+/** `/stop task/N`: the owner stops a task running in the background (agent/delegation/). */
+function stopTask(scope: CommandScope, arg: string): string {
+  if (!scope.owner) return OWNER_ONLY;
+  const id = /^task\/(\d{1,12})$/.exec(arg)?.[1];
+  if (id === undefined) return '/stop task/N stops task N; /status lists the tasks running.';
+  const session = taskSession(Number(id));
+  if (!scope.cancelTask?.(session)) return `${session} is not running in the background here.`;
+  return `Stopping ${session}; you will be told when it has stopped.`;
 }
 
 /** Delegated tasks under way, in any session and process: one line each. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TurnCancelledError, type Channel, type TurnRequest } from '../../agent/contracts.js';
-import { runCommand } from '../../agent/conversation/commands.js';
+import { runChatCommand, runCommand } from '../../agent/conversation/commands.js';
 import { createDelegation } from '../../agent/delegation/component.js';
 import type { TurnResult } from '../../agent/loop.js';
 import { assistantPage } from '../../ui/pages/assistant.js';
@@ -213,6 +213,40 @@ describe('delegate_task', { timeout: 30_000 }, () => {
     await turn.done.catch(() => undefined);
     expect(await delivered).toBe('Task 1 was cancelled before it finished; it has no result.');
     expect(f.t.brain.assistant.getDelegation(1)?.status).toBe('cancelled');
+  });
+
+  it('stops a background task with /stop task/N once its parent has ended (the owner only)', async () => {
+    const { f, delivered } = await setup();
+    const childAsked = deferred<void>();
+    route(
+      f,
+      [delegate({ wait: false }), { text: 'Started.' }],
+      [() => (childAsked.resolve(), { error: 'stall' })],
+    );
+    await f.host.enqueue(ownerTurn('count them in the background')).done;
+    await childAsked.promise;
+    const stop = (driver: 'owner' | 'contact') =>
+      runChatCommand(
+        f.host,
+        {
+          session: 'chat/default',
+          text: '/stop task/1',
+          driver,
+          priority: 'owner',
+          unattended: false,
+          asks: true,
+        },
+        { name: 'stop', arg: 'task/1' },
+        { models: f.host.sessionModels!, approvalsWaiting: () => 0 },
+      ).reply;
+
+    expect(stop('contact')).toBe('Only the owner can do that.');
+    expect(f.host.busy('task/1')).toBe(true);
+    expect(stop('owner')).toBe('Stopping task/1; you will be told when it has stopped.');
+    const childIndex = f.fake.requests.findIndex(isChild);
+    await f.fake.waitForClientClose(childIndex);
+    expect(await delivered).toBe('Task 1 was cancelled before it finished; it has no result.');
+    expect(stop('owner')).toBe('task/1 is not running in the background here.');
   });
 
   it('gives a task no tool its parent lacks: the call is refused and nothing is written', async () => {
