@@ -2,8 +2,19 @@ import Database from 'better-sqlite3';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempBrain, type TempBrain } from '../helpers.js';
-import { call, callRaw, connectInMemory, textOf, type Connected } from './helpers.js';
+import {
+  StdioClientTransport,
+  getDefaultEnvironment,
+} from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI, runCli, tempBrain, type TempBrain } from '../helpers.js';
+import {
+  call,
+  callRaw,
+  connectClient,
+  connectInMemory,
+  textOf,
+  type Connected,
+} from './helpers.js';
 
 let t: TempBrain;
 let root: string;
@@ -113,5 +124,39 @@ describe('attachments over MCP', () => {
     expect(textOf(both)).toMatch(/either path or data/);
     expect(rows('messages')).toBe(0);
     expect(rows('attachment_blobs')).toBe(0);
+  });
+
+  it('brain mcp (the built server) reads paths under BRAIN_ATTACH_ROOTS, and brain search finds the report', async () => {
+    writeFileSync(join(root, 'audit.txt'), 'The narwhal reconciliation found three gaps.\n');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--agent', 'auditor', '--db', t.path],
+      env: { ...getDefaultEnvironment(), BRAIN_EMBEDDER: 'none', BRAIN_ATTACH_ROOTS: root },
+      stderr: 'pipe',
+    });
+    const client = await connectClient(transport);
+    try {
+      const sent = await call(client, 'send_message', {
+        body: 'audit done',
+        attachments: [{ path: join(root, 'audit.txt') }],
+      });
+      const outside = await callRaw(client, 'send_message', {
+        body: 'x',
+        attachments: [{ path: t.path }],
+      });
+      expect(textOf(outside)).toMatch(/outside the folders/);
+      const found = await runCli([
+        '--db',
+        t.path,
+        '--agent',
+        'reader',
+        'search',
+        'narwhal reconciliation',
+      ]);
+      expect(found.stdout).toContain(sent.id);
+      expect(found.stdout).toContain('in attachment audit.txt:');
+    } finally {
+      await client.close();
+    }
   });
 });
