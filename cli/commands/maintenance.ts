@@ -68,7 +68,9 @@ export function registerMaintenance(program: Command, globals: Globals): void {
           `backed up ${brain.path} to ${result.path} (${(result.bytes / 1_048_576).toFixed(1)} MiB, ${result.ms} ms)`,
         );
         if (result.files > 0)
-          println(`  with ${result.files} attachment files in ${result.path}-attachments/`);
+          println(
+            `  with ${result.files} attachment file${result.files === 1 ? '' : 's'} in ${result.path}-attachments/`,
+          );
       }),
     );
 }

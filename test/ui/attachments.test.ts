@@ -49,6 +49,9 @@ describe('attachments in brain ui', () => {
       `attachment; filename="report _final_.txt"; filename*=UTF-8''report%20%22final%22.txt`,
     );
     expect((await f.get('/attachments/abc')).status).toBe(404);
+    // The search page (a read-only connection) says which file a hit's words were in.
+    const search = await (await f.get('/search?q=plain+words')).text();
+    expect(search).toContain('in attachment report &quot;final&quot;.txt:');
     expect((await f.get(`/attachments/${'0'.repeat(64)}`)).status).toBe(404);
   });
 });

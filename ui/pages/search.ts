@@ -114,7 +114,9 @@ function hitItem(hit: SearchHit): Html {
   return html`<li class="hit">
     <span class="badge type-${hit.type}">${TYPE_LABELS[hit.type]}</span>
     <a href="${href(target)}">${hit.title}</a> ${found}
-    <p class="snippet">${hit.snippet}</p>
+    <p class="snippet">
+      ${hit.attachment ? html`<span class="meta">in attachment ${hit.attachment}:</span> ` : ''}${hit.snippet}
+    </p>
     <p class="meta">
       ${agentLink(hit.agent)}
       ${time(hit.time)}${hit.thread_id ? html` · <a href="${href(`/threads/${seg(hit.thread_id)}`)}">thread</a>` : ''}
