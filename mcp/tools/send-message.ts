@@ -10,8 +10,11 @@ import {
 } from '../../src/index.js';
 import { defineTool, type ToolContext } from './define.js';
 
-/** The most bytes a file sent inline (base64) may have: a JSON-RPC request stays a few MiB. */
-export const MCP_INLINE_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * The most bytes a file sent inline (base64) may have: its request stays under brain serve's
+ * 4 MiB body limit. Larger files go by path.
+ */
+export const MCP_INLINE_MAX_BYTES = 2 * 1024 * 1024;
 
 // Plain types only (portable across clients); the sizes are checked in fileOf and by the brain.
 const attachment = z.strictObject({
@@ -31,7 +34,7 @@ export function registerSendMessage(server: McpServer, ctx: ToolContext): void {
       attachments: z
         .array(attachment)
         .optional()
-        .describe('Files: {path} under the attach roots, or {name, data: base64 ≤4 MiB}'),
+        .describe('Files: {path} under the attach roots, or {name, data: base64 ≤2 MiB}'),
     }),
     output: z.looseObject({
       id: z.string(),
@@ -88,7 +91,7 @@ function fileOf(ctx: ToolContext, a: AttachmentArg, field: string): AttachmentIn
   if (data.length > MCP_INLINE_MAX_BYTES)
     throw new BrainError(
       'INVALID_INPUT',
-      `${field}.data: is ${data.length} bytes; files sent inline take at most ${MCP_INLINE_MAX_BYTES} (give a path instead)`,
+      `${field}.data: is ${data.length} bytes; files sent inline take at most ${MCP_INLINE_MAX_BYTES} bytes (give a path instead)`,
     );
   return { name: a.name, data, media_type: a.media_type };
 }

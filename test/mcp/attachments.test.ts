@@ -122,6 +122,15 @@ describe('attachments over MCP', () => {
       attachments: [{ path: join(root, 'innocent.txt'), data: 'AA==', name: 'a' }],
     });
     expect(textOf(both)).toMatch(/either path or data/);
+    const big = await callRaw(analyst.client, 'send_message', {
+      body: 'x',
+      attachments: [
+        { name: 'big.bin', data: Buffer.alloc(2 * 1024 * 1024 + 3).toString('base64') },
+      ],
+    });
+    expect(textOf(big)).toMatch(
+      /files sent inline take at most 2097152 bytes \(give a path instead\)/,
+    );
     expect(rows('messages')).toBe(0);
     expect(rows('attachment_blobs')).toBe(0);
   });
