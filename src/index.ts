@@ -40,6 +40,7 @@ export { toZod, zodField } from './input/zod.js';
 export { formatZodError } from './input/zod-words.js';
 export {
   EXTRACT_THREADS,
+  PROFILE_CATEGORY,
   PRIORITIES,
   THREAD_STATUSES,
   LINK_TYPES,
@@ -117,6 +118,7 @@ export {
   type RememberInput,
 } from './knowledge/input.js';
 export type { StmRecord } from './knowledge/stm.js';
+export type { ProfileFact, ProfileWho } from './knowledge/profile.js';
 export {
   extractInput,
   insightsInput,

@@ -19,6 +19,8 @@ export const DEFAULT_SEARCH_LIMIT = 20;
  * or an assistant session's older turns (assistant/summaries.ts).
  */
 export const SUMMARY_CATEGORY = 'summary';
+/** The category of STM entries about the owner: the profile (knowledge/profile.ts). */
+export const PROFILE_CATEGORY = 'profile';
 /** Which threads extraction reads: all, those tagged `extract`, or none. */
 export const EXTRACT_THREADS = ['all', 'tagged', 'none'] as const;
 export type ExtractThreads = (typeof EXTRACT_THREADS)[number];

@@ -10,6 +10,13 @@ import {
 import { flushAccesses } from './access-counts.js';
 import { findProvenance, type ProvenanceInput } from './provenance.js';
 import { getStm, listStm, remember, type ListStmInput, type RememberInput } from './stm.js';
+import {
+  forgetProfileFact,
+  profileFacts,
+  setProfileFact,
+  type ProfileFact,
+  type ProfileWho,
+} from './profile.js';
 import { derivedFromMessages } from '../messaging/overview.js';
 import {
   extractPass,
@@ -81,6 +88,12 @@ export interface KnowledgeSection {
   knowledgeChanges: (options?: { limit?: number }) => KnowledgeChange[];
   /** Put back what one of reflection's changes altered. */
   undoChange: (id: number) => KnowledgeChange;
+  /** The owner's profile (STM of category `profile` that come from the owner), newest first. */
+  profile: (who: ProfileWho, limit?: number) => ProfileFact[];
+  /** Add a fact to the profile; a keyed one replaces the current one with its key. */
+  setProfileFact: (input: Parameters<typeof setProfileFact>[1]) => ProfileFact;
+  /** Take a fact out of the profile (it lapses; nothing is deleted). */
+  forgetProfileFact: (id: string) => void;
 }
 
 export function knowledgeSection(ctx: BrainContext, _dbPath: string): KnowledgeSection {
@@ -105,5 +118,8 @@ export function knowledgeSection(ctx: BrainContext, _dbPath: string): KnowledgeS
     reflect: (options) => reflect(ctx, options),
     knowledgeChanges: (options) => listChanges(ctx, options),
     undoChange: (id) => undoChange(ctx, id),
+    profile: (who, limit) => profileFacts(ctx, who, limit),
+    setProfileFact: (input) => setProfileFact(ctx, input),
+    forgetProfileFact: (id) => forgetProfileFact(ctx, id),
   };
 }
