@@ -77,6 +77,11 @@ export interface PageChat {
   say(session: string, text: string): PageSaid;
   /** The owner's answer to an approval of the session; false when it is not open (any more). */
   answer(session: string, id: string, answer: ApprovalAnswer): boolean;
+  /**
+   * The owner's answer to an open question by its row in the brain (brain ui's assistant page
+   * lists it too); false when no question of this process has that row.
+   */
+  answerRecord(recordId: number, answer: 'approve' | 'deny'): boolean;
   /** Cancel running turns, wait for them, stop the MCP servers. */
   close(): Promise<void>;
 }
@@ -84,7 +89,10 @@ export interface PageChat {
 interface Running {
   controller: AbortController;
   text: string;
-  approvals: Map<string, PageApproval & { resolve(answer: ApprovalAnswer): void }>;
+  approvals: Map<
+    string,
+    PageApproval & { recordId: number | undefined; resolve(answer: ApprovalAnswer): void }
+  >;
   done: Promise<void>;
 }
 
@@ -133,6 +141,7 @@ export async function openPageChat(options: PageChatOptions): Promise<PageChat> 
       };
       turn.approvals.set(id, {
         ...shown,
+        recordId: request.recordId,
         resolve: (answer) => {
           request.signal.removeEventListener('abort', close);
           turn.approvals.delete(id);
@@ -254,6 +263,15 @@ export async function openPageChat(options: PageChatOptions): Promise<PageChat> 
       if (answer === 'always' && !open.always) return false;
       open.resolve(answer);
       return true;
+    },
+    answerRecord(recordId, answer) {
+      for (const turn of running.values())
+        for (const open of turn.approvals.values())
+          if (open.recordId === recordId) {
+            open.resolve(answer);
+            return true;
+          }
+      return false;
     },
     async close() {
       const turns = [...running.values()];

@@ -40,6 +40,11 @@ export interface ChatRoutes {
     fields: URLSearchParams,
     viewer: Viewer,
   ): Promise<boolean>;
+  /**
+   * An approval of the assistant page that is an open question of the chat's turn: answered
+   * there, so the turn goes on and the gate records the answer; false for any other.
+   */
+  answerRecord(id: number, decision: 'approved' | 'denied'): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -258,6 +263,12 @@ export function createChatRoutes(options: {
         back(res, name, said.kind === 'command' ? said.reply : undefined);
       }
       return true;
+    },
+
+    async answerRecord(id, decision) {
+      // Not opened: no turn of the chat is asking.
+      const made = opened && (await opened.catch(() => undefined));
+      return made?.answerRecord(id, decision === 'approved' ? 'approve' : 'deny') ?? false;
     },
 
     async close() {

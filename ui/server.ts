@@ -269,12 +269,15 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     if (decision !== 'approved' && decision !== 'denied')
       return void errorPage(res, 400, 'decision: must be approved or denied', viewer);
     const id = Number(match[1]);
-    const settled = writer.assistant.settleApproval({
-      id,
-      decision,
-      decided_by: 'owner',
-      reason: 'decided in brain ui',
-    });
+    const settled =
+      // A question of the chat's running turn is the owner's to answer, and answered in the turn.
+      (viewer.owner && (await chatRoutes?.answerRecord(id, decision))) ||
+      writer.assistant.settleApproval({
+        id,
+        decision,
+        decided_by: 'owner',
+        reason: 'decided in brain ui',
+      });
     const done = `Request ${id} ${settled ? decision : 'was already settled'}.`;
     res.writeHead(303, { Location: `/assistant?done=${encodeURIComponent(done)}` });
     res.end();

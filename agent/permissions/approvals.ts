@@ -24,6 +24,8 @@ export interface ApprovalRequest {
   alwaysText?: string;
   /** Aborted when the answer is no longer wanted (timeout, cancelled turn). */
   signal: AbortSignal;
+  /** The pending approval's row in the brain (`brain approvals`, brain ui's assistant page). */
+  recordId?: number;
 }
 
 export interface GateOptions {
@@ -116,6 +118,7 @@ export async function gateToolCall(o: GateOptions): Promise<GateResult> {
     reason: d.reason,
   });
   const answer = await askWithTimeout(o, {
+    recordId: pending.id,
     tool: o.tool.name,
     input: o.input,
     display,

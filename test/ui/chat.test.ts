@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadAssistantConfig } from '../../agent/config.js';
@@ -77,6 +77,7 @@ async function startChatUi(options: { tokens?: boolean; ownerToken?: string } = 
     get,
     reader,
     writer: temp.brain,
+    dir: temp.dir,
     chat: () => opened!,
     post: (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
       get(path, {
@@ -188,6 +189,38 @@ describe('the chat page (server side)', () => {
     const page = await s.get('/chat', { headers: { Cookie: owner } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<h1>Chat</h1>');
+  });
+
+  it("answers the chat turn's question when it is approved on the assistant page", async () => {
+    const s = await startChatUi();
+    mkdirSync(join(s.dir, 'build'));
+    writeFileSync(join(s.dir, 'build', 'out.js'), 'built');
+    const csrf = csrfOf(await (await s.get('/chat')).text());
+    s.fake.script.push(
+      { toolUses: [{ name: 'run_command', input: { command: 'rm -rf build' } }] },
+      { text: 'Deleted.' },
+    );
+    const asked = new Promise<void>((resolve) => {
+      const stop = s.chat().subscribe('chat/default', (event) => {
+        if (event.type === 'approval') resolve(stop());
+      });
+    });
+    const ended = turnEnd(s.chat(), 'chat/default');
+    await s.post('/chat', { text: 'delete build/', session: 'default', csrf });
+    await asked;
+    const [pending] = s.reader.assistant.approvals({ pending: true, limit: 1 });
+    const res = await s.get(`/approvals/${pending!.id}`, {
+      method: 'POST',
+      headers: { ...FORM, Origin: s.base },
+      body: new URLSearchParams({ csrf, decision: 'approved' }).toString(),
+    });
+    expect(res.status).toBe(303);
+    await expect(ended).resolves.toEqual({ type: 'done', reply: 'Deleted.' });
+    expect(existsSync(join(s.dir, 'build', 'out.js'))).toBe(false);
+    expect(s.reader.assistant.getApproval(pending!.id)).toMatchObject({
+      decision: 'approved',
+      reason: 'approved by the owner',
+    });
   });
 });
 
