@@ -16,6 +16,8 @@ import { createSearchMemoryTool } from './tools/search-memory.js';
 import type { Tool } from './tools/types.js';
 import { createSessionModels } from './conversation/commands.js';
 import type { SessionModels } from './contracts.js';
+import { createUserFile } from './profile.js';
+import { createSkillCatalog } from './skills/catalog.js';
 
 /** The assistant wired for one process: its models, its tools, and a turn of any session. */
 export interface Assistant {
@@ -93,6 +95,8 @@ export function createAssistant(options: {
     createRunCommandTool({ config: config.tools.runCommand, env: config.commandEnv }) as Tool,
   ];
   const cache = createSessionCache();
+  const skills = createSkillCatalog(config.workspace, config.skills.budgetTokens);
+  const userFile = createUserFile();
   const permissions = {
     policy: createPolicy({
       config: config.permissions,
@@ -148,6 +152,8 @@ export function createAssistant(options: {
           source: turnOptions.source ?? 'chat',
           embedder: options.embedder,
           cache,
+          skills,
+          userFile,
           log,
           permissions,
           unattended: turnOptions.unattended ?? false,

@@ -34,6 +34,7 @@ import {
 import { permissionsConfig, type PermissionsConfig } from './permissions/policy.js';
 import { delegationConfig, type DelegationConfig } from './delegation/config.js';
 import { mcpFileShape, resolveMcpConfig, type McpConfig } from './mcp/config.js';
+import { skillsConfig, type SkillsConfig } from './skills/config.js';
 import {
   resolveSchedulerConfig,
   schedulerFileKeys,
@@ -120,6 +121,8 @@ export const assistantFileSchema = z.strictObject({
   catchUpMinutes: schedulerFileKeys.catchUpMinutes,
   /** Other MCP servers whose tools the assistant uses: `mcpServers`, `mcpToolBudgetTokens`. */
   ...mcpFileShape,
+  /** Skills from `<workspace>/skills/` (agent/skills/): the prompt's budget, whose servers start. */
+  skills: skillsConfig,
   /** `brain agent`'s lane: how many sessions' turns run at once. */
   lane: laneConfig,
   /** Forward other agents' exchanges with the assistant to the owner's chat. */
@@ -174,6 +177,7 @@ export interface AssistantConfig {
   scheduler: SchedulerConfig;
   /** The MCP servers (agent/mcp/config.ts): `${VAR}`s filled in, refused entries listed. */
   mcp: McpConfig;
+  skills: SkillsConfig;
   /** Who the owner is on each channel (`owner: {telegram, discord}`); empty when not said. */
   ownerIdentities: OwnerIdentities;
   lane: LaneConfig;
@@ -294,6 +298,7 @@ export function loadAssistantConfig(options: LoadAssistantConfigOptions): Assist
     telegram: file.telegram && { ...file.telegram, token: env.TELEGRAM_BOT_TOKEN || undefined },
     scheduler: resolveSchedulerConfig(file, env),
     mcp: resolveMcpConfig(file, env),
+    skills: file.skills,
     ownerIdentities: owner.identities,
     lane: file.lane,
     relayToOwner: file.relayToOwner,

@@ -6,6 +6,7 @@ import type { McpConfig } from './mcp/config.js';
 import type { ChatOptions, Chat } from './chat-run.js';
 import type { PageChat, PageChatOptions } from './page-chat.js';
 import type { CheckItem } from './contracts.js';
+import type { SkillsReport } from './skills/report.js';
 import type { RunNowOptions } from './scheduler/run-now.js';
 import type { StartServiceOptions, RunningService } from './service/service.js';
 import type { SandboxStatus } from './tools/sandbox.js';
@@ -44,6 +45,7 @@ export type {
 } from './page-chat.js';
 export type { TurnResult } from './loop.js';
 export type { SandboxStatus } from './tools/sandbox.js';
+export type { SkillsReport } from './skills/report.js';
 export type { ConfiguredExtractor } from './extract/create.js';
 export { formatCheckItem } from './contracts.js';
 export { streamLog, silentLog } from './log.js';
@@ -101,6 +103,16 @@ export async function checkMcpServers(options: {
   } finally {
     await manager.stop();
   }
+}
+
+/** The workspace's skills, each with its MCP servers, and every folder that is wrong (`brain skills`). */
+export async function skillsReport(config: AssistantConfig): Promise<SkillsReport> {
+  return (await import('./skills/report.js')).skillsReport({
+    workspace: config.workspace,
+    serversOf: config.skills.mcpServers,
+    // As the service fills a skill's ${VAR}s: from the commands' environment, secrets left out.
+    env: config.commandEnv,
+  });
 }
 
 export async function sandboxStatus(path: string): Promise<SandboxStatus> {

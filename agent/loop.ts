@@ -4,6 +4,9 @@ import { saidAgain, type Round } from './history.js';
 import { acquireTurnLease } from './lease.js';
 import { silentLog, type Log } from './log.js';
 import { buildSystemPrompt, relevantMemories } from './prompt.js';
+import { profileSection } from './profile.js';
+import type { SkillCatalog } from './skills/catalog.js';
+import { skillsSection } from './skills/section.js';
 import {
   ModelError,
   type ChatMessage,
@@ -97,6 +100,10 @@ export interface RunTurnOptions {
   systemPrompt?: (text: string) => string | Promise<string>;
   /** One per long-running process: turns then read only the messages new since the last. */
   cache?: SessionCache;
+  /** The workspace's skills (agent/skills/): their descriptions in the prompt, use_skill. */
+  skills?: SkillCatalog;
+  /** USER.md as read now (agent/profile.ts): with it the prompt has the owner's profile. */
+  userFile?: (workspace: string) => string | undefined;
   log?: Log;
   /**
    * The permission policy, how long an ask waits, and the tool profiles by driver; absent: every
@@ -214,16 +221,30 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       signal: signal ?? new AbortController().signal,
       clock: options.clock,
       taint: () => trust.sources,
+      driver,
       depth: delegated?.depth ?? 0,
       turnTools: () => toolsOf(options).map((t) => t.name),
       subTurn: (request) => runSubTurn(options, trust, (delegated?.depth ?? 0) + 1, request),
     };
+    const skills = options.skills && (await options.skills.current());
     const system = options.systemPrompt
       ? await options.systemPrompt(options.input.text)
       : buildSystemPrompt({
           workspace: config.workspace,
           clock: options.clock,
           timeZone: config.timeZone,
+          skills: skills && skillsSection(skills, options.skills?.budgetTokens),
+          // The owner's profile is the owner's data: shown where the memories are.
+          profile:
+            memoriesAllowed && options.userFile
+              ? profileSection({
+                  brain,
+                  workspace: config.workspace,
+                  owner: config.owner,
+                  assistant: config.agent,
+                  userFile: options.userFile,
+                })
+              : undefined,
           memories: memoriesAllowed
             ? foreignMemories(
                 trust,
@@ -584,7 +605,11 @@ export function stableJson(value: unknown): string {
 
 /** The turn's tools as they are now: the fixed ones and the live ones its driver is offered. */
 function toolsOf(options: RunTurnOptions): readonly Tool[] {
-  const all = options.liveTools ? [...options.tools, ...options.liveTools()] : options.tools;
+  const skills = options.skills?.tools() ?? [];
+  const all =
+    options.liveTools || skills.length > 0
+      ? [...options.tools, ...(options.liveTools?.() ?? []), ...skills]
+      : options.tools;
   const profiles = options.permissions?.profiles;
   if (!profiles) return all;
   return offeredTools(all, profiles, driverOf(options));

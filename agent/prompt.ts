@@ -27,6 +27,10 @@ export interface SystemPromptInput {
   /** From `relevantMemories`, best first. */
   memories: RelevantMemory[];
   maxFileBytes?: number;
+  /** The skills' names and descriptions (agent/skills/section.ts), when there are skills. */
+  skills?: string | undefined;
+  /** USER.md and the profile's facts (agent/profile.ts), when there are any. */
+  profile?: string | undefined;
 }
 
 /**
@@ -41,6 +45,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     if (text === undefined || text.trim() === '') continue;
     parts.push(`<file name="${name}">\n${text.trimEnd()}\n</file>`);
   }
+  if (input.skills) parts.push(input.skills);
+  if (input.profile) parts.push(input.profile);
   parts.push(describeNow(input.clock(), input.timeZone));
   if (input.memories.length > 0) parts.push(memoryBlock(input.memories));
   return parts.join('\n\n');

@@ -73,6 +73,14 @@ export const COMMAND_GROUPS: ReadonlyArray<{
   { commands: ['chat'], load: async () => [(await import('./commands/chat.js')).registerChat] },
   { commands: ['usage'], load: async () => [(await import('./commands/usage.js')).registerUsage] },
   {
+    commands: ['skills'],
+    load: async () => [(await import('./commands/skills.js')).registerSkills],
+  },
+  {
+    commands: ['profile'],
+    load: async () => [(await import('./commands/profile.js')).registerProfile],
+  },
+  {
     commands: ['approvals'],
     load: async () => [(await import('./commands/approvals.js')).registerApprovals],
   },

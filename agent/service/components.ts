@@ -4,6 +4,7 @@ import type { Log } from '../log.js';
 import { schedulerComponents } from '../scheduler/index.js';
 import { createDelegation } from '../delegation/component.js';
 import { createMcpManager } from '../mcp/manager.js';
+import { withSkillServers } from '../skills/servers.js';
 import {
   createExtraction,
   createIdleMaintenance,
@@ -49,7 +50,15 @@ export async function buildComponents(
   // delegate_task and the background tasks it queues on the lane.
   components.push(createDelegation(config));
   // The MCP client (agent/mcp/): always built, so servers added to mcpServers later start live.
-  components.push(createMcpManager({ config: config.mcp, log: deps.log, clock: deps.clock }));
+  // With the servers of the skills the config names (agent/skills/servers.ts), read again at
+  // each reload of the config.
+  const mcp = createMcpManager({
+    config: await withSkillServers(config),
+    log: deps.log,
+    clock: deps.clock,
+  });
+  mcp.reconfigure = async (next) => mcp.apply(await withSkillServers(next));
+  components.push(mcp);
   // Idle upkeep of the brain's file (src/maintenance/idle.ts): always, like the MCP client.
   components.push(createIdleMaintenance());
   if (config.webhooks.length > 0) components.push(createWebhooksOut(config.webhooks));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Tool } from './types.js';
+import { PROFILE_CATEGORY } from '../../src/index.js';
+import type { Tool, ToolContext } from './types.js';
 
 /** The category of a memory saved in a turn that had taken in content from outside the owner. */
 export const FOREIGN_CATEGORY = 'foreign';
@@ -17,20 +18,49 @@ const input = z.strictObject({
 export const saveMemoryTool: Tool<z.output<typeof input>> = {
   name: 'save_memory',
   description:
-    'Remember a fact, preference or decision for later conversations. One self-contained statement; importance 1 (default) to 3.',
+    'Remember a fact, preference or decision for later conversations. One self-contained statement; importance 1 (default) to 3; category "profile" for a fact about the owner (name, time zone, preferences, people, projects).',
   schema: input,
   readOnly: false,
   run: async (args, ctx) => {
+    const categories = (args.categories ?? []).map((c) => c.toLowerCase());
+    const profile = categories.some(isProfile);
+    if (profile && ownWords(ctx)) {
+      const fact = ctx.brain.knowledge.setProfileFact({
+        agent: ctx.agent,
+        content: args.content,
+        source_message_id: ctx.turnMessageId,
+      });
+      return { content: `saved ${fact.id} in the owner's profile` };
+    }
     // Saved in a turn that had taken in foreign content: marked, so that it taints the turns
     // whose prompt shows it (agent/memories.ts).
     const foreign = (ctx.taint?.() ?? []).length > 0 ? [FOREIGN_CATEGORY] : [];
     const stm = ctx.brain.knowledge.remember({
       agent: ctx.agent,
       content: args.content,
-      categories: [...(args.categories ?? []).filter((c) => c !== FOREIGN_CATEGORY), ...foreign],
+      categories: [
+        ...categories.filter((c) => c !== FOREIGN_CATEGORY && !isProfile(c)),
+        ...foreign,
+      ],
       importance: args.importance ?? 1,
       source_message_id: ctx.turnMessageId,
     });
-    return { content: `saved ${stm.id}` };
+    return {
+      content: profile
+        ? `saved ${stm.id}, not in the owner's profile: only what the owner says in their own turn goes there`
+        : `saved ${stm.id}`,
+    };
   },
 };
+
+const isProfile = (c: string) => c === PROFILE_CATEGORY || c.startsWith(`${PROFILE_CATEGORY}:`);
+
+/**
+ * Whether what the turn knows is the owner's own words: the owner drives it and it has taken in
+ * nothing from anyone else. A stranger in a group, another agent, a forwarded message or a web
+ * page saying who the owner is does not make the owner's profile.
+ */
+function ownWords(ctx: ToolContext): boolean {
+  // A delegated sub-turn's input is the model's words, not the owner's.
+  return ctx.driver === 'owner' && (ctx.depth ?? 0) === 0 && (ctx.taint?.() ?? []).length === 0;
+}

@@ -27,6 +27,8 @@ export interface ToolContext {
    * undefined leaves it to the tool's own rules.
    */
   network?: boolean;
+  /** Who drives the turn (agent/permissions/trust.ts); absent: not said, taken as not the owner. */
+  driver?: 'owner' | 'contact' | 'agent' | 'scheduled';
   /** How deep in delegation the turn is: 0 for a turn nobody delegated (agent/delegation/). */
   depth?: number;
   /** The names of the tools the turn may use now: what a sub-turn's tools are chosen from. */

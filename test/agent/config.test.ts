@@ -71,6 +71,7 @@ describe('loadAssistantConfig', () => {
         },
       },
       mcp: { servers: [], errors: [], toolBudgetTokens: 8000 },
+      skills: { budgetTokens: 2000, mcpServers: [] },
       ownerIdentities: {},
       lane: { maxConcurrent: 2 },
       relayToOwner: false,
