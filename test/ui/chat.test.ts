@@ -127,6 +127,10 @@ describe('the chat page (server side)', () => {
     const status = await s.post('/chat', { text: '/status', session: 'default', csrf });
     expect(status.status).toBe(200);
     expect(await status.json()).toMatchObject({ kind: 'command', command: 'status' });
+    // Without script the form posts and the page comes back with the answer.
+    const form = await s.post('/chat', { text: '/help', session: 'default', csrf }, { Accept: '' });
+    expect(form.status).toBe(303);
+    expect(form.headers.get('location')).toMatch(/^\/chat\?session=default&notice=%2Fnew/);
     expect(s.fake.requests).toHaveLength(0);
 
     s.fake.script.push({ text: 'Done as asked.' });
