@@ -64,7 +64,11 @@ export function formatMessage(m: MessageRecord, options: { full?: boolean } = {}
         .map((l) => `  ${l}`)
         .join('\n')
     : `  ${oneLine(m.body)}`;
-  return `${head}\n${subject}\n${body}`;
+  const files = (m.attachments ?? []).map(
+    (f) =>
+      `\n  📎 ${f.name} ${dim(`(${f.media_type}, ${formatBytes(f.size)}, ${f.sha256.slice(0, 12)})`)}`,
+  );
+  return `${head}\n${subject}\n${body}${files.join('')}`;
 }
 
 /** A size as people read it: 512 B, 3.4 KiB, 12.0 MiB. */

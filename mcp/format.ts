@@ -1,7 +1,6 @@
 import type {
   AtomRecord,
   MessageRecord,
-  AttachmentInfo,
   SearchHit,
   StmRecord,
   ThreadRecord,
@@ -25,7 +24,7 @@ export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-export function messageText(m: MessageRecord & { attachments?: AttachmentInfo[] }): string {
+export function messageText(m: MessageRecord): string {
   const flag = m.priority === 'normal' ? '' : ` [${m.priority}]`;
   const reply = m.reply_to ? ` re ${m.reply_to}` : '';
   return [

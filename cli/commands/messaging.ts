@@ -1,16 +1,7 @@
 import type { Command } from 'commander';
 import { BrainError } from '../../src/index.js';
 import { PRIORITIES } from '../../src/index.js';
-import {
-  bold,
-  cyan,
-  dim,
-  formatBytes,
-  formatMessage,
-  printJson,
-  println,
-  shortTime,
-} from '../output.js';
+import { bold, cyan, dim, formatMessage, printJson, println, shortTime } from '../output.js';
 import { list, readStdin, creating, withBrain, type GlobalOptions } from '../run.js';
 
 type Globals = () => GlobalOptions;
@@ -193,10 +184,6 @@ export function registerThreads(program: Command, globals: Globals): void {
           for (const m of history.messages) {
             println();
             println(formatMessage(m, { full: true }));
-            for (const f of m.attachments ?? [])
-              println(
-                `  📎 ${f.name} ${dim(`(${f.media_type}, ${formatBytes(f.size)}, ${f.sha256.slice(0, 12)})`)}`,
-              );
             const read = m.receipts.filter((r) => r.read_at).map((r) => r.agent);
             const unread = m.receipts.filter((r) => !r.read_at).map((r) => r.agent);
             const parts = [

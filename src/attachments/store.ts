@@ -302,3 +302,19 @@ export function attachmentBytes(ctx: BrainContext, dbPath: string, sha256: strin
     );
   return bytes;
 }
+
+/** Records of message rows, each with its files when it has some (one query for all of them). */
+export function recordsWithAttachments<R extends { rowid: number }, T extends object>(
+  ctx: BrainContext,
+  rows: readonly R[],
+  toRecord: (row: R) => T,
+): Array<T & { attachments?: AttachmentInfo[] }> {
+  const files = attachmentsOf(
+    ctx,
+    rows.map((r) => r.rowid),
+  );
+  return rows.map((r) => {
+    const attachments = files.get(r.rowid);
+    return attachments ? { ...toRecord(r), attachments } : toRecord(r);
+  });
+}

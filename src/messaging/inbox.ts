@@ -1,5 +1,6 @@
 // Reading an inbox, marking read and acknowledging. Free of zod (the input kit checks), so a
 // one-shot `brain read` or `brain inbox` loads this without it.
+import { recordsWithAttachments } from '../attachments/store.js';
 import { isoSql } from '../clock.js';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
@@ -35,10 +36,8 @@ export function peekInbox(ctx: BrainContext, input: InboxInput): MessageRecord[]
   const args = check(inboxInput, input);
   const agentId = agentRowId(ctx, args.agent);
   if (agentId === undefined) return [];
-  return ctx.q
-    .get<[number, number], MessageRow>(UNREAD_SQL)
-    .all(agentId, args.limit)
-    .map(toMessageRecord);
+  const rows = ctx.q.get<[number, number], MessageRow>(UNREAD_SQL).all(agentId, args.limit);
+  return recordsWithAttachments(ctx, rows, toMessageRecord);
 }
 
 /** Return the agent's unread messages and mark exactly those read, in one transaction. */
@@ -50,7 +49,7 @@ export function readInbox(ctx: BrainContext, input: InboxInput): MessageRecord[]
     const rows = ctx.q.get<[number, number], MessageRow>(UNREAD_SQL).all(agentId, args.limit);
     const now = ctx.clock().getTime();
     for (const row of rows) markRead(ctx, row.rowid, agentId, now);
-    return rows.map(toMessageRecord);
+    return recordsWithAttachments(ctx, rows, toMessageRecord);
   });
   return tx.immediate();
 }

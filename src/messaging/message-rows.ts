@@ -1,5 +1,6 @@
 // Messages as rows and records, with no input checking: what read paths (search, provenance)
 // need without loading the schemas of messages.ts.
+import type { AttachmentInfo } from '../attachments/store.js';
 import { isoSql } from '../clock.js';
 import { messageIdSql, threadIdSql } from '../ids.js';
 import type { Priority } from '../vocabulary.js';
@@ -16,6 +17,8 @@ export interface MessageRecord {
   body: string;
   metadata: Record<string, unknown>;
   created_at: string;
+  /** The files it carries, where the reader asked for them (inbox, thread); absent when none. */
+  attachments?: AttachmentInfo[];
 }
 
 export interface MessageRow {

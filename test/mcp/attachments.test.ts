@@ -54,6 +54,9 @@ describe('attachments over MCP', () => {
         { name: 'raw.csv', data: Buffer.from('k,v\nwombat,1\n').toString('base64') },
       ],
     });
+    // The recipient's inbox shows the files with the message.
+    const inbox = await callRaw(reviewer.client, 'read_inbox', {});
+    expect(textOf(inbox)).toContain('attachment: fees.md (text/markdown');
     const found = await callRaw(reviewer.client, 'search', { query: 'quokka surcharge' });
     const hit = (found.structuredContent as { hits: Array<{ id: string; attachment?: string }> })
       .hits[0];
