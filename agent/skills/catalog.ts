@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool } from '../tools/types.js';
-import { parseSkill, type ParsedSkill } from './parse.js';
+import { parseSkill, SKILL_FILE, type ParsedSkill } from './parse.js';
 import { createUseSkillTool } from './use-skill.js';
 
 /**
@@ -13,7 +13,7 @@ import { createUseSkillTool } from './use-skill.js';
  */
 
 export const SKILLS_FOLDER = 'skills';
-export const SKILL_FILE = 'SKILL.md';
+export { SKILL_FILE } from './parse.js';
 /** The most of a SKILL.md read, in bytes. */
 export const MAX_SKILL_BYTES = 256 * 1024;
 

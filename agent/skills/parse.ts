@@ -10,6 +10,8 @@ import { formatZodError } from '../../src/index.js';
  * `mcpServers` declares MCP servers in the shape of the assistant's config.
  */
 
+/** A skill's instructions, in its folder. */
+export const SKILL_FILE = 'SKILL.md';
 export const SKILL_NAME = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 export const DESCRIPTION_MAX = 1024;
 

@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { Tool } from '../tools/types.js';
-import { SKILL_FILE, type SkillCatalog } from './catalog.js';
+import type { SkillCatalog } from './catalog.js';
+import { SKILL_FILE } from './parse.js';
 
 /**
  * `use_skill {name, file?}`: a skill's instructions (its SKILL.md body and the list of the files
