@@ -207,7 +207,7 @@ describe('brain chat -m', { timeout: 90_000 }, () => {
     const s = await setup();
     writeFileSync(
       s.config,
-      '{ // comment\n "models": { "endpoints": [ { "provider": "openai", "model": "x" } ] } }',
+      '{ // comment\n "models": { "endpoints": [ { "provider": "gemini", "model": "x" } ] } }',
     );
     const r = await s.cli(['chat', '-m', 'hi']);
     expect(r.code).toBe(2);
