@@ -34,6 +34,8 @@ export interface BrainConfig {
   extractThreads: ExtractThreads;
   /** The Litestream replica `brain replicate` and `brain restore` use when given none (a URL). */
   replicaUrl?: string | undefined;
+  /** The owner's time zone (IANA), in which "last Tuesday" is read; undefined: the system's. */
+  timeZone?: string | undefined;
 }
 
 export interface ConfigOverrides {
@@ -62,7 +64,19 @@ const configInput = object({
   durability: oneOf(DURABILITIES),
   extractThreads: oneOf(EXTRACT_THREADS),
   replicaUrl: text(4096, { min: 1 }).optional(),
+  timeZone: text(100, { min: 1 })
+    .refine(isTimeZone, 'must be an IANA time zone such as Europe/Paris')
+    .optional(),
 });
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Each setting as its reader knows it, in the words of an error. */
 const CONFIG_NAMES: Record<keyof BrainConfig, string> = {
@@ -79,6 +93,7 @@ const CONFIG_NAMES: Record<keyof BrainConfig, string> = {
   durability: 'BRAIN_DURABILITY',
   extractThreads: 'BRAIN_EXTRACT_THREADS',
   replicaUrl: 'BRAIN_REPLICA_URL',
+  timeZone: 'BRAIN_TIME_ZONE',
 };
 
 /**
@@ -110,6 +125,7 @@ function rawConfig(env: Env, overrides: ConfigOverrides): Record<keyof BrainConf
     durability: env.BRAIN_DURABILITY || 'normal',
     extractThreads: env.BRAIN_EXTRACT_THREADS || 'all',
     replicaUrl: env.BRAIN_REPLICA_URL || undefined,
+    timeZone: env.BRAIN_TIME_ZONE || undefined,
   };
 }
 

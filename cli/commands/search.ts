@@ -81,6 +81,7 @@ type Explain = Record<string, string | boolean | undefined>;
 type RunSearch = (options: {
   embedder: Embedder | undefined;
   queryTimeoutMs: number;
+  timeWords: { timeZone: string | undefined };
 }) => Promise<SearchResult>;
 
 /** Embed the query if the brain has vectors, search, print. */
@@ -91,7 +92,11 @@ async function answer(
 ): Promise<void> {
   const embedder = await createEmbedder(config, { brain: brain.search, purpose: 'search' });
   // A one-shot process may first have to load an offline model.
-  const result = await search({ embedder, queryTimeoutMs: 10_000 });
+  const result = await search({
+    embedder,
+    queryTimeoutMs: 10_000,
+    timeWords: { timeZone: config.timeZone },
+  });
   if (json) return printJson(result);
   for (const n of result.notices) note(n);
   if (opts.explain) note(`retrievers: ${result.retrievers.join(' + ') || 'none'}`);

@@ -35,6 +35,7 @@ import {
 import { ftsSnippets } from './snippets.js';
 import { attachmentMatches } from './attachment-hits.js';
 import { vectorRetrieve } from './vector.js';
+import { readTime, type TimeReading } from './time-words.js';
 
 /** A search's input once checked: defaults applied, times normalised to ISO 8601 with ms. */
 export interface SearchArgs {
@@ -86,6 +87,8 @@ export interface SearchResult {
   notices: string[];
   /** The retrievers that ran: `fts`, and `vector` when the brain has vectors and the query was embedded. */
   retrievers: Retriever[];
+  /** How a time expression in the query was read, when it had one. */
+  time?: TimeReading;
 }
 
 /** What every search needs once its input is checked: filters resolved to row ids. */
@@ -227,6 +230,11 @@ export interface HybridOptions extends HitOptions {
   queryTimeoutMs?: number;
   /** How many candidates each retriever proposes to the fusion (at least the limit). */
   depth?: number;
+  /**
+   * Read a time expression in the query ("last Tuesday") as a time filter, in this zone (the
+   * system's when undefined); false leaves every word a word. Explicit since/until win.
+   */
+  timeWords?: { timeZone?: string | undefined } | false;
 }
 
 /**
@@ -446,5 +454,28 @@ export async function searchHybrid(
   input: SearchInput,
   options: HybridOptions = {},
 ): Promise<SearchResult> {
-  return runSearchHybrid(ctx, embedder, check(searchInput, input), options);
+  const args = check(searchInput, input);
+  const time = await readQueryTime(ctx, args, options);
+  if (!time) return runSearchHybrid(ctx, embedder, args, options);
+  const result = await runSearchHybrid(ctx, embedder, time.args, options);
+  return { ...result, time: time.reading, notices: [time.notice, ...result.notices] };
+}
+
+/** The query with its time expression read as since/until, when it has one and none is given. */
+async function readQueryTime(
+  ctx: BrainContext,
+  args: SearchArgs,
+  options: HybridOptions,
+): Promise<{ args: SearchArgs; reading: TimeReading; notice: string } | undefined> {
+  if (options.timeWords === false || args.since !== undefined || args.until !== undefined) return;
+  const reading = await readTime(args.query, {
+    now: ctx.clock(),
+    timeZone: options.timeWords?.timeZone,
+  });
+  // A query that is a time and nothing else keeps its words: there is nothing else to search by.
+  if (!reading || buildFtsQueries(reading.query) === undefined) return;
+  const next: SearchArgs = { ...args, query: reading.query };
+  if (reading.since !== undefined) next.since = reading.since;
+  if (reading.until !== undefined) next.until = reading.until;
+  return { args: next, reading, notice: `read "${reading.text}" as ${reading.reading}` };
 }

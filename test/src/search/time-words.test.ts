@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mayHaveTime, readTime } from '../../../src/search/time-words.js';
+import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
+
+const PARIS = 'Europe/Paris';
+// Monday 2026-11-30, 11:00 in Paris.
+const MONDAY = new Date('2026-11-30T10:00:00Z');
+
+async function read(query: string, now = MONDAY, timeZone = PARIS) {
+  return readTime(query, { now, timeZone });
+}
+
+describe('time expressions', () => {
+  it.each([
+    [
+      'what did we discuss last Tuesday about fees',
+      'what did we discuss about fees',
+      '2026-11-23T23:00:00.000Z',
+      '2026-11-24T23:00:00.000Z',
+      'Tuesday 2026-11-24, 00:00–24:00 Europe/Paris',
+    ],
+    [
+      'fees yesterday afternoon',
+      'fees',
+      '2026-11-29T11:00:00.000Z',
+      '2026-11-29T17:00:00.000Z',
+      'Sunday 2026-11-29, 12:00–18:00 Europe/Paris',
+    ],
+    [
+      'fees in March',
+      'fees',
+      '2026-02-28T23:00:00.000Z',
+      '2026-03-31T22:00:00.000Z',
+      '2026-03-01 – 2026-03-31 Europe/Paris',
+    ],
+    [
+      'fees two weeks ago',
+      'fees',
+      '2026-11-15T23:00:00.000Z',
+      '2026-11-22T23:00:00.000Z',
+      '2026-11-16 – 2026-11-22 Europe/Paris',
+    ],
+    [
+      'fees since the 3rd',
+      'fees',
+      '2026-11-02T23:00:00.000Z',
+      undefined,
+      'since Tuesday 2026-11-03 Europe/Paris',
+    ],
+    [
+      'fees between May 1 and May 8',
+      'fees',
+      '2026-04-30T22:00:00.000Z',
+      '2026-05-08T22:00:00.000Z',
+      'Friday 2026-05-01 – Friday 2026-05-08 Europe/Paris',
+    ],
+    [
+      'fees this morning',
+      'fees',
+      '2026-11-30T05:00:00.000Z',
+      '2026-11-30T11:00:00.000Z',
+      'Monday 2026-11-30, 06:00–12:00 Europe/Paris',
+    ],
+  ])('%s', async (query, rest, since, until, reading) => {
+    const r = await read(query);
+    expect(r).toMatchObject({ query: rest, reading });
+    expect(r?.since).toBe(since);
+    expect(r?.until).toBe(until);
+  });
+
+  it('reads "last Tuesday" on a Monday and on a Tuesday as the Tuesday before', async () => {
+    expect((await read('last Tuesday'))?.reading).toBe(
+      'Tuesday 2026-11-24, 00:00–24:00 Europe/Paris',
+    );
+    const tuesday = new Date('2026-12-01T10:00:00Z');
+    expect((await read('last Tuesday', tuesday))?.reading).toBe(
+      'Tuesday 2026-11-24, 00:00–24:00 Europe/Paris',
+    );
+  });
+
+  it('keeps a daylight-saving day 25 hours long', async () => {
+    // Paris leaves summer time on Sunday 2026-10-25 at 03:00.
+    const r = await read('last Sunday', new Date('2026-10-27T10:00:00Z'));
+    expect(r).toMatchObject({
+      since: '2026-10-24T22:00:00.000Z',
+      until: '2026-10-25T23:00:00.000Z',
+      reading: 'Sunday 2026-10-25, 00:00–24:00 Europe/Paris',
+    });
+    // The Tuesday after the change starts at UTC+1.
+    expect((await read('yesterday', new Date('2026-10-28T10:00:00Z')))?.since).toBe(
+      '2026-10-26T23:00:00.000Z',
+    );
+  });
+
+  it('reads in the zone it is given', async () => {
+    const r = await read('yesterday', MONDAY, 'America/New_York');
+    expect(r).toMatchObject({
+      since: '2026-11-29T05:00:00.000Z',
+      until: '2026-11-30T05:00:00.000Z',
+      reading: 'Sunday 2026-11-29, 00:00–24:00 America/New_York',
+    });
+  });
+
+  it('leaves words that are not a time as words', async () => {
+    expect(mayHaveTime('fees for the escrow')).toBe(false);
+    expect(await read('fees for the escrow')).toBeUndefined();
+    expect(await read('the march of time')).toBeUndefined();
+    expect(await read('may I ask about fees')).toBeUndefined();
+  });
+});
+
+let t: TempBrain | undefined;
+afterEach(() => {
+  t?.cleanup();
+  t = undefined;
+});
+
+describe('search with a time expression', () => {
+  it("finds Tuesday's fee messages, not Monday's or Wednesday's, and says which Tuesday", async () => {
+    const clock = fixedClock('2026-11-23T09:00:00Z'); // Monday
+    t = await tempBrain({ clock });
+    const day = 86_400_000;
+    const sent: Record<string, string> = {};
+    for (const name of ['monday', 'tuesday', 'wednesday']) {
+      sent[name] = t.brain.messages.send({
+        from: 'a',
+        to: 'b',
+        body: `the fees for the escrow, ${name}`,
+      }).id;
+      clock.tick(day);
+    }
+    clock.tick(4 * day); // Monday 2026-11-30
+    const found = await t.brain.search.searchHybrid(
+      { query: 'what did we discuss last Tuesday about fees' },
+      { timeWords: { timeZone: PARIS } },
+    );
+    expect(found.hits.map((h) => h.id)).toEqual([sent.tuesday]);
+    expect(found.notices[0]).toBe(
+      'read "last Tuesday" as Tuesday 2026-11-24, 00:00–24:00 Europe/Paris',
+    );
+    // Explicit bounds win over the words, which then stay words.
+    const explicit = await t.brain.search.searchHybrid(
+      { query: 'fees last Tuesday', since: '2026-11-25' },
+      { timeWords: { timeZone: PARIS } },
+    );
+    expect(explicit.time).toBeUndefined();
+  });
+
+  it('keeps the top k under a time filter exact: the filtered exhaustive ranking', async () => {
+    const clock = fixedClock('2026-11-01T09:00:00Z');
+    t = await tempBrain({ clock });
+    const words = ['fees', 'escrow', 'invoice', 'refund', 'ledger'];
+    for (let i = 0; i < 180; i++) {
+      const body = Array.from({ length: 1 + (i % 7) }, (_, j) => words[(i * 3 + j) % 5]).join(' ');
+      t.brain.messages.send({ from: 'a', to: 'b', body: `${body} ${i % 2 ? 'fees' : ''}` });
+      clock.tick(3 * 3_600_000);
+    }
+    clock.tick(5 * 86_400_000);
+    const timed = await t.brain.search.searchHybrid(
+      { query: 'fees escrow since the 10th', limit: 5, types: ['message'] },
+      { timeWords: { timeZone: PARIS } },
+    );
+    const since = timed.time!.since!;
+    const all = t.brain.search.search({ query: 'fees escrow', limit: 200, types: ['message'] });
+    const exhaustive = all.hits.filter((h) => h.time >= since).slice(0, 5);
+    expect(timed.hits.map((h) => h.id)).toEqual(exhaustive.map((h) => h.id));
+    expect(timed.hits.length).toBe(5);
+  });
+});
