@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { attachmentBytes, INLINE_MAX_BYTES, type PreparedAttachment } from './store.js';
+import { MAX_INDEXED_TEXT_CHARS } from './extract.js';
 import { storeFile } from './files.js';
 
 /** A file as an export carries it: its record and its bytes in base64. */
@@ -91,7 +92,8 @@ export function importedAttachments(
       media_type: f.media_type,
       size: f.size,
       sha256,
-      text: f.text ?? undefined,
+      // The file's text as an export gives it, held to what a send would index.
+      text: f.text === null ? undefined : f.text.slice(0, MAX_INDEXED_TEXT_CHARS),
       data: inline ? data : null,
     };
   });
