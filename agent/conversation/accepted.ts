@@ -1,4 +1,4 @@
-import type { Brain } from '../../src/index.js';
+import type { Brain, PreparedAttachment } from '../../src/index.js';
 import type { AssistantConfig } from '../config.js';
 import { saidAgain } from '../history.js';
 import type { ArrivalTurn } from './arrival.js';
@@ -18,7 +18,8 @@ import type { ChannelTarget } from '../contracts.js';
  *
  * When the session is idle and its thread ends with the same words from the same sender, nothing
  * answered (a turn that failed before its first round), the message is that one said again: it is
- * answered there instead of being stored twice.
+ * answered there instead of being stored twice. `files` (made ready by `brain.messages.attach`)
+ * are stored as the message's attachments; a message with files is never taken for one said again.
  */
 export function acceptArrival(
   brain: Brain,
@@ -26,6 +27,7 @@ export function acceptArrival(
   turn: ArrivalTurn & { idle: boolean },
   route: ChannelTarget,
   also?: () => void,
+  files: readonly PreparedAttachment[] = [],
 ): string {
   return brain.batch(() => {
     const session = brain.assistant.session({
@@ -34,18 +36,24 @@ export function acceptArrival(
       owner: config.owner,
     });
     const from = turn.from ?? config.owner;
-    const again = turn.idle ? saidAgain(brain, session.thread_id, from, turn.text) : undefined;
+    const again =
+      turn.idle && files.length === 0
+        ? saidAgain(brain, session.thread_id, from, turn.text)
+        : undefined;
     if (again) {
       also?.();
       return again.id;
     }
-    const sent = brain.messages.send({
-      from,
-      to: config.agent,
-      thread: session.thread_id,
-      body: turn.text,
-      metadata: { turn: { route } },
-    });
+    const sent = brain.messages.send(
+      {
+        from,
+        to: config.agent,
+        thread: session.thread_id,
+        body: turn.text,
+        metadata: { turn: { route } },
+      },
+      files,
+    );
     also?.();
     return sent.id;
   });

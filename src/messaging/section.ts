@@ -67,6 +67,8 @@ export interface MessagesSection {
     path: string,
     options?: { roots?: readonly string[] | undefined; field?: string },
   ) => AttachmentInput;
+  /** The largest file a message may carry (BRAIN_MAX_ATTACHMENT_BYTES): a channel checks it first. */
+  readonly maxAttachmentBytes: number;
   /** A stored file by its sha256 or a prefix of it (8+ hex digits), or undefined. */
   getAttachment: (ref: string) => StoredAttachment | undefined;
   /** A stored file's bytes, by its full sha256. */
@@ -107,6 +109,7 @@ export function messagesSection(ctx: BrainContext, dbPath: string): MessagesSect
         field: options.field ?? 'attach',
         maxBytes: ctx.limits.maxAttachmentBytes,
       }),
+    maxAttachmentBytes: ctx.limits.maxAttachmentBytes,
     getAttachment: (ref) => getAttachment(ctx, ref),
     attachmentBytes: (sha256) => attachmentBytes(ctx, dbPath, sha256),
     attachmentsOf: (rowids) => attachmentsOf(ctx, rowids),

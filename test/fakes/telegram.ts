@@ -1,13 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import type { UserFromGetMe } from 'grammy/types';
-import { createRecorder, parseParams, readBody, sendJson, serveHttp } from './http.js';
+import type { IncomingMessage } from 'node:http';
+import { createRecorder, parseParams, sendJson, serveHttp } from './http.js';
 
 /**
  * A loopback Telegram Bot API for the channel's tests: a real `node:http` server on 127.0.0.1
  * that the real grammY `Bot` reaches through `client.apiRoot` (`POST /bot<token>/<method>`).
  * getUpdates long-polls: it holds the request until an update is queued or its `timeout` ends.
  * It records every call and can answer 409 (another poller), 429 (retry_after) and
- * "can't parse entities". Its own timers are taken at import, so fake timers in a test do not
+ * "can't parse entities". It keeps files for getFile and serves their bytes at
+ * `/file/bot<token>/<path>` (recorded as the method `download`); a file sent to it (sendDocument,
+ * sendPhoto as multipart) is recorded with its bytes as a `SentFile`. Its own timers are taken at import, so fake timers in a test do not
  * stop it.
  */
 
@@ -22,6 +25,13 @@ export interface RecordedCall {
   at: number;
 }
 
+/** A file the bot uploaded, as a multipart part. */
+export interface SentFile {
+  name: string;
+  type: string;
+  bytes: Buffer;
+}
+
 export type TelegramFailure =
   { error: 'conflict' } | { error: 'rate_limited'; retryAfter: number } | { error: 'cant_parse' };
 
@@ -34,6 +44,18 @@ export interface FakeTelegram {
   push(update: Record<string, unknown>): number;
   /** A private text message from a user (chat id = user id). */
   message(from: number, text: string, extra?: Record<string, unknown>): number;
+  /**
+   * A file the bot may download: getFile answers for its id. `size` is what Telegram reports
+   * (default the bytes' length); without `bytes` the file exists only as a report.
+   */
+  addFile(
+    bytes: Buffer,
+    options?: { size?: number; path?: string },
+  ): {
+    file_id: string;
+    file_unique_id: string;
+    file_size: number;
+  };
   /** A button press on a message the bot sent. */
   press(from: number, data: string, message?: Record<string, unknown>): number;
   /** Failures for the next calls of a method, used once each in order. */
@@ -70,6 +92,8 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
   const waiters: Array<() => void> = [];
   let nextUpdateId = 1000;
   let nextMessageId = 1;
+  const files = new Map<string, { bytes: Buffer; size: number; path: string }>();
+  let nextFile = 1;
   const polls = new Set<() => void>();
 
   const notify = () => {
@@ -77,11 +101,26 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
   };
 
   const http = await serveHttp(async (req, res) => {
+    const raw = await readRaw(req);
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(req.url ?? '');
+    if (download) {
+      const [, callToken, path] = download as unknown as [string, string, string];
+      const wanted = decodeURIComponent(path);
+      recorder.record({
+        method: 'download',
+        token: callToken,
+        params: { path: wanted },
+        at: Date.now(),
+      });
+      const file = [...files.values()].find((f) => f.path === wanted);
+      if (callToken !== token || !file) return sendJson(res, 404, { ok: false, error_code: 404 });
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      return void res.end(file.bytes);
+    }
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
-    const body = await readBody(req);
     if (!match) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     const [, callToken, method] = match as unknown as [string, string, string];
-    const params = parseParams(req, body);
+    const params = await paramsOf(req, raw);
     recorder.record({ method, token: callToken, params, at: Date.now() });
     if (callToken !== token)
       return sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
@@ -97,6 +136,29 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
         return ok(res, true);
       case 'getUpdates':
         return getUpdates(res, params);
+      case 'getFile': {
+        const file = files.get(String(params.file_id));
+        if (!file)
+          return sendJson(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: 'Bad Request: invalid file_id',
+          });
+        return ok(res, {
+          file_id: params.file_id,
+          file_unique_id: `u${String(params.file_id)}`,
+          file_size: file.size,
+          file_path: file.path,
+        });
+      }
+      case 'sendDocument':
+      case 'sendPhoto':
+        return ok(res, {
+          message_id: nextMessageId++,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(params.chat_id), type: 'private' },
+          ...(params.caption === undefined ? {} : { caption: params.caption }),
+        });
       case 'sendMessage':
         return ok(res, {
           message_id: nextMessageId++,
@@ -199,6 +261,12 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
         },
       });
     },
+    addFile(bytes, options = {}) {
+      const id = `file${nextFile++}`;
+      const size = options.size ?? bytes.length;
+      files.set(id, { bytes, size, path: options.path ?? `documents/${id}.bin` });
+      return { file_id: id, file_unique_id: `u${id}`, file_size: size };
+    },
     press(from, data, message = {}) {
       return fake.push({
         callback_query: {
@@ -231,4 +299,28 @@ export async function startFakeTelegram(token = '123456:TEST-token-secret'): Pro
 
 function ok(res: ServerResponse, result: unknown) {
   sendJson(res, 200, { ok: true, result });
+}
+
+async function readRaw(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The call's parameters; a multipart upload's file parts become `SentFile`s. */
+async function paramsOf(req: IncomingMessage, raw: Buffer): Promise<Record<string, unknown>> {
+  const type = req.headers['content-type'] ?? '';
+  if (!type.includes('multipart/form-data')) return parseParams(req, raw.toString('utf8'));
+  const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+  const params: Record<string, unknown> = {};
+  for (const [key, value] of form.entries()) {
+    if (typeof value === 'string') params[key] = value;
+    else
+      params[key] = {
+        name: value.name,
+        type: value.type,
+        bytes: Buffer.from(await value.arrayBuffer()),
+      } satisfies SentFile;
+  }
+  return params;
 }

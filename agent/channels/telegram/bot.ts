@@ -17,6 +17,8 @@ import { pairingReply } from './pairing.js';
 import { htmlToPlain, renderTelegramHtml } from './render.js';
 import { splitTelegramHtml, TELEGRAM_MESSAGE_LIMIT } from './split.js';
 import { createLiveReply, type LiveReply, type LiveTransport } from '../live-reply.js';
+import { receiveFiles, withFilesNote } from '../files.js';
+import { TELEGRAM_DOWNLOAD_MAX, telegramFiles } from './files.js';
 
 /**
  * The Telegram channel: grammY long polling, one session per chat (`telegram/<chat_id>`, the
@@ -40,7 +42,7 @@ export interface TelegramChannelOptions {
 }
 
 const NOT_TEXT =
-  'I can only read text messages for now (no photos, voice, files or stickers). Send me your question as text; /new starts afresh, /stop stops me, /status says what I am doing.';
+  'I can read text, photos, documents, voice notes and audio files, not this kind of message (a sticker, a video, a location…). Send me your question as text; /new starts afresh, /stop stops me, /status says what I am doing.';
 
 export function createTelegramChannel(
   initial: TelegramConfig,
@@ -285,7 +287,12 @@ export function createTelegramChannel(
       log('debug', 'telegram.ignored_chat', { chat: chatId });
       return;
     }
-    let text = msg.text;
+    const files = telegramFiles(msg, bot!.api, {
+      token: config.token!,
+      apiRoot: config.apiRoot ?? 'https://api.telegram.org',
+    });
+    // A file's caption is its message's text.
+    let text = msg.text ?? (files.length > 0 ? (msg.caption ?? '') : undefined);
     if (!isPrivate && text !== undefined && config.groups.requireMention) {
       const a = addressed(msg, text);
       if (!a.yes) return;
@@ -308,10 +315,24 @@ export function createTelegramChannel(
         h.isOwner({ channel: 'telegram', userId: id }),
       ),
     });
-    const cmd = msg.forward_origin ? undefined : commandOf(ctx);
+    const cmd = msg.forward_origin || files.length > 0 ? undefined : commandOf(ctx);
     if (cmd && (!cmd.bot || cmd.bot.toLowerCase() === bot!.botInfo.username.toLowerCase()))
       return command(ctx, cmd.name, cmd.arg, chatId, turn);
-    if (text.trim() === '') return;
+    if (text.trim() === '' && files.length === 0) return;
+    let prepared: Awaited<ReturnType<typeof h.brain.messages.attach>> = [];
+    if (files.length > 0) {
+      // Downloaded before the message is stored: a refused file leaves no message and no file.
+      const got = await receiveFiles(h.brain, files, {
+        platformMax: TELEGRAM_DOWNLOAD_MAX,
+        log,
+        channel: 'telegram',
+        signal: stopping.signal,
+      });
+      if ('refused' in got) return void (await ctx.reply(got.refused));
+      prepared = got.prepared;
+      turn.text = withFilesNote(turn.text, 'telegram', prepared);
+      log('info', 'telegram.files', { chat: chatId, files: prepared.length });
+    }
     // Stored with the update's offset in one transaction: from here a crash loses nothing.
     const updateId = ctx.update.update_id;
     const messageId = acceptArrival(
@@ -320,6 +341,7 @@ export function createTelegramChannel(
       { ...turn, idle: !h.busy(turn.session) },
       { channel: 'telegram', chatId },
       () => h.brain.assistant.setSchedulerState(offsetKey, updateId),
+      prepared,
     );
     runTurn(chatId, turn, messageId);
   }

@@ -134,14 +134,15 @@ describe('the Telegram channel', { timeout: 60_000 }, () => {
     expect(f.lines.join('')).toMatch(/telegram\.parse_fallback/);
   });
 
-  it('answers a message that is not text with what is supported', async () => {
+  it('answers a message it cannot read (a sticker) with what is supported', async () => {
     f = await telegramFixture();
     f.tg.message(OWNER_ID, undefined as unknown as string, {
       text: undefined,
-      photo: [{ file_id: 'p', file_unique_id: 'u', width: 1, height: 1 }],
+      sticker: { file_id: 's', file_unique_id: 'u', type: 'regular', width: 1, height: 1 },
     });
     await f.tg.waitFor('sendMessage', 1);
-    expect(sentTexts(f.tg)[0]).toMatch(/only read text messages/);
+    expect(sentTexts(f.tg)[0]).toMatch(/photos, documents, voice notes and audio files, not this/);
+    expect(f.tg.callsOf('getFile')).toHaveLength(0);
     expect(f.model.requests).toHaveLength(0);
   });
 

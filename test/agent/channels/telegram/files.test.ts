@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { attachmentsFolder } from '../../../../src/index.js';
+import { OWNER_ID, sentTexts, telegramFixture, type TelegramFixture } from './helpers.js';
+
+/** Photos and documents sent to the bot: downloaded, kept with the owner's message, told to the model. */
+
+let f: TelegramFixture | undefined;
+afterEach(async () => {
+  await f?.close();
+  f = undefined;
+});
+
+function ownerThread(fx: TelegramFixture) {
+  const session = fx.host.brain.assistant.sessions().find((s) => s.name === fx.host.ownerSession());
+  return session && fx.host.brain.messages.thread({ thread_id: session.thread_id, limit: 100 });
+}
+
+describe('Files sent to the assistant on Telegram', { timeout: 30_000 }, () => {
+  it('keeps a photo and a document byte for byte with the owner messages and tells the model of them', async () => {
+    f = await telegramFixture();
+    f.model.script.push({ text: 'A nice photo.' }, { text: 'The fee doubled.' });
+    // A JPEG's first bytes, then noise: the brain sniffs image/jpeg.
+    const photo = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(300_000, 7)]);
+    const small = f.tg.addFile(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2]));
+    const large = f.tg.addFile(photo, { path: 'photos/file_1.jpg' });
+    f.tg.message(OWNER_ID, '', {
+      text: undefined,
+      caption: 'the view from the office',
+      photo: [
+        { ...small, width: 90, height: 60 },
+        { ...large, width: 1280, height: 853 },
+      ],
+    });
+    await f.tg.waitFor('sendMessage', 1);
+    const report = Buffer.from('# Q3 fees\n\nThe clearing fee doubled in August.\n');
+    const doc = f.tg.addFile(report, { path: 'documents/file_2.md' });
+    f.tg.message(OWNER_ID, '', {
+      text: undefined,
+      document: { ...doc, file_name: 'fees.md', mime_type: 'text/markdown' },
+    });
+    await f.tg.waitFor('sendMessage', 2);
+
+    // Only the largest size of the photo is downloaded.
+    expect(f.tg.callsOf('getFile').map((c) => c.params.file_id)).toEqual([
+      large.file_id,
+      doc.file_id,
+    ]);
+    const owners = ownerThread(f)!.messages.filter((m) => m.from === 'ann');
+    expect(owners).toHaveLength(2);
+    expect(owners[0]!.body).toMatch(/^the view from the office\n/);
+    const [photoInfo] = owners[0]!.attachments!;
+    expect(photoInfo).toMatchObject({ media_type: 'image/jpeg', size: photo.length });
+    expect(f.host.brain.messages.attachmentBytes(photoInfo!.sha256).equals(photo)).toBe(true);
+    const [docInfo] = owners[1]!.attachments!;
+    expect(docInfo).toMatchObject({ name: 'fees.md', size: report.length });
+    expect(f.host.brain.messages.attachmentBytes(docInfo!.sha256).equals(report)).toBe(true);
+
+    // The model is told what came, and the document's words come as data.
+    const first = JSON.stringify(f.model.requests[0]!.body.messages);
+    expect(first).toContain('photo-');
+    expect(first).toContain('image/jpeg');
+    const second = JSON.stringify(f.model.requests[1]!.body.messages.at(-1));
+    expect(second).toContain('fees.md (text/markdown');
+    expect(second).toContain('<untrusted source=\\"telegram:file\\">');
+    expect(second).toContain('The clearing fee doubled in August.');
+    // Found by the words inside the document.
+    const hits = f.host.brain.search.search({ query: 'clearing fee doubled', types: ['message'] });
+    expect(hits.hits.map((h) => h.id)).toContain(owners[1]!.id);
+  });
+
+  it('refuses a file over the limit by the size Telegram reports: a reply, and nothing fetched or kept', async () => {
+    f = await telegramFixture();
+    const huge = f.tg.addFile(Buffer.from('not really 20 MB'), { size: 20 * 1024 * 1024 });
+    f.tg.message(OWNER_ID, '', {
+      text: undefined,
+      caption: 'the full dump',
+      document: { ...huge, file_name: 'dump.bin' },
+    });
+    await f.tg.waitFor('sendMessage', 1);
+    expect(sentTexts(f.tg)[0]).toMatch(
+      /^dump\.bin is 20\.0 MiB; I can take files up to 10\.0 MiB\. Nothing was kept/,
+    );
+    expect(f.tg.callsOf('getFile')).toHaveLength(0);
+    expect(f.tg.callsOf('download')).toHaveLength(0);
+    expect(ownerThread(f)?.messages ?? []).toHaveLength(0);
+    expect(existsSync(attachmentsFolder(f.t.path))).toBe(false);
+    expect(f.model.requests).toHaveLength(0);
+  });
+});
