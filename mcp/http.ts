@@ -36,6 +36,8 @@ export interface HttpOptions {
   embedder?: () => Embedder | undefined;
   /** Folders whose files send_message may attach by path. */
   attachRoots?: readonly string[];
+  /** The owner's time zone, in which a query's time words are read; undefined: the system's. */
+  timeZone?: string | undefined;
 }
 
 export interface RunningHttpServer {
@@ -123,6 +125,7 @@ export async function serveHttp(brain: Brain, options: HttpOptions): Promise<Run
       log,
       embedder: options.embedder,
       attachRoots: options.attachRoots,
+      timeZone: options.timeZone,
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);

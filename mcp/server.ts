@@ -45,6 +45,8 @@ export interface CreateMcpServerOptions {
   embedder?: () => Embedder | undefined;
   /** Folders whose files send_message may attach by path (BRAIN_ATTACH_ROOTS); none by default. */
   attachRoots?: readonly string[];
+  /** The owner's time zone, in which a query's time words are read; undefined: the system's. */
+  timeZone?: string | undefined;
 }
 
 const INSTRUCTIONS = `The brain: messages between agents in threads, plus shared memory (stm, atoms) that points back to the messages it came from. You act as one agent; tools never take your name. Check poll_inbox, then read_inbox; reply with send_message (reply_to); record what matters with remember or create_atom and source_message_id; search before asking.`;
@@ -65,6 +67,7 @@ export function createMcpServer(brain: Brain, options: CreateMcpServerOptions): 
     caller: options.agent,
     embedder: options.embedder ?? (() => undefined),
     attachRoots: options.attachRoots ?? [],
+    timeZone: options.timeZone,
     agent() {
       if (!touched) {
         brain.touchAgent(options.agent);

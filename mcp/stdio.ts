@@ -12,6 +12,8 @@ export interface StdioOptions {
   embedder?: () => Embedder | undefined;
   /** Folders whose files send_message may attach by path. */
   attachRoots?: readonly string[];
+  /** The owner's time zone, in which a query's time words are read; undefined: the system's. */
+  timeZone?: string | undefined;
   stdin?: Readable;
   stdout?: Writable;
 }
@@ -33,6 +35,7 @@ export async function serveStdio(brain: Brain, options: StdioOptions): Promise<R
     log: options.log,
     embedder: options.embedder,
     attachRoots: options.attachRoots,
+    timeZone: options.timeZone,
   });
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   transport.onerror = (err) => options.log.warn(`stdio: ${err.message}`);

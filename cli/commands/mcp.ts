@@ -46,6 +46,7 @@ export function registerMcp(program: Command, globals: Globals): void {
           ],
           embedder: embedding.get,
           attachRoots: config.attachRoots,
+          timeZone: config.timeZone,
         });
         await untilStopped(running.closed, () => running.close());
       });
@@ -114,6 +115,7 @@ export function registerMcp(program: Command, globals: Globals): void {
           ],
           embedder: embedding.get,
           attachRoots: config.attachRoots,
+          timeZone: config.timeZone,
         });
         const who = tokens
           ? `agents by token: ${tokens.table.agents().join(', ')}`

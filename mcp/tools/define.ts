@@ -27,6 +27,8 @@ export interface ToolContext {
   embedder(): Embedder | undefined;
   /** Folders whose files send_message may attach by path; empty: paths are refused. */
   attachRoots: readonly string[];
+  /** The owner's time zone, in which a query's time words are read; undefined: the system's. */
+  timeZone?: string | undefined;
 }
 
 /** A tool's answer: structured content for programs, a compact text rendering for the model. */

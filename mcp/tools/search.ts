@@ -9,7 +9,7 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
   defineTool(server, ctx, 'search', {
     title: 'Search',
     description:
-      'Search messages, memories (stm) and atoms by words and meaning. Each hit has its time and thread.',
+      'Search messages, memories (stm) and atoms by words and meaning. Each hit has its time and thread. A time in the query ("last Tuesday", "since the 3rd") filters by time unless since/until are given; the answer says how it was read.',
     // Leaving a thread out is for a session's own context, not a tool's caller.
     input: omit(searchInput, ['exclude_thread']),
     output: z.looseObject({
@@ -20,7 +20,10 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     async run(args) {
       // Until the background has an embedder (or with none), this answers by words alone.
-      const result = await ctx.brain.search.searchHybrid(args, { embedder: ctx.embedder() });
+      const result = await ctx.brain.search.searchHybrid(args, {
+        embedder: ctx.embedder(),
+        timeWords: { timeZone: ctx.timeZone },
+      });
       const lines = result.hits.length ? result.hits.map(hitText) : ['no hits'];
       return { data: result, text: [...lines, ...result.notices, ...byText(result)].join('\n') };
     },
