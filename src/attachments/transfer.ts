@@ -4,6 +4,7 @@ import { BrainError } from '../errors.js';
 import { attachmentBytes, INLINE_MAX_BYTES, type PreparedAttachment } from './store.js';
 import { MAX_INDEXED_TEXT_CHARS } from './extract.js';
 import { storeFile } from './files.js';
+import { sniffMediaType } from './sniff.js';
 
 /** A file as an export carries it: its record and its bytes in base64. */
 export interface ExportedAttachment {
@@ -89,7 +90,8 @@ export function importedAttachments(
     return {
       name: f.name,
       declared_type: f.declared_type,
-      media_type: f.media_type,
+      // Sniffed again from the bytes: the file's claim is never what the brain serves it as.
+      media_type: sniffMediaType(data, f.name),
       size: f.size,
       sha256,
       // The file's text as an export gives it, held to what a send would index.

@@ -211,6 +211,11 @@ describe('attachments', () => {
         bad.messages[0].attachments[1].data = Buffer.from('tampered').toString('base64');
         expect(() => third.brain.transfer.import(bad)).toThrow(/do not match its sha256/);
         expect(count(third.path, `SELECT count(*) AS n FROM messages`)).toBe(0);
+        // A type the export claims is not taken: the bytes are sniffed again.
+        const lying = JSON.parse(JSON.stringify(doc));
+        lying.messages[0].attachments[1].media_type = 'image/png';
+        third.brain.transfer.import(lying);
+        expect(third.brain.messages.getAttachment(files[1]!.sha256)?.media_type).toBe('text/plain');
       } finally {
         third.cleanup();
       }
