@@ -18,6 +18,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSessionCache, primeSession } from '../agent/compaction.js';
 import { runTurn, type TurnConfig } from '../agent/loop.js';
+import { createUserFile } from '../agent/profile.js';
+import { createSkillCatalog } from '../agent/skills/catalog.js';
 import type { ModelPool, ModelResponse } from '../agent/models/types.js';
 import { saveMemoryTool } from '../agent/tools/save-memory.js';
 import { createSearchMemoryTool } from '../agent/tools/search-memory.js';
@@ -157,6 +159,8 @@ brain.batch(() => {
 const tools: Tool[] = [saveMemoryTool as Tool, createSearchMemoryTool() as Tool];
 // As `brain chat` runs: one cache for the process, so a turn reads only the messages new since the last.
 const cache = createSessionCache();
+const skills = createSkillCatalog(scratch);
+const userFile = createUserFile();
 // As `brain chat` does while the user types its first line: the search warmed (the first time in
 // a brain, its census too), the session's context read and built.
 const warmed = process.hrtime.bigint();
@@ -186,6 +190,9 @@ for (let i = 0; i < turns; i++) {
     io: { onText: () => {} },
     source: 'bench',
     cache,
+    // As createAssistant wires them: a workspace without skills/ or USER.md costs two stats.
+    skills,
+    userFile,
   });
   times.push(Number(process.hrtime.bigint() - started) / 1e6);
 }
