@@ -13,7 +13,7 @@ import {
 } from '../output.js';
 import { list, withBrain, type CommandContext, type GlobalOptions } from '../run.js';
 import { formatAtomLine, formatStm } from './knowledge.js';
-import { createEmbedder } from '../../src/index.js';
+import { createEmbedder, readTimeBound } from '../../src/index.js';
 
 type Globals = () => GlobalOptions;
 
@@ -26,8 +26,11 @@ export function registerSearch(program: Command, globals: Globals): void {
     .allowUnknownOption()
     .option('--types <list>', 'comma-separated: message, stm, atom')
     .option('--limit <n>', 'at most this many hits', '20')
-    .option('--since <date>', 'only from this date/time on (ISO 8601)')
-    .option('--until <date>', 'only up to this date/time (a bare date includes the day)')
+    .option('--since <date>', 'only from this date/time on (ISO 8601, or e.g. "last Tuesday")')
+    .option(
+      '--until <date>',
+      'only up to this date/time (a bare date or "yesterday" includes the day)',
+    )
     .option('--thread <id>', 'only in this thread')
     .option('--from <agent>', 'only by this agent')
     .option('--explain', 'show which retriever found each hit, and its score parts')
@@ -44,7 +47,12 @@ export function registerSearch(program: Command, globals: Globals): void {
       };
       return withBrain(
         globals(),
-        (ctx) => answer(ctx, opts, (options) => ctx.brain.search.searchHybrid(input, options)),
+        async (ctx) => {
+          const when = { now: new Date(), timeZone: ctx.config.timeZone };
+          if (input.since) input.since = await readTimeBound('since', input.since, when);
+          if (input.until) input.until = await readTimeBound('until', input.until, when);
+          return answer(ctx, opts, (options) => ctx.brain.search.searchHybrid(input, options));
+        },
         ['search'],
       );
     });
@@ -53,27 +61,40 @@ export function registerSearch(program: Command, globals: Globals): void {
     .command('recent')
     .description('everything of the last N hours, newest first')
     .option('--hours <n>', 'how far back', '24')
+    .option('--since <when>', 'from then on instead (ISO 8601, or e.g. "last Tuesday")')
+    .option('--until <when>', 'up to then (a bare date or "yesterday" includes the day)')
     .option('--types <list>', 'comma-separated: message, stm, atom')
     .option('--limit <n>', 'at most this many', '50')
-    .action((opts: { hours: string; types?: string; limit: string }) =>
-      withBrain(globals(), ({ brain, json }) => {
-        const items = brain.search.recent({
-          hours: opts.hours,
-          types: list(opts.types) as ['message'] | undefined,
-          limit: opts.limit,
-        });
-        if (json) return printJson({ items });
-        if (items.length === 0) return println(`nothing in the last ${opts.hours} hours`);
-        for (const item of items) {
-          if (item.type === 'message') println(formatMessage(item.record));
-          else if (item.type === 'stm')
-            println(`${dim(shortTime(item.time))} ${bold('memory')} ${formatStm(item.record)}`);
-          else
-            println(
-              `${dim(shortTime(item.time))} ${bold('atom')} ${cyan(item.id)} ${formatAtomLine(item.record)}`,
+    .action(
+      (opts: { hours: string; since?: string; until?: string; types?: string; limit: string }) =>
+        withBrain(globals(), async ({ brain, json, config }) => {
+          const when = { now: new Date(), timeZone: config.timeZone };
+          const since = opts.since && (await readTimeBound('since', opts.since, when));
+          const until = opts.until && (await readTimeBound('until', opts.until, when));
+          const items = brain.search.recent({
+            hours: opts.hours,
+            types: list(opts.types) as ['message'] | undefined,
+            limit: opts.limit,
+            ...(since ? { since } : {}),
+            ...(until ? { until } : {}),
+          });
+          if (json)
+            return printJson({ items, ...(since ? { since } : {}), ...(until ? { until } : {}) });
+          if (since || until) note(`from ${since ?? 'the start'} until ${until ?? 'now'}`);
+          if (items.length === 0)
+            return println(
+              since || until ? 'nothing then' : `nothing in the last ${opts.hours} hours`,
             );
-        }
-      }),
+          for (const item of items) {
+            if (item.type === 'message') println(formatMessage(item.record));
+            else if (item.type === 'stm')
+              println(`${dim(shortTime(item.time))} ${bold('memory')} ${formatStm(item.record)}`);
+            else
+              println(
+                `${dim(shortTime(item.time))} ${bold('atom')} ${cyan(item.id)} ${formatAtomLine(item.record)}`,
+              );
+          }
+        }),
     );
 }
 

@@ -46,5 +46,8 @@ export const recentInput = object({
     .default([...SEARCH_TYPES])
     .describe('What to list'),
   limit: count(1, 1000).default(50).describe('At most this many'),
+  /** A window instead of the last hours: from since (inclusive) to until (exclusive). */
+  since: isoTime().optional().describe('ISO 8601 date or time; instead of hours'),
+  until: isoTime({ wholeDay: true }).optional().describe('ISO 8601 date or time'),
 });
 export type RecentInput = InputOf<typeof recentInput>;

@@ -3,6 +3,7 @@
 // look at the query finds a word that can start a time expression, so a search without one never
 // loads it.
 import type * as Chrono from 'chrono-node';
+import { BrainError } from '../errors.js';
 
 /** What a query's time words were read as: the filter, the rest of the query, and how it read. */
 export interface TimeReading {
@@ -272,4 +273,25 @@ function isTime(r: Chrono.ParsedResult, query: string): boolean {
   const typed = query.slice(r.index, r.index + r.text.length);
   if (/^[A-Z]/.test(typed)) return true;
   return /\bin\s+$/i.test(query.slice(0, r.index));
+}
+
+/**
+ * A `since` or `until` as typed: an ISO 8601 date or time passes as it is (the input's check reads
+ * it), anything else must be a time expression and nothing else ("last Tuesday", "2 weeks ago"),
+ * read as the start (since) or the end (until) of what it names.
+ */
+export async function readTimeBound(
+  field: 'since' | 'until',
+  value: string,
+  options: ReadTimeOptions,
+): Promise<string> {
+  if (/^\d{4}-\d{2}-\d{2}/.test(value.trim())) return value.trim();
+  const r = await readTime(value, options);
+  const bound = field === 'since' ? r?.since : (r?.until ?? r?.since);
+  if (!r || r.query !== '' || bound === undefined)
+    throw new BrainError(
+      'INVALID_INPUT',
+      `${field}: must be an ISO 8601 date or time, or a time such as "last Tuesday" or "2 weeks ago"`,
+    );
+  return bound;
 }

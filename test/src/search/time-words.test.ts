@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mayHaveTime, readTime } from '../../../src/search/time-words.js';
-import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
+import { mayHaveTime, readTime, readTimeBound } from '../../../src/search/time-words.js';
+import { fixedClock, tempBrain, tempDir, type TempBrain } from '../../helpers.js';
+import { runCliInProcess } from '../../cli-in-process.js';
 
 const PARIS = 'Europe/Paris';
 // Monday 2026-11-30, 11:00 in Paris.
@@ -165,5 +166,44 @@ describe('search with a time expression', () => {
     const exhaustive = all.hits.filter((h) => h.time >= since).slice(0, 5);
     expect(timed.hits.map((h) => h.id)).toEqual(exhaustive.map((h) => h.id));
     expect(timed.hits.length).toBe(5);
+  });
+});
+
+describe('since and until as typed', () => {
+  const when = { now: MONDAY, timeZone: PARIS };
+  it('reads an expression as the start or the end of what it names, and passes ISO dates', async () => {
+    expect(await readTimeBound('since', 'last Tuesday', when)).toBe('2026-11-23T23:00:00.000Z');
+    expect(await readTimeBound('until', 'yesterday', when)).toBe('2026-11-29T23:00:00.000Z');
+    expect(await readTimeBound('until', '2026-11-03', when)).toBe('2026-11-03');
+  });
+
+  it('names the field when it is neither', async () => {
+    await expect(readTimeBound('until', 'whenever', when)).rejects.toThrow(
+      /^until: must be an ISO 8601 date or time, or a time such as/,
+    );
+    await expect(readTimeBound('since', 'fees last Tuesday', when)).rejects.toThrow(/^since: /);
+  });
+
+  it('brain recent --since/--until lists that window; bad input exits 2 naming the flag', async () => {
+    const d = tempDir();
+    try {
+      const env = { BRAIN_DB: `${d.dir}/brain.db`, BRAIN_TIME_ZONE: PARIS };
+      const send = await runCliInProcess(
+        ['--agent', 'a', 'send', '--to', 'b', '--body', 'now'],
+        env,
+      );
+      expect(send.code).toBe(0);
+      const within = await runCliInProcess(['recent', '--since', 'yesterday', '--json'], env);
+      expect(within.code).toBe(0);
+      expect(JSON.parse(within.stdout).items).toHaveLength(1);
+      const before = await runCliInProcess(['recent', '--until', '2 weeks ago', '--json'], env);
+      expect(JSON.parse(before.stdout).items).toHaveLength(0);
+      const bad = await runCliInProcess(['recent', '--since', 'whenever'], env);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/since: must be an ISO 8601 date or time/);
+      expect(bad.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      d.cleanup();
+    }
   });
 });
