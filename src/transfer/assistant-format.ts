@@ -207,6 +207,22 @@ export const TABLES: Record<string, { kind: 'exported' | 'derived' | 'process'; 
   embed_cursor: { kind: 'derived', why: 'the embedding queue, as above' },
   vec_index: { kind: 'derived', why: 'the vector index over embeddings' },
   leases: { kind: 'process', why: 'which process of this machine runs a turn now' },
+  delegated_tasks: {
+    kind: 'process',
+    why: "the assistant's sub-turns: their answers went to their callers or the owner, and their sessions' threads are exported",
+  },
+  webhook_marks: {
+    kind: 'process',
+    why: "how far each hook has read: a brain's hooks start at its newest rows, so an import posts no old events",
+  },
+  webhook_deliveries: {
+    kind: 'process',
+    why: 'what this brain posted to its hooks, and what is waiting to be retried there',
+  },
+  thread_closures: {
+    kind: 'process',
+    why: "when threads were closed, read by this brain's hooks (the threads' status is exported)",
+  },
 };
 
 /** The entry of TABLES for a table, its FTS5 and vec0 shadow tables included. */
