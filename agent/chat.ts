@@ -116,6 +116,11 @@ export async function runRepl(options: {
               },
               onToolCall: (name) => note(`  [${name}]`),
               onRestart: () => note('(the answer starts over)'),
+              // The owner is at this machine: the file is where it is, and the brain keeps a copy.
+              sendFile: async (file) =>
+                note(
+                  `  📎 ${terminalText(file.path)} (${file.mediaType}, ${file.data.length} bytes)`,
+                ),
               ...(terminal
                 ? {
                     askApproval: (request: ApprovalRequest) => {

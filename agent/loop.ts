@@ -1,4 +1,10 @@
-import { BrainError, type Brain, type Clock, type Embedder } from '../src/index.js';
+import {
+  BrainError,
+  type Brain,
+  type Clock,
+  type Embedder,
+  type PreparedAttachment,
+} from '../src/index.js';
 import { loadContext, type CompactionSettings, type SessionCache } from './compaction.js';
 import { saidAgain, type Round } from './history.js';
 import { acquireTurnLease } from './lease.js';
@@ -38,7 +44,13 @@ import {
 import { runToolCall, toolSchemas } from './tools/registry.js';
 import { noteSideEffect, noteSideEffectFinished } from './turn-effects.js';
 import { untrusted } from './untrusted.js';
-import type { SubTurnRequest, SubTurnResult, Tool, ToolContext } from './tools/types.js';
+import type {
+  OutgoingFile,
+  SubTurnRequest,
+  SubTurnResult,
+  Tool,
+  ToolContext,
+} from './tools/types.js';
 
 /** How a turn talks to whoever asked: streamed text, tool calls as they start, and approvals. */
 export interface TurnIo {
@@ -51,6 +63,8 @@ export interface TurnIo {
    * answer, so an ask is denied. Its signal aborts when the answer is no longer wanted.
    */
   askApproval?(request: ApprovalRequest): Promise<ApprovalAnswer>;
+  /** Send a file to whoever the turn answers (send_file); absent where the channel cannot. */
+  sendFile?(file: OutgoingFile): Promise<void>;
 }
 
 /** What the loop reads of the assistant's config. */
@@ -210,6 +224,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       message: user.id,
       source: options.source,
     });
+    /** Files sent in this turn: kept with its reply. */
+    const sentFiles: PreparedAttachment[] = [];
     const ctx: ToolContext = {
       brain,
       agent: config.agent,
@@ -225,6 +241,17 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       depth: delegated?.depth ?? 0,
       turnTools: () => toolsOf(options).map((t) => t.name),
       subTurn: (request) => runSubTurn(options, trust, (delegated?.depth ?? 0) + 1, request),
+      ...(io.sendFile
+        ? {
+            sendFile: async ({
+              prepared,
+              ...file
+            }: OutgoingFile & { prepared: PreparedAttachment }) => {
+              await io.sendFile!(file);
+              sentFiles.push(prepared);
+            },
+          }
+        : {}),
     };
     const skills = options.skills && (await options.skills.current());
     const system = options.systemPrompt
@@ -432,28 +459,31 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     const sent = brain.batch(() => {
       if (lastUsage) brain.assistant.recordUsage(lastUsage);
       brain.messages.markRead({ message_id: user.id, agent: config.agent });
-      return brain.messages.send({
-        from: config.agent,
-        to: from,
-        thread: session.thread_id,
-        reply_to: user.id,
-        body,
-        metadata: {
-          assistant: {
-            rounds,
-            model: last?.model ?? null,
-            endpoint: last?.endpoint ?? null,
-            usage,
-            stop_reason: stop,
-            /** What the last call's context cost: how compaction estimates the next turn's. */
-            context_tokens: last ? contextTokens(last.usage) : null,
-            ...(cancelled ? { cancelled: true } : {}),
-            ...(driver === 'owner' ? {} : { driver }),
-            ...(trust.sources.length > 0 ? { taint: trust.sources } : {}),
-            ...(failedText ? { error: failedText } : {}),
+      return brain.messages.send(
+        {
+          from: config.agent,
+          to: from,
+          thread: session.thread_id,
+          reply_to: user.id,
+          body,
+          metadata: {
+            assistant: {
+              rounds,
+              model: last?.model ?? null,
+              endpoint: last?.endpoint ?? null,
+              usage,
+              stop_reason: stop,
+              /** What the last call's context cost: how compaction estimates the next turn's. */
+              context_tokens: last ? contextTokens(last.usage) : null,
+              ...(cancelled ? { cancelled: true } : {}),
+              ...(driver === 'owner' ? {} : { driver }),
+              ...(trust.sources.length > 0 ? { taint: trust.sources } : {}),
+              ...(failedText ? { error: failedText } : {}),
+            },
           },
         },
-      });
+        sentFiles,
+      );
     });
     log('info', 'turn.end', {
       session: options.session,

@@ -91,6 +91,8 @@ const BUILT_IN: Record<string, Reach> = {
   read_inbox: { egress: 'never', ownerData: true, foreignOutput: true },
   save_memory: own(),
   send_message: { egress: 'always', ownerData: false, foreignOutput: false },
+  // A file of the owner's, out of the machine to the owner's own chat.
+  send_file: { egress: 'always', ownerData: true, foreignOutput: false },
   set_reminder: own(),
   cancel_reminder: own(),
   list_reminders: own(),

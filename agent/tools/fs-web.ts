@@ -1,6 +1,7 @@
 import { createListFilesTool } from './list-files.js';
 import { createReadFileTool } from './read-file.js';
 import { readInboxTool } from './read-inbox.js';
+import { createSendFileTool } from './send-file.js';
 import { sendMessageTool } from './send-message.js';
 import type { Tool } from './types.js';
 import type { ToolsConfig } from './web-config.js';
@@ -10,7 +11,7 @@ import { createWriteFileTool } from './write-file.js';
 
 /**
  * The file, web and messaging tools for a config. `readOnly` tools only read (files in the roots,
- * the web, the inbox); write_file and send_message act, and need the permission policy before a
+ * the web, the inbox); write_file, send_message and send_file act, and need the permission policy before a
  * channel offers them unasked.
  */
 export function fsWebTools(
@@ -28,5 +29,6 @@ export function fsWebTools(
     }),
     readInboxTool,
     sendMessageTool,
+    createSendFileTool({ roots: config.roots }),
   ] as Tool[];
 }

@@ -1,4 +1,4 @@
-import type { Brain, Clock } from '../../src/index.js';
+import type { Brain, Clock, PreparedAttachment } from '../../src/index.js';
 import type { z } from 'zod';
 import type { TokenUsage } from '../models/types.js';
 
@@ -33,8 +33,24 @@ export interface ToolContext {
   depth?: number;
   /** The names of the tools the turn may use now: what a sub-turn's tools are chosen from. */
   turnTools?: () => readonly string[];
+  /**
+   * Sends a file to whoever the turn answers, on its channel, and keeps it with the turn's reply
+   * (`prepared`: made ready by `brain.messages.attach`); absent where the turn's channel cannot.
+   */
+  sendFile?: (file: OutgoingFile & { prepared: PreparedAttachment }) => Promise<void>;
   /** Runs a sub-turn that can do no more than this turn (agent/loop.ts); delegate_task decides when. */
   subTurn?: (request: SubTurnRequest) => Promise<SubTurnResult>;
+}
+
+/** A file the assistant sends in a chat (send_file). */
+export interface OutgoingFile {
+  name: string;
+  /** Where it is on this machine (its real path). */
+  path: string;
+  data: Buffer;
+  /** As the brain sniffed it from the bytes. */
+  mediaType: string;
+  caption?: string | undefined;
 }
 
 /** A sub-turn asked of the loop: in its own session, with some of the calling turn's tools. */

@@ -307,20 +307,38 @@ async function readRaw(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The call's parameters; a multipart upload's file parts become `SentFile`s. */
+/**
+ * The call's parameters; a multipart upload's file parts become `SentFile`s. Parsed by hand:
+ * grammY writes `filename=f.csv` unquoted, which undici's FormData parser refuses.
+ */
 async function paramsOf(req: IncomingMessage, raw: Buffer): Promise<Record<string, unknown>> {
   const type = req.headers['content-type'] ?? '';
-  if (!type.includes('multipart/form-data')) return parseParams(req, raw.toString('utf8'));
-  const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(type);
+  if (!type.includes('multipart/form-data') || !boundary)
+    return parseParams(req, raw.toString('utf8'));
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]!.trim()}`);
   const params: Record<string, unknown> = {};
-  for (const [key, value] of form.entries()) {
-    if (typeof value === 'string') params[key] = value;
-    else
-      params[key] = {
-        name: value.name,
-        type: value.type,
-        bytes: Buffer.from(await value.arrayBuffer()),
+  let at = raw.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (raw.subarray(start, start + 2).toString() === '--') break;
+    const next = raw.indexOf(delimiter, start);
+    if (next < 0) break;
+    // Each part: CRLF, headers, a blank line, the content, CRLF before the next delimiter.
+    const part = raw.subarray(start + 2, next - 2);
+    const split = part.indexOf('\r\n\r\n');
+    const headers = part.subarray(0, split).toString('utf8');
+    const content = part.subarray(split + 4);
+    const name = /name="([^"]*)"/i.exec(headers)?.[1] ?? '';
+    const filename = /filename=(?:"([^"]*)"|([^;\r\n]+))/i.exec(headers);
+    if (filename)
+      params[name] = {
+        name: filename[1] ?? filename[2]!.trim(),
+        type: /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1]?.trim() ?? '',
+        bytes: Buffer.from(content),
       } satisfies SentFile;
+    else params[name] = content.toString('utf8');
+    at = next;
   }
   return params;
 }

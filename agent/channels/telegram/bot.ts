@@ -1,5 +1,5 @@
 import { autoRetry } from '@grammyjs/auto-retry';
-import { Api, Bot, GrammyError, type Context } from 'grammy';
+import { Api, Bot, GrammyError, InputFile, type Context } from 'grammy';
 import type { Message, UserFromGetMe } from 'grammy/types';
 import type { AssistantConfig } from '../../config.js';
 import type { Log } from '../../log.js';
@@ -43,6 +43,9 @@ export interface TelegramChannelOptions {
 
 const NOT_TEXT =
   'I can read text, photos, documents, voice notes and audio files, not this kind of message (a sticker, a video, a location…). Send me your question as text; /new starts afresh, /stop stops me, /status says what I am doing.';
+
+/** Sent as photos (Telegram shows them inline, recompressed); any other file as a document. */
+const PHOTO_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
 
 export function createTelegramChannel(
   initial: TelegramConfig,
@@ -199,6 +202,16 @@ export function createTelegramChannel(
         io: {
           onText: (delta) => live.onText(delta),
           onRestart: () => live.onRestart(),
+          sendFile: async (file) => {
+            // The file goes below what was streamed so far: the reply moves under it.
+            live.moved();
+            const upload = new InputFile(file.data, file.name);
+            const caption = file.caption ? { caption: file.caption.slice(0, 1024) } : {};
+            await (PHOTO_TYPES.has(file.mediaType)
+              ? bot!.api.sendPhoto(chatId, upload, caption)
+              : bot!.api.sendDocument(chatId, upload, caption));
+            log('info', 'telegram.file_sent', { chat: chatId, bytes: file.data.length });
+          },
           ...(turn.asks
             ? {
                 askApproval: (request) => {

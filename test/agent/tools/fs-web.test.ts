@@ -3,7 +3,7 @@ import { fsWebTools } from '../../../agent/tools/fs-web.js';
 import { toolsConfigSchema } from '../../../agent/tools/web-config.js';
 
 describe('fsWebTools', () => {
-  it('marks the reading tools read-only and the acting ones (write_file, send_message) not', () => {
+  it('marks the reading tools read-only and the acting ones (write_file, send_message, send_file) not', () => {
     const tools = fsWebTools(toolsConfigSchema.parse({}), {});
     expect(tools.filter((t) => t.readOnly).map((t) => t.name)).toEqual([
       'read_file',
@@ -15,6 +15,7 @@ describe('fsWebTools', () => {
     expect(tools.filter((t) => !t.readOnly).map((t) => t.name)).toEqual([
       'write_file',
       'send_message',
+      'send_file',
     ]);
   });
 });

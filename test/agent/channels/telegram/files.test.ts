@@ -1,6 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../../../agent/models/types.js';
 import { attachmentsFolder } from '../../../../src/index.js';
+import type { SentFile } from '../../../fakes/telegram.js';
 import { OWNER_ID, sentTexts, telegramFixture, type TelegramFixture } from './helpers.js';
 
 /** Photos and documents sent to the bot: downloaded, kept with the owner's message, told to the model. */
@@ -60,7 +63,7 @@ describe('Files sent to the assistant on Telegram', { timeout: 30_000 }, () => {
     const first = JSON.stringify(f.model.requests[0]!.body.messages);
     expect(first).toContain('photo-');
     expect(first).toContain('image/jpeg');
-    const second = JSON.stringify(f.model.requests[1]!.body.messages.at(-1));
+    const second = JSON.stringify((f.model.requests[1]!.body.messages as unknown[]).at(-1));
     expect(second).toContain('fees.md (text/markdown');
     expect(second).toContain('<untrusted source=\\"telegram:file\\">');
     expect(second).toContain('The clearing fee doubled in August.');
@@ -86,5 +89,41 @@ describe('Files sent to the assistant on Telegram', { timeout: 30_000 }, () => {
     expect(ownerThread(f)?.messages ?? []).toHaveLength(0);
     expect(existsSync(attachmentsFolder(f.t.path))).toBe(false);
     expect(f.model.requests).toHaveLength(0);
+  });
+
+  it('send_file delivers a workspace file as a document kept with the reply; a path outside the roots sends nothing', async () => {
+    f = await telegramFixture({ file: { permissions: { tools: { send_file: 'allow' } } } });
+    const csv = Buffer.from('month,fee\nJuly,1.2\nAugust,2.4\n');
+    writeFileSync(join(f.workspace, 'fees.csv'), csv);
+    writeFileSync(join(f.t.dir, 'secret.txt'), 'not for the chat');
+    f.model.script.push(
+      { toolUses: [{ name: 'send_file', input: { path: 'fees.csv', caption: 'the fees' } }] },
+      { text: 'Sent.' },
+      { toolUses: [{ name: 'send_file', input: { path: '../secret.txt' } }] },
+      { text: 'I cannot send that one.' },
+    );
+    f.tg.message(OWNER_ID, 'send me the fee table');
+    await f.tg.waitFor('sendMessage', 1);
+    const [upload] = f.tg.callsOf('sendDocument');
+    expect(upload!.params).toMatchObject({ chat_id: String(OWNER_ID), caption: 'the fees' });
+    const sent = Object.values(upload!.params).find(
+      (v): v is SentFile => typeof v === 'object' && v !== null && 'bytes' in v,
+    )!;
+    expect(sent.name).toBe('fees.csv');
+    expect(sent.bytes.equals(csv)).toBe(true);
+    const replies = () => ownerThread(f!)!.messages.filter((m) => m.from === 'assistant');
+    expect(replies()[0]!.attachments).toMatchObject([{ name: 'fees.csv', size: csv.length }]);
+
+    f.tg.message(OWNER_ID, 'and the secret next to the workspace');
+    await f.tg.waitFor('sendMessage', 2);
+    const result = (f.model.requests[3]!.body.messages as ChatMessage[]).at(-1)!.content[0] as {
+      content: string;
+      is_error?: boolean;
+    };
+    expect(result.is_error).toBe(true);
+    expect(result.content).toMatch(/outside the allowed folders/);
+    expect(f.tg.callsOf('sendDocument')).toHaveLength(1);
+    expect(f.tg.callsOf('sendPhoto')).toHaveLength(0);
+    expect(replies()[1]!.attachments).toBeUndefined();
   });
 });
