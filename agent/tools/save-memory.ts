@@ -24,7 +24,8 @@ export const saveMemoryTool: Tool<z.output<typeof input>> = {
   run: async (args, ctx) => {
     const categories = (args.categories ?? []).map((c) => c.toLowerCase());
     const profile = categories.some(isProfile);
-    if (profile && ownWords(ctx)) {
+    const refused = profile ? notOwnWords(ctx) : undefined;
+    if (profile && refused === undefined) {
       const fact = ctx.brain.knowledge.setProfileFact({
         agent: ctx.agent,
         content: args.content,
@@ -47,7 +48,7 @@ export const saveMemoryTool: Tool<z.output<typeof input>> = {
     });
     return {
       content: profile
-        ? `saved ${stm.id}, not in the owner's profile: only what the owner says in their own turn goes there`
+        ? `saved ${stm.id}, not in the owner's profile: ${refused}; only the owner's own words in a turn with nothing else go there`
         : `saved ${stm.id}`,
     };
   },
@@ -56,11 +57,17 @@ export const saveMemoryTool: Tool<z.output<typeof input>> = {
 const isProfile = (c: string) => c === PROFILE_CATEGORY || c.startsWith(`${PROFILE_CATEGORY}:`);
 
 /**
- * Whether what the turn knows is the owner's own words: the owner drives it and it has taken in
- * nothing from anyone else. A stranger in a group, another agent, a forwarded message or a web
- * page saying who the owner is does not make the owner's profile.
+ * Why what the turn knows may not be the owner's own words, or undefined when it is: the owner
+ * drives it, nobody delegated it and it has taken in nothing from anyone else. A stranger in a
+ * group, another agent, a forwarded message or a web page saying who the owner is does not make
+ * the owner's profile.
  */
-function ownWords(ctx: ToolContext): boolean {
+function notOwnWords(ctx: ToolContext): string | undefined {
+  if (ctx.driver !== 'owner') return `this turn is not the owner's (${ctx.driver ?? 'unknown'})`;
   // A delegated sub-turn's input is the model's words, not the owner's.
-  return ctx.driver === 'owner' && (ctx.depth ?? 0) === 0 && (ctx.taint?.() ?? []).length === 0;
+  if ((ctx.depth ?? 0) > 0) return 'this is a delegated task';
+  const taint = ctx.taint?.() ?? [];
+  if (taint.length > 0)
+    return `this turn has taken in text the owner did not write (${taint.slice(0, 3).join(', ')})`;
+  return undefined;
 }

@@ -137,6 +137,12 @@ describe("the owner's profile", () => {
     ]);
     for (const m of saved) expect(m.categories).not.toContain('profile');
     const reply = fake.requests[1]!.body.messages as Array<{ content: unknown }>;
-    expect(JSON.stringify(reply.at(-1))).toContain("not in the owner's profile");
+    expect(JSON.stringify(reply.at(-1))).toContain(
+      "not in the owner's profile: this turn is not the owner's (contact)",
+    );
+    const forwarded = fake.requests[3]!.body.messages as Array<{ content: unknown }>;
+    expect(JSON.stringify(forwarded.at(-1))).toContain(
+      'this turn has taken in text the owner did not write (forward',
+    );
   });
 });
