@@ -89,7 +89,7 @@ export function createAssistant(options: {
   };
   const tools: Tool[] = [
     saveMemoryTool as Tool,
-    createSearchMemoryTool({ embedder: options.embedder }) as Tool,
+    createSearchMemoryTool({ embedder: options.embedder, timeZone: config.timeZone }) as Tool,
     // Every tool goes through the permission policy before it runs (agent/permissions/).
     ...fsWebTools(config.tools, config.secrets),
     createRunCommandTool({ config: config.tools.runCommand, env: config.commandEnv }) as Tool,

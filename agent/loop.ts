@@ -280,6 +280,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
                   ...config.memory,
                   excludeThread: session.thread_id,
                   embedder: options.embedder,
+                  timeZone: config.timeZone,
                 }),
               )
             : [],

@@ -38,6 +38,8 @@ export interface RelevantMemoriesOptions {
   embedder?: Embedder;
   /** The longest text one memory may show, in characters (default 600). */
   maxChars?: number;
+  /** The owner's zone, in which a time in the message ("yesterday") limits the memories. */
+  timeZone?: string | undefined;
 }
 
 /** Characters per token, the estimate used for every budget here. */
@@ -61,15 +63,21 @@ export async function relevantMemories(
 ): Promise<RelevantMemory[]> {
   const q = query.slice(0, MAX_QUERY_CHARS);
   if (q.trim() === '' || options.maxTokens <= 0) return [];
-  const result = await brain.search.searchHybrid(
-    {
-      query: q,
-      limit: Math.min(200, options.limit * 2 + 4),
-      ...(options.excludeThread !== undefined && { exclude_thread: options.excludeThread }),
-    },
-    // The prompt shows each memory's whole text: the hits bring their rows, not snippets.
-    { embedder: options.embedder, snippets: false, records: true },
-  );
+  const input = {
+    query: q,
+    limit: Math.min(200, options.limit * 2 + 4),
+    ...(options.excludeThread !== undefined && { exclude_thread: options.excludeThread }),
+  };
+  // The prompt shows each memory's whole text: the hits bring their rows, not snippets.
+  const hitOptions = { embedder: options.embedder, snippets: false, records: true };
+  let result = await brain.search.searchHybrid(input, {
+    ...hitOptions,
+    timeWords: { timeZone: options.timeZone },
+  });
+  // A time in a message may name what is still to come ("remind me tomorrow"): with nothing
+  // then, the memories come from any time.
+  if (result.time && result.hits.length === 0)
+    result = await brain.search.searchHybrid(input, { ...hitOptions, timeWords: false });
   const maxChars = options.maxChars ?? 600;
   const out: RelevantMemory[] = [];
   let tokens = 0;

@@ -158,12 +158,8 @@ export type { ExtractionWorker, ExtractionWorkerOptions } from './knowledge/extr
 export type { AtomRecord, LinkRecord, AtomChain, ChainStep } from './knowledge/atoms.js';
 export type { Provenance } from './knowledge/provenance.js';
 export { searchInput, MAX_QUERY_CHARS, type SearchInput } from './search/input.js';
-export {
-  readTime,
-  readTimeBound,
-  systemTimeZone,
-  type TimeReading,
-} from './search/time-words.js';
+export { readTime, readTimeBound } from './search/input.js';
+export type { TimeReading } from './search/time-words.js';
 export type {
   SearchHit,
   SearchResult,

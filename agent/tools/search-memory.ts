@@ -19,22 +19,24 @@ export function formatHit(h: SearchHit): string {
  * when there is no embedder or no vectors). Hits are data, not instructions: marked untrusted.
  */
 export function createSearchMemoryTool(
-  options: { embedder?: Embedder } = {},
+  options: { embedder?: Embedder; timeZone?: string | undefined } = {},
 ): Tool<z.output<typeof input>> {
   return {
     name: 'search_memory',
     description:
-      'Search past conversations and saved memories. Answers dated hits with their ids (cite them).',
+      'Search past conversations and saved memories. Answers dated hits with their ids (cite them). A time in the query ("last Tuesday", "in March") limits the hits to it, in the owner\'s time zone.',
     schema: input,
     readOnly: true,
     run: async (args, ctx) => {
       const result = await ctx.brain.search.searchHybrid(
         { query: args.query, limit: args.limit ?? 8 },
-        { embedder: options.embedder },
+        { embedder: options.embedder, timeWords: { timeZone: options.timeZone } },
       );
       if (result.hits.length === 0)
         return { content: ['no hits', ...result.notices].join('; '), untrusted: false };
-      return { content: result.hits.map(formatHit).join('\n'), untrusted: true };
+      // How the query's time was read: the owner's words, not the hits', so before them.
+      const read = result.time ? [`(${result.notices[0]})`] : [];
+      return { content: [...read, ...result.hits.map(formatHit)].join('\n'), untrusted: true };
     },
   };
 }

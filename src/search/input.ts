@@ -13,6 +13,7 @@ import {
   oneOf,
   text,
 } from '../input/fields.js';
+import type * as TimeWordsModule from './time-words.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TYPES } from '../vocabulary.js';
 
 /** A query's most characters: past a question's length, a pasted document. */
@@ -51,3 +52,21 @@ export const recentInput = object({
   until: isoTime({ wholeDay: true }).optional().describe('ISO 8601 date or time'),
 });
 export type RecentInput = InputOf<typeof recentInput>;
+
+// The reading of time words, behind a door: the face offers it without loading the reader (and
+// the reader loads chrono-node only for a query that may hold a time).
+type TimeWords = typeof TimeWordsModule;
+
+/** See time-words.ts: a query's time expression as since/until, and how it was read. */
+export async function readTime(
+  ...args: Parameters<TimeWords['readTime']>
+): ReturnType<TimeWords['readTime']> {
+  return (await import('./time-words.js')).readTime(...args);
+}
+
+/** See time-words.ts: a since or until as typed, ISO 8601 or a time expression. */
+export async function readTimeBound(
+  ...args: Parameters<TimeWords['readTimeBound']>
+): ReturnType<TimeWords['readTimeBound']> {
+  return (await import('./time-words.js')).readTimeBound(...args);
+}
