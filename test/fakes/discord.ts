@@ -7,7 +7,9 @@ import { createRecorder, parseJson, readBody, sendJson, serveHttp } from './http
  * the REST API (give `${apiBase}` to discord.js as `rest.api`) and the gateway (its URL is what
  * GET /gateway/bot answers, so the real discord.js connects to it by itself). It records every
  * REST call and gateway payload, dispatches MESSAGE_CREATE and INTERACTION_CREATE on demand, and
- * can refuse the intents the way Discord does (close code 4014).
+ * can refuse the intents the way Discord does (close code 4014). It keeps files as its CDN
+ * (`addFile`; GET `/attachments/<id>/<name>`, recorded like a REST call, no token needed) for
+ * messages to carry as attachments.
  */
 
 export interface RecordedCall {
@@ -17,6 +19,16 @@ export interface RecordedCall {
   query: string;
   authorization: string | undefined;
   body: Record<string, unknown> | undefined;
+}
+
+/** A message's attachment, as Discord describes it. */
+export interface FakeAttachment {
+  id: string;
+  filename: string;
+  size: number;
+  url: string;
+  proxy_url: string;
+  content_type?: string;
 }
 
 export interface FakeUser {
@@ -48,7 +60,14 @@ export interface FakeDiscord {
     mentions?: FakeUser[];
     /** The id of a message the fake holds: it becomes `referenced_message`. */
     replyTo?: string;
+    attachments?: FakeAttachment[];
   }): Record<string, unknown>;
+  /** A file on the fake's CDN: an attachment to give `dispatchMessage` (`size` as reported). */
+  addFile(
+    bytes: Buffer,
+    name: string,
+    options?: { size?: number; contentType?: string },
+  ): FakeAttachment;
   /** A message sent while no client is connected: held for REST reads, never dispatched. */
   holdMessage(message: {
     channelId: string;
@@ -77,6 +96,7 @@ function messageObject(o: {
   mentions?: FakeUser[];
   components?: unknown;
   referenced?: Record<string, unknown>;
+  attachments?: FakeAttachment[];
 }): Record<string, unknown> {
   return {
     id: o.id,
@@ -90,7 +110,7 @@ function messageObject(o: {
     mention_everyone: false,
     mentions: (o.mentions ?? []).map((u) => ({ discriminator: '0', avatar: null, ...u })),
     mention_roles: [],
-    attachments: [],
+    attachments: o.attachments ?? [],
     embeds: [],
     pinned: false,
     type: o.referenced ? 19 : 0,
@@ -158,6 +178,7 @@ export async function startFakeDiscord(
   const calls = recorder.calls;
   const received: FakeDiscord['received'] = [];
   const messages = new Map<string, Record<string, unknown>>();
+  const files = new Map<string, Buffer>();
   let sequence = 0;
   let live: WebSocket | undefined;
   let readyResolve: () => void = () => {};
@@ -215,6 +236,8 @@ export async function startFakeDiscord(
     };
     recorder.record(call);
     const json = (status: number, value: unknown) => sendJson(res, status, value);
+    const cdn = call.method === 'GET' ? files.get(path) : undefined;
+    if (cdn) return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(cdn);
     if (call.authorization !== `Bot ${token}`)
       return json(401, { message: '401: Unauthorized', code: 0 });
 
@@ -308,6 +331,19 @@ export async function startFakeDiscord(
         ...(o.guildId ? { member: { roles: [] } } : {}),
       });
       return msg;
+    },
+    addFile(bytes, name, options = {}) {
+      const id = nextId();
+      const path = `/attachments/${id}/${name}`;
+      files.set(path, bytes);
+      return {
+        id,
+        filename: name,
+        size: options.size ?? bytes.length,
+        url: `${http.url}${path}`,
+        proxy_url: `${http.url}${path}`,
+        ...(options.contentType ? { content_type: options.contentType } : {}),
+      };
     },
     holdMessage(o) {
       const msg = messageObject({ id: nextId(), ...o });

@@ -23,6 +23,8 @@ import { acceptArrival } from '../../conversation/accepted.js';
 import { arrivalTurn, type ArrivalTurn } from '../../conversation/arrival.js';
 import { createSessionModels, knownCommand, runChatCommand } from '../../conversation/commands.js';
 import { failureText, STOPPED_TEXT } from '../../conversation/replies.js';
+import { receiveFiles, withFilesNote } from '../files.js';
+import { discordFiles } from './files.js';
 import { stripMention } from './inbound.js';
 import { keepTyping, type IntervalTimers } from './typing.js';
 
@@ -51,8 +53,9 @@ const REFUSED_DETAIL =
   'asks for; this channel needs only Guilds, Guild Messages and Direct Messages (no privileged ' +
   'intent), so check the bot in the Discord developer portal';
 
-/** The answer to a message without text (an image, a file, a sticker, a bare mention). */
-export const UNSUPPORTED_TEXT = 'I can only read text for now: please write your message out.';
+/** The answer to a message with neither text nor a file (a sticker, a bare mention). */
+export const UNSUPPORTED_TEXT =
+  'I can read text and files, not this: please write your message out.';
 
 /** The answer to a reply in a server whose text Discord did not send (it did not ping the bot). */
 export const HIDDEN_TEXT =
@@ -206,7 +209,8 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       return;
     }
     const said = stripMention(message.content, botId);
-    if (said === '') {
+    const files = discordFiles(message, config.apiBase);
+    if (said === '' && files.length === 0) {
       // A picture, a file, a sticker or a bare mention: say what works rather than stay silent.
       log()('info', 'discord.unsupported', { ...fields, attachments: message.attachments.size });
       // Without the MessageContent intent a reply that does not ping the bot arrives empty.
@@ -238,7 +242,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
     });
     const { session } = turn;
     log()('info', 'discord.message', { ...fields, session, chars: said.length });
-    const command = knownCommand(said);
+    const command = files.length === 0 ? knownCommand(said) : undefined;
     if (command) {
       // Decided by the conversation module (agent/conversation/commands.ts); never a turn.
       const { reply } = runChatCommand(host, turn, command, {
@@ -249,6 +253,22 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       noteHandled(message);
       return;
     }
+    let prepared: Awaited<ReturnType<typeof host.brain.messages.attach>> = [];
+    if (files.length > 0) {
+      // Downloaded before the message is stored: a refused file leaves no message and no file.
+      const got = await receiveFiles(host.brain, files, {
+        platformMax: Number.POSITIVE_INFINITY,
+        log: log(),
+        channel: 'discord',
+      });
+      if ('refused' in got) {
+        await sendText(message.channelId, got.refused, message.id);
+        noteHandled(message);
+        return;
+      }
+      prepared = got.prepared;
+      turn.text = withFilesNote(turn.text, 'discord', prepared);
+    }
     // Stored with the chat's resume point in one transaction: from here a crash loses nothing.
     const messageId = acceptArrival(
       host.brain,
@@ -256,6 +276,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
       { ...turn, idle: !host.busy(session) },
       { channel: 'discord', chatId: message.channelId },
       () => noteHandled(message),
+      prepared,
     );
     runTurn(message.channelId, turn, messageId, message.id);
   }
