@@ -4,6 +4,7 @@ import {
   type Embedder,
   type SearchHit,
   type SearchType,
+  readTimeBound,
 } from '../../src/index.js';
 import { html, href, seg, type Html } from '../html.js';
 import { agentLink, empty, page, time, type PageContext } from '../layout.js';
@@ -60,8 +61,12 @@ export async function searchPage(
       )}
     </fieldset>
     <p class="filters">
-      <label>Since <input name="since" value="${since ?? ''}" placeholder="2026-01-01" /></label>
-      <label>Until <input name="until" value="${until ?? ''}" placeholder="2026-12-31" /></label>
+      <label
+        >Since <input name="since" value="${since ?? ''}" placeholder="2026-01-01 or last Tuesday"
+      /></label>
+      <label
+        >Until <input name="until" value="${until ?? ''}" placeholder="2026-12-31 or yesterday"
+      /></label>
       <label>Thread <input name="thread" value="${thread ?? ''}" placeholder="thr_…" /></label>
       <label>From <input name="from" value="${from ?? ''}" placeholder="agent" /></label>
     </p>
@@ -74,13 +79,18 @@ export async function searchPage(
   } catch (err) {
     failed = `no query embedder (${err instanceof Error ? err.message : String(err)}): searched by words only`;
   }
+  // The boxes take a time as said ("last Tuesday") as well as a date; the query's own time words
+  // are read by the search, in the system's zone.
+  const when = { now: new Date() };
+  const from_ = since ? await readTimeBound('since', since, when) : undefined;
+  const to = until ? await readTimeBound('until', until, when) : undefined;
   const result = await brain.search.searchHybrid(
     {
       query,
       types,
       limit: 50,
-      ...(since ? { since } : {}),
-      ...(until ? { until } : {}),
+      ...(from_ ? { since: from_ } : {}),
+      ...(to ? { until: to } : {}),
       ...(thread ? { thread } : {}),
       ...(from ? { agent: from } : {}),
     },
