@@ -8,6 +8,7 @@ import { createInboxWatcher } from './inbox.js';
 import { DEFAULT_OLLAMA_HOST } from '../models/create.js';
 import { DEFAULT_OPENAI_BASE_URL } from '../models/openai.js';
 import type { EndpointConfig } from '../models/config.js';
+import { checkSkills } from '../skills/report.js';
 import { sandboxStatus } from '../tools/sandbox.js';
 import type { CheckItem, ServiceComponent, ServiceHost } from '../contracts.js';
 
@@ -186,7 +187,11 @@ export async function checkService(options: {
   config: AssistantConfig;
 }): Promise<CheckItem[]> {
   const { brain, config } = options;
-  const items = [...(await checkEndpoints(config)), checkSandbox(config)];
+  const items = [
+    ...(await checkEndpoints(config)),
+    checkSandbox(config),
+    ...(await checkSkills(config)),
+  ];
   let host;
   try {
     host = createServiceHost({ brain, config, clock: systemClock, log: silentLog });

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CheckItem } from '../contracts.js';
 import { createSkillCatalog, SKILLS_FOLDER } from './catalog.js';
 import { skillServers } from './servers.js';
 
@@ -37,4 +39,29 @@ export async function skillsReport(options: {
     };
   });
   return { folder: join(options.workspace, SKILLS_FOLDER), skills, problems };
+}
+
+/** `brain agent --check`'s line on the skills; none when the workspace has no skills/ folder. */
+export async function checkSkills(config: {
+  workspace: string;
+  skills: { mcpServers: readonly string[] };
+  commandEnv: Record<string, string>;
+}): Promise<CheckItem[]> {
+  if (!existsSync(join(config.workspace, SKILLS_FOLDER))) return [];
+  const report = await skillsReport({
+    workspace: config.workspace,
+    serversOf: config.skills.mcpServers,
+    env: config.commandEnv,
+  });
+  const count = `${report.skills.length} skill${report.skills.length === 1 ? '' : 's'}`;
+  return [
+    {
+      name: 'skills',
+      ok: report.problems.length === 0,
+      detail:
+        report.problems.length === 0
+          ? count
+          : `${count}; broken: ${report.problems.map((p) => `${p.folder}: ${p.error}`).join('; ')} (brain skills)`,
+    },
+  ];
 }

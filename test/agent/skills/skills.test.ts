@@ -8,6 +8,7 @@ import type { ApprovalRequest } from '../../../agent/permissions/approvals.js';
 import { systemClock } from '../../../src/index.js';
 import { createMcpManager } from '../../../agent/mcp/manager.js';
 import type { Skill } from '../../../agent/skills/catalog.js';
+import { checkSkills } from '../../../agent/skills/report.js';
 import { skillsSection } from '../../../agent/skills/section.js';
 import { withSkillServers } from '../../../agent/skills/servers.js';
 import { runCliInProcess } from '../../cli-in-process.js';
@@ -219,6 +220,11 @@ describe('skills', () => {
     const doc = JSON.parse(json.stdout) as { skills: Array<{ name: string }>; problems: unknown[] };
     expect(doc.skills.map((s) => s.name)).toEqual(['good', 'search-docs']);
     expect(doc.problems).toHaveLength(5);
+    // brain agent --check says so too.
+    const config = loadAssistantConfig({ file: path, env: { HOME: workspace } });
+    const [item] = await checkSkills(config);
+    expect(item).toMatchObject({ name: 'skills', ok: false });
+    expect(item!.detail).toMatch(/^2 skills; broken: bad-yaml: front matter: not valid YAML/);
   });
 
   it('starts the MCP server of a skill the config names, as a configured one, and no other', async () => {
