@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { createRecorder, parseJson, readBody, sendJson, serveHttp } from './http.js';
+import {
+  createRecorder,
+  parseJson,
+  parseMultipart,
+  sendJson,
+  serveHttp,
+  type SentFile,
+} from './http.js';
 
 /**
  * A loopback Discord for the channel's tests: one `node:http` server on 127.0.0.1 that is both
@@ -19,6 +26,8 @@ export interface RecordedCall {
   query: string;
   authorization: string | undefined;
   body: Record<string, unknown> | undefined;
+  /** The files of a multipart call (a message with files); its `payload_json` is `body`. */
+  files?: SentFile[];
 }
 
 /** A message's attachment, as Discord describes it. */
@@ -222,17 +231,28 @@ export async function startFakeDiscord(
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const raw = await readBody(req);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
+    const raw = bytes.toString('utf8');
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v\d+/, '');
-    const body =
-      raw && String(req.headers['content-type']).includes('json') ? parseJson(raw) : undefined;
+    const form = parseMultipart(req.headers['content-type'], bytes);
+    const body = form
+      ? parseJson(String(form.payload_json ?? '{}'))
+      : raw && String(req.headers['content-type']).includes('json')
+        ? parseJson(raw)
+        : undefined;
+    const sentFiles = form
+      ? Object.values(form).filter((v): v is SentFile => typeof v === 'object' && v !== null)
+      : [];
     const call: RecordedCall = {
       method: req.method ?? 'GET',
       path,
       query: url.search,
       authorization: req.headers.authorization,
       body,
+      ...(sentFiles.length > 0 ? { files: sentFiles } : {}),
     };
     recorder.record(call);
     const json = (status: number, value: unknown) => sendJson(res, status, value);

@@ -86,6 +86,51 @@ export function parseParams(req: IncomingMessage, body: string): Record<string, 
   return { raw: body };
 }
 
+/** A file part of a multipart upload. */
+export interface SentFile {
+  name: string;
+  type: string;
+  bytes: Buffer;
+}
+
+/**
+ * A multipart/form-data body as fields (text parts as strings, file parts as `SentFile`s), or
+ * undefined when the body is not multipart. Parsed by hand: grammY writes `filename=f.csv`
+ * unquoted, which undici's FormData parser refuses.
+ */
+export function parseMultipart(
+  contentType: string | undefined,
+  raw: Buffer,
+): Record<string, unknown> | undefined {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType ?? '');
+  if (!contentType?.includes('multipart/form-data') || !boundary) return undefined;
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]!.trim()}`);
+  const params: Record<string, unknown> = {};
+  let at = raw.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (raw.subarray(start, start + 2).toString() === '--') break;
+    const next = raw.indexOf(delimiter, start);
+    if (next < 0) break;
+    // Each part: CRLF, headers, a blank line, the content, CRLF before the next delimiter.
+    const part = raw.subarray(start + 2, next - 2);
+    const split = part.indexOf('\r\n\r\n');
+    const headers = part.subarray(0, split).toString('utf8');
+    const content = part.subarray(split + 4);
+    const name = /name="([^"]*)"/i.exec(headers)?.[1] ?? '';
+    const filename = /filename=(?:"([^"]*)"|([^;\r\n]+))/i.exec(headers);
+    if (filename)
+      params[name] = {
+        name: filename[1] ?? filename[2]!.trim(),
+        type: /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1]?.trim() ?? '',
+        bytes: Buffer.from(content),
+      } satisfies SentFile;
+    else params[name] = content.toString('utf8');
+    at = next;
+  }
+  return params;
+}
+
 /** Answers with JSON; a response the client already dropped is left alone. */
 export function sendJson(
   res: ServerResponse,

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { UserFromGetMe } from 'grammy/types';
 import type { IncomingMessage } from 'node:http';
-import { createRecorder, parseParams, sendJson, serveHttp } from './http.js';
+import { createRecorder, parseMultipart, parseParams, sendJson, serveHttp } from './http.js';
 
 /**
  * A loopback Telegram Bot API for the channel's tests: a real `node:http` server on 127.0.0.1
@@ -25,12 +25,7 @@ export interface RecordedCall {
   at: number;
 }
 
-/** A file the bot uploaded, as a multipart part. */
-export interface SentFile {
-  name: string;
-  type: string;
-  bytes: Buffer;
-}
+export type { SentFile } from './http.js';
 
 export type TelegramFailure =
   { error: 'conflict' } | { error: 'rate_limited'; retryAfter: number } | { error: 'cant_parse' };
@@ -307,38 +302,7 @@ async function readRaw(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/**
- * The call's parameters; a multipart upload's file parts become `SentFile`s. Parsed by hand:
- * grammY writes `filename=f.csv` unquoted, which undici's FormData parser refuses.
- */
+/** The call's parameters; a multipart upload's file parts become `SentFile`s. */
 async function paramsOf(req: IncomingMessage, raw: Buffer): Promise<Record<string, unknown>> {
-  const type = req.headers['content-type'] ?? '';
-  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(type);
-  if (!type.includes('multipart/form-data') || !boundary)
-    return parseParams(req, raw.toString('utf8'));
-  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]!.trim()}`);
-  const params: Record<string, unknown> = {};
-  let at = raw.indexOf(delimiter);
-  while (at >= 0) {
-    const start = at + delimiter.length;
-    if (raw.subarray(start, start + 2).toString() === '--') break;
-    const next = raw.indexOf(delimiter, start);
-    if (next < 0) break;
-    // Each part: CRLF, headers, a blank line, the content, CRLF before the next delimiter.
-    const part = raw.subarray(start + 2, next - 2);
-    const split = part.indexOf('\r\n\r\n');
-    const headers = part.subarray(0, split).toString('utf8');
-    const content = part.subarray(split + 4);
-    const name = /name="([^"]*)"/i.exec(headers)?.[1] ?? '';
-    const filename = /filename=(?:"([^"]*)"|([^;\r\n]+))/i.exec(headers);
-    if (filename)
-      params[name] = {
-        name: filename[1] ?? filename[2]!.trim(),
-        type: /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1]?.trim() ?? '',
-        bytes: Buffer.from(content),
-      } satisfies SentFile;
-    else params[name] = content.toString('utf8');
-    at = next;
-  }
-  return params;
+  return parseMultipart(req.headers['content-type'], raw) ?? parseParams(req, raw.toString('utf8'));
 }

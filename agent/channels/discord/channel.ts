@@ -305,6 +305,18 @@ export function createDiscordChannel(options: DiscordChannelOptions): DiscordCha
         io: {
           onText: (delta) => live.onText(delta),
           onRestart: () => live.onRestart(),
+          sendFile: async (file) => {
+            // The file goes below what was streamed so far: the reply moves under it.
+            live.moved();
+            await rest().post(Routes.channelMessages(channelId), {
+              body: {
+                content: (file.caption ?? '').slice(0, DISCORD_LIMIT),
+                allowed_mentions: { parse: [] },
+              },
+              files: [{ name: file.name, data: file.data }],
+            });
+            log()('info', 'discord.file_sent', { channel_id: channelId, bytes: file.data.length });
+          },
           ...(turn.asks
             ? {
                 askApproval: (request) => {

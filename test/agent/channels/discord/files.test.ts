@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discordFileAllowed } from '../../../../agent/channels/discord/files.js';
 import { createRecorder, serveHttp, type HttpFake } from '../../../fakes/http.js';
@@ -13,8 +15,8 @@ afterEach(async () => {
   elsewhere = undefined;
 });
 
-async function started() {
-  const f = await discordFixture();
+async function started(options?: Parameters<typeof discordFixture>[0]) {
+  const f = await discordFixture(options);
   fixtures.push(f);
   await f.channel.start(f.host);
   return f;
@@ -88,5 +90,29 @@ describe('Files sent to the assistant on Discord', { timeout: 60_000 }, () => {
       `${elsewhere.url}/a.png`,
     ])
       expect(discordFileAllowed(url, api)).toBe(false);
+  });
+
+  it('send_file posts a workspace file as a message with the file, kept with the reply', async () => {
+    const f = await started({ file: { permissions: { tools: { send_file: 'allow' } } } });
+    const notes = Buffer.from('# Minutes\n\nFees go up in March.\n');
+    writeFileSync(join(f.config.workspace, 'minutes.md'), notes);
+    f.anthropic.script.push(
+      { toolUses: [{ name: 'send_file', input: { path: 'minutes.md', caption: 'the minutes' } }] },
+      { text: 'Sent.' },
+    );
+    f.discord.dispatchMessage({ channelId: OWNER_DM, author: OWNER, content: 'the minutes?' });
+    const upload = await f.discord.waitForCall((c) => c.files !== undefined);
+    expect(upload.path).toBe(`/channels/${OWNER_DM}/messages`);
+    expect(upload.body).toMatchObject({ content: 'the minutes' });
+    expect(upload.files![0]!.name).toBe('minutes.md');
+    expect(upload.files![0]!.bytes.equals(notes)).toBe(true);
+    await f.discord.waitForCall((c) => c.body?.content === 'Sent.');
+    const session = f.host.brain.assistant
+      .sessions()
+      .find((s) => s.name === f.host.ownerSession())!;
+    const reply = f.host.brain.messages
+      .thread({ thread_id: session.thread_id, limit: 100 })
+      .messages.find((m) => m.from === 'assistant')!;
+    expect(reply.attachments).toMatchObject([{ name: 'minutes.md', size: notes.length }]);
   });
 });

@@ -41,7 +41,13 @@ export interface DiscordFixture {
  * The owner is `ann`, on Discord OWNER; OWNER and FRIEND are allowed, STRANGER is not.
  */
 export async function discordFixture(
-  options: { guilds?: FakeGuild[]; discord?: Record<string, unknown>; streamEveryMs?: number } = {},
+  options: {
+    guilds?: FakeGuild[];
+    discord?: Record<string, unknown>;
+    streamEveryMs?: number;
+    /** More keys of the assistant's config file. */
+    file?: Record<string, unknown>;
+  } = {},
 ): Promise<DiscordFixture> {
   const discord = await startFakeDiscord({
     guilds: options.guilds ?? [{ id: GUILD, channelIds: [GUILD_CHANNEL] }],
@@ -54,6 +60,7 @@ export async function discordFixture(
         apiBase: discord.apiBase,
         ...options.discord,
       },
+      ...options.file,
     },
   });
   const workspace = s.config.workspace;
