@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool } from '../tools/types.js';
-import { parseSkill, SKILL_FILE, type ParsedSkill } from './parse.js';
+import { parseSkill, SKILL_FILE } from './parse.js';
+import type { Skill, SkillProblem, SkillSet } from './types.js';
 import { createUseSkillTool } from './use-skill.js';
 
 /**
@@ -17,23 +18,7 @@ export { SKILL_FILE } from './parse.js';
 /** The most of a SKILL.md read, in bytes. */
 export const MAX_SKILL_BYTES = 256 * 1024;
 
-export interface Skill extends ParsedSkill {
-  /** The real path of its folder (symlinks resolved): use_skill reads nothing outside it. */
-  dir: string;
-}
-
-export interface SkillProblem {
-  /** The folder under `skills/`. */
-  folder: string;
-  error: string;
-}
-
-export interface SkillSet {
-  /** Valid skills, by name. */
-  skills: readonly Skill[];
-  /** Folders whose SKILL.md is missing or wrong, with why. */
-  problems: readonly SkillProblem[];
-}
+export type { Skill, SkillProblem, SkillSet } from './types.js';
 
 export interface SkillCatalog {
   /** The most (estimated) tokens the skills take in the prompt (agent/skills/section.ts). */
@@ -82,7 +67,9 @@ export function createSkillCatalog(workspace: string, budgetTokens?: number): Sk
     budgetTokens,
     last: () => set,
     tools: () =>
-      set.skills.length === 0 ? [] : (useSkill ??= [createUseSkillTool(catalog) as Tool]),
+      set.skills.length === 0
+        ? []
+        : (useSkill ??= [createUseSkillTool(() => catalog.current()) as Tool]),
     async current() {
       const names = listFolders();
       if (!names || names.length === 0) {

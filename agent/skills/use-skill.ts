@@ -2,8 +2,8 @@ import { promises as fs } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { Tool } from '../tools/types.js';
-import type { SkillCatalog } from './catalog.js';
 import { SKILL_FILE } from './parse.js';
+import type { SkillSet } from './types.js';
 
 /**
  * `use_skill {name, file?}`: a skill's instructions (its SKILL.md body and the list of the files
@@ -31,7 +31,8 @@ const input = z.strictObject({
 });
 type UseSkillInput = z.output<typeof input>;
 
-export function createUseSkillTool(catalog: SkillCatalog): Tool<UseSkillInput> {
+/** `current` gives the skills as they are now (agent/skills/catalog.ts). */
+export function createUseSkillTool(current: () => Promise<SkillSet>): Tool<UseSkillInput> {
   return {
     name: USE_SKILL,
     description:
@@ -40,7 +41,7 @@ export function createUseSkillTool(catalog: SkillCatalog): Tool<UseSkillInput> {
     readOnly: true,
     ownerData: false,
     async run({ name, file }) {
-      const { skills } = await catalog.current();
+      const { skills } = await current();
       const skill = skills.find((s) => s.name === name);
       if (!skill) {
         const known = skills.map((s) => s.name).join(', ') || 'none';
