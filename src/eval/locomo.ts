@@ -168,6 +168,10 @@ export async function evalLocomo(
       }
     }
     const questions = conv.questions.filter((q) => CATEGORIES.includes(q.category));
+    // Its questions are asked the day after its last session, in UTC as its dates are read: a
+    // time in one ("in June") is read from then.
+    const lastSession = Math.max(...conv.sessions.map((s) => Date.parse(s.date)));
+    const timeWords = { timeZone: 'UTC', now: new Date(lastSession + 86_400_000) };
     let noEvidence = 0;
     for (const q of questions) {
       if (q.evidence.length === 0 || q.question.trim() === '') {
@@ -179,7 +183,7 @@ export async function evalLocomo(
         const started = performance.now();
         const { hits } = await brain.search.searchHybrid(
           { query: q.question, types: ['message'], limit: maxK },
-          { embedder, mode: arm, queryTimeoutMs: 30_000 },
+          { embedder, mode: arm, queryTimeoutMs: 30_000, timeWords },
         );
         const tally = into[arm];
         tally.ms.push(performance.now() - started);

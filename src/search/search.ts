@@ -234,7 +234,13 @@ export interface HybridOptions extends HitOptions {
    * Read a time expression in the query ("last Tuesday") as a time filter, in this zone (the
    * system's when undefined); false leaves every word a word. Explicit since/until win.
    */
-  timeWords?: { timeZone?: string | undefined } | false;
+  timeWords?:
+    | {
+        timeZone?: string | undefined;
+        /** The moment "yesterday" is read from; default the brain's clock. */
+        now?: Date;
+      }
+    | false;
 }
 
 /**
@@ -469,7 +475,7 @@ async function readQueryTime(
 ): Promise<{ args: SearchArgs; reading: TimeReading; notice: string } | undefined> {
   if (options.timeWords === false || args.since !== undefined || args.until !== undefined) return;
   const reading = await readTime(args.query, {
-    now: ctx.clock(),
+    now: options.timeWords?.now ?? ctx.clock(),
     timeZone: options.timeWords?.timeZone,
   });
   // A query that is a time and nothing else keeps its words: there is nothing else to search by.
