@@ -1,6 +1,10 @@
 import { createInterface } from 'node:readline';
 import { startIdleMaintenance, type Brain } from '../src/index.js';
-import type { ApprovalAnswer, ApprovalRequest } from './permissions/approvals.js';
+import {
+  AnsweredElsewhere,
+  type ApprovalAnswer,
+  type ApprovalRequest,
+} from './permissions/approvals.js';
 import { promptText } from './permissions/describe.js';
 import type { Tool } from './tools/types.js';
 import { knownCommand, runCommand } from './conversation/commands.js';
@@ -126,6 +130,15 @@ export async function runRepl(options: {
                     askApproval: (request: ApprovalRequest) => {
                       if (midLine) write('\n');
                       midLine = false;
+                      request.signal.addEventListener(
+                        'abort',
+                        () => {
+                          const why: unknown = request.signal.reason;
+                          if (why instanceof AnsweredElsewhere)
+                            note(`\n  (${terminalText(why.message)})`);
+                        },
+                        { once: true },
+                      );
                       return askOnTerminal(rl, request);
                     },
                   }

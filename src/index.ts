@@ -302,6 +302,8 @@ export type {
   ApprovalRecord,
   ApprovalRule,
   AddRuleInput,
+  AnswerApprovalInput,
+  DecidedApproval,
   ListApprovalsInput,
   RecordApprovalInput,
   SettleApprovalInput,

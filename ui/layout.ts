@@ -8,6 +8,8 @@ export interface PageContext {
   chat?: boolean;
   /** The viewer's CSRF token, for POST forms. */
   csrf: string;
+  /** The viewer is the owner: the one who answers the assistant's questions. */
+  owner?: boolean;
   /** The logged-in agent, if any. */
   viewer?: string;
 }

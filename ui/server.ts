@@ -120,6 +120,7 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     assistant: assistantHasData(reader),
     chat: chat !== undefined && viewer.owner,
     csrf: viewer.csrf,
+    owner: viewer.owner,
     ...(viewer.agent ? { viewer: viewer.agent } : {}),
   });
 
@@ -268,17 +269,21 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     const decision = fields.get('decision');
     if (decision !== 'approved' && decision !== 'denied')
       return void errorPage(res, 400, 'decision: must be approved or denied', viewer);
+    // The assistant asks its owner: an agent's token browses, but does not answer for the owner.
+    if (!viewer.owner)
+      return void errorPage(res, 403, "Only the owner answers the assistant's questions.", viewer);
     const id = Number(match[1]);
-    const settled =
-      // A question of the chat's running turn is the owner's to answer, and answered in the turn.
-      (viewer.owner && (await chatRoutes?.answerRecord(id, decision))) ||
-      writer.assistant.settleApproval({
-        id,
-        decision,
-        decided_by: 'owner',
-        reason: 'decided in brain ui',
-      });
-    const done = `Request ${id} ${settled ? decision : 'was already settled'}.`;
+    // A question of the chat's running turn is answered in the turn; any other is recorded in
+    // the brain, where the process that asked it is watching (agent/permissions/approvals.ts).
+    if (!(await chatRoutes?.answerRecord(id, decision))) {
+      try {
+        writer.assistant.answerApproval({ id, decision, reason: 'decided in brain ui' });
+      } catch (err) {
+        if (!isBrainError(err) || err.code !== 'CONFLICT') throw err;
+        return void send(res, 409, assistantPage(reader, context(viewer), err.message));
+      }
+    }
+    const done = `Request ${id} ${decision}.`;
     res.writeHead(303, { Location: `/assistant?done=${encodeURIComponent(done)}` });
     res.end();
   };

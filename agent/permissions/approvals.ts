@@ -1,4 +1,4 @@
-import { readApprovalRule, type Brain } from '../../src/index.js';
+import { readApprovalRule, type ApprovalRecord, type Brain } from '../../src/index.js';
 import type { Tool } from '../tools/types.js';
 import { describeCall, firstLine } from './describe.js';
 import type { Policy } from './policy.js';
@@ -64,8 +64,9 @@ export type GateResult =
 /**
  * Decide whether one tool call may run and record the decision in the brain: the policy first;
  * an ask goes to the owner (recorded as pending meanwhile) and is denied at the timeout, when the
- * turn is cancelled, or at once in an unattended run. "always" stores a rule when the call has a
- * pattern that can be allowed always.
+ * turn is cancelled, or at once in an unattended run. The owner answers on the channel or, from
+ * any process, through the ask's row (brain ui's assistant page): the first answer recorded is
+ * the one acted on. "always" stores a rule when the call has a pattern that can be allowed always.
  */
 export async function gateToolCall(o: GateOptions): Promise<GateResult> {
   const decided = await o.policy.decide(o.tool, o.input, { workspace: o.workspace });
@@ -131,48 +132,72 @@ export async function gateToolCall(o: GateOptions): Promise<GateResult> {
         }
       : {}),
   });
-  if (answer === 'timeout' || answer === 'cancelled') {
-    o.brain.assistant.settleApproval({
+  const seconds = Math.round(o.timeoutMs / 1000);
+  // The channel's answer is taken only if the ask still waits: an answer recorded in the brain
+  // meanwhile (brain ui) wins over it, and the call follows the row, whatever it says.
+  let record: ApprovalRecord;
+  let taken = false;
+  if (typeof answer === 'object') record = answer;
+  else {
+    const settled = o.brain.assistant.decideApproval({
       id: pending.id,
-      decision: answer === 'timeout' ? 'timeout' : 'denied',
-      decided_by: 'owner',
-      reason:
-        answer === 'timeout'
-          ? `no answer within ${Math.round(o.timeoutMs / 1000)} s`
-          : 'the turn was cancelled while asking',
+      ...settlement(answer, seconds, o.tool.name, d.alwaysPattern),
     });
-    return {
-      allowed: false,
-      message:
-        answer === 'timeout'
-          ? `denied: the owner did not answer within ${Math.round(o.timeoutMs / 1000)} s`
-          : 'denied: the turn was cancelled while asking',
-    };
+    record = settled.record;
+    taken = settled.settled;
   }
-  if (answer === 'deny') {
-    o.brain.assistant.settleApproval({ id: pending.id, decision: 'denied', decided_by: 'owner' });
-    return { allowed: false, message: 'denied by the owner' };
+  if (answer === 'cancelled') return { allowed: false, message: `denied: ${CANCELLED}` };
+  if (record.decision === 'approved') {
+    if (taken && answer === 'always' && d.alwaysPattern)
+      o.brain.assistant.addApprovalRule({ tool: o.tool.name, pattern: d.alwaysPattern });
+    return { allowed: true };
   }
-  let reason = 'approved by the owner';
-  if (answer === 'always' && d.alwaysPattern) {
-    const rule = o.brain.assistant.addApprovalRule({ tool: o.tool.name, pattern: d.alwaysPattern });
-    reason = `always allowed from now on (rule ${rule.id}: ${rule.matches})`;
-  } else if (answer === 'always') {
-    reason = 'approved once: this call cannot be allowed always';
-  }
-  o.brain.assistant.settleApproval({
-    id: pending.id,
-    decision: 'approved',
-    decided_by: 'owner',
-    reason,
-  });
-  return { allowed: true };
+  if (record.decision === 'timeout')
+    return { allowed: false, message: `denied: the owner did not answer within ${seconds} s` };
+  return { allowed: false, message: 'denied by the owner' };
 }
 
+const CANCELLED = 'the turn was cancelled while asking';
+
+/** How the gate records the channel's answer (or its absence). */
+function settlement(
+  answer: ApprovalAnswer | 'timeout' | 'cancelled',
+  seconds: number,
+  tool: string,
+  alwaysPattern: string | undefined,
+): { decision: 'approved' | 'denied' | 'timeout'; decided_by: 'owner'; reason?: string } {
+  if (answer === 'timeout')
+    return { decision: 'timeout', decided_by: 'owner', reason: `no answer within ${seconds} s` };
+  if (answer === 'cancelled') return { decision: 'denied', decided_by: 'owner', reason: CANCELLED };
+  if (answer === 'deny') return { decision: 'denied', decided_by: 'owner' };
+  let reason = 'approved by the owner';
+  if (answer === 'always' && alwaysPattern)
+    reason = `always allowed from now on (${tool}: ${readApprovalRule(tool, alwaysPattern).matches})`;
+  else if (answer === 'always') reason = 'approved once: this call cannot be allowed always';
+  return { decision: 'approved', decided_by: 'owner', reason };
+}
+
+/**
+ * Why a channel's prompt is closed when the owner answered elsewhere (brain ui): channels may say
+ * so instead of "no answer".
+ */
+export class AnsweredElsewhere extends Error {
+  readonly decision: string;
+  constructor(record: ApprovalRecord) {
+    super(`${record.decision} elsewhere${record.reason ? ` (${record.reason})` : ''}`);
+    this.name = 'AnsweredElsewhere';
+    this.decision = record.decision;
+  }
+}
+
+/**
+ * The channel's answer, the timeout, the turn's cancellation, or the ask's row settled by someone
+ * else (the owner on brain ui's assistant page, from any process): whichever comes first.
+ */
 async function askWithTimeout(
   o: GateOptions,
-  request: Omit<ApprovalRequest, 'signal'>,
-): Promise<ApprovalAnswer | 'timeout' | 'cancelled'> {
+  request: Omit<ApprovalRequest, 'signal'> & { recordId: number },
+): Promise<ApprovalAnswer | 'timeout' | 'cancelled' | ApprovalRecord> {
   if (o.signal?.aborted) return 'cancelled';
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -182,15 +207,22 @@ async function askWithTimeout(
     onAbort = () => resolve('cancelled');
     o.signal?.addEventListener('abort', onAbort, { once: true });
   });
+  const watching = new AbortController();
+  const recorded = o.brain.assistant
+    .waitApprovalDecision(request.recordId, { signal: watching.signal })
+    .then((record) => record ?? new Promise<never>(() => {}));
   const asked = o.ask!({ ...request, signal: controller.signal }).catch(
     // A prompt that fails (closed terminal, channel error) is no approval.
     () => 'deny' as const,
   );
+  let result: ApprovalAnswer | 'timeout' | 'cancelled' | ApprovalRecord | undefined;
   try {
-    return await Promise.race([asked, stopped]);
+    result = await Promise.race([asked, stopped, recorded]);
+    return result;
   } finally {
     clearTimeout(timer);
     if (onAbort) o.signal?.removeEventListener('abort', onAbort);
-    controller.abort();
+    watching.abort();
+    controller.abort(typeof result === 'object' ? new AnsweredElsewhere(result) : undefined);
   }
 }

@@ -4,7 +4,7 @@ import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql, messageKey } from '../ids.js';
 import { messageId, parseInput, text } from '../validation.js';
-import { NO_OWNER, thisProcess } from './owner-process.js';
+import { NO_OWNER, ownerState, thisProcess } from './owner-process.js';
 import { cutVisibly } from './shown.js';
 import {
   APPROVAL_DECIDERS,
@@ -155,6 +155,148 @@ export function settleApproval(ctx: BrainContext, input: SettleApprovalInput): A
     .immediate();
   if (changed === 0) throw new BrainError('NOT_FOUND', `id: no pending approval ${args.id}`);
   return getApproval(ctx, args.id)!;
+}
+
+/** What became of a decision offered on an ask: whether it was the one taken, and the row after. */
+export interface DecidedApproval {
+  /** True when this decision settled the ask; false when another had settled it first. */
+  settled: boolean;
+  record: ApprovalRecord;
+}
+
+/**
+ * Settle an ask if it is still pending: the first decision wins (a conditional UPDATE in one
+ * transaction), so a decision on the channel and one recorded elsewhere (brain ui) cannot both
+ * take effect. The caller acts on `record.decision`, whichever decision that is.
+ */
+export function decideApproval(ctx: BrainContext, input: SettleApprovalInput): DecidedApproval {
+  const args = parseInput(settleInput, input);
+  const now = millisOf(isoNow(ctx.clock));
+  const changed = ctx.db
+    .transaction(
+      () =>
+        ctx.q
+          .get(
+            `UPDATE approvals SET decision = ?, decided_by = ?, reason = coalesce(?, reason),
+               decided_at = ? WHERE id = ? AND decision = 'pending'`,
+          )
+          .run(args.decision, args.decided_by, args.reason ?? null, now, args.id).changes,
+    )
+    .immediate();
+  const record = getApproval(ctx, args.id);
+  if (!record) throw new BrainError('NOT_FOUND', `id: no approval ${args.id}`);
+  return { settled: changed === 1, record };
+}
+
+const answerInput = z.strictObject({
+  id: z.number().int().min(1),
+  decision: z.enum(['approved', 'denied']),
+  reason: shownText(REASON_MAX).optional(),
+});
+export type AnswerApprovalInput = z.input<typeof answerInput>;
+
+/** How a settled ask reads to the owner: "it timed out at …", "it was approved by the owner at …". */
+function settledText(r: ApprovalRecord): string {
+  const at = r.decided_at ?? r.asked_at;
+  if (r.decision === 'timeout') return `it timed out at ${at}`;
+  if (r.decision === 'denied' && /cancelled/.test(r.reason))
+    return `its turn was cancelled at ${at}`;
+  return `it was ${r.decision} by ${r.decided_by ?? 'nobody known'} at ${at}`;
+}
+
+/**
+ * The owner's answer to a pending ask, given outside the process that asked (brain ui): recorded
+ * only while the ask still waits, and taken by that process's gate, which watches its row
+ * (waitApprovalDecision). CONFLICT when the ask no longer waits (it timed out, was answered or
+ * cancelled; the row keeps what happened), or when the process that asked is known to have
+ * ended: nobody would act on the answer, so the ask is settled as timed out, as brain doctor
+ * --repair would. NOT_FOUND when there is no such ask.
+ */
+export function answerApproval(ctx: BrainContext, input: AnswerApprovalInput): ApprovalRecord {
+  const args = parseInput(answerInput, input);
+  const row = ctx.q
+    .get<[number], { pid: number | null; host: string | null; asked_at: number; decision: string }>(
+      `SELECT pid, host, asked_at, decision FROM approvals WHERE id = ?`,
+    )
+    .get(args.id);
+  if (!row) throw new BrainError('NOT_FOUND', `id: no approval ${args.id}`);
+  if (row.decision === 'pending' && ownerState(row.pid, row.host, row.asked_at) === 'gone') {
+    const ended = decideApproval(ctx, {
+      id: args.id,
+      decision: 'timeout',
+      decided_by: 'owner',
+      reason: `no answer: its process ${row.pid} on this host has ended`,
+    });
+    if (ended.settled)
+      throw new BrainError(
+        'CONFLICT',
+        `this question is no longer waiting: the process that asked it (${row.pid}) has ended, so it is recorded as timed out`,
+      );
+  }
+  const decided = decideApproval(ctx, {
+    id: args.id,
+    decision: args.decision,
+    decided_by: 'owner',
+    ...(args.reason !== undefined ? { reason: args.reason } : {}),
+  });
+  if (!decided.settled)
+    throw new BrainError(
+      'CONFLICT',
+      `this question is no longer waiting: ${settledText(decided.record)}`,
+    );
+  return decided.record;
+}
+
+/** How often a waiting ask looks at its row (through the global timers: fake ones drive it). */
+const APPROVAL_POLL_MS = 250;
+
+/**
+ * Resolve with an ask's row once it is no longer pending, whoever settled it (this connection,
+ * another one, another process); undefined when `signal` aborts first. Each tick reads
+ * `PRAGMA data_version` and this connection's change count, and reads the row only when either
+ * moved: a waiting ask costs a pragma read every quarter second.
+ */
+export function waitApprovalDecision(
+  ctx: BrainContext,
+  id: number,
+  options: { signal: AbortSignal; intervalMs?: number },
+): Promise<ApprovalRecord | undefined> {
+  const { signal } = options;
+  const intervalMs = options.intervalMs ?? APPROVAL_POLL_MS;
+  const mark = () =>
+    `${ctx.db.pragma('data_version', { simple: true }) as number}:${
+      ctx.q.get<[], { n: number }>(`SELECT total_changes() AS n`).get()!.n
+    }`;
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return resolve(undefined);
+    let last = '';
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (value: ApprovalRecord | undefined) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(value);
+    };
+    const onAbort = () => finish(undefined);
+    const look = () => {
+      try {
+        if (!ctx.db.open) return finish(undefined);
+        const now = mark();
+        if (now !== last) {
+          last = now;
+          const record = getApproval(ctx, id);
+          if (!record || record.decision !== 'pending') return finish(record);
+        }
+        timer = setTimeout(look, intervalMs);
+        timer.unref?.();
+      } catch (err) {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      }
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    look();
+  });
 }
 
 export function getApproval(ctx: BrainContext, id: number): ApprovalRecord | undefined {

@@ -21,13 +21,17 @@ import { latestSummary } from './summaries.js';
 import { recordUsage, usageSummary, type RecordUsageInput, type UsageInput } from './usage.js';
 import {
   addApprovalRule,
+  answerApproval,
+  decideApproval,
   getApproval,
   listApprovalRules,
   listApprovals,
   recordApproval,
   revokeApprovalRule,
   settleApproval,
+  waitApprovalDecision,
   type AddRuleInput,
+  type AnswerApprovalInput,
   type ListApprovalsInput,
   type RecordApprovalInput,
   type SettleApprovalInput,
@@ -114,6 +118,18 @@ export interface AssistantSection {
   recordApproval: (input: RecordApprovalInput) => ReturnType<typeof recordApproval>;
   /** Settle a pending ask: approved, denied or timeout. */
   settleApproval: (input: SettleApprovalInput) => ReturnType<typeof settleApproval>;
+  /** Settle an ask if it still waits: the first decision wins; the row says which did. */
+  decideApproval: (input: SettleApprovalInput) => ReturnType<typeof decideApproval>;
+  /**
+   * The owner's answer from outside the asking process (brain ui): CONFLICT, saying what became
+   * of it, when the ask no longer waits.
+   */
+  answerApproval: (input: AnswerApprovalInput) => ReturnType<typeof answerApproval>;
+  /** An ask's row once it is settled, by anyone; undefined when `signal` aborts first. */
+  waitApprovalDecision: (
+    id: number,
+    options: { signal: AbortSignal; intervalMs?: number },
+  ) => ReturnType<typeof waitApprovalDecision>;
   getApproval: (id: number) => ReturnType<typeof getApproval>;
   /** Decisions, newest first (only waiting asks with `pending`). */
   approvals: (input?: ListApprovalsInput) => ReturnType<typeof listApprovals>;
@@ -185,6 +201,9 @@ export function assistantSection(ctx: BrainContext, _dbPath: string): AssistantS
     usage: (input) => usageSummary(ctx, input),
     recordApproval: (input) => recordApproval(ctx, input),
     settleApproval: (input) => settleApproval(ctx, input),
+    decideApproval: (input) => decideApproval(ctx, input),
+    answerApproval: (input) => answerApproval(ctx, input),
+    waitApprovalDecision: (id, options) => waitApprovalDecision(ctx, id, options),
     getApproval: (id) => getApproval(ctx, id),
     approvals: (input) => listApprovals(ctx, input),
     addApprovalRule: (input) => addApprovalRule(ctx, input),

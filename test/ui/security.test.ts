@@ -148,19 +148,25 @@ describe('who may look', () => {
     };
     const a = await login();
     const b = await login();
-    const csrfA = csrfOf(await (await f.get('/assistant', { headers: { Cookie: a } })).text());
+    const pageA = await (await f.get('/assistant', { headers: { Cookie: a } })).text();
+    expect(pageA).toContain('Only the owner answers these.');
+    expect(pageA).toMatch(/<button[^>]*disabled/);
+    const csrfA = csrfOf(pageA);
     const res = await approve(
       f,
       { Origin: f.base, Cookie: b },
       { csrf: csrfA, decision: 'denied' },
     );
     expect(res.status).toBe(403);
-    const good = await approve(
+    expect(await res.text()).toContain('CSRF');
+    // Its own token passes the CSRF check; an agent's login still does not answer for the owner.
+    const own = await approve(
       f,
       { Origin: f.base, Cookie: a },
       { csrf: csrfA, decision: 'denied' },
     );
-    expect(good.status).toBe(303);
-    expect(f.brain.assistant.getApproval(f.seeded.approval)?.decision).toBe('denied');
+    expect(own.status).toBe(403);
+    expect(await own.text()).toContain('Only the owner answers');
+    expect(f.brain.assistant.getApproval(f.seeded.approval)?.decision).toBe('pending');
   });
 });

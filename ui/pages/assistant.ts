@@ -6,7 +6,7 @@ import {
   type UsageRow,
 } from '../../src/index.js';
 import { usageChart } from '../chart.js';
-import { html, href, seg, type Html } from '../html.js';
+import { html, href, raw, seg, type Html } from '../html.js';
 import { agentLink, empty, page, time, type PageContext } from '../layout.js';
 
 /** Whether the assistant has left anything to show (sessions, usage or approvals). */
@@ -70,8 +70,9 @@ export function assistantPage(brain: Brain, ctx: PageContext, notice?: string): 
         ${
           pending.length
             ? html`<ul class="approvals">
-                ${pending.map((a) => approvalItem(a, ctx.csrf))}
-              </ul>`
+                  ${pending.map((a) => approvalItem(a, ctx.csrf, ctx.owner ?? false))}
+                </ul>
+                ${ctx.owner ? '' : html`<p class="meta">Only the owner answers these.</p>`}`
             : empty('Nothing is waiting.')
         }
       </section>
@@ -153,7 +154,8 @@ function delegatedTable(
   </div>`;
 }
 
-function approvalItem(a: ApprovalRecord, csrf: string): Html {
+/** A waiting question with Approve and Deny, which only the owner can press. */
+function approvalItem(a: ApprovalRecord, csrf: string, owner: boolean): Html {
   const form = (decision: 'approved' | 'denied', label: string) =>
     html`<form method="post" action="/approvals/${a.id}" class="inline">
       <input type="hidden" name="csrf" value="${csrf}" /><input
@@ -161,7 +163,12 @@ function approvalItem(a: ApprovalRecord, csrf: string): Html {
         name="decision"
         value="${decision}"
       />
-      <button type="submit" class="${decision}" aria-label="${label} request ${a.id}: ${a.tool}">
+      <button
+        type="submit"
+        class="${decision}"
+        aria-label="${label} request ${a.id}: ${a.tool}"
+        ${owner ? '' : raw('disabled')}
+      >
         ${label}
       </button>
     </form>`;
