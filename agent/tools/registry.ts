@@ -27,7 +27,30 @@ function inputSchemaOf(t: Tool): ToolSchema['input_schema'] {
     string,
     unknown
   >;
-  return schema;
+  return slim(schema) as ToolSchema['input_schema'];
+}
+
+/**
+ * Bounds the model has no use for: a text's or a list's length limits guard the tool, and zod
+ * still checks them on every call (a breach is an error result naming the field). Every request
+ * carries every tool's schema, so they cost bytes on every turn; ranges of numbers, enums,
+ * required fields and descriptions stay, since they say what a good call is.
+ */
+const UNSENT = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
+
+function slim(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(slim);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'properties' && value !== null && typeof value === 'object') {
+      // Under `properties` the keys are field names, whatever they are called.
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, slim(s)]));
+    } else if (!UNSENT.has(key)) {
+      out[key] = slim(value);
+    }
+  }
+  return out;
 }
 
 /**

@@ -42,6 +42,24 @@ describe('tool registry', () => {
     expect(schema!.input_schema).not.toHaveProperty('$schema');
   });
 
+  it('leaves length limits out of the schema the model reads, and still enforces them', async () => {
+    const [schema] = toolSchemas([saveMemoryTool]);
+    const properties = (schema!.input_schema as { properties: Record<string, object> }).properties;
+    expect(properties.content).toEqual({ type: 'string' });
+    expect(properties.categories).toEqual({ type: 'array', items: { type: 'string' } });
+    expect(properties.importance).toEqual({ type: 'number', minimum: 1, maximum: 3 });
+    t = await tempBrain();
+    const turn = userTurn('hi');
+    const result = await runToolCall(
+      [saveMemoryTool],
+      call('save_memory', { content: 'x'.repeat(10_001) }),
+      context(turn.id, turn.thread_id),
+    );
+    expect(result.is_error).toBe(true);
+    expect(result.content).toMatch(/^invalid input: content:/);
+    expect(t.brain.knowledge.listStm()).toHaveLength(0);
+  });
+
   it('answers an input the schema refuses with an error result naming the field', async () => {
     t = await tempBrain();
     const turn = userTurn('hi');
