@@ -190,6 +190,26 @@ export class AnsweredElsewhere extends Error {
   }
 }
 
+/** Why a channel's prompt is closed when its turn was stopped while it asked. */
+export class AskCancelled extends Error {
+  constructor() {
+    super('the turn was stopped before an answer');
+    this.name = 'AskCancelled';
+  }
+}
+
+/**
+ * What a channel writes under a prompt the gate closed, from the close's reason: answered
+ * elsewhere, its turn stopped, else no answer in time (a deny).
+ */
+export function closedAskNote(reason: unknown, waitedSeconds: number): string {
+  if (reason instanceof AnsweredElsewhere) {
+    return reason.message.charAt(0).toUpperCase() + reason.message.slice(1);
+  }
+  if (reason instanceof AskCancelled) return 'Not answered: the turn was stopped';
+  return `Denied: no answer within ${waitedSeconds} s`;
+}
+
 /**
  * The channel's answer, the timeout, the turn's cancellation, or the ask's row settled by someone
  * else (the owner on brain ui's assistant page, from any process): whichever comes first.
@@ -223,6 +243,12 @@ async function askWithTimeout(
     clearTimeout(timer);
     if (onAbort) o.signal?.removeEventListener('abort', onAbort);
     watching.abort();
-    controller.abort(typeof result === 'object' ? new AnsweredElsewhere(result) : undefined);
+    controller.abort(
+      typeof result === 'object'
+        ? new AnsweredElsewhere(result)
+        : result === 'cancelled'
+          ? new AskCancelled()
+          : undefined,
+    );
   }
 }

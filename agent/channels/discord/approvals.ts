@@ -7,7 +7,11 @@ import {
   type ButtonInteraction,
 } from 'discord.js';
 import { cutVisibly } from '../../../src/index.js';
-import type { ApprovalAnswer, ApprovalRequest } from '../../permissions/approvals.js';
+import {
+  closedAskNote,
+  type ApprovalAnswer,
+  type ApprovalRequest,
+} from '../../permissions/approvals.js';
 import { promptText } from '../../permissions/describe.js';
 import type { Log } from '../../log.js';
 
@@ -105,7 +109,7 @@ export function createDiscordApprovals(options: {
         if (entry.messageId)
           void options.transport
             .edit(channelId, entry.messageId, {
-              content: `${text}\n→ denied: no answer within ${Math.round((now() - askedAt) / 1000)} s`,
+              content: `${text}\n→ ${closedAskNote(request.signal.reason, Math.round((now() - askedAt) / 1000))}`,
               components: [],
             })
             .catch((err: unknown) => warn('edit', err));

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Api, Context } from 'grammy';
 import type { Log } from '../../log.js';
-import type { ApprovalAnswer, ApprovalRequest } from '../../permissions/approvals.js';
+import {
+  closedAskNote,
+  type ApprovalAnswer,
+  type ApprovalRequest,
+} from '../../permissions/approvals.js';
 import { promptText } from '../../permissions/describe.js';
 import { escapeHtml } from './render.js';
 
@@ -90,17 +94,15 @@ export function createApprovalPrompts(options: {
           pending.delete(id);
           resolve('deny');
           log('info', 'telegram.approval_expired', { chat: chatId, tool: request.tool });
-          // The gate closes an unanswered ask (timeout or stopped turn) as a deny: the chat
-          // where it was asked says so, and how long it waited.
-          const waited = Math.round((now() - askedAt) / 1000);
+          // The gate closes an ask it no longer waits on (no answer in time, a stopped turn, an
+          // answer given elsewhere): the chat where it was asked says which.
+          const note = closedAskNote(request.signal.reason, Math.round((now() - askedAt) / 1000));
           options
             .api()
-            .editMessageText(
-              chatId,
-              entry.messageId,
-              `${html}\n\n<i>Denied: no answer within ${waited} s</i>`,
-              { parse_mode: 'HTML', reply_markup: { inline_keyboard: [] } },
-            )
+            .editMessageText(chatId, entry.messageId, `${html}\n\n<i>${escapeHtml(note)}</i>`, {
+              parse_mode: 'HTML',
+              reply_markup: { inline_keyboard: [] },
+            })
             .catch((err: unknown) =>
               log('warn', 'telegram.approval_cleanup_failed', { error: (err as Error).message }),
             );

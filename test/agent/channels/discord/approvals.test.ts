@@ -1,10 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   approvalText,
   createDiscordApprovals,
   type ApprovalTransport,
 } from '../../../../agent/channels/discord/approvals.js';
-import type { ApprovalRequest } from '../../../../agent/permissions/approvals.js';
+import {
+  AnsweredElsewhere,
+  AskCancelled,
+  type ApprovalRequest,
+} from '../../../../agent/permissions/approvals.js';
+import type { ApprovalRecord } from '../../../../src/index.js';
 import type { ButtonInteraction } from 'discord.js';
 
 /** The approval buttons' bookkeeping, with a recording transport (the wire is covered end to end). */
@@ -72,8 +77,31 @@ describe('Discord approvals', () => {
     expiry.abort();
     await expect(answer).resolves.toBe('deny');
     expect(s.calls.at(-1)).toMatchObject({ op: 'edit', channelId: '5', body: { components: [] } });
-    expect(String(s.calls.at(-1)!.body.content)).toMatch(/→ denied: no answer within 300 s$/);
+    expect(String(s.calls.at(-1)!.body.content)).toMatch(/→ Denied: no answer within 300 s$/);
     expect(s.approvals.pendingCount()).toBe(0);
+  });
+
+  it('says the ask was answered elsewhere, or its turn stopped, rather than that nobody answered', async () => {
+    const s = setup();
+    const elsewhere = new AbortController();
+    const first = s.approvals.ask('5', request(elsewhere.signal));
+    await s.wasPosted;
+    elsewhere.abort(
+      new AnsweredElsewhere({
+        decision: 'approved',
+        reason: 'decided in brain ui',
+      } as ApprovalRecord),
+    );
+    await expect(first).resolves.toBe('deny');
+    expect(String(s.calls.at(-1)!.body.content)).toMatch(
+      /→ Approved elsewhere \(decided in brain ui\)$/,
+    );
+    const stopped = new AbortController();
+    const second = s.approvals.ask('5', request(stopped.signal));
+    await vi.waitFor(() => expect(s.calls.filter((c) => c.op === 'post')).toHaveLength(2));
+    stopped.abort(new AskCancelled());
+    await expect(second).resolves.toBe('deny');
+    expect(String(s.calls.at(-1)!.body.content)).toMatch(/→ Not answered: the turn was stopped$/);
   });
 
   it('offers Always only when the call has a pattern that can be allowed always', async () => {
