@@ -247,6 +247,9 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
               prepared,
               ...file
             }: OutgoingFile & { prepared: PreparedAttachment }) => {
+              // The reply keeps them, and a message carries at most 16 files.
+              if (sentFiles.length >= 16)
+                throw new BrainError('INVALID_INPUT', 'one reply carries at most 16 files');
               await io.sendFile!(file);
               sentFiles.push(prepared);
             },
