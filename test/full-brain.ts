@@ -48,6 +48,7 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
     importance: 2,
     source_message_id: m.id,
     expires_at: '2027-01-01',
+    occurred_at: '2025-12-24',
   });
   const a1 = brain.knowledge.createAtom({
     agent: 'nova',
@@ -55,6 +56,7 @@ export function useEveryFeature(brain: Brain, clock: ReturnType<typeof fixedCloc
     action: 'filter',
     outcome: 'none',
     source_message_id: m.id,
+    occurred_at: '2025-12-30T10:00:00Z',
   });
   const a2 = brain.knowledge.createAtom({
     agent: 'nova',

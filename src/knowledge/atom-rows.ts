@@ -15,6 +15,8 @@ export interface AtomRecord {
   confidence: number;
   source_message_id: string | null;
   created_at: string;
+  /** When what it says happened, when known; created_at is when it was learned. */
+  occurred_at: string | null;
 }
 
 export interface AtomRow extends AtomRecord {
@@ -23,7 +25,8 @@ export interface AtomRow extends AtomRecord {
 
 export const ATOM_SELECT = `
   SELECT t.id AS rowid, t.uid AS id, a.name AS agent, t.subject, t.action, t.outcome, t.consequences,
-         t.confidence, ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('t.created_at')} AS created_at
+         t.confidence, ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('t.created_at')} AS created_at,
+         ${isoSql('t.occurred_at')} AS occurred_at
   FROM atoms t JOIN agents a ON a.id = t.agent_id LEFT JOIN messages m ON m.id = t.source_message_id`;
 
 export function toAtomRecord(row: AtomRow): AtomRecord {

@@ -44,6 +44,7 @@ export function createAtom(ctx: BrainContext, input: AtomInput): AtomRecord {
         confidence: args.confidence,
         source_message_id: args.source_message_id ? sourceRowId(ctx, args.source_message_id) : null,
         created_at: args.at ? millisOf(args.at) : ctx.clock().getTime(),
+        occurred_at: args.occurred_at ? millisOf(args.occurred_at) : null,
       });
     })
     .immediate();

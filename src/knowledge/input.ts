@@ -29,6 +29,7 @@ export const rememberInput = object({
   categories: list(category(), { max: 32 }).default([]).describe('Categories, e.g. ["decision"]'),
   importance: number(1, 3, 'must be between 1.0 and 3.0').default(1).describe('1.0 to 3.0'),
   expires_at: isoTime().optional().describe('ISO 8601 time when it lapses'),
+  occurred_at: isoTime().optional().describe('When what it says happened (ISO 8601)'),
   source_message_id: id('message').optional().describe('The message it came from (syn_…)'),
   /** For importers and replays. */
   at: isoTime().optional().describe('When it was learned (ISO 8601); default now'),
@@ -55,6 +56,7 @@ export const atomInput = object({
   outcome: part('outcome').describe('What happened'),
   consequences: text(10_000).default('').describe('What follows from it'),
   confidence: unit('0 to 1'),
+  occurred_at: isoTime().optional().describe('When what it says happened (ISO 8601)'),
   source_message_id: id('message').optional().describe('The message it came from (syn_…)'),
   /** For importers and replays. */
   at: isoTime().optional().describe('When it was learned (ISO 8601); default now'),
@@ -86,7 +88,7 @@ export type ProvenanceArgs = OutputOf<typeof provenanceInput>;
 
 export const insightsInput = object({
   thread_id: id('thread').optional().describe('This thread only'),
-  since: isoTime().optional().describe('Learned since (ISO 8601)'),
+  since: isoTime().optional().describe('Learned, or happened, since (ISO 8601)'),
   category: category().optional().describe('e.g. decision'),
   include_superseded: boolean().default(false).describe('Also superseded or lapsed entries'),
   limit: count(1, 1000).default(50).describe('Most to return'),

@@ -33,6 +33,7 @@ export function remember(ctx: BrainContext, input: RememberInput): StmRecord {
         source_message_id: args.source_message_id ? sourceRowId(ctx, args.source_message_id) : null,
         created_at: millisOf(createdAt),
         expires_at: args.expires_at ? millisOf(args.expires_at) : null,
+        occurred_at: args.occurred_at ? millisOf(args.occurred_at) : null,
         categories: args.categories,
       });
     })

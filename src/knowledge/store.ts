@@ -24,6 +24,8 @@ export interface StmWrite {
   extractor?: string | null;
   /** What it is about, as its extractor names it (see migration 0021). */
   about?: string | null;
+  /** When what it says happened, when known (migration 0023). */
+  occurred_at?: number | null;
 }
 
 /**
@@ -33,8 +35,8 @@ export interface StmWrite {
 export function insertStm(ctx: BrainContext, stm: StmWrite): number | undefined {
   const result = ctx.q
     .get(
-      `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at, access_count, last_accessed_at, extractor, about)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
+      `INSERT INTO stm (uid, agent_id, content, importance, source_message_id, created_at, expires_at, access_count, last_accessed_at, extractor, about, occurred_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
     )
     .run(
       stm.uid,
@@ -48,6 +50,7 @@ export function insertStm(ctx: BrainContext, stm: StmWrite): number | undefined 
       stm.last_accessed_at ?? null,
       stm.extractor ?? null,
       stm.about ?? null,
+      stm.occurred_at ?? null,
     );
   if (result.changes === 0) return undefined;
   const rowid = Number(result.lastInsertRowid);
@@ -96,14 +99,16 @@ export interface AtomWrite {
   confidence: number;
   source_message_id: number | null;
   created_at: number;
+  /** When what it says happened, when known (migration 0023). */
+  occurred_at?: number | null;
 }
 
 /** Add an atom, unless one with its id exists. Its row id when added. */
 export function insertAtom(ctx: BrainContext, atom: AtomWrite): number | undefined {
   const result = ctx.q
     .get(
-      `INSERT INTO atoms (uid, agent_id, subject, action, outcome, consequences, confidence, source_message_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
+      `INSERT INTO atoms (uid, agent_id, subject, action, outcome, consequences, confidence, source_message_id, created_at, occurred_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING`,
     )
     .run(
       atom.uid,
@@ -115,6 +120,7 @@ export function insertAtom(ctx: BrainContext, atom: AtomWrite): number | undefin
       atom.confidence,
       atom.source_message_id,
       atom.created_at,
+      atom.occurred_at ?? null,
     );
   if (result.changes === 0) return undefined;
   const rowid = Number(result.lastInsertRowid);

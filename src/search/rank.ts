@@ -37,6 +37,8 @@ export interface SearchFilters {
   /** Messages of this thread are left out (knowledge derived from them is not). */
   exclude_thread: number | null;
   agent: number | null;
+  /** 1: messages of archived threads are left out (knowledge derived from them is not). */
+  exclude_archived: 1 | null;
   /** Now, in milliseconds: STM entries expire against it. */
   now_ms: number;
 }
@@ -50,11 +52,20 @@ interface FtsSource {
   where: string;
 }
 
-/** STM entries and atoms: filtered by their own time and agent, and by their source's thread. */
-const KNOWLEDGE_FILTERS = `AND (@since_ms IS NULL OR x.created_at >= @since_ms)
-      AND (@until_ms IS NULL OR x.created_at < @until_ms)
+/**
+ * STM entries and atoms: filtered by their own time and agent, and by their source's thread. The
+ * time window matches when it was learned (record time) or when what it says happened (event time,
+ * NULL when unknown, which no comparison matches).
+ */
+const KNOWLEDGE_FILTERS = `AND (((@since_ms IS NULL OR x.created_at >= @since_ms)
+          AND (@until_ms IS NULL OR x.created_at < @until_ms))
+        OR (x.occurred_at >= coalesce(@since_ms, x.occurred_at)
+          AND x.occurred_at < coalesce(@until_ms, x.occurred_at + 1)))
       AND (@thread IS NULL OR x.source_message_id IN (SELECT id FROM messages WHERE thread_id = @thread))
       AND (@agent IS NULL OR x.agent_id = @agent)`;
+
+/** The threads the idle maintainer archived (src/maintenance/): few, read once per statement. */
+export const ARCHIVED_THREADS = `SELECT id FROM threads WHERE status = 'archived'`;
 
 const SOURCES: Record<SearchType, FtsSource> = {
   // subject, body, sender ("nova to everyone"), date ("8 May 2023"): migration 0003.
@@ -66,6 +77,7 @@ const SOURCES: Record<SearchType, FtsSource> = {
       AND (@until_ms IS NULL OR x.created_at < @until_ms)
       AND (@thread IS NULL OR x.thread_id = @thread)
       AND (@exclude_thread IS NULL OR x.thread_id != @exclude_thread)
+      AND (@exclude_archived IS NULL OR x.thread_id NOT IN (${ARCHIVED_THREADS}))
       AND (@agent IS NULL OR x.from_agent = @agent)`,
   },
   stm: {
@@ -88,7 +100,8 @@ export function narrowed(filters: SearchFilters): boolean {
     filters.since !== null ||
     filters.until !== null ||
     filters.thread !== null ||
-    filters.agent !== null
+    filters.agent !== null ||
+    filters.exclude_archived !== null
   );
 }
 

@@ -14,12 +14,18 @@ import { recentInput, type RecentInput } from './input.js';
 
 export { recentInput, type RecentInput } from './input.js';
 
+/** Which of a knowledge item's times fell in the window: its event time or its record time. */
+type Matched = { matched_time: 'occurred' | 'recorded' };
+
 export type RecentItem =
   | { type: 'message'; id: string; time: string; record: MessageRecord }
-  | { type: 'stm'; id: string; time: string; record: StmRecord }
-  | { type: 'atom'; id: string; time: string; record: AtomRecord };
+  | ({ type: 'stm'; id: string; time: string; record: StmRecord } & Matched)
+  | ({ type: 'atom'; id: string; time: string; record: AtomRecord } & Matched);
 
-/** Everything of the last N hours, newest first. */
+/**
+ * Everything of the last N hours (or of a window), newest first. Knowledge counts when it was
+ * learned then or when what it says happened then (its event time, when known).
+ */
 export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[] {
   const args = check(recentInput, input);
   const sinceMs =
@@ -29,6 +35,12 @@ export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[]
   // Past every time the brain holds: no upper bound.
   const untilMs = args.until === undefined ? Number.MAX_SAFE_INTEGER : millisOf(args.until);
   const want = (t: SearchType) => args.types.includes(t);
+  const matched = (occurred: string | null): Matched => {
+    const ms = occurred === null ? undefined : millisOf(occurred);
+    const inside = ms !== undefined && ms >= sinceMs && ms < untilMs;
+    return { matched_time: inside ? 'occurred' : 'recorded' };
+  };
+  const window = { since: sinceMs, until: untilMs, limit: args.limit };
   const items: RecentItem[] = [];
   if (want('message')) {
     for (const row of ctx.q
@@ -42,27 +54,35 @@ export function recent(ctx: BrainContext, input: RecentInput = {}): RecentItem[]
   }
   if (want('stm')) {
     for (const row of ctx.q
-      .get<[number, number, number, number], Parameters<typeof toStmRecord>[0]>(
-        `${STM_SELECT} WHERE s.created_at >= ? AND s.created_at < ? AND (s.expires_at IS NULL OR s.expires_at > ?) AND s.superseded_by IS NULL
-         ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
+      .get<[typeof window & { now: number }], Parameters<typeof toStmRecord>[0]>(
+        `${STM_SELECT} WHERE ${inWindow('s')} AND (s.expires_at IS NULL OR s.expires_at > @now) AND s.superseded_by IS NULL
+         ORDER BY s.created_at DESC, s.id DESC LIMIT @limit`,
       )
-      .all(sinceMs, untilMs, ctx.clock().getTime(), args.limit)) {
+      .all({ ...window, now: ctx.clock().getTime() })) {
       const record = toStmRecord(row);
-      items.push({ type: 'stm', id: record.id, time: record.created_at, record });
+      const time = record.created_at;
+      items.push({ type: 'stm', id: record.id, time, record, ...matched(record.occurred_at) });
     }
   }
   if (want('atom')) {
     for (const row of ctx.q
-      .get<[number, number, number], Parameters<typeof toAtomRecord>[0]>(
-        `${ATOM_SELECT} WHERE t.created_at >= ? AND t.created_at < ? ORDER BY t.created_at DESC, t.id DESC LIMIT ?`,
+      .get<[typeof window], Parameters<typeof toAtomRecord>[0]>(
+        `${ATOM_SELECT} WHERE ${inWindow('t')} ORDER BY t.created_at DESC, t.id DESC LIMIT @limit`,
       )
-      .all(sinceMs, untilMs, args.limit)) {
+      .all(window)) {
       const record = toAtomRecord(row);
-      items.push({ type: 'atom', id: record.id, time: record.created_at, record });
+      const time = record.created_at;
+      items.push({ type: 'atom', id: record.id, time, record, ...matched(record.occurred_at) });
     }
   }
   // Ties keep type order: messages, then memories, then atoms.
   return items
     .sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0))
     .slice(0, args.limit);
+}
+
+/** Learned in the window, or happened in it (each through its own index). */
+function inWindow(x: string): string {
+  return `((${x}.created_at >= @since AND ${x}.created_at < @until)
+    OR (${x}.occurred_at >= @since AND ${x}.occurred_at < @until))`;
 }

@@ -46,6 +46,7 @@ export interface SearchArgs {
   until?: string | undefined;
   thread?: string | undefined;
   exclude_thread?: string | undefined;
+  exclude_archived?: boolean | undefined;
   agent?: string | undefined;
 }
 
@@ -64,6 +65,13 @@ export interface SearchHit {
   found_by: Partial<Record<Retriever, RetrieverEvidence>>;
   /** The factor its score was multiplied by because the query names its agent; absent when none. */
   boost?: number;
+  /** An STM entry's or atom's event time, when known (`time` is when it was learned). */
+  occurred_at?: string;
+  /**
+   * Under a time filter, which of a knowledge hit's times fell in the window: its event time
+   * (`occurred`) or its record time (`recorded`).
+   */
+  matched_time?: 'occurred' | 'recorded';
   /** A message found by words of a file it carries: that file's name. */
   attachment?: string;
   /** The whole row (its type's record), when the search was asked for records. */
@@ -113,6 +121,7 @@ function prepare(ctx: BrainContext, args: SearchArgs): PreparedSearch | SearchRe
     thread: null,
     exclude_thread: null,
     agent: null,
+    exclude_archived: args.exclude_archived === true ? 1 : null,
     now_ms: ctx.clock().getTime(),
   };
   if (args.thread) {
@@ -191,13 +200,13 @@ function rank(
 
 function finish(
   ctx: BrainContext,
+  prepared: PreparedSearch,
   fused: Fused[],
-  match: string,
   notices: string[],
   retrievers: Retriever[],
   options: HitOptions = {},
 ): SearchResult {
-  const hits = hydrate(ctx, fused, match, options);
+  const hits = hydrate(ctx, fused, prepared.queries.any, options, prepared.filters);
   noteAccess(
     ctx,
     fused.filter((c) => c.type === 'stm').map((c) => c.rowid),
@@ -218,7 +227,7 @@ export function runSearch(ctx: BrainContext, args: SearchArgs): SearchResult {
     Math.max(args.limit, FUSION_DEPTH),
     shownOnly(prepared),
   );
-  return finish(ctx, rank(ctx, { fts }, prepared), queries.any, [], ['fts']);
+  return finish(ctx, prepared, rank(ctx, { fts }, prepared), [], ['fts']);
 }
 
 export type SearchMode = 'hybrid' | 'fts' | 'vector';
@@ -283,7 +292,7 @@ export async function runSearchHybrid(
 
   if (mode === 'vector') {
     const hits = rank(ctx, { vector: vector ?? [] }, prepared);
-    return finish(ctx, hits, queries.any, notices, vector ? ['vector'] : [], options);
+    return finish(ctx, prepared, hits, notices, vector ? ['vector'] : [], options);
   }
   const fts = ftsRetrieve(
     ctx,
@@ -294,13 +303,13 @@ export async function runSearchHybrid(
     vector ? {} : shownOnly(prepared),
   );
   if (mode === 'fts' || !vector) {
-    return finish(ctx, rank(ctx, { fts }, prepared), queries.any, notices, ['fts'], options);
+    return finish(ctx, prepared, rank(ctx, { fts }, prepared), notices, ['fts'], options);
   }
   const weights = { vector: embedder?.searchWeight ?? 1 };
   return finish(
     ctx,
+    prepared,
     rank(ctx, { fts, vector }, prepared, weights),
-    queries.any,
     notices,
     ['fts', 'vector'],
     options,
@@ -352,6 +361,7 @@ function hydrate(
   candidates: Fused[],
   match: string,
   options: HitOptions,
+  filters: SearchFilters,
 ): SearchHit[] {
   const byType = (t: SearchType) => candidates.filter((c) => c.type === t).map((c) => c.rowid);
   const stm = getStmByRowIds(ctx, byType('stm'));
@@ -386,6 +396,7 @@ function hydrate(
   );
   const threadOfSource = (id: string | null): string | null =>
     id ? (threadBySource.get(messageKey(id)!) ?? null) : null;
+  const when = eventTime(filters);
   const hits: SearchHit[] = [];
   for (const c of candidates) {
     const found_by = c.found_by;
@@ -422,6 +433,7 @@ function hydrate(
         score: c.score,
         found_by,
         ...(c.boost === undefined ? {} : { boost: c.boost }),
+        ...when(s.occurred_at),
         ...withRecord(s),
       });
     } else {
@@ -438,11 +450,32 @@ function hydrate(
         score: c.score,
         found_by,
         ...(c.boost === undefined ? {} : { boost: c.boost }),
+        ...when(a.occurred_at),
         ...withRecord(a),
       });
     }
   }
   return hits;
+}
+
+/**
+ * A knowledge hit's event time and, under a time filter, which of its times matched it: the
+ * ranking keeps an entry whose record time or event time falls in the window (rank.ts), so one
+ * whose event time is outside it matched by its record time.
+ */
+function eventTime(
+  filters: SearchFilters,
+): (occurred: string | null) => Pick<SearchHit, 'occurred_at' | 'matched_time'> {
+  const windowed = filters.since_ms !== null || filters.until_ms !== null;
+  return (occurred) => {
+    if (occurred === null) return windowed ? { matched_time: 'recorded' } : {};
+    if (!windowed) return { occurred_at: occurred };
+    const ms = millisOf(occurred);
+    const inside =
+      (filters.since_ms === null || ms >= filters.since_ms) &&
+      (filters.until_ms === null || ms < filters.until_ms);
+    return { occurred_at: occurred, matched_time: inside ? 'occurred' : 'recorded' };
+  };
 }
 
 /** One search over messages, STM and atoms by words (FTS5). Never fails on the text of the query. */

@@ -2,7 +2,7 @@ import type { BrainContext } from '../context.js';
 import { forBitIndex, toVector } from '../embed/store.js';
 import type { SearchType } from '../validation.js';
 import type { Candidate } from './fts.js';
-import type { SearchFilters } from './rank.js';
+import { ARCHIVED_THREADS, filtersSql, type SearchFilters } from './rank.js';
 
 /**
  * Up to this many vectors of a type, every one that passes the filters is re-scored: the search is
@@ -14,7 +14,7 @@ const EXACT_MAX = 4096; // also the most vec0 returns from one k-nearest-neighbo
 const OVERSAMPLE = 1.25;
 const MIN_COARSE = 64;
 
-function coarseK(ctx: BrainContext, type: SearchType, k: number): number {
+function coarseK(ctx: BrainContext, type: SearchType, k: number, filters: SearchFilters): number {
   // Counting stops past EXACT_MAX, so this costs the same at a million vectors as at 5,000.
   const n = ctx.q
     .get<[string, number], { n: number }>(
@@ -22,7 +22,20 @@ function coarseK(ctx: BrainContext, type: SearchType, k: number): number {
     )
     .get(type, EXACT_MAX + 1)!.n;
   if (n <= EXACT_MAX) return Math.max(1, n);
-  return Math.min(EXACT_MAX, Math.max(MIN_COARSE, Math.ceil(k * OVERSAMPLE)));
+  const wanted = Math.max(MIN_COARSE, Math.ceil(k * OVERSAMPLE));
+  // The index knows a message's thread but not the thread's status: archived messages are dropped
+  // from the candidates, so as many more are asked for as there are (see archivedKept).
+  const archived = type === 'message' && filters.exclude_archived !== null;
+  return Math.min(EXACT_MAX, wanted + (archived ? archivedMessages(ctx) : 0));
+}
+
+/** How many messages the archived threads hold, as their rows count them. */
+function archivedMessages(ctx: BrainContext): number {
+  return ctx.q
+    .get<[], { n: number }>(
+      `SELECT coalesce(sum(message_count), 0) AS n FROM threads WHERE status = 'archived'`,
+    )
+    .get()!.n;
 }
 
 interface CoarseRow {
@@ -35,6 +48,7 @@ interface CoarseRow {
  */
 function coarseSql(type: SearchType, filters: SearchFilters): string {
   const where = [`embedding MATCH vec_quantize_binary(@query)`, `k = @k`, `item_type = '${type}'`];
+  // Knowledge matches a window by its event time too: those entries come from eventCandidates.
   if (filters.since !== null) where.push(`created_ms >= @since_ms`);
   if (filters.until !== null) where.push(`created_ms < @until_ms`);
   if (filters.thread !== null) where.push(`thread_id = @thread`);
@@ -77,26 +91,89 @@ export function vectorRetrieve(
     `SELECT item_id, vector FROM embeddings WHERE id = ?`,
   );
   const scored: Array<{ type: SearchType; rowid: number; score: number }> = [];
+  const score = (type: SearchType, row: { item_id: number; vector: Buffer }) => {
+    const v = toVector(row.vector);
+    if (v.length === query.length) scored.push({ type, rowid: row.item_id, score: dot(v, query) });
+  };
   for (const type of types) {
     const sql = coarseSql(type, filters);
     const bound = Object.fromEntries(
-      Object.entries({ ...params, k: int(coarseK(ctx, type, k)) }).filter(([name]) =>
+      Object.entries({ ...params, k: int(coarseK(ctx, type, k, filters)) }).filter(([name]) =>
         sql.includes(`@${name}`),
       ),
     );
+    const seen = new Set<number>();
     for (const { rowid } of ctx.q.get<[Record<string, unknown>], CoarseRow>(sql).all(bound)) {
       const row = vectorOf.get(rowid);
       if (!row) continue;
-      const v = toVector(row.vector);
-      if (v.length !== query.length) continue;
-      scored.push({ type, rowid: row.item_id, score: dot(v, query) });
+      seen.add(row.item_id);
+      score(type, row);
+    }
+    if (type !== 'message' && (filters.since !== null || filters.until !== null)) {
+      for (const row of eventCandidates(ctx, type, filters)) {
+        if (!seen.has(row.item_id)) score(type, row);
+      }
     }
   }
   const held = holding(ctx, scored, filters.now_ms);
-  const kept = held ? scored.filter((c) => c.type !== 'stm' || held.has(c.rowid)) : scored;
+  const active = archivedKept(ctx, scored, filters);
+  const kept = scored.filter(
+    (c) =>
+      (c.type !== 'stm' || !held || held.has(c.rowid)) &&
+      (c.type !== 'message' || !active || active.has(c.rowid)),
+  );
   kept.sort((a, b) => b.score - a.score);
   return kept.slice(0, k).map((c, i) => ({ ...c, rank: i + 1 }));
 }
+
+/**
+ * The entries of a type whose event time falls in the window and that pass the other filters, with
+ * their vectors: the index keeps only record time, and entries with an event time are few (read
+ * through the index on occurred_at), so each is scored exactly rather than searched for.
+ */
+function eventCandidates(
+  ctx: BrainContext,
+  type: 'stm' | 'atom',
+  filters: SearchFilters,
+): Array<{ item_id: number; vector: Buffer }> {
+  return ctx.q
+    .get<[SearchFilters], { item_id: number; vector: Buffer }>(EVENT_CANDIDATES_SQL[type])
+    .all(filters);
+}
+
+const eventCandidatesSql = (type: 'stm' | 'atom', table: string) =>
+  `SELECT e.item_id, e.vector FROM ${table} x JOIN embeddings e ON e.item_type = '${type}' AND e.item_id = x.id
+  WHERE x.occurred_at >= coalesce(@since_ms, -9007199254740991)
+    AND x.occurred_at < coalesce(@until_ms, 9007199254740991) ${filtersSql(type)}`;
+
+/** Exported for the plan tests. */
+export const EVENT_CANDIDATES_SQL = {
+  stm: eventCandidatesSql('stm', 'stm'),
+  atom: eventCandidatesSql('atom', 'atoms'),
+};
+
+/**
+ * Of the messages found, those outside archived threads; undefined when the filter is off or no
+ * message was found. Dropped after the k-NN query, which was asked for as many more (coarseK).
+ */
+function archivedKept(
+  ctx: BrainContext,
+  scored: ReadonlyArray<{ type: SearchType; rowid: number }>,
+  filters: SearchFilters,
+): Set<number> | undefined {
+  if (filters.exclude_archived === null) return undefined;
+  const ids = scored.filter((c) => c.type === 'message').map((c) => c.rowid);
+  if (ids.length === 0) return undefined;
+  return new Set(
+    ctx.q
+      .get<[{ ids: string }], { id: number }>(ACTIVE_MESSAGES_SQL)
+      .all({ ids: JSON.stringify(ids) })
+      .map((r) => r.id),
+  );
+}
+
+const ACTIVE_MESSAGES_SQL = `SELECT x.id FROM json_each(@ids) c JOIN messages x ON x.id = c.value
+  WHERE x.thread_id NOT IN (${ARCHIVED_THREADS})`;
 
 /** Of the STM entries found, those that hold now (see HOLDING_SQL); undefined when none was found. */
 function holding(

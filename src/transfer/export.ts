@@ -122,6 +122,7 @@ export function exportBrain(
           extractor: string | null;
           about: string | null;
           superseded_by: string | null;
+          occurred_at: string | null;
           sources: string;
         }
       >(
@@ -130,6 +131,7 @@ export function exportBrain(
                 s.importance, ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('s.created_at')} AS created_at,
                 ${isoSql('s.expires_at')} AS expires_at, s.access_count, ${isoSql('s.last_accessed_at')} AS last_accessed_at,
                 s.extractor, s.about, (SELECT n.uid FROM stm n WHERE n.id = s.superseded_by) AS superseded_by,
+                ${isoSql('s.occurred_at')} AS occurred_at,
                 (SELECT json_group_array(json_object('message_id', ${messageIdSql('sm.uid')}, 'extractor', src.extractor,
                           'read_from', ${messageIdSql('rm.uid')}))
                    FROM (SELECT * FROM stm_sources WHERE stm_id = s.id ORDER BY added_at, message_id) src
@@ -152,7 +154,8 @@ export function exportBrain(
     const atoms = ctx.q
       .get<[typeof p], ExportDocument['atoms'][number]>(
         `SELECT t.uid AS id, a.name AS agent, t.subject, t.action, t.outcome, t.consequences, t.confidence,
-                ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('t.created_at')} AS created_at
+                ${messageIdSql('m.uid')} AS source_message_id, ${isoSql('t.created_at')} AS created_at,
+                ${isoSql('t.occurred_at')} AS occurred_at
          FROM atoms t JOIN agents a ON a.id = t.agent_id LEFT JOIN messages m ON m.id = t.source_message_id
          WHERE ${sourceInScope('t')} ORDER BY t.id`,
       )

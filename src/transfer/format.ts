@@ -80,6 +80,8 @@ export const exportStm = z.strictObject({
   extractor: text(128).nullable().optional(),
   about: text(10_000).nullable().optional(),
   superseded_by: stmId.nullable().optional(),
+  // Event time (absent from exports made before it existed).
+  occurred_at: storedTime.nullable().optional(),
   sources: z
     .array(
       z.strictObject({
@@ -101,6 +103,8 @@ export const exportAtom = z.strictObject({
   confidence: z.number().min(0).max(1),
   source_message_id: messageId.nullable(),
   created_at: storedTime,
+  // Event time (absent from exports made before it existed).
+  occurred_at: storedTime.nullable().optional(),
 });
 
 export const exportLink = z.strictObject({

@@ -187,6 +187,7 @@ function importDocument(
       categories: s.categories,
       extractor: s.extractor ?? null,
       about: s.about ?? null,
+      occurred_at: s.occurred_at == null ? null : millisOf(s.occurred_at),
     });
     count('stm', rowid !== undefined);
     if (rowid === undefined) continue;
@@ -235,6 +236,7 @@ function importDocument(
       source_message_id:
         a.source_message_id === null ? null : rowId('messages', a.source_message_id, where),
       created_at: millisOf(a.created_at),
+      occurred_at: a.occurred_at == null ? null : millisOf(a.occurred_at),
     });
     count('atoms', rowid !== undefined);
   }

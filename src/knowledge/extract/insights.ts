@@ -25,6 +25,10 @@ export interface Insight {
   /** The extractor that learned it (`name@version`). */
   extractor: string;
   created_at: string;
+  /** When what it says happened, when known. */
+  occurred_at: string | null;
+  /** Under `since`, which of its times is since then: its event time or when it was learned. */
+  matched_time?: 'occurred' | 'recorded';
   /** The entry that superseded it; null while it holds. */
   superseded_by: string | null;
   /** When it lapsed (its sources were edited away); null while it holds. */
@@ -32,7 +36,7 @@ export interface Insight {
   sources: InsightSource[];
 }
 
-interface InsightRow extends Omit<Insight, 'categories' | 'sources'> {
+interface InsightRow extends Omit<Insight, 'categories' | 'sources' | 'matched_time'> {
   rowid: number;
   categories: string;
   sources: string;
@@ -42,6 +46,7 @@ const INSIGHT_SELECT = `
   SELECT s.id AS rowid, s.uid AS id, a.name AS agent, s.content,
          (SELECT json_group_array(category) FROM (SELECT category FROM stm_categories WHERE stm_id = s.id ORDER BY category)) AS categories,
          s.importance, s.extractor, ${isoSql('s.created_at')} AS created_at,
+         ${isoSql('s.occurred_at')} AS occurred_at,
          (SELECT n.uid FROM stm n WHERE n.id = s.superseded_by) AS superseded_by,
          ${isoSql('s.expires_at')} AS expires_at,
          (SELECT json_group_array(json_object('message_id', ${messageIdSql('m.uid')},
@@ -59,7 +64,7 @@ export function listInsights(ctx: BrainContext, input: InsightsInput = {}): Insi
       `${INSIGHT_SELECT}
        WHERE s.extractor IS NOT NULL
          AND (@all OR (s.superseded_by IS NULL AND (s.expires_at IS NULL OR s.expires_at > @now)))
-         AND (@since IS NULL OR s.created_at >= @since)
+         AND (@since IS NULL OR s.created_at >= @since OR s.occurred_at >= @since)
          AND (@category IS NULL OR s.id IN (SELECT stm_id FROM stm_categories WHERE category = @category))
          AND (@thread IS NULL OR s.id IN (
                SELECT src.stm_id FROM stm_sources src JOIN messages m ON m.id = src.message_id
@@ -74,8 +79,16 @@ export function listInsights(ctx: BrainContext, input: InsightsInput = {}): Insi
       thread: args.thread_id ? threadKey(args.thread_id) : null,
       limit: args.limit,
     });
+  const since = args.since ? millisOf(args.since) : undefined;
+  const matched = (occurred: string | null): Pick<Insight, 'matched_time'> =>
+    since === undefined
+      ? {}
+      : {
+          matched_time: occurred !== null && millisOf(occurred) >= since ? 'occurred' : 'recorded',
+        };
   return rows.map(({ rowid: _rowid, ...row }) => ({
     ...row,
+    ...matched(row.occurred_at),
     categories: JSON.parse(row.categories) as string[],
     sources: JSON.parse(row.sources) as InsightSource[],
   }));

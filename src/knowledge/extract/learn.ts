@@ -128,6 +128,12 @@ function merge(
   return { action: 'merged', stm: into };
 }
 
+/** An extractor's event time in ms; none when it gave none or no time (a model's may be anything). */
+function eventMs(occurred: unknown): number | null {
+  const ms = typeof occurred === 'string' ? Date.parse(occurred) : NaN;
+  return Number.isFinite(ms) ? ms : null;
+}
+
 function add(
   ctx: BrainContext,
   entry: ExtractedEntry,
@@ -147,6 +153,7 @@ function add(
     categories: [entry.category],
     extractor,
     about: entry.key ?? null,
+    occurred_at: eventMs(entry.occurred_at),
   })!;
   for (const message of sources.slice(1))
     addStmSource(ctx, rowid, { message, extractor, readFrom: sources[0]!, at });

@@ -92,3 +92,16 @@ export function pinDates(text: string, saidAt: string): string {
     return date ? `${expr} (${date})` : expr;
   });
 }
+
+const PINNED_DAY = new RegExp(`\\((\\d{1,2}) (${MONTHS.join('|')}) (\\d{4})\\)`);
+
+/**
+ * The first day pinned in a text by pinDates ("launch on Tuesday (1 December 2026)"), as the start
+ * of that day (UTC, as pinDates reads days): the entry's event time. Undefined when no single day
+ * is pinned (a week, a month or a year is not an event's day).
+ */
+export function pinnedDay(text: string): string | undefined {
+  const m = PINNED_DAY.exec(text);
+  if (!m) return undefined;
+  return new Date(Date.UTC(Number(m[3]), MONTHS.indexOf(m[2]!), Number(m[1]))).toISOString();
+}

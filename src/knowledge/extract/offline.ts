@@ -16,7 +16,7 @@ import {
   restoreSubject,
   type Found,
 } from './offline-cues.js';
-import { pinDates } from './offline-dates.js';
+import { pinDates, pinnedDay } from './offline-dates.js';
 import { toThirdPerson, type Persons } from './offline-person.js';
 import { cleanSentence, finish, sentencesOf, shorten, vocativesOf } from './offline-text.js';
 import type { ExtractedEntry, ExtractTurn, Extractor } from './types.js';
@@ -197,7 +197,10 @@ export function extractOffline(
     .sort((a, b) => b.weight - a.weight || a.order - b.order)
     .slice(0, MAX_ENTRIES_PER_TURN)
     .sort((a, b) => a.order - b.order)
-    .map((c) => c.entry);
+    .map((c) => {
+      const day = pinnedDay(c.entry.content);
+      return day === undefined ? c.entry : { ...c.entry, occurred_at: day };
+    });
 }
 
 export function createOfflineExtractor(): Extractor {

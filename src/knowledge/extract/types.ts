@@ -39,6 +39,8 @@ export interface ExtractedEntry {
    * new job). Without a key an entry only merges with near-duplicates.
    */
   key?: string;
+  /** When what it says happened (ISO 8601, UTC), when the extractor knows it: its event time. */
+  occurred_at?: string;
 }
 
 export interface Extractor {
