@@ -1,5 +1,5 @@
 import { colorEnabled } from './config.js';
-import type { MessageRecord } from '../src/index.js';
+import type { AttachmentInfo, MessageRecord } from '../src/index.js';
 
 /** One JSON document on stdout. */
 export function printJson(value: unknown): void {
@@ -64,11 +64,19 @@ export function formatMessage(m: MessageRecord, options: { full?: boolean } = {}
         .map((l) => `  ${l}`)
         .join('\n')
     : `  ${oneLine(m.body)}`;
-  const files = (m.attachments ?? []).map(
-    (f) =>
-      `\n  📎 ${f.name} ${dim(`(${f.media_type}, ${formatBytes(f.size)}, ${f.sha256.slice(0, 12)})`)}`,
-  );
+  const files = (m.attachments ?? []).map((f) => `\n  ${formatAttachment(f)}`);
   return `${head}\n${subject}\n${body}${files.join('')}`;
+}
+
+const SKIPPED: Record<NonNullable<AttachmentInfo['text_skipped']>, string> = {
+  timeout: 'took too long',
+  memory: 'needed too much memory',
+};
+
+/** One file of a message: 📎 name (type, size, sha256 prefix), and why its text was not read. */
+export function formatAttachment(f: AttachmentInfo): string {
+  const line = `📎 ${f.name} ${dim(`(${f.media_type}, ${formatBytes(f.size)}, ${f.sha256.slice(0, 12)})`)}`;
+  return f.text_skipped ? `${line} ${dim(`text not extracted: ${SKIPPED[f.text_skipped]}`)}` : line;
 }
 
 /** A size as people read it: 512 B, 3.4 KiB, 12.0 MiB. */

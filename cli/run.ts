@@ -60,6 +60,7 @@ export async function withBrain<T>(
       maxBodyBytes: config.maxBodyBytes,
       maxAttachmentBytes: config.maxAttachmentBytes,
       maxAttachmentsTotalBytes: config.maxAttachmentsTotalBytes,
+      attachmentTextTimeoutMs: config.attachmentTextTimeoutMs,
       durability: config.durability,
       create: globals.create ?? false,
       // Said once, on stderr (never in --json's stdout): a new brain where one was expected is

@@ -33,7 +33,8 @@ export function messageText(m: MessageRecord): string {
     m.body,
     ...(m.attachments ?? []).map(
       (f) =>
-        `attachment: ${f.name} (${f.media_type}, ${f.size} bytes) brain://attachment/${f.sha256}`,
+        `attachment: ${f.name} (${f.media_type}, ${f.size} bytes) brain://attachment/${f.sha256}` +
+        (f.text_skipped ? ` (text not extracted: ${f.text_skipped})` : ''),
     ),
   ].join('\n');
 }

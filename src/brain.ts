@@ -9,6 +9,7 @@ import { touchAgent } from './messaging/poll.js';
 import {
   DEFAULT_MAX_ATTACHMENT_BYTES,
   DEFAULT_MAX_ATTACHMENTS_TOTAL_BYTES,
+  DEFAULT_ATTACHMENT_TEXT_TIMEOUT_MS,
 } from './attachments/limits.js';
 import { createRankCaches } from './search/rank-caches.js';
 import type { AssistantSection } from './assistant/section.js';
@@ -47,6 +48,8 @@ export interface OpenBrainOptions {
   maxAttachmentBytes?: number;
   /** The most bytes of files the brain keeps (default 1 GiB). */
   maxAttachmentsTotalBytes?: number;
+  /** The time reading one send's PDF and HTML files for their text may take (default 20 s). */
+  attachmentTextTimeoutMs?: number;
   readonly?: boolean;
   /** `normal` (default): a process crash loses nothing that returned; `full`: neither does a power cut. */
   durability?: Durability;
@@ -86,6 +89,8 @@ export function openContext(
       maxAttachmentBytes: options.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
       maxAttachmentsTotalBytes:
         options.maxAttachmentsTotalBytes ?? DEFAULT_MAX_ATTACHMENTS_TOTAL_BYTES,
+      attachmentTextTimeoutMs:
+        options.attachmentTextTimeoutMs ?? DEFAULT_ATTACHMENT_TEXT_TIMEOUT_MS,
     },
     indexers: [],
     // Filled by the sections whose reads note (knowledge, search); empty for the others.

@@ -3,6 +3,7 @@ import { delimiter, join } from 'node:path';
 import {
   DEFAULT_MAX_ATTACHMENT_BYTES,
   DEFAULT_MAX_ATTACHMENTS_TOTAL_BYTES,
+  DEFAULT_ATTACHMENT_TEXT_TIMEOUT_MS,
 } from './attachments/limits.js';
 import { DURABILITIES, type Durability } from './db/open.js';
 import { check, object } from './input/check.js';
@@ -26,6 +27,8 @@ export interface BrainConfig {
   /** The largest file a message may carry, and the most bytes of files the brain keeps. */
   maxAttachmentBytes: number;
   maxAttachmentsTotalBytes: number;
+  /** The time reading one send's PDF and HTML files for their text may take (ms). */
+  attachmentTextTimeoutMs: number;
   /** Folders whose files the MCP server may attach by path; none: paths are refused. */
   attachRoots: string[];
   logLevel: (typeof LOG_LEVELS)[number];
@@ -59,6 +62,7 @@ const configInput = object({
   maxBodyBytes: count(1),
   maxAttachmentBytes: count(1),
   maxAttachmentsTotalBytes: count(1),
+  attachmentTextTimeoutMs: count(1),
   attachRoots: list(text(4096, { min: 1 }), { max: 64 }),
   logLevel: oneOf(LOG_LEVELS),
   durability: oneOf(DURABILITIES),
@@ -88,6 +92,7 @@ const CONFIG_NAMES: Record<keyof BrainConfig, string> = {
   maxBodyBytes: 'BRAIN_MAX_BODY_BYTES',
   maxAttachmentBytes: 'BRAIN_MAX_ATTACHMENT_BYTES',
   maxAttachmentsTotalBytes: 'BRAIN_MAX_ATTACHMENTS_TOTAL_BYTES',
+  attachmentTextTimeoutMs: 'BRAIN_ATTACHMENT_TEXT_TIMEOUT_MS',
   attachRoots: 'BRAIN_ATTACH_ROOTS',
   logLevel: 'BRAIN_LOG_LEVEL',
   durability: 'BRAIN_DURABILITY',
@@ -119,6 +124,8 @@ function rawConfig(env: Env, overrides: ConfigOverrides): Record<keyof BrainConf
     maxAttachmentBytes: env.BRAIN_MAX_ATTACHMENT_BYTES || DEFAULT_MAX_ATTACHMENT_BYTES,
     maxAttachmentsTotalBytes:
       env.BRAIN_MAX_ATTACHMENTS_TOTAL_BYTES || DEFAULT_MAX_ATTACHMENTS_TOTAL_BYTES,
+    attachmentTextTimeoutMs:
+      env.BRAIN_ATTACHMENT_TEXT_TIMEOUT_MS || DEFAULT_ATTACHMENT_TEXT_TIMEOUT_MS,
     // Separated as PATH is (':' here, ';' on Windows).
     attachRoots: (env.BRAIN_ATTACH_ROOTS || '').split(delimiter).filter(Boolean),
     logLevel: env.BRAIN_LOG_LEVEL || 'warn',

@@ -33,6 +33,8 @@ export interface BrainContext {
     maxAttachmentBytes: number;
     /** The most bytes of files the brain keeps, each stored once (bytes). */
     maxAttachmentsTotalBytes: number;
+    /** The time reading one send's PDF and HTML files for their text may take (ms). */
+    attachmentTextTimeoutMs: number;
   };
   /** Called inside the write transaction for each new searchable row (e.g. to queue embedding). */
   indexers: Array<(item: IndexedItem) => void>;

@@ -42,6 +42,12 @@ function size(n: number): string {
   return `${(n / 1_048_576).toFixed(1)} MiB`;
 }
 
+// Why a file is found by its name only: its text took too long or too much memory to read.
+const SKIPPED: Record<NonNullable<AttachmentInfo['text_skipped']>, string> = {
+  timeout: 'took too long',
+  memory: 'needed too much memory',
+};
+
 /** A message's files: a download link each (name, type, size), safe images shown inline. */
 export function attachmentList(files: readonly AttachmentInfo[] | undefined): Html | string {
   if (!files?.length) return '';
@@ -51,6 +57,7 @@ export function attachmentList(files: readonly AttachmentInfo[] | undefined): Ht
       return html`<li>
         <a href="${url}" download="${f.name}">${f.name}</a>
         <span class="meta">${f.media_type}, ${size(f.size)}</span>
+        ${f.text_skipped ? html`<span class="meta">· text not extracted: ${SKIPPED[f.text_skipped]}</span>` : ''}
         ${
           INLINE_IMAGE_TYPES.has(f.media_type)
             ? html`<br /><img src="${url}" alt="${f.name}" loading="lazy" />`

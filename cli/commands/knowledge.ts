@@ -8,7 +8,7 @@ import {
   dim,
   formatMessage,
   oneLine,
-  formatBytes,
+  formatAttachment,
   printJson,
   println,
   shortTime,
@@ -198,11 +198,7 @@ export function printProvenance(p: Provenance): void {
   for (const c of p.context) {
     const text = formatMessage(c);
     println(c.id === m.id ? text.replace(/^/gm, '▶ ') : text.replace(/^/gm, '  '));
-    if (c.id === m.id)
-      for (const f of m.attachments ?? [])
-        println(
-          `▶   📎 ${f.name} ${dim(`(${f.media_type}, ${formatBytes(f.size)}, ${f.sha256.slice(0, 12)})`)}`,
-        );
+    if (c.id === m.id) for (const f of m.attachments ?? []) println(`▶   ${formatAttachment(f)}`);
   }
   const derived = [
     ...p.derived.stm.map(formatStm),

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql } from '../ids.js';
-import { extractText } from './extract.js';
+import { extractText, type ExtractedText, type TextSkipped } from './extract.js';
 import { readStoredFile, storeFile } from './files.js';
 import { sniffMediaType } from './sniff.js';
 
@@ -29,6 +29,8 @@ export interface PreparedAttachment {
   size: number;
   sha256: Buffer;
   text: string | undefined;
+  /** Why its text was not read, when reading it passed a limit. */
+  text_skipped?: TextSkipped | undefined;
   /** The bytes to keep in the row; null when they are in the folder. */
   data: Buffer | null;
 }
@@ -39,6 +41,8 @@ export interface AttachmentInfo {
   media_type: string;
   size: number;
   sha256: string;
+  /** Present when its text was not read because reading passed a limit: it is found by its name only. */
+  text_skipped?: TextSkipped;
 }
 
 /** A name safe to show and to save under: its last path part, without control characters. */
@@ -62,6 +66,16 @@ function blobIdOf(ctx: BrainContext, sha: Buffer): number | undefined {
   return ctx.q
     .get<[Buffer], { id: number }>(`SELECT id FROM attachment_blobs WHERE sha256 = ?`)
     .get(sha)?.id;
+}
+
+/** The text kept with bytes the brain already has, or undefined for new bytes. */
+function keptText(ctx: BrainContext, sha: Buffer): ExtractedText | undefined {
+  const row = ctx.q
+    .get<[Buffer], { text: string | null; text_skipped: TextSkipped | null }>(
+      `SELECT text, text_skipped FROM attachment_blobs WHERE sha256 = ?`,
+    )
+    .get(sha);
+  return row && { text: row.text ?? undefined, skipped: row.text_skipped ?? undefined };
 }
 
 /** Refuse files that would take the brain past its total; new bytes only (a copy costs nothing). */
@@ -118,10 +132,15 @@ export async function prepareAttachments(
     return { name, data, sha256, size: data.length, declared: input.media_type?.slice(0, 255) };
   });
   checkBrainTotal(ctx, checked);
+  // One time budget for the send's files: sixteen crafted PDFs cost it once, not sixteen times.
+  const deadline = ctx.clock().getTime() + ctx.limits.attachmentTextTimeoutMs;
   const prepared: PreparedAttachment[] = [];
   for (const c of checked) {
     const media_type = sniffMediaType(c.data, c.name);
-    const text = await extractText(c.data, media_type);
+    // Bytes the brain keeps already have the text read from them then: not read again.
+    const { text, skipped } =
+      keptText(ctx, c.sha256) ??
+      (await extractText(c.data, media_type, deadline - ctx.clock().getTime()));
     const inline = c.size <= INLINE_MAX_BYTES;
     if (!inline) {
       if (dbPath === ':memory:' || dbPath === '')
@@ -138,6 +157,7 @@ export async function prepareAttachments(
       size: c.size,
       sha256: c.sha256,
       text,
+      text_skipped: skipped,
       data: inline ? c.data : null,
     });
   }
@@ -154,14 +174,14 @@ export function writeAttachments(
   if (files.length === 0) return;
   checkBrainTotal(ctx, files);
   const addBlob = ctx.q.get(
-    `INSERT INTO attachment_blobs (sha256, size, media_type, data, text, created_at)
-     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING`,
+    `INSERT INTO attachment_blobs (sha256, size, media_type, data, text, text_skipped, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING`,
   );
   const link = ctx.q.get(
     `INSERT INTO message_attachments (message_id, position, blob_id, name, declared_type) VALUES (?, ?, ?, ?, ?)`,
   );
   files.forEach((f, position) => {
-    addBlob.run(f.sha256, f.size, f.media_type, f.data, f.text ?? null, at);
+    addBlob.run(f.sha256, f.size, f.media_type, f.data, f.text ?? null, f.text_skipped ?? null, at);
     link.run(messageRow, position, blobIdOf(ctx, f.sha256)!, f.name, f.declared_type);
   });
 }
@@ -172,6 +192,7 @@ interface InfoRow {
   media_type: string;
   size: number;
   sha256: Buffer;
+  text_skipped: TextSkipped | null;
 }
 
 /** The files of each given message (by row id), in order; messages without files are absent. */
@@ -183,7 +204,7 @@ export function attachmentsOf(
   if (rowids.length === 0 || !hasAttachments(ctx)) return out;
   const rows = ctx.q
     .get<[string], InfoRow>(
-      `SELECT a.message_id, a.name, b.media_type, b.size, b.sha256
+      `SELECT a.message_id, a.name, b.media_type, b.size, b.sha256, ${skippedSql(ctx)} AS text_skipped
        FROM json_each(?) c JOIN message_attachments a ON a.message_id = c.value
        JOIN attachment_blobs b ON b.id = a.blob_id ORDER BY a.message_id, a.position`,
     )
@@ -191,12 +212,14 @@ export function attachmentsOf(
   for (const r of rows) {
     let list = out.get(r.message_id);
     if (!list) out.set(r.message_id, (list = []));
-    list.push({
+    const info: AttachmentInfo = {
       name: r.name,
       media_type: r.media_type,
       size: r.size,
       sha256: r.sha256.toString('hex'),
-    });
+    };
+    if (r.text_skipped) info.text_skipped = r.text_skipped;
+    list.push(info);
   }
   return out;
 }
@@ -216,6 +239,24 @@ function hasAttachments(ctx: BrainContext): boolean {
   return has;
 }
 
+/**
+ * The column saying why a file's text was not read, or NULL on a read-only connection to a brain
+ * older than it (the column comes after the tables).
+ */
+function skippedSql(ctx: BrainContext, table = 'b'): string {
+  let has = ctx.ranking.schema.get('attachments.text_skipped');
+  if (has === undefined) {
+    has =
+      ctx.q
+        .get<[], { n: number }>(
+          `SELECT count(*) AS n FROM pragma_table_info('attachment_blobs') WHERE name = 'text_skipped'`,
+        )
+        .get()!.n > 0;
+    ctx.ranking.schema.set('attachments.text_skipped', has);
+  }
+  return has ? `${table}.text_skipped` : 'NULL';
+}
+
 /** A stored file: what it is, the names it was sent under, and the messages that carry it. */
 export interface StoredAttachment {
   sha256: string;
@@ -226,6 +267,8 @@ export interface StoredAttachment {
   inline: boolean;
   /** The text read from it (bounded), as the index holds it; null when it has none. */
   text: string | null;
+  /** Why its text was not read, when reading it passed a limit; null otherwise. */
+  text_skipped: TextSkipped | null;
   messages: string[];
 }
 
@@ -236,6 +279,7 @@ interface BlobRow {
   media_type: string;
   inline: number;
   text: string | null;
+  text_skipped: TextSkipped | null;
 }
 
 function findBlob(ctx: BrainContext, ref: string): BlobRow | undefined {
@@ -248,7 +292,8 @@ function findBlob(ctx: BrainContext, ref: string): BlobRow | undefined {
       'INVALID_INPUT',
       `attachment: "${ref.slice(0, 80)}" is not a sha256 (8 to 64 hex digits)`,
     );
-  const select = `SELECT id, sha256, size, media_type, data IS NOT NULL AS inline, text FROM attachment_blobs`;
+  const select = `SELECT id, sha256, size, media_type, data IS NOT NULL AS inline, text,
+    ${skippedSql(ctx, 'attachment_blobs')} AS text_skipped FROM attachment_blobs`;
   if (hex.length === 64)
     return ctx.q.get<[Buffer], BlobRow>(`${select} WHERE sha256 = ?`).get(Buffer.from(hex, 'hex'));
   // A prefix: the blobs whose hash lies between the prefix padded with 0s and with fs.
@@ -283,6 +328,7 @@ export function getAttachment(ctx: BrainContext, ref: string): StoredAttachment 
     name: links[0]?.name ?? blob.sha256.toString('hex').slice(0, 12),
     inline: blob.inline === 1,
     text: blob.text,
+    text_skipped: blob.text_skipped,
     messages: links.map((l) => l.uid),
   };
 }

@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers.js';
+import { CLI, runCli, tempDir } from '../helpers.js';
+import { tinyPdf } from '../src/attachments/pdf.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -77,5 +80,26 @@ describe('brain send --attach (the built CLI)', () => {
     );
     const threads = await runCli(['threads', '--json'], env);
     expect(threads.stdout).not.toContain('thr_');
+  });
+
+  it("reads a PDF's text in a worker from the built bundle, run from another folder; past the time limit the PDF is sent without it and the thread says so", async () => {
+    writeFileSync(join(dir, 'fast.pdf'), tinyPdf('okapi tariff schedule'));
+    writeFileSync(join(dir, 'slow.pdf'), tinyPdf('narwhal invoice backlog'));
+    const brain = (args: string[], extra: Record<string, string> = {}) =>
+      promisify(execFile)(process.execPath, [CLI, ...args], {
+        cwd: dir,
+        env: { ...process.env, ...env, ...extra, BRAIN_EMBEDDER: 'none', NO_COLOR: '1' },
+      });
+    await brain(['--agent', 'a', 'send', '--body', 'fast', '--attach', 'fast.pdf']);
+    // A limit no worker meets stands for a PDF crafted to keep pdf.js busy.
+    const slow = await brain(['--agent', 'a', 'send', '--body', 'slow', '--attach', 'slow.pdf'], {
+      BRAIN_ATTACHMENT_TEXT_TIMEOUT_MS: '1',
+    });
+    expect(slow.stdout).toMatch(/^sent \S+ in thread (thr_\S+) .*with 1 file/);
+    expect((await brain(['search', 'okapi tariff'])).stdout).toContain('in attachment fast.pdf:');
+    expect((await brain(['search', 'narwhal invoice'])).stdout).toBe('no hits\n');
+    const thread = await brain(['thread', /(thr_\S+)/.exec(slow.stdout)![1]!]);
+    expect(thread.stdout).toContain('📎 slow.pdf (application/pdf');
+    expect(thread.stdout).toContain('text not extracted: took too long');
   });
 });
