@@ -11,7 +11,7 @@ import { sandboxStatus } from './tools/sandbox.js';
 import { createModels } from './models/create.js';
 import { ModelError, type ModelPool } from './models/types.js';
 import { fsWebTools } from './tools/fs-web.js';
-import { saveMemoryTool } from './tools/save-memory.js';
+import { createSaveMemoryTool } from './tools/save-memory.js';
 import { createSearchMemoryTool } from './tools/search-memory.js';
 import type { Tool } from './tools/types.js';
 import { createSessionModels } from './conversation/commands.js';
@@ -88,7 +88,7 @@ export function createAssistant(options: {
     return pool;
   };
   const tools: Tool[] = [
-    saveMemoryTool as Tool,
+    createSaveMemoryTool({ timeZone: config.timeZone }) as Tool,
     createSearchMemoryTool({ embedder: options.embedder, timeZone: config.timeZone }) as Tool,
     // Every tool goes through the permission policy before it runs (agent/permissions/).
     ...fsWebTools(config.tools, config.secrets),

@@ -108,6 +108,7 @@ export {
 export {
   atomInput,
   linkInput,
+  occurredAsSaid,
   provenanceInput,
   rememberInput,
   type AtomInput,

@@ -107,6 +107,7 @@ export async function runUi(
       reader,
       writer,
       searchEmbedder,
+      timeZone: config.timeZone,
       ...(tokens ? { tokens: tokens.table } : {}),
       ...(chat ? { chat } : {}),
       onError: (err) => note(`brain ui: ${err instanceof Error ? err.message : String(err)}`),

@@ -39,6 +39,8 @@ export interface UiOptions {
    * appear once the brain has vectors. Without it search is by words.
    */
   searchEmbedder?: SearchEmbedder;
+  /** The owner's time zone for times as said in a search (BRAIN_TIME_ZONE); else the system's. */
+  timeZone?: string | undefined;
   /** Required beyond loopback: a login asks for one of these tokens once. */
   tokens?: TokenTable;
   /** The chat page (ui/chat.ts), when an assistant is configured; its token is the owner's login. */
@@ -187,7 +189,8 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     else if (parts[0] === 'threads' && parts.length === 2)
       body = threadPage(reader, ctx, parts[1]!, q);
     else if (parts[0] === 'inbox' && parts.length === 2) body = inboxPage(reader, ctx, parts[1]!);
-    else if (path === '/search') body = await searchPage(reader, ctx, q, options.searchEmbedder);
+    else if (path === '/search')
+      body = await searchPage(reader, ctx, q, options.searchEmbedder, options.timeZone);
     else if (parts[0] === 'provenance' && parts.length === 2)
       body = provenancePage(reader, ctx, parts[1]!);
     else if (path === '/assistant' && ctx.assistant)

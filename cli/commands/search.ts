@@ -33,6 +33,7 @@ export function registerSearch(program: Command, globals: Globals): void {
     )
     .option('--thread <id>', 'only in this thread')
     .option('--from <agent>', 'only by this agent')
+    .option('--no-archived', 'leave out the messages of archived threads')
     .option('--explain', 'show which retriever found each hit, and its score parts')
     .action(async (query: string, opts: Record<string, string | boolean | undefined>) => {
       const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
@@ -44,6 +45,7 @@ export function registerSearch(program: Command, globals: Globals): void {
         until: str(opts.until),
         thread: str(opts.thread),
         agent: str(opts.from),
+        exclude_archived: opts.archived === false,
       };
       return withBrain(
         globals(),
@@ -124,12 +126,19 @@ async function answer(
   if (result.hits.length === 0) return println('no hits');
   for (const h of result.hits) {
     println(
-      `${dim(h.type.padEnd(7))} ${cyan(h.id)}  ${dim(shortTime(h.time))}  ${bold(oneLine(h.title, 60))} ${dim(`by ${h.agent}`)}`,
+      `${dim(h.type.padEnd(7))} ${cyan(h.id)}  ${dim(shortTime(h.time))}  ${bold(oneLine(h.title, 60))} ${dim(`by ${h.agent}`)}${eventTime(h)}`,
     );
     const from = h.attachment ? `${dim(`in attachment ${h.attachment}:`)} ` : '';
     println(`        ${from}${oneLine(h.snippet, 160)}`);
     if (opts.explain) println(`        ${dim(explain(h))}`);
   }
+}
+
+/** A knowledge hit's event time, and whether the time filter matched it by that time. */
+function eventTime(h: SearchHit): string {
+  if (h.occurred_at === undefined) return '';
+  const matched = h.matched_time === 'occurred' ? ', in the time asked' : '';
+  return dim(` (happened ${shortTime(h.occurred_at)}${matched})`);
 }
 
 /** "score 0.1276 = fts #1 (bm25 7.21) 0.0909 + vector #2 (cosine 0.81) 0.0583, × 2 (the query names nova)" */

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { atomInput, omit } from '../../src/index.js';
+import { atomInput, extend, occurredAsSaid, omit, readTimeBound } from '../../src/index.js';
 import { atomText } from '../format.js';
 import { defineTool, type ToolContext } from './define.js';
 import { atomRecord } from './records.js';
@@ -10,11 +10,18 @@ export function registerCreateAtom(server: McpServer, ctx: ToolContext): void {
     description:
       'Record causal knowledge as yourself: subject, action, outcome, consequences. Give source_message_id for provenance.',
     // The atom is the session's agent's, learned now.
-    input: omit(atomInput, ['agent', 'at']),
+    input: extend(omit(atomInput, ['agent', 'at']), { occurred_at: occurredAsSaid().optional() }),
     output: atomRecord,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run(args) {
-      const atom = ctx.brain.knowledge.createAtom({ ...args, agent: ctx.agent() });
+    async run(args) {
+      const occurred_at =
+        args.occurred_at === undefined
+          ? undefined
+          : await readTimeBound('occurred_at', args.occurred_at, {
+              now: new Date(),
+              timeZone: ctx.timeZone,
+            });
+      const atom = ctx.brain.knowledge.createAtom({ ...args, occurred_at, agent: ctx.agent() });
       return { data: atom, text: `created ${atomText(atom)}` };
     },
   });

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { omit, rememberInput } from '../../src/index.js';
+import { extend, occurredAsSaid, omit, readTimeBound, rememberInput } from '../../src/index.js';
 import { stmText } from '../format.js';
 import { defineTool, type ToolContext } from './define.js';
 import { stmRecord } from './records.js';
@@ -10,11 +10,20 @@ export function registerRemember(server: McpServer, ctx: ToolContext): void {
     description:
       'Store a short-term memory as yourself. Give source_message_id when it came from a message, so it keeps its provenance.',
     // The memory is the session's agent's, learned now.
-    input: omit(rememberInput, ['agent', 'at']),
+    input: extend(omit(rememberInput, ['agent', 'at']), {
+      occurred_at: occurredAsSaid().optional(),
+    }),
     output: stmRecord,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run(args) {
-      const memory = ctx.brain.knowledge.remember({ ...args, agent: ctx.agent() });
+    async run(args) {
+      const occurred_at =
+        args.occurred_at === undefined
+          ? undefined
+          : await readTimeBound('occurred_at', args.occurred_at, {
+              now: new Date(),
+              timeZone: ctx.timeZone,
+            });
+      const memory = ctx.brain.knowledge.remember({ ...args, occurred_at, agent: ctx.agent() });
       return { data: memory, text: `remembered ${stmText(memory)}` };
     },
   });

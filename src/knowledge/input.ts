@@ -21,6 +21,13 @@ const category = () =>
     .map((s) => s.trim().toLowerCase())
     .refine((s) => s.length > 0, 'must not be blank');
 
+/**
+ * An event time as a person or a model says it, for adapters that read it with the time reader
+ * (readTimeBound('occurred_at', …)) before the library's ISO 8601 check.
+ */
+export const occurredAsSaid = () =>
+  text(200, { min: 1 }).describe('When it happened (ISO 8601 or "last Tuesday")');
+
 export const rememberInput = object({
   agent: agentName().describe('Whose memory'),
   content: text(100_000)
@@ -88,7 +95,7 @@ export type ProvenanceArgs = OutputOf<typeof provenanceInput>;
 
 export const insightsInput = object({
   thread_id: id('thread').optional().describe('This thread only'),
-  since: isoTime().optional().describe('Learned, or happened, since (ISO 8601)'),
+  since: isoTime().optional().describe('Learned since (ISO 8601)'),
   category: category().optional().describe('e.g. decision'),
   include_superseded: boolean().default(false).describe('Also superseded or lapsed entries'),
   limit: count(1, 1000).default(50).describe('Most to return'),

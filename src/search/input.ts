@@ -33,7 +33,7 @@ export const searchInput = object({
   thread: id('thread').optional().describe('Only this thread (thr_…)'),
   /** What a caller already holds, e.g. a session's context. */
   exclude_thread: id('thread').optional().describe('Leave out the messages of this thread'),
-  exclude_archived: boolean().default(false).describe('Leave out the messages of archived threads'),
+  exclude_archived: boolean().default(false).describe('Hide archived threads'),
   agent: agentName().optional().describe('Only items by this agent'),
 });
 export type SearchInput = InputOf<typeof searchInput>;

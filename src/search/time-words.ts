@@ -278,16 +278,17 @@ function isTime(r: Chrono.ParsedResult, query: string): boolean {
 /**
  * A `since` or `until` as typed: an ISO 8601 date or time passes as it is (the input's check reads
  * it), anything else must be a time expression and nothing else ("last Tuesday", "2 weeks ago"),
- * read as the start (since) or the end (until) of what it names.
+ * read as the start (since) or the end (until) of what it names. An event time (`occurred_at`,
+ * when what a piece of knowledge says happened) is read as a since: the start of what it names.
  */
 export async function readTimeBound(
-  field: 'since' | 'until',
+  field: 'since' | 'until' | 'occurred_at',
   value: string,
   options: ReadTimeOptions,
 ): Promise<string> {
   if (/^\d{4}-\d{2}-\d{2}/.test(value.trim())) return value.trim();
   const r = await readTime(value, options);
-  const bound = field === 'since' ? r?.since : (r?.until ?? r?.since);
+  const bound = field === 'until' ? (r?.until ?? r?.since) : r?.since;
   if (!r || r.query !== '' || bound === undefined)
     throw new BrainError(
       'INVALID_INPUT',

@@ -35,7 +35,12 @@ export interface UiFixture {
 
 /** A seeded brain in a temp folder served by `brain ui` on 127.0.0.1:0. */
 export async function startFixture(
-  options: { tokens?: boolean; seed?: boolean; searchEmbedder?: SearchEmbedder } = {},
+  options: {
+    tokens?: boolean;
+    seed?: boolean;
+    searchEmbedder?: SearchEmbedder;
+    timeZone?: string;
+  } = {},
 ): Promise<UiFixture> {
   const temp = await tempBrain();
   const seeded = options.seed === false ? (undefined as unknown as Seeded) : seedBrain(temp.brain);
@@ -49,6 +54,7 @@ export async function startFixture(
     writer,
     timers,
     ...(options.searchEmbedder ? { searchEmbedder: options.searchEmbedder } : {}),
+    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
     ...(options.tokens ? { tokens: parseTokens(`${TOKEN} owner\n`) } : {}),
   });
   const base = ui.url.replace(/\/$/, '');

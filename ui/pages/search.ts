@@ -29,6 +29,8 @@ export async function searchPage(
   ctx: PageContext,
   q: Query,
   embedder: SearchEmbedder = () => Promise.resolve(undefined),
+  /** The owner's zone for times as said (BRAIN_TIME_ZONE, as the CLI reads them); else the system's. */
+  timeZone?: string,
 ): Promise<Html> {
   const query = q.text('q', 1000);
   const chosen = q
@@ -38,6 +40,7 @@ export async function searchPage(
   const until = q.text('until', 40);
   const thread = q.text('thread', 60);
   const from = q.text('from', 100);
+  const active = q.text('active', 2) === '1';
   const types = chosen.length ? chosen : [...SEARCH_TYPES];
   const form = html`<form class="search" method="get" action="/search" role="search">
     <p>
@@ -69,6 +72,10 @@ export async function searchPage(
       /></label>
       <label>Thread <input name="thread" value="${thread ?? ''}" placeholder="thr_…" /></label>
       <label>From <input name="from" value="${from ?? ''}" placeholder="agent" /></label>
+      <label
+        ><input type="checkbox" name="active" value="1" ${active ? html` checked` : ''} /> Hide
+        archived threads</label
+      >
     </p>
   </form>`;
   if (!query) return page('Search', ctx, form);
@@ -80,8 +87,8 @@ export async function searchPage(
     failed = `no query embedder (${err instanceof Error ? err.message : String(err)}): searched by words only`;
   }
   // The boxes take a time as said ("last Tuesday") as well as a date; the query's own time words
-  // are read by the search, in the system's zone.
-  const when = { now: new Date() };
+  // are read by the search, in the same zone.
+  const when = { now: new Date(), timeZone };
   const from_ = since ? await readTimeBound('since', since, when) : undefined;
   const to = until ? await readTimeBound('until', until, when) : undefined;
   const result = await brain.search.searchHybrid(
@@ -93,8 +100,9 @@ export async function searchPage(
       ...(to ? { until: to } : {}),
       ...(thread ? { thread } : {}),
       ...(from ? { agent: from } : {}),
+      ...(active ? { exclude_archived: true } : {}),
     },
-    { embedder: made },
+    { embedder: made, timeWords: { timeZone } },
   );
   const notices = [...(failed ? [failed] : []), ...result.notices].map(
     (n) => html`<p class="notice">${n}</p>`,
