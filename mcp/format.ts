@@ -63,5 +63,8 @@ export function atomText(a: AtomRecord): string {
 export function hitText(h: SearchHit, index: number): string {
   const thread = h.thread_id ? ` (${h.thread_id})` : '';
   const from = h.attachment ? `in attachment ${h.attachment}: ` : '';
-  return `${index + 1}. ${h.type} ${h.id} ${shortTime(h.time)} ${h.agent}${thread}: ${oneLine(h.title, 100)}\n   ${from}${oneLine(h.snippet)}`;
+  const happened = h.occurred_at
+    ? ` (happened ${shortTime(h.occurred_at)}${h.matched_time === 'occurred' ? ', in the time asked' : ''})`
+    : '';
+  return `${index + 1}. ${h.type} ${h.id} ${shortTime(h.time)}${happened} ${h.agent}${thread}: ${oneLine(h.title, 100)}\n   ${from}${oneLine(h.snippet)}`;
 }

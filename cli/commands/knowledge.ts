@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { AtomRecord, Provenance, StmRecord } from '../../src/index.js';
-import { BrainError } from '../../src/index.js';
+import { BrainError, readTimeBound } from '../../src/index.js';
 import { LINK_TYPES } from '../../src/index.js';
 import {
   bold,
@@ -17,6 +17,17 @@ import { list, readStdin, creating, withBrain, type GlobalOptions } from '../run
 
 type Globals = () => GlobalOptions;
 
+const OCCURRED_HELP = 'when what it says happened: an ISO date/time, or e.g. "last Tuesday"';
+
+/** An event time as typed, read in the owner's zone (the time reader loads only when given). */
+async function occurred(
+  value: string | undefined,
+  timeZone: string | undefined,
+): Promise<string | undefined> {
+  if (value === undefined) return undefined;
+  return readTimeBound('occurred_at', value, { now: new Date(), timeZone });
+}
+
 export function registerKnowledge(program: Command, globals: Globals): void {
   program
     .command('remember')
@@ -26,18 +37,26 @@ export function registerKnowledge(program: Command, globals: Globals): void {
     .option('--importance <n>', 'from 1.0 to 3.0', '1')
     .option('--expires <when>', 'an ISO date/time, or a duration from now such as 30m, 12h, 7d')
     .option('--source <message-id>', 'the message this knowledge came from')
+    .option('--occurred <when>', OCCURRED_HELP)
     .action(
       (
         content: string,
-        opts: { categories?: string; importance: string; expires?: string; source?: string },
+        opts: {
+          categories?: string;
+          importance: string;
+          expires?: string;
+          source?: string;
+          occurred?: string;
+        },
       ) =>
-        withBrain(creating(globals()), ({ brain, agent, json }) => {
+        withBrain(creating(globals()), async ({ brain, agent, json, config }) => {
           const record = brain.knowledge.remember({
             agent: agent(),
             content: content === '-' ? readStdin() : content,
             categories: list(opts.categories),
             importance: opts.importance,
             expires_at: opts.expires === undefined ? undefined : expiry(opts.expires),
+            occurred_at: await occurred(opts.occurred, config.timeZone),
             source_message_id: opts.source,
           });
           if (json) return printJson(record);
@@ -77,8 +96,9 @@ export function registerKnowledge(program: Command, globals: Globals): void {
     .option('--consequences <text>', 'what follows from it')
     .option('--confidence <n>', 'from 0 to 1', '0.5')
     .option('--source <message-id>', 'the message this knowledge came from')
+    .option('--occurred <when>', OCCURRED_HELP)
     .action((opts: Record<string, string | undefined>) =>
-      withBrain(creating(globals()), ({ brain, agent, json }) => {
+      withBrain(creating(globals()), async ({ brain, agent, json, config }) => {
         const record = brain.knowledge.createAtom({
           agent: agent(),
           subject: opts.subject as string,
@@ -86,6 +106,7 @@ export function registerKnowledge(program: Command, globals: Globals): void {
           outcome: opts.outcome as string,
           consequences: opts.consequences,
           confidence: opts.confidence,
+          occurred_at: await occurred(opts.occurred, config.timeZone),
           source_message_id: opts.source,
         });
         if (json) return printJson(record);
