@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBrain } from '../../src/index.js';
@@ -8,6 +9,30 @@ import { browserMissing, launchBrowser, spawnUi, type UiProcess } from './browse
 import { seedBrain, type Seeded } from './seed.js';
 
 const missing = browserMissing();
+
+/** A real PNG of the given size (grey pixels), small enough to build here. */
+function png(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth; colour type 0 (grey), no interlace
+  const rows = Buffer.alloc((width + 1) * height, 0x80);
+  for (let y = 0; y < height; y++) rows[y * (width + 1)] = 0; // filter: none
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
 
 if (missing) {
   describe('brain ui in a real browser', () => {
@@ -289,6 +314,61 @@ if (missing) {
         page.evaluate('document.activeElement && document.activeElement.textContent'),
       ).resolves.toBe('Skip to content');
       await page.setViewportSize({ width: 1000, height: 800 });
+    });
+
+    it('shows an image inline, downloads other files, and never renders an HTML attachment', async () => {
+      const brain = await openBrain({ dbPath });
+      const sent = await brain.messages.sendFiles(
+        { from: 'atlas', to: 'nova', subject: 'Files', body: 'the chart, the fees, a page' },
+        [
+          { name: 'chart.png', data: png(3, 2) },
+          { name: 'fees.csv', data: Buffer.from('month,fee\nJuly,4\n') },
+          {
+            name: 'page.html',
+            data: Buffer.from(
+              '<html><body><p>hello</p><script>localStorage.setItem("pwned", "1"); window.__pwned = 1;' +
+                ' document.body.append(Object.assign(document.createElement("div"), { id: "pwned" }));</script></body></html>',
+            ),
+          },
+        ],
+      );
+      brain.close();
+      await visit(`/threads/${sent.thread_id}`, 'thread-attachments');
+      await page.waitForFunction(
+        'document.querySelector(".attachments img")?.complete === true',
+        undefined,
+        { timeout: 10_000 },
+      );
+      expect(
+        await page
+          .locator('.attachments img')
+          .evaluate((i) => (i as { naturalWidth: number }).naturalWidth),
+      ).toBe(3);
+
+      const csv = page.locator('.attachments a', { hasText: 'fees.csv' });
+      const headers = (
+        await page.request.get(ui.url + (await csv.getAttribute('href'))!)
+      ).headers();
+      expect(headers['content-disposition']).toMatch(/^attachment; filename="fees.csv"/);
+      const [download] = await Promise.all([page.waitForEvent('download'), csv.click()]);
+      expect(download.suggestedFilename()).toBe('fees.csv');
+
+      const htmlUrl =
+        ui.url +
+        (await page.locator('.attachments a', { hasText: 'page.html' }).getAttribute('href'))!;
+      const opened = await browser.newPage();
+      const [saved] = await Promise.all([
+        opened.waitForEvent('download'),
+        opened.goto(htmlUrl).catch((e: Error) => e),
+      ]);
+      expect(saved.suggestedFilename()).toBe('page.html');
+      await opened.close();
+      // Nothing of the script's, in the ui's origin or any document of it.
+      await visit(`/threads/${sent.thread_id}`, 'thread-attachments-after');
+      expect(await page.evaluate('localStorage.getItem("pwned")')).toBeNull();
+      expect(await pwned()).toBeUndefined();
+      await expect(page.locator('#pwned').count()).resolves.toBe(0);
+      expect(pageErrors).toEqual([]);
     });
 
     afterAll(() => {
