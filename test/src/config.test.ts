@@ -49,6 +49,10 @@ describe('the settings loadConfig refuses', () => {
         { BRAIN_MAX_BODY_BYTES: bytes },
         /^configuration: BRAIN_MAX_BODY_BYTES: must be a whole number of at least 1$/,
       ]);
+    refused.push([
+      { BRAIN_ATTACHMENT_TEXT_TIMEOUT_MS: '0' },
+      /^configuration: BRAIN_ATTACHMENT_TEXT_TIMEOUT_MS: must be a whole number of at least 1$/,
+    ]);
     for (const [env, words] of refused)
       expect(() => loadConfig({ HOME: '/home/u', ...env }), JSON.stringify(env)).toThrow(words);
     expect(() => loadConfig({}, { db: '', agent: '' })).toThrow(
@@ -66,6 +70,7 @@ describe('the settings loadConfig refuses', () => {
         BRAIN_LOG_LEVEL: 'debug',
         BRAIN_DURABILITY: 'full',
         BRAIN_EXTRACT_THREADS: 'tagged',
+        BRAIN_ATTACHMENT_TEXT_TIMEOUT_MS: '5000',
       }),
     ).toEqual({
       dbPath: '/home/u/.local/share/brain/brain.db',
@@ -73,6 +78,10 @@ describe('the settings loadConfig refuses', () => {
       ollamaHost: 'http://[::1]:11434',
       embedModel: 'nomic-embed-text',
       maxBodyBytes: 2048,
+      maxAttachmentBytes: 10 * 1024 * 1024,
+      maxAttachmentsTotalBytes: 1024 * 1024 * 1024,
+      attachmentTextTimeoutMs: 5000,
+      attachRoots: [],
       logLevel: 'debug',
       durability: 'full',
       extractThreads: 'tagged',
