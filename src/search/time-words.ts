@@ -182,6 +182,11 @@ function dayOfMonthParser(timeZone: string): Chrono.Parser {
 export interface ReadTimeOptions {
   now: Date;
   timeZone?: string | undefined;
+  /**
+   * A date said without its year, or a bare weekday, is the last one (default: a query asks about
+   * what happened); false reads it as chrono does, so "next Friday" is to come (an event time).
+   */
+  past?: boolean;
 }
 
 /**
@@ -212,7 +217,8 @@ export async function readTime(
   if (preposition) start = preposition.index;
   const word = preposition?.[1]?.toLowerCase();
 
-  intoThePast(first.start, nowMs, timeZone);
+  const past = options.past !== false;
+  if (past) intoThePast(first.start, nowMs, timeZone);
   const span = bounds(spanOf(first, first.start), timeZone);
   let from = span.from;
   let to = span.to;
@@ -228,7 +234,7 @@ export async function readTime(
     }
   }
   if (endResult) {
-    intoThePast(endResult, nowMs, timeZone);
+    if (past) intoThePast(endResult, nowMs, timeZone);
     const startYear = first.start.get('year') ?? 0;
     if ((endResult.get('year') ?? 0) < startYear)
       (endResult as Components).imply('year', startYear);
@@ -287,7 +293,7 @@ export async function readTimeBound(
   options: ReadTimeOptions,
 ): Promise<string> {
   if (/^\d{4}-\d{2}-\d{2}/.test(value.trim())) return value.trim();
-  const r = await readTime(value, options);
+  const r = await readTime(value, field === 'occurred_at' ? { ...options, past: false } : options);
   const bound = field === 'until' ? (r?.until ?? r?.since) : r?.since;
   if (!r || r.query !== '' || bound === undefined)
     throw new BrainError(

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOfflineExtractor, extractOffline } from '../../../src/knowledge/extract/offline.js';
+import { readTimeBound } from '../../../src/search/time-words.js';
 import { wordEmbedder } from '../../embedders.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
@@ -177,5 +178,18 @@ describe('archived threads', () => {
     expect(byMeaning.hits.map((h) => h.id)).toEqual(
       everything.hits.filter((h) => !archived.has(h.thread_id!)).map((h) => h.id),
     );
+  });
+});
+
+describe('an event time as said', () => {
+  it('reads what is to come as to come, in the zone given, and refuses what is no time', async () => {
+    // Friday 27 November 2026, 07:00 in Paris.
+    const when = { now: new Date('2026-11-27T06:00:00Z'), timeZone: 'Europe/Paris' };
+    expect(await readTimeBound('occurred_at', 'next Friday', when)).toBe(
+      '2026-12-03T23:00:00.000Z',
+    );
+    expect(await readTimeBound('occurred_at', 'yesterday', when)).toBe('2026-11-25T23:00:00.000Z');
+    expect(await readTimeBound('occurred_at', '2026-12-04', when)).toBe('2026-12-04');
+    await expect(readTimeBound('occurred_at', 'whenever', when)).rejects.toThrow(/^occurred_at: /);
   });
 });
