@@ -197,7 +197,8 @@ export async function readTime(
   query: string,
   options: ReadTimeOptions,
 ): Promise<TimeReading | undefined> {
-  if (!mayHaveTime(query)) return undefined;
+  // The cheap look knows the words of past times; an event time ("tomorrow") is always read.
+  if (options.past !== false && !mayHaveTime(query)) return undefined;
   const timeZone = options.timeZone ?? systemTimeZone();
   const chrono = await loadChrono();
   const nowMs = options.now.getTime();
