@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { INLINE_IMAGE_TYPES, servedAs, type AttachmentInfo, type Brain } from '../src/index.js';
 import { html, href, type Html } from './html.js';
+import { imagePixels, MAX_INLINE_IMAGE_PIXELS } from './image-size.js';
 
 /*
  * Files messages carry, in the ui. A file is served as a download under a safe content type
@@ -16,7 +17,12 @@ export function serveAttachment(reader: Brain, res: ServerResponse, sha: string)
   const file = reader.messages.getAttachment(sha);
   if (!file) return false;
   const bytes = reader.messages.attachmentBytes(file.sha256);
-  const { contentType, inline } = servedAs(file.media_type);
+  let { contentType, inline } = servedAs(file.media_type);
+  // An image declaring more pixels than a page should decode is a download, which no <img> shows.
+  if (inline && (imagePixels(bytes, file.media_type) ?? 0) > MAX_INLINE_IMAGE_PIXELS) {
+    contentType = 'application/octet-stream';
+    inline = false;
+  }
   res.writeHead(200, {
     'Content-Type': contentType,
     'Content-Length': String(bytes.length),

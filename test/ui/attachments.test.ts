@@ -54,4 +54,26 @@ describe('attachments in brain ui', () => {
     expect(search).toContain('in attachment report &quot;final&quot;.txt:');
     expect((await f.get(`/attachments/${'0'.repeat(64)}`)).status).toBe(404);
   });
+
+  it('serves an image declaring more pixels than a page should decode as a download, not an image', async () => {
+    f = await startFixture({ seed: false });
+    // A PNG header claiming 100,000 × 100,000 pixels: 40 GB once decoded.
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(100_000, 0);
+    header.writeUInt32BE(100_000, 4);
+    const bomb = Buffer.concat([
+      PNG.subarray(0, 8),
+      Buffer.from([0, 0, 0, 13]),
+      Buffer.from('IHDR'),
+      header,
+    ]);
+    const sent = await f.brain.messages.sendFiles({ from: 'stranger', body: 'a picture' }, [
+      { name: 'bomb.png', data: bomb },
+    ]);
+    const [file] = f.brain.messages.getThreadMessage(sent.id)!.attachments!;
+    expect(file!.media_type).toBe('image/png');
+    const res = await f.get(`/attachments/${file!.sha256}`);
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="bomb.png"/);
+  });
 });
