@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { attachmentBytes, INLINE_MAX_BYTES, type PreparedAttachment } from './store.js';
-import { MAX_INDEXED_TEXT_CHARS } from './extract.js';
+import { MAX_INDEXED_TEXT_CHARS, type TextSkipped } from './extract.js';
 import { storeFile } from './files.js';
 import { sniffMediaType } from './sniff.js';
 
@@ -14,6 +14,8 @@ export interface ExportedAttachment {
   size: number;
   sha256: string;
   text: string | null;
+  /** Present only when reading the file's text passed a limit. */
+  text_skipped?: TextSkipped;
   data: string;
 }
 
@@ -39,9 +41,10 @@ export function exportAttachments(
         size: number;
         sha256: Buffer;
         text: string | null;
+        text_skipped: TextSkipped | null;
       }
     >(
-      `SELECT a.name, b.media_type, a.declared_type, b.size, b.sha256, b.text
+      `SELECT a.name, b.media_type, a.declared_type, b.size, b.sha256, b.text, b.text_skipped
        FROM message_attachments a JOIN attachment_blobs b ON b.id = a.blob_id
        WHERE a.message_id = ? ORDER BY a.position`,
     )
@@ -56,6 +59,7 @@ export function exportAttachments(
       size: r.size,
       sha256,
       text: r.text,
+      ...(r.text_skipped ? { text_skipped: r.text_skipped } : {}),
       data: attachmentBytes(ctx, dbPath, sha256).toString('base64'),
     };
   });
@@ -96,6 +100,7 @@ export function importedAttachments(
       sha256,
       // The file's text as an export gives it, held to what a send would index.
       text: f.text === null ? undefined : f.text.slice(0, MAX_INDEXED_TEXT_CHARS),
+      text_skipped: f.text_skipped,
       data: inline ? data : null,
     };
   });

@@ -58,6 +58,8 @@ export const exportMessage = z.strictObject({
         size: z.number().int().min(0),
         sha256: z.string().regex(/^[0-9a-f]{64}$/),
         text: text(Number.MAX_SAFE_INTEGER).nullable(),
+        /** Present only when reading the file's text passed a limit. */
+        text_skipped: z.enum(['timeout', 'memory']).optional(),
         data: z.base64(),
       }),
     )

@@ -27,6 +27,18 @@ describe('reading hostile files for their text', () => {
     expect(search('marmalade forecast')).toEqual([]);
     expect(search('slowpoke')).toEqual([sent.id]);
     expect(search('wombat ledger')).toEqual([sent.id]);
+
+    // An export carries why, and an import keeps it.
+    const other = await tempBrain();
+    try {
+      other.brain.transfer.import(JSON.parse(JSON.stringify(t.brain.transfer.export())));
+      expect(other.brain.messages.getAttachment(file!.sha256)).toMatchObject({
+        text: null,
+        text_skipped: 'timeout',
+      });
+    } finally {
+      other.cleanup();
+    }
   });
 
   it('HTML nested past the stack is kept without text, and the send goes through', async () => {
