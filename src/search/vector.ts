@@ -14,7 +14,7 @@ const EXACT_MAX = 4096; // also the most vec0 returns from one k-nearest-neighbo
 const OVERSAMPLE = 1.25;
 const MIN_COARSE = 64;
 
-function coarseK(ctx: BrainContext, type: SearchType, k: number, filters: SearchFilters): number {
+function coarseK(ctx: BrainContext, type: SearchType, k: number, unseen: number): number {
   // Counting stops past EXACT_MAX, so this costs the same at a million vectors as at 5,000.
   const n = ctx.q
     .get<[string, number], { n: number }>(
@@ -22,20 +22,37 @@ function coarseK(ctx: BrainContext, type: SearchType, k: number, filters: Search
     )
     .get(type, EXACT_MAX + 1)!.n;
   if (n <= EXACT_MAX) return Math.max(1, n);
-  const wanted = Math.max(MIN_COARSE, Math.ceil(k * OVERSAMPLE));
-  // The index knows a message's thread but not the thread's status: archived messages are dropped
-  // from the candidates, so as many more are asked for as there are (see archivedKept).
-  const archived = type === 'message' && filters.exclude_archived !== null;
-  return Math.min(EXACT_MAX, wanted + (archived ? archivedMessages(ctx) : 0));
+  // Candidates dropped after the query (unseen) are asked for on top of those wanted.
+  return Math.min(EXACT_MAX, Math.max(MIN_COARSE, Math.ceil(k * OVERSAMPLE)) + unseen);
 }
 
-/** How many messages the archived threads hold, as their rows count them. */
-function archivedMessages(ctx: BrainContext): number {
-  return ctx.q
+/** The archived threads left out inside the k-NN query (`thread_id != …`), the largest first. */
+const ARCHIVED_IN_QUERY = 32;
+
+/**
+ * How the k-NN query leaves archived threads out: the index knows a message's thread but not its
+ * status, so the largest archived threads are excluded inside the query, each by its id, and the
+ * messages of any others are dropped after it (archivedKept), the query asking for that many more.
+ */
+interface ArchivedPlan {
+  ids: number[];
+  /** Messages of the archived threads not in `ids`, as their rows count them. */
+  rest: number;
+}
+
+function archivedPlan(ctx: BrainContext): ArchivedPlan {
+  const largest = ctx.q
+    .get<[number], { id: number; n: number }>(
+      `SELECT id, message_count AS n FROM threads WHERE status = 'archived'
+       ORDER BY message_count DESC, id LIMIT ?`,
+    )
+    .all(ARCHIVED_IN_QUERY);
+  const all = ctx.q
     .get<[], { n: number }>(
       `SELECT coalesce(sum(message_count), 0) AS n FROM threads WHERE status = 'archived'`,
     )
     .get()!.n;
+  return { ids: largest.map((r) => r.id), rest: all - largest.reduce((sum, r) => sum + r.n, 0) };
 }
 
 interface CoarseRow {
@@ -46,7 +63,7 @@ interface CoarseRow {
  * The k-NN query on the 1-bit index with every filter inside it (vec0 metadata columns), so that
  * a filter never loses hits to the top-k cut. The SQL depends on which filters are set.
  */
-function coarseSql(type: SearchType, filters: SearchFilters): string {
+function coarseSql(type: SearchType, filters: SearchFilters, archived: number): string {
   const where = [`embedding MATCH vec_quantize_binary(@query)`, `k = @k`, `item_type = '${type}'`];
   // Knowledge matches a window by its event time too: those entries come from eventCandidates.
   if (filters.since !== null) where.push(`created_ms >= @since_ms`);
@@ -55,6 +72,7 @@ function coarseSql(type: SearchType, filters: SearchFilters): string {
   if (type === 'message' && filters.exclude_thread !== null)
     where.push(`thread_id != @exclude_thread`);
   if (filters.agent !== null) where.push(`agent_id = @agent`);
+  for (let i = 0; i < archived; i++) where.push(`thread_id != @archived_${i}`);
   if (type === 'stm') where.push(`expires_ms > @now_ms`);
   return `SELECT rowid FROM vec_index WHERE ${where.join(' AND ')}`;
 }
@@ -96,11 +114,15 @@ export function vectorRetrieve(
     if (v.length === query.length) scored.push({ type, rowid: row.item_id, score: dot(v, query) });
   };
   for (const type of types) {
-    const sql = coarseSql(type, filters);
+    const archived =
+      type === 'message' && filters.exclude_archived !== null
+        ? archivedPlan(ctx)
+        : { ids: [], rest: 0 };
+    const sql = coarseSql(type, filters, archived.ids.length);
+    const excluded = Object.fromEntries(archived.ids.map((id, i) => [`archived_${i}`, BigInt(id)]));
+    const all = { ...params, ...excluded, k: int(coarseK(ctx, type, k, archived.rest)) };
     const bound = Object.fromEntries(
-      Object.entries({ ...params, k: int(coarseK(ctx, type, k, filters)) }).filter(([name]) =>
-        sql.includes(`@${name}`),
-      ),
+      Object.entries(all).filter(([name]) => sql.includes(`@${name}`)),
     );
     const seen = new Set<number>();
     for (const { rowid } of ctx.q.get<[Record<string, unknown>], CoarseRow>(sql).all(bound)) {
@@ -154,7 +176,8 @@ export const EVENT_CANDIDATES_SQL = {
 
 /**
  * Of the messages found, those outside archived threads; undefined when the filter is off or no
- * message was found. Dropped after the k-NN query, which was asked for as many more (coarseK).
+ * message was found. The threads not left out inside the k-NN query (see ArchivedPlan) are
+ * dropped here, the query having asked for as many more.
  */
 function archivedKept(
   ctx: BrainContext,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOfflineExtractor, extractOffline } from '../../../src/knowledge/extract/offline.js';
+import { connectionOf } from '../../../src/brain.js';
 import { readTimeBound } from '../../../src/search/time-words.js';
 import { wordEmbedder } from '../../embedders.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
@@ -191,5 +192,37 @@ describe('an event time as said', () => {
     expect(await readTimeBound('occurred_at', 'yesterday', when)).toBe('2026-11-25T23:00:00.000Z');
     expect(await readTimeBound('occurred_at', '2026-12-04', when)).toBe('2026-12-04');
     await expect(readTimeBound('occurred_at', 'whenever', when)).rejects.toThrow(/^occurred_at: /);
+  });
+});
+
+describe('archived threads, by meaning past the exact scan', () => {
+  it('leaves archived threads out inside the k-NN query, so their vectors crowd out none of the rest', async () => {
+    t = await tempBrain({ clock: fixedClock('2026-11-01T09:00:00Z') });
+    // 4,200 vectors of messages (past the 4,096 scored exactly): the 4,100 closest to the query in
+    // one thread, archived.
+    const brain = t.brain;
+    const old = brain.messages.send({ from: 'a', to: 'b', subject: 'old', body: 'gate' });
+    const kept: string[] = [];
+    // One transaction: the sends' own become savepoints, and the test spends no time on commits.
+    connectionOf(brain).transaction(() => {
+      for (let i = 1; i < 4100; i++)
+        brain.messages.send({ from: 'a', to: 'b', thread: old.thread_id, body: 'gate' });
+      for (let i = 0; i < 100; i++)
+        kept.push(
+          brain.messages.send({ from: 'a', to: 'b', subject: 'new', body: `gate other ${i}` }).id,
+        );
+    })();
+    t.brain.messages.setThreadStatus(old.thread_id, 'archived');
+    const words = wordEmbedder(['gate', 'other']);
+    await t.brain.embed.embedQueued(words);
+    const search = (exclude_archived: boolean) =>
+      t!.brain.search.searchHybrid(
+        { query: 'gate', types: ['message'], limit: 5, exclude_archived },
+        { embedder: words, mode: 'vector' },
+      );
+    expect((await search(false)).hits.every((h) => h.thread_id === old.thread_id)).toBe(true);
+    const active = await search(true);
+    expect(active.hits).toHaveLength(5);
+    expect(active.hits.every((h) => kept.includes(h.id))).toBe(true);
   });
 });
