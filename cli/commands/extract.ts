@@ -180,7 +180,8 @@ function printInsight(i: Insight): void {
     `${cyan(i.id)} ${dim(`[${i.categories.join(', ')}] ★${i.importance}`)} ${bold(oneLine(i.content))}${state}`,
   );
   const where = i.sources.map((s) => `${s.message_id} by ${s.from}`).join(', ');
-  println(dim(`  ← ${where} · ${i.extractor} · ${shortTime(i.created_at)}`));
+  const happened = i.occurred_at ? ` · happened ${shortTime(i.occurred_at)}` : '';
+  println(dim(`  ← ${where} · ${i.extractor} · ${shortTime(i.created_at)}${happened}`));
 }
 
 /** A thread's summary: its words, then what it covers and who wrote it. */
