@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runToolCall, toolSchemas } from '../../../agent/tools/registry.js';
-import { saveMemoryTool } from '../../../agent/tools/save-memory.js';
+import { createSaveMemoryTool, saveMemoryTool } from '../../../agent/tools/save-memory.js';
 import { createSearchMemoryTool } from '../../../agent/tools/search-memory.js';
 import type { Tool, ToolContext } from '../../../agent/tools/types.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
@@ -115,6 +115,28 @@ describe('save_memory', () => {
       importance: 2,
       source_message_id: turn.id,
     });
+  });
+
+  it('reads an event time as said in its time zone; one that is no time is an error and saves nothing', async () => {
+    t = await tempBrain();
+    const turn = userTurn('the launch is next Friday');
+    // The clock's Thursday 1 January 2026; Kiritimati is UTC+14.
+    const tool = createSaveMemoryTool({ timeZone: 'Pacific/Kiritimati' });
+    const saved = await runToolCall(
+      [tool],
+      call('save_memory', { content: 'The launch is on Friday', occurred_at: 'next Friday' }),
+      context(turn.id, turn.thread_id),
+    );
+    expect(saved.is_error).toBeUndefined();
+    expect(t.brain.knowledge.listStm()[0]!.occurred_at).toBe('2026-01-08T10:00:00.000Z');
+    const bad = await runToolCall(
+      [tool],
+      call('save_memory', { content: 'x', occurred_at: 'whenever' }),
+      context(turn.id, turn.thread_id),
+    );
+    expect(bad.is_error).toBe(true);
+    expect(bad.content).toMatch(/occurred_at: must be an ISO 8601 date or time/);
+    expect(t.brain.knowledge.listStm()).toHaveLength(1);
   });
 });
 
