@@ -50,6 +50,8 @@ describe('export is a backup', () => {
     const made = useEveryFeature(t.brain, clock);
     const first = t.brain.transfer.export();
     expect(first.version).toBe(2);
+    expect(first.stm.map((s) => s.occurred_at)).toContain('2025-12-24T00:00:00.000Z');
+    expect(first.atoms.map((a) => a.occurred_at)).toContain('2025-12-30T10:00:00.000Z');
     expect(first.reminders.map((r) => r.tainted_by)).toContain('tool:web_fetch');
     expect(first.tasks.map((r) => r.tainted_by)).toContain('agent:nova');
     expect(first.cron_runs.map((r) => r.outcome).sort()).toEqual([
