@@ -15,6 +15,12 @@ describe('the ui search', () => {
     );
     const boxed = await (await f.get('/search?q=fees&since=yesterday')).text();
     expect(boxed).toContain('are due');
+    f.brain.knowledge.remember({ agent: 'a', content: 'fees launch', occurred_at: '2020-01-06' });
+    const event = await (await f.get('/search?q=fees&since=2020-01-06&until=2020-01-06')).text();
+    expect(event).toMatch(
+      /happened\s+<time datetime="2020-01-06T00:00:00.000Z">[^<]+<\/time> \(in the time asked\)/,
+    );
+    expect(event).not.toContain('are due');
   });
 
   it('hides the messages of archived threads when asked, and shows them otherwise', async () => {

@@ -137,7 +137,12 @@ function hitItem(hit: SearchHit): Html {
     </p>
     <p class="meta">
       ${agentLink(hit.agent)}
-      ${time(hit.time)}${hit.thread_id ? html` · <a href="${href(`/threads/${seg(hit.thread_id)}`)}">thread</a>` : ''}
+      ${time(hit.time)}${
+        hit.occurred_at
+          ? html` · happened
+            ${time(hit.occurred_at)}${hit.matched_time === 'occurred' ? ' (in the time asked)' : ''}`
+          : ''
+      }${hit.thread_id ? html` · <a href="${href(`/threads/${seg(hit.thread_id)}`)}">thread</a>` : ''}
       · score ${hit.score.toFixed(3)}
     </p>
   </li>`;
