@@ -34,9 +34,9 @@ function schemaAt(version: number): Map<string, SchemaObject> {
 /**
  * Turn a brain file of today's schema into one of an older `version`, for the tests of
  * migrations: drop what every later migration created (tables, views, triggers, indexes, added
- * columns), newest first, and set the version. A table, index or trigger that a later migration
- * makes again (drops and creates under the same name) is put back as `version` had it; such a
- * table must be empty, since its rows cannot be put back. A migration that alters or drops
+ * columns), newest first, and set the version. A table, view, index or trigger that a later
+ * migration makes again (drops and creates under the same name) is put back as `version` had it;
+ * such a table must be empty, since its rows cannot be put back. A migration that alters or drops
  * otherwise refuses, naming itself.
  */
 export function downgrade(path: string, version: number): void {
@@ -87,7 +87,7 @@ export function downgrade(path: string, version: number): void {
         );
         for (const name of [...remade, ...scratch])
           rest = rest.replace(
-            new RegExp(`\\bDROP\\s+(TABLE|INDEX|TRIGGER)\\s+${name}\\b`, 'giu'),
+            new RegExp(`\\bDROP\\s+(TABLE|INDEX|TRIGGER|VIEW)\\s+${name}\\b`, 'giu'),
             '',
           );
         if (/\b(ALTER|DROP)\s+(TABLE|INDEX|VIEW|TRIGGER)\b/iu.test(rest))
@@ -105,6 +105,13 @@ export function downgrade(path: string, version: number): void {
         }
         for (const [, table, column] of added.reverse())
           db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
+        // What it made again is put back as the migration before it had it, at once: dropping an
+        // earlier migration's column checks the whole schema, views that read a view included.
+        const before = schemaAt(Number(file.slice(0, 4)) - 1);
+        const views = created.filter(
+          ([, kind, name]) => kind!.toUpperCase() === 'VIEW' && before.has(name!),
+        );
+        for (const [, , name] of views.reverse()) db.exec(before.get(name!)!.sql);
       }
       const present = new Set(
         (db.prepare(`SELECT name FROM sqlite_schema`).all() as Array<{ name: string }>).map(
