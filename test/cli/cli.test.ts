@@ -166,7 +166,7 @@ describe('brain CLI, end to end', () => {
         ['remember', 'x', '--agent', 'a', '--importance', '9'],
         /importance: must be between 1.0 and 3.0/,
       ],
-      [['search', 'x', '--since', 'last week'], /since: must be an ISO 8601 date/],
+      [['search', 'x', '--since', 'whenever'], /since: /],
       [['search', 'x', '--types', 'threads'], /types.0: must be one of/],
       [['ack', 'not-an-id', '--agent', 'a'], /message_id: must be a message id/],
       [['nosuchcommand'], /unknown command/],

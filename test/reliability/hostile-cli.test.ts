@@ -179,10 +179,10 @@ const REFUSED: Refused[] = [
     stderr: /query: must not be empty/,
   },
   {
-    name: 'a word for a date',
-    args: () => ['search', 'falcon', '--since', 'yesterday'],
+    name: 'a word for a date that names no time',
+    args: () => ['search', 'falcon', '--since', 'whenever'],
     code: 2,
-    stderr: /since: must be an ISO 8601 date/,
+    stderr: /since: /,
   },
   {
     name: 'an unknown type',
