@@ -127,9 +127,10 @@ describe('tools/list', () => {
     for (const tool of tools) expect(tool.name).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
   });
 
-  // A thirteenth tool (insights) moved the bound from 16,000: still about 4K tokens.
-  it('stays within 16,500 characters (about 4K tokens of every client context)', () => {
-    expect(listing.length).toBeLessThanOrEqual(16_500);
+  // Every client pays the listing in its context: thirteen tools, with attachments, time filters,
+  // event time and the archived filter among their fields, in about 4K tokens.
+  it('stays within 17,000 characters (about 4K tokens of every client context)', () => {
+    expect(listing.length).toBeLessThanOrEqual(17_000);
     expect(listing.length).toBeGreaterThan(1_000); // the measure is of the real listing
   });
 
