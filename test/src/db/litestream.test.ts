@@ -40,7 +40,7 @@ describe('checkpoints of a brain Litestream replicates', () => {
   it('the idle maintainer does not checkpoint a replicated brain, and does one that is not', async () => {
     t = await tempBrain({ walLimitBytes: Number.POSITIVE_INFINITY });
     markReplicated(t.path);
-    for (let i = 0; i < 25; i++)
+    for (let i = 0; i < 30; i++)
       t.brain.messages.send({ from: 'a', to: 'b', body: `${i} ${body}` });
     const before = walBytes();
     expect(before).toBeGreaterThan(4 * 1024 * 1024);

@@ -52,6 +52,7 @@ describe('check', () => {
       since: '2026-01-31T10:00:00.000Z',
       until: '2026-02-01T00:00:00.000Z',
       thread: THREAD,
+      exclude_archived: false,
     });
   });
 
