@@ -2,11 +2,12 @@ import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/longest-first.js';
 
 /**
- * Files that put many processes on one SQLite file for seconds and assert on what they all saw.
- * They run after all the others (groupOrder 1), one at a time, and each keeps both cores busy
- * by itself (~1.7 cores on average): beside another file they would only trade time with it.
+ * Files that put many processes on one SQLite file for seconds and assert on what they all saw:
+ * the stress project, which `npm run test:stress` runs (and .ci/run after `npm test`), one at a
+ * time, since each keeps both cores busy by itself (~1.7 cores on average). `npm test` leaves
+ * them out to stay within its three minutes; the single-process reliability tests stay in it.
  */
-const exclusive = [
+const stress = [
   'test/reliability/concurrency.test.ts',
   'test/reliability/crash.test.ts',
   'test/reliability/extract-crash.test.ts',
@@ -33,18 +34,18 @@ export default defineConfig({
           // afresh cost more than the tests).
           name: 'main',
           include: ['test/**/*.test.ts'],
-          exclude: exclusive,
+          exclude: stress,
           isolate: false,
         },
       },
       {
         extends: true,
         test: {
-          name: 'exclusive',
-          include: exclusive,
+          name: 'stress',
+          include: stress,
           fileParallelism: false,
-          // One worker takes all four files in turn, keeping its module cache (a fresh worker
-          // per file cost ~1 s each); vitest then needs the group's order given.
+          // One worker takes the files in turn, keeping its module cache (a fresh worker per
+          // file cost ~1 s each); vitest then needs the group's order given.
           isolate: false,
           sequence: { groupOrder: 1 },
         },
