@@ -116,6 +116,8 @@ export function createAssistant(options: {
     models: sessionModels,
     warm(session) {
       brain.search.warmSearch();
+      // While the owner types: the first question naming a time then finds the reader loaded.
+      void brain.search.warmTimeWords(config.timeZone);
       const current = brain.assistant.session({
         name: session,
         agent: config.agent,

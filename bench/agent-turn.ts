@@ -165,6 +165,7 @@ const userFile = createUserFile();
 // a brain, its census too), the session's context read and built.
 const warmed = process.hrtime.bigint();
 brain.search.warmSearch();
+await brain.search.warmTimeWords();
 primeSession(cache, brain, record.thread_id, config);
 const warmMs = Number(process.hrtime.bigint() - warmed) / 1e6;
 const times: number[] = [];

@@ -96,6 +96,11 @@ export function warmSearchTask(afterMs = WARM_AFTER_MS): BackgroundTask {
       } catch (err) {
         log.warn(`warming the search failed: ${(err as Error).message}`);
       }
+      brain.search
+        .warmTimeWords()
+        .catch((err: unknown) =>
+          log.warn(`loading the time reader failed: ${(err as Error).message}`),
+        );
     }, afterMs);
     timer.unref();
     return { stop: () => clearTimeout(timer) };

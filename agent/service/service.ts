@@ -124,6 +124,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   });
   // Ready first, then what the first turn's memory search would otherwise load.
   brain.search.warmSearch();
+  void brain.search.warmTimeWords(options.config.timeZone);
 
   let stopping: Promise<void> | undefined;
   return {

@@ -25,6 +25,12 @@ export interface SearchSection {
    * long-running process cost what later ones do. `brain chat` and `brain agent` call it at start.
    */
   warmSearch(): void;
+  /**
+   * Run one search that names a time: the time reader (chrono-node) loads and the time-filtered
+   * ranking statements are made, so the first question that names a time does not pay for them
+   * (~0.2 s together). For long-running processes, in their idle time.
+   */
+  warmTimeWords(timeZone?: string): Promise<void>;
 }
 
 export function searchSection(ctx: BrainContext, _dbPath: string): SearchSection {
@@ -37,5 +43,14 @@ export function searchSection(ctx: BrainContext, _dbPath: string): SearchSection
     recent: (input) => recent(ctx, input),
     vectorSpace: () => readSpace(ctx),
     warmSearch: () => warmSearch(ctx),
+    warmTimeWords: async (timeZone) => {
+      await searchHybrid(
+        ctx,
+        undefined,
+        // Messages only: a search notes the memories it returns, and this one is no one's.
+        { query: 'brain since last week', types: ['message'], limit: 1 },
+        { timeWords: { now: ctx.clock(), timeZone } },
+      );
+    },
   };
 }

@@ -20,8 +20,12 @@ export interface TimeReading {
 
 // Words that can start or carry a time expression chrono reads. A query holding none of them is
 // not handed to the parser at all: this decides only whether to load it, never what a time is.
-const MAY_BE_TIME =
-  /\b(?:ago|today|tonight|yesterday|morning|afternoon|evening|night|week|weeks|month|months|year|last|since|between|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\d/i;
+const MAY_BE_TIME = new RegExp(
+  String.raw`\b(?:ago|today|tonight|yesterday|morning|afternoon|evening|nights?|weekend|weeks?|months?|years?|last|since|between|` +
+    String.raw`mon(?:day)?|tues?(?:day)?|wed(?:nesday)?|thu(?:rs?)?(?:day)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?|` +
+    String.raw`jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)s?\b|\d`,
+  'i',
+);
 
 /** Whether the query may hold a time expression: cheap, so every search can ask it. */
 export function mayHaveTime(query: string): boolean {
@@ -35,22 +39,36 @@ function loadChrono(): Promise<typeof Chrono> {
 }
 
 /** The system's time zone: the default when the owner has set none. */
+let systemZone: string | undefined;
 export function systemTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // Asking Intl costs a formatter each time; the process's zone does not change while it runs.
+  systemZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return systemZone;
+}
+
+/** A formatter per zone: making one costs more than the rest of a reading. */
+const wallClocks = new Map<string, Intl.DateTimeFormat>();
+function wallClock(timeZone: string): Intl.DateTimeFormat {
+  let format = wallClocks.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    wallClocks.set(timeZone, format);
+  }
+  return format;
 }
 
 /** Minutes the zone is ahead of UTC at an instant. */
 function offsetMinutes(ms: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(new Date(ms));
+  const parts = wallClock(timeZone).formatToParts(new Date(ms));
   const n = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   const asUtc = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
   return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60_000);
@@ -189,6 +207,18 @@ export interface ReadTimeOptions {
   past?: boolean;
 }
 
+/** chrono's casual parser with "the 3rd" added, one per zone: cloning it costs a parse or two. */
+const parsers = new Map<string, Chrono.Chrono>();
+function parserFor(chrono: typeof Chrono, timeZone: string): Chrono.Chrono {
+  let parser = parsers.get(timeZone);
+  if (!parser) {
+    parser = chrono.casual.clone();
+    parser.parsers.push(dayOfMonthParser(timeZone));
+    parsers.set(timeZone, parser);
+  }
+  return parser;
+}
+
 /**
  * Read the first time expression in a query. Undefined when it has none, and then chrono-node is
  * loaded only if a word of the query could start one.
@@ -202,8 +232,7 @@ export async function readTime(
   const timeZone = options.timeZone ?? systemTimeZone();
   const chrono = await loadChrono();
   const nowMs = options.now.getTime();
-  const parser = chrono.casual.clone();
-  parser.parsers.push(dayOfMonthParser(timeZone));
+  const parser = parserFor(chrono, timeZone);
   const reference = { instant: options.now, timezone: offsetMinutes(nowMs, timeZone) };
   const results = parser.parse(query, reference).filter((r) => isTime(r, query));
   const first = results[0];

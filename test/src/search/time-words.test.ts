@@ -104,6 +104,11 @@ describe('time expressions', () => {
 
   it('leaves words that are not a time as words', async () => {
     expect(mayHaveTime('fees for the escrow')).toBe(false);
+    // Words that merely begin like a day or a month do not load the parser.
+    expect(mayHaveTime('What did we decide about the wedding, Marta, and the money?')).toBe(false);
+    expect(mayHaveTime('the wedding on Saturday')).toBe(true);
+    expect(mayHaveTime('fees in Sept')).toBe(true);
+    expect(mayHaveTime('two weeks ago')).toBe(true);
     expect(await read('fees for the escrow')).toBeUndefined();
     expect(await read('the march of time')).toBeUndefined();
     expect(await read('may I ask about fees')).toBeUndefined();
