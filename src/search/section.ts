@@ -44,13 +44,18 @@ export function searchSection(ctx: BrainContext, _dbPath: string): SearchSection
     vectorSpace: () => readSpace(ctx),
     warmSearch: () => warmSearch(ctx),
     warmTimeWords: async (timeZone) => {
-      await searchHybrid(
-        ctx,
-        undefined,
-        // Messages only: a search notes the memories it returns, and this one is no one's.
-        { query: 'brain since last week', types: ['message'], limit: 1 },
-        { timeWords: { now: ctx.clock(), timeZone } },
-      );
+      try {
+        await searchHybrid(
+          ctx,
+          undefined,
+          // Messages only: a search notes the memories it returns, and this one is no one's.
+          { query: 'brain since last week', types: ['message'], limit: 1 },
+          { timeWords: { now: ctx.clock(), timeZone } },
+        );
+      } catch {
+        // A head start only: the process may close the brain before it ends (`brain chat`
+        // answering /exit at once), and the first real question then loads what it needs.
+      }
     },
   };
 }

@@ -102,6 +102,13 @@ describe('time expressions', () => {
     });
   });
 
+  it('warms the time reader without failing when the brain closes first', async () => {
+    t = await tempBrain();
+    const warming = t.brain.search.warmTimeWords('Europe/Paris');
+    t.brain.close();
+    await expect(warming).resolves.toBeUndefined();
+  });
+
   it('leaves words that are not a time as words', async () => {
     expect(mayHaveTime('fees for the escrow')).toBe(false);
     // Words that merely begin like a day or a month do not load the parser.
