@@ -334,11 +334,14 @@ if (missing) {
       );
       brain.close();
       await visit(`/threads/${sent.thread_id}`, 'thread-attachments');
-      await page.waitForFunction(
-        'document.querySelector(".attachments img")?.complete === true',
-        undefined,
-        { timeout: 10_000 },
-      );
+      // A function, not a string: the page's CSP (no 'unsafe-eval') refuses a string predicate.
+      await expect
+        .poll(
+          () =>
+            page.locator('.attachments img').evaluate((i) => (i as { complete: boolean }).complete),
+          { timeout: 10_000 },
+        )
+        .toBe(true);
       expect(
         await page
           .locator('.attachments img')
