@@ -2,8 +2,8 @@ import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/longest-first.js';
 
 /**
- * Files that put many processes on one SQLite file for seconds and assert on what they all saw:
- * the stress project, which `npm run test:stress` runs (and .ci/run after `npm test`), one at a
+ * Files that put many processes on one SQLite file for seconds and assert on what they all saw,
+ * and the assistant's crash run: the stress project, which `npm run test:stress` runs (and .ci/run after `npm test`), one at a
  * time, since each keeps both cores busy by itself (~1.7 cores on average). `npm test` leaves
  * them out to stay within its three minutes; the single-process reliability tests stay in it.
  */
@@ -13,6 +13,8 @@ const stress = [
   'test/reliability/extract-crash.test.ts',
   'test/reliability/wal.test.ts',
   'test/mcp/concurrency.test.ts',
+  // brain agent killed mid-turn, six times over, and started again: a crash run of the assistant.
+  'test/agent/crash/interrupted-turn.test.ts',
 ];
 
 export default defineConfig({
