@@ -43,3 +43,51 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', finish, { once: true });
   });
 }
+
+/** An instant's wall-clock reading in a zone. */
+export interface ZonedParts {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/** One formatter per zone: making one costs more than reading a time with it. */
+const wallClocks = new Map<string | undefined, Intl.DateTimeFormat>();
+
+/** The wall-clock reading of an instant in a zone (undefined zone: the system's). */
+export function zonedParts(at: Date, timeZone: string | undefined): ZonedParts {
+  let format = wallClocks.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    wallClocks.set(timeZone, format);
+  }
+  const parts = format.formatToParts(at);
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  return {
+    year: get('year'),
+    month: get('month'),
+    day: get('day'),
+    hour: get('hour'),
+    minute: get('minute'),
+    second: get('second'),
+  };
+}
+
+/** How far a zone's wall clock is ahead of UTC at an instant, in milliseconds. */
+export function zoneOffsetMs(ms: number, timeZone: string | undefined): number {
+  const p = zonedParts(new Date(ms), timeZone);
+  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return wall - Math.floor(ms / 1000) * 1000;
+}

@@ -16,7 +16,7 @@ export {
   type EmbedderChoice,
 } from './config.js';
 export { BrainError, isBrainError, isUsageError, type BrainErrorCode } from './errors.js';
-export { systemClock, type Clock } from './clock.js';
+export { systemClock, zonedParts, zoneOffsetMs, type Clock, type ZonedParts } from './clock.js';
 export { packageVersion } from './version.js';
 export { packageRoot } from './db/package-root.js';
 export { agentNameProblems } from './agent-name.js';

@@ -5,7 +5,8 @@ import type { ServiceComponent, ServiceHost } from '../contracts.js';
 import { parseTarget } from './config.js';
 import { formatTask } from './tools.js';
 import { createInflight, errorText, scheduledTurn } from './turn.js';
-import { withinHours, zonedParts } from './when.js';
+import { zonedParts } from '../../src/index.js';
+import { withinHours } from './when.js';
 import { HEARTBEAT_SESSION } from '../conversation/sessions.js';
 
 /** The checklist file in the workspace. */

@@ -3,44 +3,7 @@
  * one ("tomorrow 9:00", "17:30") read in the owner's time zone.
  */
 
-export interface ZonedParts {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
-
-/** The wall-clock reading of an instant in a zone (undefined zone: the system's). */
-export function zonedParts(at: Date, timeZone: string | undefined): ZonedParts {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(at);
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  return {
-    year: get('year'),
-    month: get('month'),
-    day: get('day'),
-    hour: get('hour'),
-    minute: get('minute'),
-    second: get('second'),
-  };
-}
-
-/** How far a zone's wall clock is ahead of UTC at an instant, in milliseconds. */
-function offsetAt(ms: number, timeZone: string | undefined): number {
-  const p = zonedParts(new Date(ms), timeZone);
-  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
-  return wall - Math.floor(ms / 1000) * 1000;
-}
+import { zoneOffsetMs as offsetAt, zonedParts, type ZonedParts } from '../../src/index.js';
 
 /**
  * The instant a wall-clock time names in a zone. A time skipped by a spring-forward change is

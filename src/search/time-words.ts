@@ -3,6 +3,7 @@
 // look at the query finds a word that can start a time expression, so a search without one never
 // loads it.
 import type * as Chrono from 'chrono-node';
+import { zoneOffsetMs } from '../clock.js';
 import { BrainError } from '../errors.js';
 
 /** What a query's time words were read as: the filter, the rest of the query, and how it read. */
@@ -46,32 +47,9 @@ export function systemTimeZone(): string {
   return systemZone;
 }
 
-/** A formatter per zone: making one costs more than the rest of a reading. */
-const wallClocks = new Map<string, Intl.DateTimeFormat>();
-function wallClock(timeZone: string): Intl.DateTimeFormat {
-  let format = wallClocks.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    wallClocks.set(timeZone, format);
-  }
-  return format;
-}
-
 /** Minutes the zone is ahead of UTC at an instant. */
 function offsetMinutes(ms: number, timeZone: string): number {
-  const parts = wallClock(timeZone).formatToParts(new Date(ms));
-  const n = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const asUtc = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second'));
-  return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60_000);
+  return Math.round(zoneOffsetMs(ms, timeZone) / 60_000);
 }
 
 /** The instant of a wall-clock time in a zone (hours past 24 roll into the next day). */
