@@ -141,19 +141,8 @@ export function recordApproval(ctx: BrainContext, input: RecordApprovalInput): A
 /** Settle a pending ask with the owner's answer (or its absence); NOT_FOUND unless pending. */
 export function settleApproval(ctx: BrainContext, input: SettleApprovalInput): ApprovalRecord {
   const args = parseInput(settleInput, input);
-  const now = millisOf(isoNow(ctx.clock));
-  const changed = ctx.db
-    .transaction(
-      () =>
-        ctx.q
-          .get(
-            `UPDATE approvals SET decision = ?, decided_by = ?, reason = coalesce(?, reason),
-               decided_at = ? WHERE id = ? AND decision = 'pending'`,
-          )
-          .run(args.decision, args.decided_by, args.reason ?? null, now, args.id).changes,
-    )
-    .immediate();
-  if (changed === 0) throw new BrainError('NOT_FOUND', `id: no pending approval ${args.id}`);
+  if (!settlePending(ctx, args))
+    throw new BrainError('NOT_FOUND', `id: no pending approval ${args.id}`);
   return getApproval(ctx, args.id)!;
 }
 
@@ -171,6 +160,14 @@ export interface DecidedApproval {
  */
 export function decideApproval(ctx: BrainContext, input: SettleApprovalInput): DecidedApproval {
   const args = parseInput(settleInput, input);
+  const settled = settlePending(ctx, args);
+  const record = getApproval(ctx, args.id);
+  if (!record) throw new BrainError('NOT_FOUND', `id: no approval ${args.id}`);
+  return { settled, record };
+}
+
+/** Settle the ask if it is still pending, in one transaction; whether this call settled it. */
+function settlePending(ctx: BrainContext, args: z.output<typeof settleInput>): boolean {
   const now = millisOf(isoNow(ctx.clock));
   const changed = ctx.db
     .transaction(
@@ -183,9 +180,7 @@ export function decideApproval(ctx: BrainContext, input: SettleApprovalInput): D
           .run(args.decision, args.decided_by, args.reason ?? null, now, args.id).changes,
     )
     .immediate();
-  const record = getApproval(ctx, args.id);
-  if (!record) throw new BrainError('NOT_FOUND', `id: no approval ${args.id}`);
-  return { settled: changed === 1, record };
+  return changed === 1;
 }
 
 const answerInput = z.strictObject({
