@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { atomInput, extend, occurredAsSaid, omit, readTimeBound } from '../../src/index.js';
+import { atomInput, extend, occurredAsSaid, omit } from '../../src/index.js';
 import { atomText } from '../format.js';
-import { defineTool, type ToolContext } from './define.js';
+import { defineTool, readOccurred, type ToolContext } from './define.js';
 import { atomRecord } from './records.js';
 
 export function registerCreateAtom(server: McpServer, ctx: ToolContext): void {
@@ -14,13 +14,7 @@ export function registerCreateAtom(server: McpServer, ctx: ToolContext): void {
     output: atomRecord,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     async run(args) {
-      const occurred_at =
-        args.occurred_at === undefined
-          ? undefined
-          : await readTimeBound('occurred_at', args.occurred_at, {
-              now: new Date(),
-              timeZone: ctx.timeZone,
-            });
+      const occurred_at = await readOccurred(ctx, args.occurred_at);
       const atom = ctx.brain.knowledge.createAtom({ ...args, occurred_at, agent: ctx.agent() });
       return { data: atom, text: `created ${atomText(atom)}` };
     },

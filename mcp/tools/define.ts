@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
+  readTimeBound,
   check,
   isBrainError,
   toZod,
@@ -57,6 +58,15 @@ export interface ToolDefinition<I extends ToolInput, O extends z.ZodObject> {
   run(
     args: ArgsOf<I>,
   ): ToolAnswer<Declared<z.input<O>>> | Promise<ToolAnswer<Declared<z.input<O>>>>;
+}
+
+/** An event time as the caller said it ("last Tuesday", an ISO time), read in the owner's zone. */
+export async function readOccurred(
+  ctx: ToolContext,
+  said: string | undefined,
+): Promise<Awaited<ReturnType<typeof readTimeBound>> | undefined> {
+  if (said === undefined) return undefined;
+  return readTimeBound('occurred_at', said, { now: new Date(), timeZone: ctx.timeZone });
 }
 
 /** The declared fields of an output schema, without the index signature loose objects add. */

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { extend, occurredAsSaid, omit, readTimeBound, rememberInput } from '../../src/index.js';
+import { extend, occurredAsSaid, omit, rememberInput } from '../../src/index.js';
 import { stmText } from '../format.js';
-import { defineTool, type ToolContext } from './define.js';
+import { defineTool, readOccurred, type ToolContext } from './define.js';
 import { stmRecord } from './records.js';
 
 export function registerRemember(server: McpServer, ctx: ToolContext): void {
@@ -16,13 +16,7 @@ export function registerRemember(server: McpServer, ctx: ToolContext): void {
     output: stmRecord,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     async run(args) {
-      const occurred_at =
-        args.occurred_at === undefined
-          ? undefined
-          : await readTimeBound('occurred_at', args.occurred_at, {
-              now: new Date(),
-              timeZone: ctx.timeZone,
-            });
+      const occurred_at = await readOccurred(ctx, args.occurred_at);
       const memory = ctx.brain.knowledge.remember({ ...args, occurred_at, agent: ctx.agent() });
       return { data: memory, text: `remembered ${stmText(memory)}` };
     },
