@@ -57,7 +57,7 @@ const candidates = (list: List, depth: number): Candidate[] =>
 /** Each list's scores scaled to [0, 1] by its best and worst, weighted, summed; then boosted. */
 function scoreFusion(
   lists: Partial<Record<Retriever, Candidate[]>>,
-  weights: Record<Retriever, number>,
+  weights: Partial<Record<Retriever, number>>,
   boost: (rowid: number) => number,
   limit: number,
 ): number[] {
@@ -68,7 +68,7 @@ function scoreFusion(
     const lo = Math.min(...list.map((c) => c.score));
     for (const c of list) {
       const x = hi === lo ? 1 : (c.score - lo) / (hi - lo);
-      total.set(c.rowid, (total.get(c.rowid) ?? 0) + weights[name] * x);
+      total.set(c.rowid, (total.get(c.rowid) ?? 0) + (weights[name] ?? 1) * x);
     }
   }
   return [...total.entries()]

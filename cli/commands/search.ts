@@ -144,7 +144,7 @@ function eventTime(h: SearchHit): string {
 /** "score 0.1276 = fts #1 (bm25 7.21) 0.0909 + vector #2 (cosine 0.81) 0.0583, × 2 (the query names nova)" */
 function explain(h: SearchHit): string {
   const parts = Object.entries(h.found_by).map(([name, e]) => {
-    const raw = name === 'fts' ? `bm25 ${e.score}` : `cosine ${e.score}`;
+    const raw = name === 'vector' ? `cosine ${e.score}` : `bm25 ${e.score}`;
     return `${name} #${e.rank} (${raw})${e.part === undefined ? '' : ` ${e.part}`}`;
   });
   const boost = h.boost === undefined ? '' : `, × ${h.boost} (the query names ${h.agent})`;

@@ -30,7 +30,12 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
   });
 }
 
-const RETRIEVER_WORDS: Record<string, string> = { fts: 'words', vector: 'meaning' };
+const RETRIEVER_WORDS: Record<string, string> = {
+  fts: 'words',
+  vector: 'meaning',
+  time: 'the time asked',
+  people: 'the people named',
+};
 
 /** Which retrievers ran (`retrievers` in the structured answer), for the model. */
 function byText(result: SearchResult): string[] {

@@ -1,7 +1,11 @@
 import type { SearchType } from '../validation.js';
 import type { Candidate } from './fts.js';
 
-export type Retriever = 'fts' | 'vector';
+/**
+ * The lists a search fuses: words, meaning, and the words' lists restricted to what the query
+ * prefers (the period it names, the people it names).
+ */
+export type Retriever = 'fts' | 'vector' | 'time' | 'people';
 
 /** How one retriever saw a hit: its 1-based rank, its own score, and its share of the fused score. */
 export interface RetrieverEvidence {
@@ -22,7 +26,7 @@ export interface Fused {
 
 /** Reciprocal rank fusion: each retriever adds weight / (K + rank). Constants chosen on the dev set. */
 export const RRF_K = 10;
-export const RRF_WEIGHTS: Record<Retriever, number> = { fts: 1, vector: 1 };
+export const RRF_WEIGHTS: Record<Retriever, number> = { fts: 1, vector: 1, time: 1, people: 1 };
 /** What an agent said counts this much more when the query names that agent. */
 export const NAMED_AGENT_BOOST = 2;
 

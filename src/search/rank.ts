@@ -37,6 +37,11 @@ export interface SearchFilters {
   /** Messages of this thread are left out (knowledge derived from them is not). */
   exclude_thread: number | null;
   agent: number | null;
+  /**
+   * Messages from or to these agents only: a JSON array of their row ids (the ranking's list of
+   * what the people a query names said or were told; knowledge is not narrowed by it).
+   */
+  people: string | null;
   /** 1: messages of archived threads are left out (knowledge derived from them is not). */
   exclude_archived: 1 | null;
   /** Now, in milliseconds: STM entries expire against it. */
@@ -78,7 +83,9 @@ const SOURCES: Record<SearchType, FtsSource> = {
       AND (@thread IS NULL OR x.thread_id = @thread)
       AND (@exclude_thread IS NULL OR x.thread_id != @exclude_thread)
       AND (@exclude_archived IS NULL OR x.thread_id NOT IN (${ARCHIVED_THREADS}))
-      AND (@agent IS NULL OR x.from_agent = @agent)`,
+      AND (@agent IS NULL OR x.from_agent = @agent)
+      AND (@people IS NULL OR x.from_agent IN (SELECT value FROM json_each(@people))
+        OR x.to_agent IN (SELECT value FROM json_each(@people)))`,
   },
   stm: {
     table: FTS_TABLES.stm,
@@ -101,6 +108,7 @@ export function narrowed(filters: SearchFilters): boolean {
     filters.until !== null ||
     filters.thread !== null ||
     filters.agent !== null ||
+    filters.people !== null ||
     filters.exclude_archived !== null
   );
 }
@@ -124,6 +132,9 @@ export function rankWords(
 ): PostingsRanked {
   if (!hasRankFunction(ctx.db)) return byStatements(ctx, type, filters, 'bm25', terms, k, wide);
   const counter = createWordCounter(ctx, type);
+  if (type === 'message' && filters.people !== null && !narrowed({ ...filters, people: null })) {
+    return amongPeople(ctx, filters.people, counter, terms, k, wide);
+  }
   return (
     compiledTopK(ctx, type, filters, counter, terms, k, wide) ??
     byStatements(ctx, type, filters, 'brain_bm25', terms, k, wide, counter)
@@ -131,6 +142,37 @@ export function rankWords(
 }
 
 type Params = SearchFilters & { match: string };
+
+/**
+ * The best k messages from or to some agents holding every term and, when fewer than k do, the
+ * best `wide` holding any, by exact BM25, every one of them scored: the index's sender field
+ * ("nova to helios") holds both names, so the match finds them without reading each message's
+ * row. brain_bm25 scores only the query's words (the phrases it is given counts for), so each row
+ * scores as in the whole ranking. The caller keeps the agents' messages few (search.ts).
+ */
+function amongPeople(
+  ctx: BrainContext,
+  people: string,
+  counter: WordCounter,
+  terms: string[],
+  k: number,
+  wide: number,
+): PostingsRanked {
+  const names = ctx.q
+    .get<[string], { name: string }>(
+      `SELECT name FROM agents WHERE id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(people)
+    .map((a) => quoteTerm(a.name));
+  const among = `{sender} : (${names.join(' OR ')})`;
+  const df = Buffer.from(Float64Array.from(terms.map((t) => counter.count(t))).buffer);
+  const rank = (op: ' ' | ' OR ', n: number) =>
+    ctx.q
+      .get<[{ match: string; k: number; df: Buffer }], Ranked>(RANK_SQL.brain_bm25.message.bare)
+      .all({ match: `(${terms.map(quoteTerm).join(op)}) AND ${among}`, k: n, df });
+  const every = rank(' ', k);
+  return { every, any: every.length >= k || terms.length === 1 ? [] : rank(' OR ', wide) };
+}
 
 /** Which of the ranked rows to keep, in their order. */
 type Keep = (ranked: Ranked[]) => Ranked[];

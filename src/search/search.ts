@@ -108,6 +108,31 @@ interface PreparedSearch {
   named: Set<number>;
 }
 
+/**
+ * A period the query points at ("in July", "last Tuesday"): what falls in it ranks higher and
+ * nothing else is left out. People tell of an event days after it happened, and questions name
+ * an event's time, not the message's, so a hard filter by the time said loses what was said of it
+ * later (bench/RESULTS.md); an explicit since/until still filters.
+ */
+export interface TimePreference {
+  since_ms: number | null;
+  until_ms: number | null;
+}
+
+/**
+ * What the extra lists of a search weigh in the fusion, and how far after a period a message
+ * still tells of it. Chosen by leave-one-conversation-out cross-validation on the dev set
+ * (bench/rank-cv.ts, bench/RESULTS.md).
+ */
+export const RANK_PREFERENCES = {
+  /** The words' list restricted to the period the query names. */
+  time: 1,
+  /** Days after the period a message still counts as in it. */
+  timeSlackDays: 7,
+  /** The words' list restricted to messages from or to the people the query names. */
+  people: 1,
+};
+
 function prepare(ctx: BrainContext, args: SearchArgs): PreparedSearch | SearchResult {
   const queries = buildFtsQueries(args.query);
   if (!queries)
@@ -121,6 +146,7 @@ function prepare(ctx: BrainContext, args: SearchArgs): PreparedSearch | SearchRe
     thread: null,
     exclude_thread: null,
     agent: null,
+    people: null,
     exclude_archived: args.exclude_archived === true ? 1 : null,
     now_ms: ctx.clock().getTime(),
   };
@@ -205,8 +231,9 @@ function finish(
   notices: string[],
   retrievers: Retriever[],
   options: HitOptions = {},
+  prefer?: TimePreference,
 ): SearchResult {
-  const hits = hydrate(ctx, fused, prepared.queries.any, options, prepared.filters);
+  const hits = hydrate(ctx, fused, prepared.queries.any, options, prefer ?? prepared.filters);
   noteAccess(
     ctx,
     fused.filter((c) => c.type === 'stm').map((c) => c.rowid),
@@ -219,15 +246,18 @@ export function runSearch(ctx: BrainContext, args: SearchArgs): SearchResult {
   const prepared = prepare(ctx, args);
   if (!('queries' in prepared)) return prepared;
   const { queries, filters } = prepared;
+  const depth = Math.max(args.limit, FUSION_DEPTH);
+  const extra = preferred(ctx, prepared, undefined, depth);
   const fts = ftsRetrieve(
     ctx,
     queries,
     args.types,
     filters,
-    Math.max(args.limit, FUSION_DEPTH),
-    shownOnly(prepared),
+    depth,
+    extra.names.length > 0 ? {} : shownOnly(prepared),
   );
-  return finish(ctx, prepared, rank(ctx, { fts }, prepared), [], ['fts']);
+  const fused = rank(ctx, { fts, ...extra.lists }, prepared, extra.weights);
+  return finish(ctx, prepared, fused, [], ['fts', ...extra.names]);
 }
 
 export type SearchMode = 'hybrid' | 'fts' | 'vector';
@@ -239,6 +269,8 @@ export interface HybridOptions extends HitOptions {
   queryTimeoutMs?: number;
   /** How many candidates each retriever proposes to the fusion (at least the limit). */
   depth?: number;
+  /** A period whose items rank higher, none left out (what a time said in the query names). */
+  prefer?: TimePreference;
   /**
    * Read a time expression in the query ("last Tuesday") as a time filter, in this zone (the
    * system's when undefined); false leaves every word a word. Explicit since/until win.
@@ -294,26 +326,90 @@ export async function runSearchHybrid(
     const hits = rank(ctx, { vector: vector ?? [] }, prepared);
     return finish(ctx, prepared, hits, notices, vector ? ['vector'] : [], options);
   }
+  const extra = preferred(ctx, prepared, options.prefer, depth);
   const fts = ftsRetrieve(
     ctx,
     queries,
     args.types,
     filters,
     depth,
-    vector ? {} : shownOnly(prepared),
+    vector || extra.names.length > 0 ? {} : shownOnly(prepared),
   );
-  if (mode === 'fts' || !vector) {
-    return finish(ctx, prepared, rank(ctx, { fts }, prepared), notices, ['fts'], options);
+  const lists: Partial<Record<Retriever, Candidate[]>> = { fts, ...extra.lists };
+  const weights: Partial<Record<Retriever, number>> = { ...extra.weights };
+  if (mode !== 'fts' && vector) {
+    lists.vector = vector;
+    weights.vector = embedder?.searchWeight ?? 1;
   }
-  const weights = { vector: embedder?.searchWeight ?? 1 };
-  return finish(
-    ctx,
-    prepared,
-    rank(ctx, { fts, vector }, prepared, weights),
-    notices,
-    ['fts', 'vector'],
-    options,
-  );
+  const ran: Retriever[] = ['fts', ...extra.names, ...(lists.vector ? ['vector' as const] : [])];
+  const fused = rank(ctx, lists, prepared, weights);
+  return finish(ctx, prepared, fused, notices, ran, options, options.prefer);
+}
+
+/**
+ * How many messages the people a query names may have sent and received for their own list to be
+ * ranked: it scores each of theirs holding a word of the query. One who talks in most threads
+ * gains little from a list of their own, where the named-agent boost still lifts what they said.
+ */
+export const PEOPLE_MESSAGES = 20_000;
+
+/**
+ * Whether the agents' messages, sent and received (broadcasts counted), are few enough, and at most
+ * half the brain's (where they are most of it, their list would be the words' list again).
+ */
+function fewMessages(ctx: BrainContext, agents: Set<number>): boolean {
+  const { theirs, total } = ctx.q
+    .get<[string], { theirs: number; total: number }>(
+      `SELECT coalesce(sum(sent + received) FILTER (
+                WHERE agent_id IN (SELECT value FROM json_each(?))), 0) AS theirs,
+              coalesce(sum(sent), 0) AS total
+       FROM agent_counts`,
+    )
+    .get(JSON.stringify([...agents]))!;
+  return theirs <= PEOPLE_MESSAGES && 2 * theirs <= total;
+}
+
+/**
+ * The words' lists of what the query prefers, each the exact top k of its own filter (so the fused
+ * ranking lifts what they hold without a cut that could lose it): the period the query names, and
+ * the messages from or to the people it names.
+ */
+function preferred(
+  ctx: BrainContext,
+  prepared: PreparedSearch,
+  prefer: TimePreference | undefined,
+  depth: number,
+): {
+  lists: Partial<Record<Retriever, Candidate[]>>;
+  weights: Partial<Record<Retriever, number>>;
+  names: Retriever[];
+} {
+  const { queries, filters, args, named } = prepared;
+  const lists: Partial<Record<Retriever, Candidate[]>> = {};
+  const weights: Partial<Record<Retriever, number>> = {};
+  if (prefer && RANK_PREFERENCES.time > 0) {
+    const slack = RANK_PREFERENCES.timeSlackDays * 86_400_000;
+    const window: SearchFilters = {
+      ...filters,
+      since_ms: prefer.since_ms,
+      until_ms: prefer.until_ms === null ? null : prefer.until_ms + slack,
+    };
+    window.since = window.since_ms === null ? null : new Date(window.since_ms).toISOString();
+    window.until = window.until_ms === null ? null : new Date(window.until_ms).toISOString();
+    lists.time = ftsRetrieve(ctx, queries, args.types, window, depth);
+    weights.time = RANK_PREFERENCES.time;
+  }
+  if (
+    named.size > 0 &&
+    RANK_PREFERENCES.people > 0 &&
+    args.types.includes('message') &&
+    fewMessages(ctx, named)
+  ) {
+    const people = { ...filters, people: JSON.stringify([...named]) };
+    lists.people = ftsRetrieve(ctx, queries, ['message'], people, depth);
+    weights.people = RANK_PREFERENCES.people;
+  }
+  return { lists, weights, names: Object.keys(lists) as Retriever[] };
 }
 
 type QueryVector = { vector: Float32Array } | { notice: string } | { none: true };
@@ -361,7 +457,7 @@ function hydrate(
   candidates: Fused[],
   match: string,
   options: HitOptions,
-  filters: SearchFilters,
+  window: TimePreference,
 ): SearchHit[] {
   const byType = (t: SearchType) => candidates.filter((c) => c.type === t).map((c) => c.rowid);
   const stm = getStmByRowIds(ctx, byType('stm'));
@@ -396,7 +492,7 @@ function hydrate(
   );
   const threadOfSource = (id: string | null): string | null =>
     id ? (threadBySource.get(messageKey(id)!) ?? null) : null;
-  const when = eventTime(filters);
+  const when = eventTime(window);
   const hits: SearchHit[] = [];
   for (const c of candidates) {
     const found_by = c.found_by;
@@ -433,7 +529,7 @@ function hydrate(
         score: c.score,
         found_by,
         ...(c.boost === undefined ? {} : { boost: c.boost }),
-        ...when(s.occurred_at),
+        ...when(s.occurred_at, s.created_at),
         ...withRecord(s),
       });
     } else {
@@ -450,7 +546,7 @@ function hydrate(
         score: c.score,
         found_by,
         ...(c.boost === undefined ? {} : { boost: c.boost }),
-        ...when(a.occurred_at),
+        ...when(a.occurred_at, a.created_at),
         ...withRecord(a),
       });
     }
@@ -459,22 +555,22 @@ function hydrate(
 }
 
 /**
- * A knowledge hit's event time and, under a time filter, which of its times matched it: the
- * ranking keeps an entry whose record time or event time falls in the window (rank.ts), so one
- * whose event time is outside it matched by its record time.
+ * A knowledge hit's event time and, under a time filter or preference, which of its times fell in
+ * the window: its event time (`occurred`) or its record time (`recorded`); under a preference,
+ * neither says nothing.
  */
 function eventTime(
-  filters: SearchFilters,
-): (occurred: string | null) => Pick<SearchHit, 'occurred_at' | 'matched_time'> {
-  const windowed = filters.since_ms !== null || filters.until_ms !== null;
-  return (occurred) => {
-    if (occurred === null) return windowed ? { matched_time: 'recorded' } : {};
-    if (!windowed) return { occurred_at: occurred };
-    const ms = millisOf(occurred);
-    const inside =
-      (filters.since_ms === null || ms >= filters.since_ms) &&
-      (filters.until_ms === null || ms < filters.until_ms);
-    return { occurred_at: occurred, matched_time: inside ? 'occurred' : 'recorded' };
+  window: TimePreference,
+): (occurred: string | null, recorded: string) => Pick<SearchHit, 'occurred_at' | 'matched_time'> {
+  const windowed = window.since_ms !== null || window.until_ms !== null;
+  const inside = (ms: number) =>
+    (window.since_ms === null || ms >= window.since_ms) &&
+    (window.until_ms === null || ms < window.until_ms);
+  return (occurred, recorded) => {
+    const at = occurred === null ? {} : { occurred_at: occurred };
+    if (!windowed) return at;
+    if (occurred !== null && inside(millisOf(occurred))) return { ...at, matched_time: 'occurred' };
+    return inside(millisOf(recorded)) ? { ...at, matched_time: 'recorded' } : at;
   };
 }
 
@@ -496,16 +592,24 @@ export async function searchHybrid(
   const args = check(searchInput, input);
   const time = await readQueryTime(ctx, args, options);
   if (!time) return runSearchHybrid(ctx, embedder, args, options);
-  const result = await runSearchHybrid(ctx, embedder, time.args, options);
+  const result = await runSearchHybrid(ctx, embedder, time.args, {
+    ...options,
+    prefer: time.prefer,
+  });
   return { ...result, time: time.reading, notices: [time.notice, ...result.notices] };
 }
 
-/** The query with its time expression read as since/until, when it has one and none is given. */
+/**
+ * The query with its time expression read as the period it prefers, when it has one and no
+ * since/until is given.
+ */
 async function readQueryTime(
   ctx: BrainContext,
   args: SearchArgs,
   options: HybridOptions,
-): Promise<{ args: SearchArgs; reading: TimeReading; notice: string } | undefined> {
+): Promise<
+  { args: SearchArgs; prefer: TimePreference; reading: TimeReading; notice: string } | undefined
+> {
   if (options.timeWords === false || args.since !== undefined || args.until !== undefined) return;
   const reading = await readTime(args.query, {
     now: options.timeWords?.now ?? ctx.clock(),
@@ -513,8 +617,14 @@ async function readQueryTime(
   });
   // A query that is a time and nothing else keeps its words: there is nothing else to search by.
   if (!reading || buildFtsQueries(reading.query) === undefined) return;
-  const next: SearchArgs = { ...args, query: reading.query };
-  if (reading.since !== undefined) next.since = reading.since;
-  if (reading.until !== undefined) next.until = reading.until;
-  return { args: next, reading, notice: `read "${reading.text}" as ${reading.reading}` };
+  const prefer: TimePreference = {
+    since_ms: reading.since === undefined ? null : millisOf(reading.since),
+    until_ms: reading.until === undefined ? null : millisOf(reading.until),
+  };
+  return {
+    args: { ...args, query: reading.query },
+    prefer,
+    reading,
+    notice: `read "${reading.text}" as ${reading.reading}: what falls then ranks first`,
+  };
 }

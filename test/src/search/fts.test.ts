@@ -22,6 +22,7 @@ const NO_FILTERS = {
   thread: null,
   exclude_thread: null,
   agent: null,
+  people: null,
   exclude_archived: null,
   now_ms: 0,
 };

@@ -129,7 +129,7 @@ afterEach(() => {
 });
 
 describe('search with a time expression', () => {
-  it("finds Tuesday's fee messages, not Monday's or Wednesday's, and says which Tuesday", async () => {
+  it("ranks Tuesday's fee messages before Monday's and Wednesday's, and says which Tuesday", async () => {
     const clock = fixedClock('2026-11-23T09:00:00Z'); // Monday
     t = await tempBrain({ clock });
     const day = 86_400_000;
@@ -147,9 +147,17 @@ describe('search with a time expression', () => {
       { query: 'what did we discuss last Tuesday about fees' },
       { timeWords: { timeZone: PARIS } },
     );
-    expect(found.hits.map((h) => h.id)).toEqual([sent.tuesday]);
+    // The period is preferred, not required: the others follow (what was said of Tuesday later
+    // is not lost).
+    expect(found.hits[0]!.id).toBe(sent.tuesday);
+    expect(found.hits[0]!.found_by.time?.rank).toBe(1);
+    expect(new Set(found.hits.map((h) => h.id))).toEqual(new Set(Object.values(sent)));
+    // Wednesday is in the days after Tuesday that still tell of it; Monday is before.
+    expect(found.hits.map((h) => h.id)).toEqual([sent.tuesday, sent.wednesday, sent.monday]);
+    expect(found.hits[2]!.found_by.time).toBeUndefined();
+    expect(found.retrievers).toEqual(['fts', 'time']);
     expect(found.notices[0]).toBe(
-      'read "last Tuesday" as Tuesday 2026-11-24, 00:00–24:00 Europe/Paris',
+      'read "last Tuesday" as Tuesday 2026-11-24, 00:00–24:00 Europe/Paris: what falls then ranks first',
     );
     // Explicit bounds win over the words, which then stay words.
     const explicit = await t.brain.search.searchHybrid(
@@ -159,7 +167,7 @@ describe('search with a time expression', () => {
     expect(explicit.time).toBeUndefined();
   });
 
-  it('keeps the top k under a time filter exact: the filtered exhaustive ranking', async () => {
+  it("ranks the period's list exactly: the filtered exhaustive ranking, fused with the whole one", async () => {
     const clock = fixedClock('2026-11-01T09:00:00Z');
     t = await tempBrain({ clock });
     const words = ['fees', 'escrow', 'invoice', 'refund', 'ledger'];
@@ -170,14 +178,27 @@ describe('search with a time expression', () => {
     }
     clock.tick(5 * 86_400_000);
     const timed = await t.brain.search.searchHybrid(
-      { query: 'fees escrow since the 10th', limit: 5, types: ['message'] },
+      { query: 'fees escrow since the 10th', limit: 200, types: ['message'] },
       { timeWords: { timeZone: PARIS } },
     );
     const since = timed.time!.since!;
     const all = t.brain.search.search({ query: 'fees escrow', limit: 200, types: ['message'] });
-    const exhaustive = all.hits.filter((h) => h.time >= since).slice(0, 5);
-    expect(timed.hits.map((h) => h.id)).toEqual(exhaustive.map((h) => h.id));
-    expect(timed.hits.length).toBe(5);
+    // The period's list is the whole ranking less what falls before it.
+    const inPeriod = timed.hits
+      .filter((h) => h.found_by.time)
+      .sort((a, b) => a.found_by.time!.rank - b.found_by.time!.rank);
+    const exhaustive = all.hits.filter((h) => h.time >= since);
+    expect(inPeriod.map((h) => h.id)).toEqual(exhaustive.map((h) => h.id));
+    expect(inPeriod.map((h) => h.found_by.time!.rank)).toEqual(exhaustive.map((_, i) => i + 1));
+    // The fused order is reciprocal rank over both lists (fusion.ts), each part as its list gives.
+    const score = (h: (typeof timed.hits)[number]) =>
+      (h.found_by.fts ? 1 / (10 + h.found_by.fts.rank) : 0) +
+      (h.found_by.time ? 1 / (10 + h.found_by.time.rank) : 0);
+    const fused = timed.hits.map(score);
+    expect(fused).toEqual([...fused].sort((a, b) => b - a));
+    // Nothing is left out: every message holding a word is there.
+    expect(new Set(timed.hits.map((h) => h.id))).toEqual(new Set(all.hits.map((h) => h.id)));
+    expect(all.hits.length).toBeGreaterThan(inPeriod.length);
   });
 });
 

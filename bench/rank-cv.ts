@@ -1,0 +1,132 @@
+// Leave-one-conversation-out cross-validation of the ranking's preference lists
+// (src/search/search.ts RANK_PREFERENCES: the weight of the list restricted to the period a query
+// names, how many days after that period still count, the weight of the list restricted to the
+// people it names), recall@5 per conversation of a LoCoMo file, alone and, with --haystack, inside
+// a copy of a haystack brain (`brain eval locomo … --haystack N --haystack-file F` builds one).
+// Each conversation is loaded once per brain and every setting asks all of its questions there.
+// Prints per-category figures of the default and the chosen setting, the folds, and whether every
+// fold chose the same setting (only then is it worth adopting). The constants are set by writing
+// the exported object: this script is the only place that does.
+//
+//   nice npx tsx bench/rank-cv.ts ../shared/eval/locomo-dev.json [--haystack FILE] [--embed]
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEmbedder, loadConfig, openBrain, type Brain } from '../src/index.js';
+import { crossValidate, type Tally } from '../src/eval/folds.js';
+import { LOCOMO_CATEGORIES, loadConversation } from '../src/eval/locomo.js';
+import { readLocomo, type LocomoConversation } from '../src/eval/locomo-format.js';
+import { RANK_PREFERENCES } from '../src/search/search.js';
+
+const args = process.argv.slice(2);
+const file = args.find((a) => !a.startsWith('--') && args[args.indexOf(a) - 1] !== '--haystack');
+const haystack = args.includes('--haystack') ? args[args.indexOf('--haystack') + 1] : undefined;
+if (!file) {
+  console.error('usage: npx tsx bench/rank-cv.ts LOCOMO_FILE [--haystack BRAIN_FILE] [--embed]');
+  process.exit(2);
+}
+const embedder = args.includes('--embed') ? await createEmbedder(loadConfig()) : undefined;
+const conversations = readLocomo(JSON.parse(readFileSync(file, 'utf8')));
+
+type Setting = typeof RANK_PREFERENCES;
+const chosen: Setting = { ...RANK_PREFERENCES };
+const key = (s: Setting) => `time ${s.time}, slack ${s.timeSlackDays} d, people ${s.people}`;
+const settings: Record<string, Setting> = {};
+for (const time of [0, 0.5, 1, 2])
+  for (const timeSlackDays of [0, 3, 7])
+    for (const people of [0, 1, 2]) {
+      const s = { time, timeSlackDays, people };
+      settings[key(s)] = s;
+    }
+settings[key(chosen)] = chosen;
+
+/** Per conversation, per setting: recall@5 summed over questions, overall and per category. */
+const results: Record<string, Record<string, Tally>> = {};
+const byCategory: Record<string, Record<string, Record<number, Tally>>> = {};
+
+async function measure(brain: Brain, conv: LocomoConversation): Promise<void> {
+  const ids = loadConversation(brain, conv);
+  if (embedder) await brain.embed.embedQueued(embedder);
+  const lastSession = Math.max(...conv.sessions.map((s) => Date.parse(s.date)));
+  const timeWords = { timeZone: 'UTC', now: new Date(lastSession + 86_400_000) };
+  const questions = conv.questions.filter(
+    (q) => LOCOMO_CATEGORIES.includes(q.category) && q.evidence.length > 0 && q.question.trim(),
+  );
+  results[conv.id] = {};
+  byCategory[conv.id] = {};
+  for (const [k, s] of Object.entries(settings)) {
+    Object.assign(RANK_PREFERENCES, s);
+    const tally: Tally = { sum: 0, n: 0 };
+    const cats: Record<number, Tally> = {};
+    for (const q of questions) {
+      const { hits } = await brain.search.searchHybrid(
+        { query: q.question, types: ['message'], limit: 5 },
+        { embedder, mode: embedder ? 'hybrid' : 'fts', timeWords },
+      );
+      const top = new Set(hits.map((h) => h.id));
+      const r = q.evidence.filter((e) => top.has(ids.get(e) ?? '')).length / q.evidence.length;
+      tally.sum += r;
+      tally.n++;
+      const c = (cats[q.category] ??= { sum: 0, n: 0 });
+      c.sum += r;
+      c.n++;
+    }
+    results[conv.id]![k] = tally;
+    byCategory[conv.id]![k] = cats;
+  }
+  Object.assign(RANK_PREFERENCES, chosen);
+}
+
+for (const conv of conversations) {
+  if (!haystack) {
+    const brain = await openBrain({ dbPath: ':memory:' });
+    try {
+      await measure(brain, conv);
+    } finally {
+      brain.close();
+    }
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'brain-rank-cv-'));
+    try {
+      copyFileSync(haystack, join(dir, 'brain.db'));
+      const brain = await openBrain({ dbPath: join(dir, 'brain.db') });
+      try {
+        await measure(brain, conv);
+      } finally {
+        brain.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  console.error(`${conv.id}: ${Object.keys(settings).length} settings measured`);
+}
+
+const cv = crossValidate(results, settings, key(chosen));
+const f = (x: number) => x.toFixed(3);
+const categories = (k: string) =>
+  LOCOMO_CATEGORIES.map((c) => {
+    const ts = Object.values(byCategory).map((u) => u[k]?.[c] ?? { sum: 0, n: 0 });
+    const n = ts.reduce((a, t) => a + t.n, 0);
+    return `${c}: ${f(n === 0 ? 0 : ts.reduce((a, t) => a + t.sum, 0) / n)}`;
+  }).join(', ');
+console.log(`${haystack ? `inside ${haystack}` : 'alone'}, ${embedder ? 'hybrid' : 'words'}`);
+for (const fold of cv.folds) {
+  console.log(
+    `held out ${fold.held_out}: chose ${key(fold.chosen)} (${f(fold.train)} on the others); ` +
+      `held-out recall@5 ${f(fold.held_out_score)}, default ${f(fold.default_score)}`,
+  );
+}
+console.log(
+  `cross-validated recall@5: ${f(cv.cross_validated)} with each fold's choice, ` +
+    `${f(cv.default_cross_validated)} with the default ${key(chosen)}`,
+);
+const none = key({ time: 0, timeSlackDays: chosen.timeSlackDays, people: 0 });
+console.log(`without the lists (${none}): ${categories(none)}`);
+console.log(`default (${key(chosen)}): ${categories(key(chosen))}`);
+console.log(
+  `dev (chosen on all): ${key(cv.dev_choice)} at ${f(cv.dev)}: ${categories(key(cv.dev_choice))}`,
+);
+console.log(
+  cv.adopt ? `every fold chose ${key(cv.adopt)}` : 'the folds disagree: keep the default',
+);
