@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import type { Brain, Embedder, SearchHit, SearchResult } from '../../src/index.js';
+import type {
+  Brain,
+  Embedder,
+  RetrieverEvidence,
+  SearchHit,
+  SearchResult,
+} from '../../src/index.js';
 import {
   bold,
   cyan,
@@ -105,6 +111,7 @@ type RunSearch = (options: {
   embedder: Embedder | undefined;
   queryTimeoutMs: number;
   timeWords: { timeZone: string | undefined };
+  explain: boolean;
 }) => Promise<SearchResult>;
 
 /** Embed the query if the brain has vectors, search, print. */
@@ -119,6 +126,7 @@ async function answer(
     embedder,
     queryTimeoutMs: 10_000,
     timeWords: { timeZone: config.timeZone },
+    explain: opts.explain === true,
   });
   if (json) return printJson(result);
   for (const n of result.notices) note(n);
@@ -141,12 +149,37 @@ function eventTime(h: SearchHit): string {
   return dim(` (happened ${shortTime(h.occurred_at)}${matched})`);
 }
 
-/** "score 0.1276 = fts #1 (bm25 7.21) 0.0909 + vector #2 (cosine 0.81) 0.0583, × 2 (the query names nova)" */
+/**
+ * "score 0.1276 = fts #1 (words 9.4: bm25 5.2 [body 70%, sender 30%] + context 2.2 + coverage 2)
+ * 0.0909 + time #1 (words 9.4) 0.0909, × 2 (the query names nova)": each list's part of the fused
+ * score, and what the words' score is made of.
+ */
 function explain(h: SearchHit): string {
   const parts = Object.entries(h.found_by).map(([name, e]) => {
-    const raw = name === 'vector' ? `cosine ${e.score}` : `bm25 ${e.score}`;
+    const raw =
+      name === 'vector' ? `cosine ${e.score}` : `words ${short(e.score)}${wordParts(h, e)}`;
     return `${name} #${e.rank} (${raw})${e.part === undefined ? '' : ` ${e.part}`}`;
   });
   const boost = h.boost === undefined ? '' : `, × ${h.boost} (the query names ${h.agent})`;
   return `score ${h.score} = ${parts.join(' + ')}${boost}`;
+}
+
+/** ": bm25 5.2 [body 70%, sender 30%] + context 2.2 + coverage 2", the parts that are not 0. */
+function wordParts(h: SearchHit, e: RetrieverEvidence): string {
+  if (!e.parts) return '';
+  // A message found only through its neighbours has no BM25 of its own to share out.
+  const fields = Object.entries(short(e.parts.bm25) > 0 ? (h.fields ?? {}) : {})
+    .sort(([, a], [, b]) => b - a)
+    .map(([field, share]) => `${field} ${Math.round(share * 100)}%`);
+  const bm25 = `bm25 ${short(e.parts.bm25)}${fields.length ? ` [${fields.join(', ')}]` : ''}`;
+  const rest = [
+    e.parts.context ? `context ${short(e.parts.context)}` : '',
+    e.parts.words ? `coverage ${short(e.parts.words)}` : '',
+  ].filter(Boolean);
+  return `: ${[bm25, ...rest].join(' + ')}`;
+}
+
+/** Two decimals at most: the parts are for reading. */
+function short(x: number): number {
+  return Math.round(x * 100) / 100;
 }

@@ -9,6 +9,18 @@ export interface Candidate {
   rowid: number;
   score: number;
   rank: number;
+  /** A message's score by words, in its parts (they add up to `score`). */
+  parts?: ScoreParts;
+}
+
+/** What a message's score by words is made of. */
+export interface ScoreParts {
+  /** Its own BM25 (FTS5's sign turned: higher is better). */
+  bm25: number;
+  /** What it gains from the messages before and after it in its thread. */
+  context: number;
+  /** The bonus for the query's words it and they hold. */
+  words: number;
 }
 
 /**
@@ -98,6 +110,9 @@ const PASSES_FILTERS_SQL = `SELECT x.id AS rowid FROM json_each(@ids) c JOIN mes
 interface InContext extends Pooled {
   previous: number | null;
   next: number | null;
+  /** What of `score` came from its neighbours, and from word coverage. */
+  context: number;
+  words: number;
 }
 
 interface Neighbours {
@@ -161,6 +176,8 @@ function withContext(ctx: BrainContext, hits: Pooled[], filters: SearchFilters):
       score: h.score,
       previous: null,
       next: null,
+      context: 0,
+      words: 0,
     });
   }
   const neighbours = neighboursOf(ctx, hits);
@@ -169,10 +186,11 @@ function withContext(ctx: BrainContext, hits: Pooled[], filters: SearchFilters):
     let c = byRow.get(rowid);
     if (!c) {
       if (!passes(rowid)) return undefined;
-      c = { type: 'message', rowid, score: 0, previous: null, next: null };
+      c = { type: 'message', rowid, score: 0, previous: null, next: null, context: 0, words: 0 };
       byRow.set(rowid, c);
     }
     c.score += share;
+    c.context += share;
     return c;
   };
   for (const hit of hits) {
@@ -230,6 +248,7 @@ function addWordCoverage(ctx: BrainContext, candidates: InContext[], terms: stri
       for (const i of (id !== null && holds.get(id)) || []) found.add(i);
     }
     c.score += CONTEXT_WEIGHTS.perWord * found.size;
+    c.words += CONTEXT_WEIGHTS.perWord * found.size;
   }
 }
 
@@ -300,7 +319,12 @@ export function ftsRetrieve(
   const kept = coverWords(ctx, pool, messages, queries.terms, Math.min(k, options.shown ?? k));
   if (kept.size < messages.length) pool = pool.filter((c) => c.type !== 'message' || kept.has(c));
   pool.sort((a, b) => b.score - a.score);
-  return pool
-    .slice(0, k)
-    .map((c, i) => ({ type: c.type, rowid: c.rowid, score: c.score, rank: i + 1 }));
+  return pool.slice(0, k).map((c, i) => {
+    const candidate: Candidate = { type: c.type, rowid: c.rowid, score: c.score, rank: i + 1 };
+    if ('context' in c) {
+      const { context, words } = c as InContext;
+      candidate.parts = { bm25: c.score - context - words, context, words };
+    }
+    return candidate;
+  });
 }

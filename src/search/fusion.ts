@@ -1,5 +1,5 @@
 import type { SearchType } from '../validation.js';
-import type { Candidate } from './fts.js';
+import type { Candidate, ScoreParts } from './fts.js';
 
 /**
  * The lists a search fuses: words, meaning, and the words' lists restricted to what the query
@@ -11,6 +11,8 @@ export type Retriever = 'fts' | 'vector' | 'time' | 'people';
 export interface RetrieverEvidence {
   rank: number;
   score: number;
+  /** A message's score by words in its parts: BM25, context, word coverage. */
+  parts?: ScoreParts;
   /** What this retriever added to the hit's final score (hybrid ranking only). */
   part?: number;
 }
@@ -58,7 +60,16 @@ export function fuseRankings(
       }
       const part = weight / (k + c.rank);
       hit.score += part;
-      hit.found_by[name] = { rank: c.rank, score: round(c.score), part: round(part) };
+      const evidence: RetrieverEvidence = {
+        rank: c.rank,
+        score: round(c.score),
+        part: round(part),
+      };
+      if (c.parts) {
+        const { bm25, context, words } = c.parts;
+        evidence.parts = { bm25: round(bm25), context: round(context), words: round(words) };
+      }
+      hit.found_by[name] = evidence;
     }
   }
   const hits = [...byKey.values()];

@@ -4,7 +4,7 @@ import type { SearchType } from '../validation.js';
 import { pruneTopK, type Counted, type Ranked } from './bm25-top-k.js';
 import { upperBound } from './bm25.js';
 import { quoteTerm } from './fts-query.js';
-import { FTS_TABLES } from './fts-tables.js';
+import { FTS_TABLES, MESSAGE_FIELDS } from './fts-tables.js';
 import { IMPACTS_KEEP, impactsBound, impactsTopK, type ImpactsIndex } from './impacts.js';
 import { postingsTopK, type PostingsRanked } from './postings.js';
 import type { ThreadRows } from './rank-caches.js';
@@ -77,7 +77,9 @@ const SOURCES: Record<SearchType, FtsSource> = {
   message: {
     table: FTS_TABLES.message,
     base: 'messages',
-    weights: '2.0, 1.0, 1.0, 0.5',
+    weights: Object.values(MESSAGE_FIELDS)
+      .map((w) => w.toFixed(1))
+      .join(', '),
     where: `AND (@since_ms IS NULL OR x.created_at >= @since_ms)
       AND (@until_ms IS NULL OR x.created_at < @until_ms)
       AND (@thread IS NULL OR x.thread_id = @thread)

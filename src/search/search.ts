@@ -36,6 +36,7 @@ import { ftsSnippets } from './snippets.js';
 import { attachmentMatches } from './attachment-hits.js';
 import { vectorRetrieve } from './vector.js';
 import { readTime, type TimeReading } from './time-words.js';
+import { fieldShares, type FieldShares } from './explain.js';
 
 /** A search's input once checked: defaults applied, times normalised to ISO 8601 with ms. */
 export interface SearchArgs {
@@ -65,6 +66,8 @@ export interface SearchHit {
   found_by: Partial<Record<Retriever, RetrieverEvidence>>;
   /** The factor its score was multiplied by because the query names its agent; absent when none. */
   boost?: number;
+  /** Under `explain`, each field's share of a message's BM25 (explain.ts). */
+  fields?: FieldShares;
   /** An STM entry's or atom's event time, when known (`time` is when it was learned). */
   occurred_at?: string;
   /**
@@ -87,6 +90,12 @@ export interface HitOptions {
   snippets?: boolean;
   /** Each hit carries its whole row as `record` (default false). */
   records?: boolean;
+  /**
+   * Each hit says what its score is made of (default false): its score by words in parts
+   * (`found_by.fts.parts`: BM25, context, word coverage) and each field's share of its BM25
+   * (`fields`, messages only).
+   */
+  explain?: boolean;
 }
 
 export interface SearchResult {
@@ -233,7 +242,7 @@ function finish(
   options: HitOptions = {},
   prefer?: TimePreference,
 ): SearchResult {
-  const hits = hydrate(ctx, fused, prepared.queries.any, options, prefer ?? prepared.filters);
+  const hits = hydrate(ctx, fused, prepared.queries, options, prefer ?? prepared.filters);
   noteAccess(
     ctx,
     fused.filter((c) => c.type === 'stm').map((c) => c.rowid),
@@ -455,7 +464,7 @@ async function embedQuery(
 function hydrate(
   ctx: BrainContext,
   candidates: Fused[],
-  match: string,
+  queries: FtsQueries,
   options: HitOptions,
   window: TimePreference,
 ): SearchHit[] {
@@ -463,9 +472,11 @@ function hydrate(
   const stm = getStmByRowIds(ctx, byType('stm'));
   const atoms = getAtomsByRowIds(ctx, byType('atom'));
   const marked = (t: SearchType) =>
-    options.snippets === false ? new Map<number, string>() : ftsSnippets(ctx, t, match, byType(t));
+    options.snippets === false
+      ? new Map<number, string>()
+      : ftsSnippets(ctx, t, queries.any, byType(t));
   const snippets = { message: marked('message'), stm: marked('stm'), atom: marked('atom') };
-  const fromFiles = attachmentMatches(ctx, match, byType('message'));
+  const fromFiles = attachmentMatches(ctx, queries.any, byType('message'));
   const withRecord = <T>(record: T) => (options.records ? { record } : {});
   const messages = recordsByRowIds<MessageRow, MessageRecord>(
     ctx,
@@ -493,9 +504,13 @@ function hydrate(
   const threadOfSource = (id: string | null): string | null =>
     id ? (threadBySource.get(messageKey(id)!) ?? null) : null;
   const when = eventTime(window);
+  const fields = options.explain
+    ? fieldShares(ctx, byType('message'), queries.terms)
+    : new Map<number, FieldShares>();
   const hits: SearchHit[] = [];
   for (const c of candidates) {
-    const found_by = c.found_by;
+    const found_by = options.explain ? c.found_by : withoutParts(c.found_by);
+    const shares = fields.get(c.rowid);
     const snippet = snippets[c.type].get(c.rowid);
     if (c.type === 'message') {
       const m = messages.get(c.rowid);
@@ -512,6 +527,7 @@ function hydrate(
         score: c.score,
         found_by,
         ...(c.boost === undefined ? {} : { boost: c.boost }),
+        ...(shares ? { fields: shares } : {}),
         ...(file ? { attachment: file.name } : {}),
         ...withRecord(m),
       });
@@ -552,6 +568,19 @@ function hydrate(
     }
   }
   return hits;
+}
+
+/** The evidence without its score's parts, which only an explanation shows. */
+function withoutParts(found: Fused['found_by']): Fused['found_by'] {
+  const out: Fused['found_by'] = {};
+  for (const [name, e] of Object.entries(found) as Array<[Retriever, RetrieverEvidence]>) {
+    if (e.parts === undefined) out[name] = e;
+    else {
+      const { parts: _parts, ...rest } = e;
+      out[name] = rest;
+    }
+  }
+  return out;
 }
 
 /**

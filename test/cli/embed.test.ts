@@ -48,8 +48,9 @@ describe('brain embed, search --explain, eval locomo', () => {
     const search = await runHere(['search', 'spread gate', '--explain'], env);
     expect(search.code).toBe(0);
     expect(search.stderr).toMatch(/retrievers: fts \+ vector/);
+    // Each list's part, and what the words' score is made of: BM25 by field, context, coverage.
     expect(search.stdout).toMatch(
-      /score [\d.]+ = fts #1 \(bm25 [\d.]+\) [\d.]+ \+ vector #\d \(cosine [\d.-]+\) [\d.]+/,
+      /score [\d.]+ = fts #1 \(words [\d.]+: bm25 [\d.]+( \[[a-z]+ \d+%(, [a-z]+ \d+%)*\])?( \+ context [\d.]+)? \+ coverage 4\) [\d.]+ \+ vector #\d \(cosine [\d.-]+\) [\d.]+/,
     );
 
     const json = JSON.parse((await runHere(['search', 'spread gate', '--json'], env)).stdout);
