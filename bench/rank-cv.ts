@@ -4,8 +4,9 @@
 // people it names), recall@5 per conversation of a LoCoMo file, alone and, with --haystack, inside
 // a copy of a haystack brain (`brain eval locomo … --haystack N --haystack-file F` builds one).
 // Each conversation is loaded once per brain and every setting asks all of its questions there.
-// Prints per-category figures of the default and the chosen setting, the folds, and whether every
-// fold chose the same setting (only then is it worth adopting). The constants are set by writing
+// Prints, alone, inside and for both together (a fold holding out a conversation in both), the
+// folds, per-category figures of the default and the chosen setting, and whether every fold chose
+// the same setting (only then is it worth adopting). The constants are set by writing
 // the exported object: this script is the only place that does.
 //
 //   nice npx tsx bench/rank-cv.ts ../shared/eval/locomo-dev.json [--haystack FILE] [--embed]
@@ -40,11 +41,17 @@ for (const time of [0, 0.5, 1, 2])
     }
 settings[key(chosen)] = chosen;
 
+type Results = Record<string, Record<string, Tally>>;
+type ByCategory = Record<string, Record<string, Record<number, Tally>>>;
 /** Per conversation, per setting: recall@5 summed over questions, overall and per category. */
-const results: Record<string, Record<string, Tally>> = {};
-const byCategory: Record<string, Record<string, Record<number, Tally>>> = {};
+const alone = { results: {} as Results, byCategory: {} as ByCategory };
+const inside = { results: {} as Results, byCategory: {} as ByCategory };
 
-async function measure(brain: Brain, conv: LocomoConversation): Promise<void> {
+async function measure(
+  brain: Brain,
+  conv: LocomoConversation,
+  into: { results: Results; byCategory: ByCategory },
+): Promise<void> {
   const ids = loadConversation(brain, conv);
   if (embedder) await brain.embed.embedQueued(embedder);
   const lastSession = Math.max(...conv.sessions.map((s) => Date.parse(s.date)));
@@ -52,8 +59,8 @@ async function measure(brain: Brain, conv: LocomoConversation): Promise<void> {
   const questions = conv.questions.filter(
     (q) => LOCOMO_CATEGORIES.includes(q.category) && q.evidence.length > 0 && q.question.trim(),
   );
-  results[conv.id] = {};
-  byCategory[conv.id] = {};
+  into.results[conv.id] = {};
+  into.byCategory[conv.id] = {};
   for (const [k, s] of Object.entries(settings)) {
     Object.assign(RANK_PREFERENCES, s);
     const tally: Tally = { sum: 0, n: 0 };
@@ -71,29 +78,28 @@ async function measure(brain: Brain, conv: LocomoConversation): Promise<void> {
       c.sum += r;
       c.n++;
     }
-    results[conv.id]![k] = tally;
-    byCategory[conv.id]![k] = cats;
+    into.results[conv.id]![k] = tally;
+    into.byCategory[conv.id]![k] = cats;
   }
   Object.assign(RANK_PREFERENCES, chosen);
 }
 
 for (const conv of conversations) {
-  if (!haystack) {
-    const brain = await openBrain({ dbPath: ':memory:' });
-    try {
-      await measure(brain, conv);
-    } finally {
-      brain.close();
-    }
-  } else {
+  const brain = await openBrain({ dbPath: ':memory:' });
+  try {
+    await measure(brain, conv, alone);
+  } finally {
+    brain.close();
+  }
+  if (haystack) {
     const dir = mkdtempSync(join(tmpdir(), 'brain-rank-cv-'));
     try {
       copyFileSync(haystack, join(dir, 'brain.db'));
-      const brain = await openBrain({ dbPath: join(dir, 'brain.db') });
+      const stack = await openBrain({ dbPath: join(dir, 'brain.db') });
       try {
-        await measure(brain, conv);
+        await measure(stack, conv, inside);
       } finally {
-        brain.close();
+        stack.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -102,31 +108,69 @@ for (const conv of conversations) {
   console.error(`${conv.id}: ${Object.keys(settings).length} settings measured`);
 }
 
-const cv = crossValidate(results, settings, key(chosen));
 const f = (x: number) => x.toFixed(3);
-const categories = (k: string) =>
-  LOCOMO_CATEGORIES.map((c) => {
-    const ts = Object.values(byCategory).map((u) => u[k]?.[c] ?? { sum: 0, n: 0 });
-    const n = ts.reduce((a, t) => a + t.n, 0);
-    return `${c}: ${f(n === 0 ? 0 : ts.reduce((a, t) => a + t.sum, 0) / n)}`;
-  }).join(', ');
-console.log(`${haystack ? `inside ${haystack}` : 'alone'}, ${embedder ? 'hybrid' : 'words'}`);
-for (const fold of cv.folds) {
+function report(title: string, results: Results, byCategory: ByCategory): void {
+  const cv = crossValidate(results, settings, key(chosen));
+  const categories = (k: string) =>
+    LOCOMO_CATEGORIES.map((c) => {
+      const ts = Object.values(byCategory).map((u) => u[k]?.[c] ?? { sum: 0, n: 0 });
+      const n = ts.reduce((a, t) => a + t.n, 0);
+      return `${c}: ${f(n === 0 ? 0 : ts.reduce((a, t) => a + t.sum, 0) / n)}`;
+    }).join(', ');
+  console.log(`\n${title}, ${embedder ? 'hybrid' : 'words'}`);
+  for (const fold of cv.folds) {
+    console.log(
+      `held out ${fold.held_out}: chose ${key(fold.chosen)} (${f(fold.train)} on the others); ` +
+        `held-out recall@5 ${f(fold.held_out_score)}, default ${f(fold.default_score)}`,
+    );
+  }
   console.log(
-    `held out ${fold.held_out}: chose ${key(fold.chosen)} (${f(fold.train)} on the others); ` +
-      `held-out recall@5 ${f(fold.held_out_score)}, default ${f(fold.default_score)}`,
+    `cross-validated recall@5: ${f(cv.cross_validated)} with each fold's choice, ` +
+      `${f(cv.default_cross_validated)} with the default ${key(chosen)}`,
+  );
+  const none = key({ time: 0, timeSlackDays: chosen.timeSlackDays, people: 0 });
+  console.log(`without the lists (${none}): ${categories(none)}`);
+  console.log(`default (${key(chosen)}): ${categories(key(chosen))}`);
+  console.log(
+    `dev (chosen on all): ${key(cv.dev_choice)} at ${f(cv.dev)}: ${categories(key(cv.dev_choice))}`,
+  );
+  console.log(
+    cv.adopt ? `every fold chose ${key(cv.adopt)}` : 'the folds disagree: keep the default',
   );
 }
-console.log(
-  `cross-validated recall@5: ${f(cv.cross_validated)} with each fold's choice, ` +
-    `${f(cv.default_cross_validated)} with the default ${key(chosen)}`,
-);
-const none = key({ time: 0, timeSlackDays: chosen.timeSlackDays, people: 0 });
-console.log(`without the lists (${none}): ${categories(none)}`);
-console.log(`default (${key(chosen)}): ${categories(key(chosen))}`);
-console.log(
-  `dev (chosen on all): ${key(cv.dev_choice)} at ${f(cv.dev)}: ${categories(key(cv.dev_choice))}`,
-);
-console.log(
-  cv.adopt ? `every fold chose ${key(cv.adopt)}` : 'the folds disagree: keep the default',
-);
+
+report('alone', alone.results, alone.byCategory);
+if (haystack) {
+  report(`inside ${haystack}`, inside.results, inside.byCategory);
+  // Both at once: each conversation's questions alone and inside, so a setting is chosen for
+  // both and a fold still holds out a whole conversation.
+  const both = (a: Record<string, Record<string, Tally>>, b: typeof a) =>
+    Object.fromEntries(
+      Object.entries(a).map(([unit, bySetting]) => [
+        unit,
+        Object.fromEntries(
+          Object.entries(bySetting).map(([k, t]) => [
+            k,
+            { sum: t.sum + b[unit]![k]!.sum, n: t.n + b[unit]![k]!.n },
+          ]),
+        ),
+      ]),
+    );
+  const cats = Object.fromEntries(
+    Object.entries(alone.byCategory).map(([unit, bySetting]) => [
+      unit,
+      Object.fromEntries(
+        Object.entries(bySetting).map(([k, byCat]) => [
+          k,
+          Object.fromEntries(
+            Object.entries(byCat).map(([c, t]) => {
+              const o = inside.byCategory[unit]![k]![Number(c)] ?? { sum: 0, n: 0 };
+              return [c, { sum: t.sum + o.sum, n: t.n + o.n }];
+            }),
+          ),
+        ]),
+      ),
+    ]),
+  );
+  report('alone and inside together', both(alone.results, inside.results), cats);
+}

@@ -1,5 +1,5 @@
 /*
- * brain_topk(fts, keys, words, df, sizes, excluded, k, wide, epoch, budget, reads, w0, w1, ...): the
+ * brain_topk(fts, keys, words, df, sizes, excluded, included, k, wide, epoch, budget, reads, w0, ...): the
  * best k rows of a query of n words by brain_bm25, exactly as
  *
  *   SELECT rowid, brain_bm25(fts, df, sizes, w0, ...) AS bm25 FROM fts
@@ -7,7 +7,8 @@
  *
  * ranks them among the rows holding every word, and when fewer than k do, the best `wide` among
  * those holding any (k or wide 0: not ranked), less the rows listed in `excluded` (ascending
- * rowids as native doubles, or NULL), from each word's posting list: its rows' ids and weighted
+ * rowids as native doubles, or NULL) and, when `included` is given (the same form), only among
+ * its rows, from each word's posting list: its rows' ids and weighted
  * hits, read once through xQueryPhrase and kept with the connection. `df` gives each word's row
  * count as native doubles, as for brain_bm25; NULL takes its list's length, the same count.
  *
@@ -358,6 +359,8 @@ typedef struct Ranking {
   const char *sizes;
   const unsigned char *excluded;
   int nExcluded;
+  const unsigned char *included; /* the rows to rank among, or 0: all */
+  int nIncluded;
   Heap every; /* rows holding every word */
   Heap any;   /* rows holding any */
 } Ranking;
@@ -624,6 +627,35 @@ static int rank_all(Ranking *rk, int *at) {
   return SQLITE_OK;
 }
 
+/*
+ * Among the rows of `included` only: each row sought in every word's list (galloping from where
+ * the last row left each cursor, rows ascending), scored by score_at when it holds a word, offered
+ * to the rows holding every word and to those holding any. A short allow-list costs its length
+ * times the words, not the words' lists. As rank_all and rank_any give them: the rows holding any
+ * only when fewer than k hold every word.
+ */
+static int rank_among(Ranking *rk, int *at) {
+  for (int r = 0; r < rk->nIncluded; r++) {
+    double d;
+    memcpy(&d, rk->included + (size_t)r * sizeof(double), sizeof(double));
+    sqlite3_int64 rowid = (sqlite3_int64)d;
+    int held = 0;
+    for (int i = 0; i < rk->n; i++) {
+      const Postings *p = rk->lists[i];
+      at[i] = seek(p, at[i], rowid);
+      if (at[i] < p->n && p->rowid[at[i]] == rowid) held++;
+    }
+    if (held == 0) continue;
+    double score = 0.0;
+    int rc = score_at(rk, at, rowid, &score);
+    if (rc != SQLITE_OK) return rc;
+    if (held == rk->n && rk->every.k > 0) offer(rk, &rk->every, score, rowid);
+    if (rk->any.k > 0) offer(rk, &rk->any, score, rowid);
+  }
+  if (rk->every.k > 0 && rk->every.size >= rk->every.k) rk->any.size = 0;
+  return SQLITE_OK;
+}
+
 static void free_terms(char **terms, int n) {
   if (!terms) return;
   for (int i = 0; i < n; i++) sqlite3_free(terms[i]);
@@ -663,10 +695,10 @@ static double *write_hits(double *out, Heap *heap) {
 
 void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
                 sqlite3_value **apVal) {
-  if (nVal < 10) {
+  if (nVal < 11) {
     sqlite3_result_error(ctx,
-                         "brain_topk: expects (fts, keys, words, df, sizes, excluded, k, wide, "
-                         "epoch, budget, reads, weights...)",
+                         "brain_topk: expects (fts, keys, words, df, sizes, excluded, included, k, "
+                         "wide, epoch, budget, reads, weights...)",
                          -1);
     return;
   }
@@ -686,13 +718,14 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   sqlite3_value *dfValue = apVal[2];
   const char *sizes = (const char *)sqlite3_value_text(apVal[3]);
   sqlite3_value *excludedValue = apVal[4];
-  int k = sqlite3_value_int(apVal[5]);
-  int wide = sqlite3_value_int(apVal[6]);
-  sqlite3_int64 epoch = sqlite3_value_int64(apVal[7]);
-  sqlite3_int64 budget = sqlite3_value_int64(apVal[8]);
-  sqlite3_int64 reads = sqlite3_value_int64(apVal[9]);
-  int nWeight = nVal - 10;
-  sqlite3_value **weights = &apVal[10];
+  sqlite3_value *includedValue = apVal[5];
+  int k = sqlite3_value_int(apVal[6]);
+  int wide = sqlite3_value_int(apVal[7]);
+  sqlite3_int64 epoch = sqlite3_value_int64(apVal[8]);
+  sqlite3_int64 budget = sqlite3_value_int64(apVal[9]);
+  sqlite3_int64 reads = sqlite3_value_int64(apVal[10]);
+  int nWeight = nVal - 11;
+  sqlite3_value **weights = &apVal[11];
   /* Without counts, each word's is its list's length, once read. */
   int counted = sqlite3_value_type(dfValue) != SQLITE_NULL;
   if (n < 1 || !keyText || !wordText || !sizes ||
@@ -811,12 +844,20 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
                       ? (const unsigned char *)sqlite3_value_blob(excludedValue)
                       : 0;
     rk.nExcluded = rk.excluded ? sqlite3_value_bytes(excludedValue) / (int)sizeof(double) : 0;
-    /* Rows holding every word first; those holding any only when the first are fewer than k. */
+    rk.included = sqlite3_value_type(includedValue) == SQLITE_BLOB
+                      ? (const unsigned char *)sqlite3_value_blob(includedValue)
+                      : 0;
+    rk.nIncluded = rk.included ? sqlite3_value_bytes(includedValue) / (int)sizeof(double) : 0;
     memset(at, 0, (size_t)n * sizeof(int));
-    if (k > 0) rc = rank_all(&rk, at);
-    if (rc == SQLITE_OK && wide > 0 && (k == 0 || rk.every.size < k)) {
-      memset(at, 0, (size_t)n * sizeof(int));
-      rc = rank_any(&rk, at);
+    if (sqlite3_value_type(includedValue) == SQLITE_BLOB) {
+      rc = rank_among(&rk, at);
+    } else {
+      /* Rows holding every word first; those holding any only when the first are fewer than k. */
+      if (k > 0) rc = rank_all(&rk, at);
+      if (rc == SQLITE_OK && wide > 0 && (k == 0 || rk.every.size < k)) {
+        memset(at, 0, (size_t)n * sizeof(int));
+        rc = rank_any(&rk, at);
+      }
     }
   }
   if (rk.lengths.sizes) sqlite3_blob_close(rk.lengths.sizes);

@@ -46,6 +46,8 @@ export interface PostingsQuery {
   wide: number;
   /** Rows never to give: ascending rowids as native doubles. */
   excluded?: Buffer;
+  /** The only rows to rank, in the same form (each sought in the words' lists). */
+  included?: Buffer;
   /** The word counts' epoch (word-counts.ts): -1 keeps nothing in memory. */
   epoch: number;
   budget?: number;
@@ -71,7 +73,7 @@ export function postingsTopK(ctx: RankContext, query: PostingsQuery): PostingsRa
   // one, migration 0015 missing, nothing is kept and each search would read them again).
   const unlimited = query.reads === undefined && ctx.ranking.warm && query.epoch >= 0;
   const statement = ctx.q.get<[Record<string, unknown>], Buffer | null>(
-    `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @k, @wide,
+    `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @included, @k, @wide,
        @epoch, @budget, @reads, ${weights})
      FROM ${table} WHERE ${table} MATCH @match LIMIT 1`,
   );
@@ -81,6 +83,7 @@ export function postingsTopK(ctx: RankContext, query: PostingsQuery): PostingsRa
     words: terms.join('\x1f'),
     df: unlimited ? null : Buffer.from(Float64Array.from(query.counts()).buffer),
     excluded: query.excluded ?? null,
+    included: query.included ?? null,
     k: query.k,
     wide: query.wide,
     epoch: query.epoch,

@@ -38,10 +38,10 @@ export interface SearchFilters {
   exclude_thread: number | null;
   agent: number | null;
   /**
-   * Messages from or to these agents only: a JSON array of their row ids (the ranking's list of
-   * what the people a query names said or were told; knowledge is not narrowed by it).
+   * Messages of these threads only: a JSON array of their row ids (the ranking's list of the
+   * conversations of the people a query names; knowledge is not narrowed by it).
    */
-  people: string | null;
+  within_threads: string | null;
   /** 1: messages of archived threads are left out (knowledge derived from them is not). */
   exclude_archived: 1 | null;
   /** Now, in milliseconds: STM entries expire against it. */
@@ -86,8 +86,8 @@ const SOURCES: Record<SearchType, FtsSource> = {
       AND (@exclude_thread IS NULL OR x.thread_id != @exclude_thread)
       AND (@exclude_archived IS NULL OR x.thread_id NOT IN (${ARCHIVED_THREADS}))
       AND (@agent IS NULL OR x.from_agent = @agent)
-      AND (@people IS NULL OR x.from_agent IN (SELECT value FROM json_each(@people))
-        OR x.to_agent IN (SELECT value FROM json_each(@people)))`,
+      AND (@within_threads IS NULL
+        OR x.thread_id IN (SELECT value FROM json_each(@within_threads)))`,
   },
   stm: {
     table: FTS_TABLES.stm,
@@ -110,7 +110,7 @@ export function narrowed(filters: SearchFilters): boolean {
     filters.until !== null ||
     filters.thread !== null ||
     filters.agent !== null ||
-    filters.people !== null ||
+    filters.within_threads !== null ||
     filters.exclude_archived !== null
   );
 }
@@ -134,9 +134,6 @@ export function rankWords(
 ): PostingsRanked {
   if (!hasRankFunction(ctx.db)) return byStatements(ctx, type, filters, 'bm25', terms, k, wide);
   const counter = createWordCounter(ctx, type);
-  if (type === 'message' && filters.people !== null && !narrowed({ ...filters, people: null })) {
-    return amongPeople(ctx, filters.people, counter, terms, k, wide);
-  }
   return (
     compiledTopK(ctx, type, filters, counter, terms, k, wide) ??
     byStatements(ctx, type, filters, 'brain_bm25', terms, k, wide, counter)
@@ -144,37 +141,6 @@ export function rankWords(
 }
 
 type Params = SearchFilters & { match: string };
-
-/**
- * The best k messages from or to some agents holding every term and, when fewer than k do, the
- * best `wide` holding any, by exact BM25, every one of them scored: the index's sender field
- * ("nova to helios") holds both names, so the match finds them without reading each message's
- * row. brain_bm25 scores only the query's words (the phrases it is given counts for), so each row
- * scores as in the whole ranking. The caller keeps the agents' messages few (search.ts).
- */
-function amongPeople(
-  ctx: BrainContext,
-  people: string,
-  counter: WordCounter,
-  terms: string[],
-  k: number,
-  wide: number,
-): PostingsRanked {
-  const names = ctx.q
-    .get<[string], { name: string }>(
-      `SELECT name FROM agents WHERE id IN (SELECT value FROM json_each(?))`,
-    )
-    .all(people)
-    .map((a) => quoteTerm(a.name));
-  const among = `{sender} : (${names.join(' OR ')})`;
-  const df = Buffer.from(Float64Array.from(terms.map((t) => counter.count(t))).buffer);
-  const rank = (op: ' ' | ' OR ', n: number) =>
-    ctx.q
-      .get<[{ match: string; k: number; df: Buffer }], Ranked>(RANK_SQL.brain_bm25.message.bare)
-      .all({ match: `(${terms.map(quoteTerm).join(op)}) AND ${among}`, k: n, df });
-  const every = rank(' ', k);
-  return { every, any: every.length >= k || terms.length === 1 ? [] : rank(' OR ', wide) };
-}
 
 /** Which of the ranked rows to keep, in their order. */
 type Keep = (ranked: Ranked[]) => Ranked[];
@@ -196,9 +162,13 @@ function compiledTopK(
   k: number,
   wide: number,
 ): PostingsRanked | undefined {
-  if (narrowed(filters)) return undefined;
   const one = terms.length === 1;
-  const top = (every: number, any: number, excluded?: Buffer): PostingsRanked | undefined => {
+  const top = (
+    every: number,
+    any: number,
+    excluded?: Buffer,
+    included?: Buffer,
+  ): PostingsRanked | undefined => {
     const ranked = postingsTopK(ctx, {
       table: SOURCES[type].table,
       weights: SOURCES[type].weights,
@@ -207,10 +177,18 @@ function compiledTopK(
       k: one ? 0 : every,
       wide: one ? every : any,
       excluded,
+      included,
       epoch: counter.epoch(),
+      // Among a few rows, reading the words' lists costs less than the filtered statement, which
+      // reads every match with its row: even a process that searches once reads them.
+      ...(included ? { reads: -1 } : {}),
     });
     return ranked && one ? { every: ranked.any, any: [] } : ranked;
   };
+  if (narrowed(filters)) {
+    const among = type === 'message' ? allowedMessages(ctx, filters) : undefined;
+    return among && top(k, wide, undefined, among);
+  }
   // The best 2k and 2·wide, less what `keep` refuses: enough unless too few are left.
   const dropping = (keep: Keep): PostingsRanked | undefined => {
     const best = top(2 * k, 2 * wide);
@@ -228,6 +206,38 @@ function compiledTopK(
   }
   if (type === 'stm') return dropping((best) => unexpired(ctx, best, filters.now_ms));
   return top(k, wide);
+}
+
+/** The most messages a filter may let through for the compiled top k to rank among them. */
+export const ALLOWED_ROWS = 20_000;
+
+const ALLOWED_SQL = {
+  time: `SELECT id FROM messages
+    WHERE created_at >= coalesce(@since_ms, -1e18) AND created_at < coalesce(@until_ms, 1e18)
+    LIMIT @n`,
+  threads: `SELECT id FROM messages
+    WHERE thread_id IN (SELECT value FROM json_each(@within_threads))
+      AND created_at >= coalesce(@since_ms, -1e18) AND created_at < coalesce(@until_ms, 1e18)
+    LIMIT @n`,
+};
+
+/**
+ * The messages a time window or a set of threads lets through, as the compiled top k takes them
+ * (ascending rowids, native doubles), when they are few and nothing else filters: each is then
+ * sought in the words' lists instead of every match being read with its row, as the filtered
+ * statement does. Undefined otherwise (the statements rank).
+ */
+function allowedMessages(ctx: BrainContext, filters: SearchFilters): Buffer | undefined {
+  const { thread, exclude_thread, agent, exclude_archived } = filters;
+  if (thread !== null || exclude_thread !== null || agent !== null || exclude_archived !== null)
+    return undefined;
+  const sql = filters.within_threads === null ? ALLOWED_SQL.time : ALLOWED_SQL.threads;
+  const ids = ctx.q
+    .get<[SearchFilters & { n: number }], number>(sql)
+    .pluck()
+    .all({ ...filters, n: ALLOWED_ROWS + 1 });
+  if (ids.length > ALLOWED_ROWS) return undefined;
+  return Buffer.from(Float64Array.from(ids).sort().buffer);
 }
 
 /** The best k of every term's rows, then of any term's when fewer, by rank statements. */

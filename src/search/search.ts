@@ -138,7 +138,7 @@ export const RANK_PREFERENCES = {
   time: 1,
   /** Days after the period a message still counts as in it. */
   timeSlackDays: 7,
-  /** The words' list restricted to messages from or to the people the query names. */
+  /** The words' list restricted to the conversations of the people the query names. */
   people: 1,
 };
 
@@ -155,7 +155,7 @@ function prepare(ctx: BrainContext, args: SearchArgs): PreparedSearch | SearchRe
     thread: null,
     exclude_thread: null,
     agent: null,
-    people: null,
+    within_threads: null,
     exclude_archived: args.exclude_archived === true ? 1 : null,
     now_ms: ctx.clock().getTime(),
   };
@@ -356,32 +356,50 @@ export async function runSearchHybrid(
 }
 
 /**
- * How many messages the people a query names may have sent and received for their own list to be
- * ranked: it scores each of theirs holding a word of the query. One who talks in most threads
- * gains little from a list of their own, where the named-agent boost still lifts what they said.
+ * How many messages the conversations of the people a query names may hold for their own list to
+ * be ranked. One who talks in most threads gains little from a list of their own, where the
+ * named-agent boost still lifts what they said.
  */
 export const PEOPLE_MESSAGES = 20_000;
 
 /**
- * Whether the agents' messages, sent and received (broadcasts counted), are few enough, and at most
- * half the brain's (where they are most of it, their list would be the words' list again).
+ * The threads the agents wrote in, as a JSON array of their row ids, when those hold few messages
+ * and at most half the brain's (where they are most of it, their list would be the words' list
+ * again); undefined otherwise.
  */
-function fewMessages(ctx: BrainContext, agents: Set<number>): boolean {
-  const { theirs, total } = ctx.q
-    .get<[string], { theirs: number; total: number }>(
-      `SELECT coalesce(sum(sent + received) FILTER (
-                WHERE agent_id IN (SELECT value FROM json_each(?))), 0) AS theirs,
+function conversationsOf(ctx: BrainContext, agents: Set<number>): string | undefined {
+  const named = JSON.stringify([...agents]);
+  const { sent, total } = ctx.q
+    .get<[string], { sent: number; total: number }>(
+      `SELECT coalesce(sum(sent) FILTER (WHERE agent_id IN (SELECT value FROM json_each(?))), 0)
+                AS sent,
               coalesce(sum(sent), 0) AS total
        FROM agent_counts`,
     )
-    .get(JSON.stringify([...agents]))!;
-  return theirs <= PEOPLE_MESSAGES && 2 * theirs <= total;
+    .get(named)!;
+  if (sent > PEOPLE_MESSAGES || 2 * sent > total) return undefined;
+  const threads = ctx.q
+    .get<[string], number>(
+      `SELECT DISTINCT thread_id FROM messages
+       WHERE from_agent IN (SELECT value FROM json_each(?))`,
+    )
+    .pluck()
+    .all(named);
+  const within = JSON.stringify(threads);
+  const held = ctx.q
+    .get<[string], number>(
+      `SELECT coalesce(sum(message_count), 0) FROM threads
+       WHERE id IN (SELECT value FROM json_each(?))`,
+    )
+    .pluck()
+    .get(within)!;
+  return held <= PEOPLE_MESSAGES && 2 * held <= total ? within : undefined;
 }
 
 /**
  * The words' lists of what the query prefers, each the exact top k of its own filter (so the fused
  * ranking lifts what they hold without a cut that could lose it): the period the query names, and
- * the messages from or to the people it names.
+ * the conversations of the people it names (the threads they wrote in).
  */
 function preferred(
   ctx: BrainContext,
@@ -408,13 +426,12 @@ function preferred(
     lists.time = ftsRetrieve(ctx, queries, args.types, window, depth);
     weights.time = RANK_PREFERENCES.time;
   }
-  if (
-    named.size > 0 &&
-    RANK_PREFERENCES.people > 0 &&
-    args.types.includes('message') &&
-    fewMessages(ctx, named)
-  ) {
-    const people = { ...filters, people: JSON.stringify([...named]) };
+  const within =
+    named.size > 0 && RANK_PREFERENCES.people > 0 && args.types.includes('message')
+      ? conversationsOf(ctx, named)
+      : undefined;
+  if (within !== undefined) {
+    const people = { ...filters, within_threads: within };
     lists.people = ftsRetrieve(ctx, queries, ['message'], people, depth);
     weights.people = RANK_PREFERENCES.people;
   }

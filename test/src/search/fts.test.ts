@@ -22,7 +22,7 @@ const NO_FILTERS = {
   thread: null,
   exclude_thread: null,
   agent: null,
-  people: null,
+  within_threads: null,
   exclude_archived: null,
   now_ms: 0,
 };

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Brain } from '../../../src/index.js';
 import { PEOPLE_MESSAGES } from '../../../src/search/search.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
@@ -9,43 +10,86 @@ afterEach(() => {
 });
 
 const WORDS = ['camping', 'trip', 'family', 'lake', 'tent', 'stars'];
+const CROWD = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'];
 
-/** A crowd of agents talking about the same things, and ana and bo among them. */
-async function crowd(): Promise<TempBrain> {
-  const brain = await tempBrain();
-  const crowdNames = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'];
+/**
+ * A crowd talking about the same things, and ana and bo among them: ana and bo talk in threads of
+ * their own (a third agent answers in one), the crowd in others.
+ */
+function crowd(brain: Brain): Set<string> {
+  const theirs = new Set<string>();
+  let thread: string | undefined;
   for (let i = 0; i < 240; i++) {
     const body = Array.from({ length: 2 + (i % 4) }, (_, j) => WORDS[(i * 5 + j) % 6]).join(' ');
-    const from = i % 12 === 0 ? 'ana' : crowdNames[i % 6]!;
-    const to = i % 12 === 6 ? 'bo' : crowdNames[(i + 1) % 6]!;
-    brain.brain.messages.send({ from, to, body: `${body} number ${i}` });
+    if (i % 12 < 3) {
+      // ana opens a thread every 12 messages; bo answers, then c1 once in a while.
+      const from = i % 12 === 0 ? 'ana' : i % 12 === 1 ? 'bo' : i % 24 === 2 ? 'c1' : 'bo';
+      const sent = brain.messages.send({
+        from,
+        to: from === 'ana' ? 'bo' : 'ana',
+        body: `${body} number ${i}`,
+        ...(i % 12 === 0 ? {} : { thread }),
+      });
+      thread = sent.thread_id;
+      theirs.add(sent.id);
+    } else {
+      brain.messages.send({ from: CROWD[i % 6]!, to: CROWD[(i + 1) % 6]!, body: `${body} ${i}` });
+    }
   }
-  return brain;
+  return theirs;
 }
 
-describe("the people a query names: their messages' own list", () => {
-  it('ranks exactly the messages from or to them, and lifts them in the crowd', async () => {
-    t = await crowd();
-    const found = t.brain.search.search({ query: 'ana camping trip', limit: 200 });
+/** A search's hits found by one list, in that list's order. */
+function listed(
+  found: Awaited<ReturnType<Brain['search']['searchHybrid']>>,
+  list: 'fts' | 'people',
+) {
+  return found.hits
+    .filter((h) => h.found_by[list])
+    .sort((a, b) => a.found_by[list]!.rank - b.found_by[list]!.rank)
+    .map((h) => h.id);
+}
+
+describe('the conversations of the people a query names: a list of their own', () => {
+  it('ranks exactly the messages of the threads they wrote in, and lifts them in the crowd', async () => {
+    t = await tempBrain();
+    const theirs = crowd(t.brain);
+    const found = await t.brain.search.searchHybrid({ query: 'ana camping trip', limit: 200 });
     expect(found.retrievers).toEqual(['fts', 'people']);
-    const listed = found.hits
-      .filter((h) => h.found_by.people)
-      .sort((a, b) => a.found_by.people!.rank - b.found_by.people!.rank);
-    // The whole ranking of the same words (every match is in it), less what neither ana sent nor
-    // was sent.
-    const all = found.hits
-      .filter((h) => h.found_by.fts)
-      .sort((a, b) => a.found_by.fts!.rank - b.found_by.fts!.rank);
-    expect(all.length).toBeGreaterThan(100);
-    const fromOrTo = (id: string) => {
-      const m = t!.brain.messages.getMessage(id)!;
-      return m.from === 'ana' || m.to === 'ana';
-    };
-    const exhaustive = all.filter((h) => fromOrTo(h.id));
-    expect(listed.map((h) => h.id)).toEqual(exhaustive.map((h) => h.id));
-    expect(listed.length).toBe(20);
-    // Its messages come first: each is in both lists, the crowd's in one.
-    expect(found.hits.slice(0, 10).every((h) => fromOrTo(h.id))).toBe(true);
+    // The whole ranking of the same words (every match is in it), less what is not theirs.
+    const whole = listed(found, 'fts');
+    expect(whole.length).toBeGreaterThan(100);
+    const people = listed(found, 'people');
+    expect(people).toEqual(whole.filter((id) => theirs.has(id)));
+    expect(people.length).toBe([...theirs].filter((id) => whole.includes(id)).length);
+    // What c1 said in their thread is theirs too; what c1 said elsewhere is not.
+    const c1 = found.hits.filter((h) => h.agent === 'c1');
+    expect(c1.some((h) => h.found_by.people)).toBe(true);
+    expect(c1.some((h) => !h.found_by.people)).toBe(true);
+    // Theirs come first: each is in both lists, the crowd's in one.
+    expect(found.hits.slice(0, 10).every((h) => theirs.has(h.id))).toBe(true);
+
+    // The same list from the statements that rank without the compiled function.
+    const fallback = await t.reopen({ rankFunction: false });
+    const again = await fallback.search.searchHybrid({ query: 'ana camping trip', limit: 200 });
+    expect(listed(again, 'people')).toEqual(people);
+  });
+
+  it('ranks a time asked among their conversations exactly, whichever way it is ranked', async () => {
+    t = await tempBrain();
+    crowd(t.brain);
+    const ask = (b: Brain) =>
+      b.search.searchHybrid(
+        { query: 'what did ana and bo say about the lake today', limit: 50, types: ['message'] },
+        { timeWords: { timeZone: 'UTC' } },
+      );
+    // Everything was said today: "today" is the period, and all of it is in it.
+    const found = await ask(t.brain);
+    expect(found.retrievers).toEqual(['fts', 'time', 'people']);
+    expect(found.hits.filter((h) => h.found_by.time).length).toBeGreaterThan(20);
+    const fallback = await t.reopen({ rankFunction: false });
+    const again = await ask(fallback);
+    expect(again.hits.map((h) => h.id)).toEqual(found.hits.map((h) => h.id));
   });
 
   it("has no list when the people named hold most of the brain's messages", async () => {

@@ -47,7 +47,7 @@ interface On {
     terms: string[],
     all: boolean,
     k: number,
-    options?: { excluded?: number[]; budget?: number; reads?: number },
+    options?: { excluded?: number[]; included?: number[]; budget?: number; reads?: number },
   ): Ranked[] | undefined;
   both(terms: string[], k: number, wide: number): PostingsRanked | undefined;
 }
@@ -72,7 +72,7 @@ function on(db: Database): On {
         df: Buffer.from(Float64Array.from(dfs).buffer),
       }) as Ranked[];
     },
-    fromPostings(terms, all, k, { excluded, budget, reads } = {}) {
+    fromPostings(terms, all, k, { excluded, included, budget, reads } = {}) {
       const { dfs, epoch } = counts(terms);
       const ranked = postingsTopK(ctx, {
         table: 'messages_fts',
@@ -83,6 +83,7 @@ function on(db: Database): On {
         wide: all ? 0 : k,
         epoch,
         ...(excluded && { excluded: Buffer.from(Float64Array.from(excluded).buffer) }),
+        ...(included && { included: Buffer.from(Float64Array.from(included).buffer) }),
         ...(budget !== undefined && { budget }),
         ...(reads !== undefined && { reads }),
       });
@@ -234,6 +235,27 @@ describe('the top k from posting lists in memory', () => {
       .sort((a, b) => a - b);
     const left = all.filter((r) => !excluded.includes(r.rowid));
     expectSame(o.fromPostings(terms, false, 25, { excluded }), left.slice(0, 25));
+  });
+
+  it('ranks only among the rows it is given, every word or any, as the statements rank them', () => {
+    fill(t.brain, 800, 5);
+    const o = on(connectionOf(t.brain));
+    const random = mulberry32(7);
+    // A few rows, some holding none of the words, some past the last row of a list.
+    const included = Array.from({ length: 900 }, (_, i) => i + 1)
+      .filter(() => random() < 0.15)
+      .sort((a, b) => a - b);
+    const among = new Set(included);
+    for (const terms of queries(11, 40)) {
+      for (const all of [true, false]) {
+        const want = o.exhaustive(terms, all, 10_000).filter((r) => among.has(r.rowid));
+        for (const k of [1, 10, 50]) {
+          expectSame(o.fromPostings(terms, all, k, { included }), want.slice(0, k));
+        }
+      }
+    }
+    // An empty allow-list ranks nothing.
+    expect(o.fromPostings(['harbour', 'rope'], false, 10, { included: [] })).toEqual([]);
   });
 
   it('stays exact as rows are added after its lists were read, the mean length moving with them', async () => {
