@@ -9,7 +9,7 @@ export function registerSearch(server: McpServer, ctx: ToolContext): void {
   defineTool(server, ctx, 'search', {
     title: 'Search',
     description:
-      'Search messages, memories (stm) and atoms by words and meaning; each hit has its time and thread. A time in the query ("last Tuesday") ranks what falls then first unless since/until are given, which filter.',
+      'Search messages, memories (stm) and atoms by words and meaning; each hit has its time and thread. A time in the query ("last Tuesday") ranks what falls then first; since/until filter.',
     // Leaving a thread out is for a session's own context, not a tool's caller.
     input: omit(searchInput, ['exclude_thread']),
     output: z.looseObject({

@@ -47,11 +47,13 @@ describe('brain eval locomo', () => {
     try {
       const path = join(dir.dir, 'haystack.db');
       const stack = await openBrain({ dbPath: path });
-      // Decoys: short messages full of the questions' words, which outrank the evidence turns.
+      // Decoys: short messages full of the questions' words, said by the people the questions
+      // name (so their conversations are no smaller a crowd), which outrank the evidence turns.
       stack.batch(() => {
         for (let i = 0; i < 60; i++) {
           const words = ['pottery classes Ben start', 'Ben dog name', 'Ada marathon run long'];
-          stack.messages.send({ from: 'zed', to: 'yan', body: `${words[i % 3]} ${i}` });
+          const [from, to] = i % 2 ? ['Ben', 'Ada'] : ['Ada', 'Ben'];
+          stack.messages.send({ from, to, body: `${words[i % 3]} ${i}` });
         }
       });
       stack.close();
