@@ -1,8 +1,7 @@
 import type { BrainContext } from '../context.js';
-import { idf } from './bm25.js';
 import { normalized, roughStem, wordsOfNormalized } from './fts-query.js';
 import { MESSAGE_FIELDS, type MessageField } from './fts-tables.js';
-import { createWordCounter } from './word-counts.js';
+import { termIdfs } from './rank.js';
 
 /** Each field's share of a message's BM25, from 0 to 1, the fields holding none left out. */
 export type FieldShares = Partial<Record<MessageField, number>>;
@@ -26,9 +25,8 @@ export function fieldShares(
 ): Map<number, FieldShares> {
   const shares = new Map<number, FieldShares>();
   if (rowids.length === 0 || terms.length === 0) return shares;
-  const counter = createWordCounter(ctx, 'message');
-  const rows = counter.rows();
-  const weightOf = new Map(terms.map((t) => [roughStem(t), idf(rows, counter.count(t))]));
+  const idfs = termIdfs(ctx, 'message', terms);
+  const weightOf = new Map(terms.map((t, i) => [roughStem(t), idfs[i]!]));
   const fields = Object.keys(MESSAGE_FIELDS) as MessageField[];
   for (const row of ctx.q
     .get<[string], Record<MessageField, string | null> & { rowid: number }>(FIELDS_SQL)

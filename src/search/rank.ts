@@ -2,7 +2,7 @@ import type { BrainContext } from '../context.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import type { SearchType } from '../validation.js';
 import { pruneTopK, type Counted, type Ranked } from './bm25-top-k.js';
-import { upperBound } from './bm25.js';
+import { idf, upperBound } from './bm25.js';
 import { quoteTerm } from './fts-query.js';
 import { FTS_TABLES, MESSAGE_FIELDS } from './fts-tables.js';
 import { IMPACTS_KEEP, impactsBound, impactsTopK, type ImpactsIndex } from './impacts.js';
@@ -206,6 +206,13 @@ function compiledTopK(
   }
   if (type === 'stm') return dropping((best) => unexpired(ctx, best, filters.now_ms));
   return top(k, wide);
+}
+
+/** Each term's idf in a type's index, as the ranking weighs it (explain.ts shares scores by it). */
+export function termIdfs(ctx: BrainContext, type: SearchType, terms: string[]): number[] {
+  const counter = createWordCounter(ctx, type);
+  const rows = counter.rows();
+  return terms.map((t) => idf(rows, counter.count(t)));
 }
 
 /** The most messages a filter may let through for the compiled top k to rank among them. */
