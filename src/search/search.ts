@@ -671,6 +671,6 @@ async function readQueryTime(
     args: { ...args, query: reading.query },
     prefer,
     reading,
-    notice: `read "${reading.text}" as ${reading.reading}: what falls then ranks first`,
+    notice: `read "${reading.text}" as ${reading.reading}: what was said then or in the ${RANK_PREFERENCES.timeSlackDays} days after ranks first`,
   };
 }

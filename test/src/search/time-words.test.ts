@@ -157,7 +157,7 @@ describe('search with a time expression', () => {
     expect(found.hits[2]!.found_by.time).toBeUndefined();
     expect(found.retrievers).toEqual(['fts', 'time']);
     expect(found.notices[0]).toBe(
-      'read "last Tuesday" as Tuesday 2026-11-24, 00:00–24:00 Europe/Paris: what falls then ranks first',
+      'read "last Tuesday" as Tuesday 2026-11-24, 00:00–24:00 Europe/Paris: what was said then or in the 7 days after ranks first',
     );
     // Explicit bounds win over the words, which then stay words.
     const explicit = await t.brain.search.searchHybrid(
