@@ -385,6 +385,8 @@ function conversationsOf(ctx: BrainContext, agents: Set<number>): string | undef
     )
     .pluck()
     .all(named);
+  // An agent that only ever received has no conversation of its own to prefer.
+  if (threads.length === 0) return undefined;
   const within = JSON.stringify(threads);
   const held = ctx.q
     .get<[string], number>(

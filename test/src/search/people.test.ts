@@ -101,6 +101,11 @@ describe('the conversations of the people a query names: a list of their own', (
     const found = t.brain.search.search({ query: 'what did ana say about camping' });
     expect(found.retrievers).toEqual(['fts']);
     expect(found.hits[0]!.boost).toBe(2);
+    // Nor for one who only ever received: there is no conversation of theirs to prefer.
+    for (let i = 0; i < 40; i++)
+      t.brain.messages.send({ from: 'cy', to: 'dan', body: `fees ${i}` });
+    const received = t.brain.search.search({ query: 'what did bo hear about camping' });
+    expect(received.retrievers).toEqual(['fts']);
     expect(PEOPLE_MESSAGES).toBeGreaterThanOrEqual(10_000);
   });
 });
