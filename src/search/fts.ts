@@ -217,24 +217,42 @@ const WORDS_SQL = `
   FROM json_each(?) c JOIN messages_search s ON s.id = c.value`;
 
 /**
+ * Which of the query's words each message read so far holds (rowid → indexes into its words):
+ * kept for one search, whose lists (the whole ranking, a period's, some conversations') cover
+ * many of the same messages.
+ */
+export type WordsHeld = Map<number, Set<number>>;
+
+/**
  * BM25 sums over words, so a message and its neighbours holding the same word twice score like
  * one holding two different words of the query. Count instead how many of the query's words each
  * message has in itself or its neighbours, and add a bonus for each.
  */
-function addWordCoverage(ctx: BrainContext, candidates: InContext[], terms: string[]): void {
+function addWordCoverage(
+  ctx: BrainContext,
+  candidates: InContext[],
+  terms: string[],
+  holds: WordsHeld,
+): void {
   if (terms.length < 2 || candidates.length === 0) return;
   const ids = new Set<number>();
+  const unread = (id: number) => {
+    if (!holds.has(id)) ids.add(id);
+  };
   for (const c of candidates) {
-    ids.add(c.rowid);
-    if (c.previous !== null) ids.add(c.previous);
-    if (c.next !== null) ids.add(c.next);
+    unread(c.rowid);
+    if (c.previous !== null) unread(c.previous);
+    if (c.next !== null) unread(c.next);
   }
   const stems = terms.map(roughStem);
-  const holds = new Map<number, Set<number>>(); // rowid → indexes of the query's words it holds
-  for (const [rowid, words] of ctx.q
-    .get<[string], [number, string]>(WORDS_SQL)
-    .raw()
-    .all(JSON.stringify([...ids]))) {
+  const read =
+    ids.size === 0
+      ? []
+      : ctx.q
+          .get<[string], [number, string]>(WORDS_SQL)
+          .raw()
+          .all(JSON.stringify([...ids]));
+  for (const [rowid, words] of read) {
     const text = normalized(words);
     const held = new Set<number>();
     stems.forEach((stem, i) => {
@@ -267,6 +285,7 @@ function coverWords(
   messages: InContext[],
   terms: string[],
   n: number,
+  holds: WordsHeld,
 ): Set<Pooled> {
   const bonus = terms.length < 2 ? 0 : CONTEXT_WEIGHTS.perWord * terms.length;
   if (bonus === 0) return new Set(messages);
@@ -275,10 +294,10 @@ function coverWords(
   const before = kthScore(pool, n);
   const candidates = messages.filter((c) => reaching(c, before));
   const first = new Set([...candidates].sort((a, b) => b.score - a.score).slice(0, n));
-  addWordCoverage(ctx, [...first], terms);
+  addWordCoverage(ctx, [...first], terms, holds);
   const bar = kthScore(pool, n);
   const rest = candidates.filter((c) => !first.has(c) && reaching(c, bar));
-  addWordCoverage(ctx, rest, terms);
+  addWordCoverage(ctx, rest, terms, holds);
   return new Set<Pooled>([...first, ...rest]);
 }
 
@@ -301,7 +320,7 @@ export function ftsRetrieve(
   types: readonly SearchType[],
   filters: SearchFilters,
   k: number,
-  options: { shown?: number } = {},
+  options: { shown?: number; held?: WordsHeld } = {},
 ): Candidate[] {
   let messages: InContext[] = [];
   let pool = types.flatMap((type): Pooled[] => {
@@ -316,7 +335,15 @@ export function ftsRetrieve(
     messages = withContext(ctx, hits, filters);
     return messages;
   });
-  const kept = coverWords(ctx, pool, messages, queries.terms, Math.min(k, options.shown ?? k));
+  const held = options.held ?? new Map();
+  const kept = coverWords(
+    ctx,
+    pool,
+    messages,
+    queries.terms,
+    Math.min(k, options.shown ?? k),
+    held,
+  );
   if (kept.size < messages.length) pool = pool.filter((c) => c.type !== 'message' || kept.has(c));
   pool.sort((a, b) => b.score - a.score);
   return pool.slice(0, k).map((c, i) => {

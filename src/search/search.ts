@@ -23,7 +23,7 @@ import { recordsByRowIds } from '../db/rows-by-id.js';
 import type { SearchType } from '../vocabulary.js';
 import { readSpace } from '../embed/store.js';
 import { buildFtsQueries, type FtsQueries } from './fts-query.js';
-import { ftsRetrieve, type Candidate } from './fts.js';
+import { ftsRetrieve, type Candidate, type WordsHeld } from './fts.js';
 import type { SearchFilters } from './rank.js';
 import {
   NAMED_AGENT_BOOST,
@@ -201,11 +201,42 @@ function isWordChar(c: string | undefined): boolean {
   return c !== undefined && /[\p{L}\p{N}]/u.test(c);
 }
 
-const AGENT_OF: Record<SearchType, string> = {
-  message: `SELECT from_agent AS agent FROM messages WHERE id = ?`,
-  stm: `SELECT agent_id AS agent FROM stm WHERE id = ?`,
-  atom: `SELECT agent_id AS agent FROM atoms WHERE id = ?`,
+/** Which of the given rows the given agents wrote, per type: one statement for a whole list. */
+const SAID_BY: Record<SearchType, string> = {
+  message: `SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(@ids))
+    AND from_agent IN (SELECT value FROM json_each(@agents))`,
+  stm: `SELECT id FROM stm WHERE id IN (SELECT value FROM json_each(@ids))
+    AND agent_id IN (SELECT value FROM json_each(@agents))`,
+  atom: `SELECT id FROM atoms WHERE id IN (SELECT value FROM json_each(@ids))
+    AND agent_id IN (SELECT value FROM json_each(@agents))`,
 };
+
+/** The candidates of the lists that the agents wrote, as `type:rowid` keys. */
+function saidBy(
+  ctx: BrainContext,
+  lists: Partial<Record<Retriever, Candidate[]>>,
+  agents: Set<number>,
+): Set<string> {
+  const byType = new Map<SearchType, Set<number>>();
+  for (const list of Object.values(lists)) {
+    for (const c of list) {
+      let ids = byType.get(c.type);
+      if (!ids) byType.set(c.type, (ids = new Set()));
+      ids.add(c.rowid);
+    }
+  }
+  const said = new Set<string>();
+  const params = { agents: JSON.stringify([...agents]) };
+  for (const [type, ids] of byType) {
+    for (const id of ctx.q
+      .get<[{ ids: string; agents: string }], number>(SAID_BY[type])
+      .pluck()
+      .all({ ...params, ids: JSON.stringify([...ids]) })) {
+      said.add(`${type}:${id}`);
+    }
+  }
+  return said;
+}
 
 /**
  * When the words' list alone is shown, in its order (no agent named to lift a hit), only its first
@@ -223,13 +254,10 @@ function rank(
   weights?: Partial<Record<Retriever, number>>,
 ): Fused[] {
   const { named, args } = prepared;
-  const boost =
-    named.size === 0
-      ? undefined
-      : (hit: Fused) => {
-          const row = ctx.q.get<[number], { agent: number }>(AGENT_OF[hit.type]).get(hit.rowid);
-          return row && named.has(row.agent) ? NAMED_AGENT_BOOST : 1;
-        };
+  const said = named.size === 0 ? undefined : saidBy(ctx, lists, named);
+  const boost = said
+    ? (hit: Fused) => (said.has(`${hit.type}:${hit.rowid}`) ? NAMED_AGENT_BOOST : 1)
+    : undefined;
   return fuseRankings(lists, args.limit, { weights, boost });
 }
 
@@ -256,15 +284,12 @@ export function runSearch(ctx: BrainContext, args: SearchArgs): SearchResult {
   if (!('queries' in prepared)) return prepared;
   const { queries, filters } = prepared;
   const depth = Math.max(args.limit, FUSION_DEPTH);
-  const extra = preferred(ctx, prepared, undefined, depth);
-  const fts = ftsRetrieve(
-    ctx,
-    queries,
-    args.types,
-    filters,
-    depth,
-    extra.names.length > 0 ? {} : shownOnly(prepared),
-  );
+  const held: WordsHeld = new Map();
+  const extra = preferred(ctx, prepared, undefined, depth, held);
+  const fts = ftsRetrieve(ctx, queries, args.types, filters, depth, {
+    ...(extra.names.length > 0 ? {} : shownOnly(prepared)),
+    held,
+  });
   const fused = rank(ctx, { fts, ...extra.lists }, prepared, extra.weights);
   return finish(ctx, prepared, fused, [], ['fts', ...extra.names]);
 }
@@ -335,15 +360,12 @@ export async function runSearchHybrid(
     const hits = rank(ctx, { vector: vector ?? [] }, prepared);
     return finish(ctx, prepared, hits, notices, vector ? ['vector'] : [], options);
   }
-  const extra = preferred(ctx, prepared, options.prefer, depth);
-  const fts = ftsRetrieve(
-    ctx,
-    queries,
-    args.types,
-    filters,
-    depth,
-    vector || extra.names.length > 0 ? {} : shownOnly(prepared),
-  );
+  const held: WordsHeld = new Map();
+  const extra = preferred(ctx, prepared, options.prefer, depth, held);
+  const fts = ftsRetrieve(ctx, queries, args.types, filters, depth, {
+    ...(vector || extra.names.length > 0 ? {} : shownOnly(prepared)),
+    held,
+  });
   const lists: Partial<Record<Retriever, Candidate[]>> = { fts, ...extra.lists };
   const weights: Partial<Record<Retriever, number>> = { ...extra.weights };
   if (mode !== 'fts' && vector) {
@@ -408,6 +430,7 @@ function preferred(
   prepared: PreparedSearch,
   prefer: TimePreference | undefined,
   depth: number,
+  held: WordsHeld,
 ): {
   lists: Partial<Record<Retriever, Candidate[]>>;
   weights: Partial<Record<Retriever, number>>;
@@ -425,7 +448,7 @@ function preferred(
     };
     window.since = window.since_ms === null ? null : new Date(window.since_ms).toISOString();
     window.until = window.until_ms === null ? null : new Date(window.until_ms).toISOString();
-    lists.time = ftsRetrieve(ctx, queries, args.types, window, depth);
+    lists.time = ftsRetrieve(ctx, queries, args.types, window, depth, { held });
     weights.time = RANK_PREFERENCES.time;
   }
   const within =
@@ -434,7 +457,7 @@ function preferred(
       : undefined;
   if (within !== undefined) {
     const people = { ...filters, within_threads: within };
-    lists.people = ftsRetrieve(ctx, queries, ['message'], people, depth);
+    lists.people = ftsRetrieve(ctx, queries, ['message'], people, depth, { held });
     weights.people = RANK_PREFERENCES.people;
   }
   return { lists, weights, names: Object.keys(lists) as Retriever[] };
