@@ -41,5 +41,6 @@ const RETRIEVER_WORDS: Record<string, string> = {
 function byText(result: SearchResult): string[] {
   if (result.retrievers.length === 0) return []; // nothing ran; a notice says why
   const by = result.retrievers.map((r) => RETRIEVER_WORDS[r] ?? r);
-  return [`(searched by ${by.join(' and ')})`];
+  const said = by.length < 2 ? by.join('') : `${by.slice(0, -1).join(', ')} and ${by.at(-1)}`;
+  return [`(searched by ${said})`];
 }

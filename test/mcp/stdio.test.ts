@@ -49,6 +49,32 @@ describe('brain mcp (stdio, the built bin)', () => {
     }
   });
 
+  it('answers a question naming a time and people with their lists, after listing the tools', async () => {
+    // A crowd saying the same words, and ana's conversation with bo among them.
+    for (let i = 0; i < 12; i++) {
+      t.brain.messages.send({ from: `c${i % 4}`, to: 'dan', body: `the escrow fees again ${i}` });
+    }
+    const theirs = t.brain.messages.send({ from: 'ana', to: 'bo', body: 'escrow fees are due' });
+    const alice = await connectStdio(t.path, 'alice');
+    try {
+      await alice.client.listTools();
+      const result = await alice.client.callTool({
+        name: 'search',
+        arguments: { query: 'what did ana say about the escrow fees today' },
+      });
+      expect(result.isError).toBeFalsy();
+      const found = result.structuredContent as any;
+      expect(found.retrievers).toEqual(['fts', 'time', 'people']);
+      expect(found.hits[0].id).toBe(theirs.id);
+      expect(Object.keys(found.hits[0].found_by).sort()).toEqual(['fts', 'people', 'time']);
+      expect(found.time.text).toBe('today');
+      const text = (result.content as Array<{ text: string }>).map((c) => c.text).join('\n');
+      expect(text).toMatch(/\(searched by words, the time asked and the people named\)/);
+    } finally {
+      await alice.close();
+    }
+  });
+
   it('writes only JSON-RPC on stdout and exits when stdin closes', async () => {
     const child = spawn(process.execPath, [CLI, 'mcp', '--agent', 'alice', '--db', t.path], {
       env: { ...process.env, BRAIN_EMBEDDER: 'none', BRAIN_LOG_LEVEL: 'debug' },
