@@ -282,16 +282,39 @@ function finish(
 export function runSearch(ctx: BrainContext, args: SearchArgs): SearchResult {
   const prepared = prepare(ctx, args);
   if (!('queries' in prepared)) return prepared;
-  const { queries, filters } = prepared;
-  const depth = Math.max(args.limit, FUSION_DEPTH);
+  const words = byWords(ctx, prepared, undefined, Math.max(args.limit, FUSION_DEPTH), false);
+  const fused = rank(ctx, words.lists, prepared, words.weights);
+  return finish(ctx, prepared, fused, [], words.names);
+}
+
+/**
+ * The words' lists of a search: the whole ranking, and those of what the query prefers
+ * (`preferred`), their words read once for all of them. `fused`: other lists join them, so the
+ * whole ranking cannot be cut to the hits shown.
+ */
+function byWords(
+  ctx: BrainContext,
+  prepared: PreparedSearch,
+  prefer: TimePreference | undefined,
+  depth: number,
+  fused: boolean,
+): {
+  lists: Partial<Record<Retriever, Candidate[]>>;
+  weights: Partial<Record<Retriever, number>>;
+  names: Retriever[];
+} {
+  const { queries, args, filters } = prepared;
   const held: WordsHeld = new Map();
-  const extra = preferred(ctx, prepared, undefined, depth, held);
+  const extra = preferred(ctx, prepared, prefer, depth, held);
   const fts = ftsRetrieve(ctx, queries, args.types, filters, depth, {
-    ...(extra.names.length > 0 ? {} : shownOnly(prepared)),
+    ...(fused || extra.names.length > 0 ? {} : shownOnly(prepared)),
     held,
   });
-  const fused = rank(ctx, { fts, ...extra.lists }, prepared, extra.weights);
-  return finish(ctx, prepared, fused, [], ['fts', ...extra.names]);
+  return {
+    lists: { fts, ...extra.lists },
+    weights: { ...extra.weights },
+    names: ['fts', ...extra.names],
+  };
 }
 
 export type SearchMode = 'hybrid' | 'fts' | 'vector';
@@ -339,7 +362,7 @@ export async function runSearchHybrid(
 ): Promise<SearchResult> {
   const prepared = prepare(ctx, args);
   if (!('queries' in prepared)) return prepared;
-  const { queries, filters } = prepared;
+  const { filters } = prepared;
   const mode = options.mode ?? 'hybrid';
   const depth = Math.max(args.limit, options.depth ?? FUSION_DEPTH);
   // More candidates than asked for, so the named-agent boost can lift one from below the cut.
@@ -360,21 +383,14 @@ export async function runSearchHybrid(
     const hits = rank(ctx, { vector: vector ?? [] }, prepared);
     return finish(ctx, prepared, hits, notices, vector ? ['vector'] : [], options);
   }
-  const held: WordsHeld = new Map();
-  const extra = preferred(ctx, prepared, options.prefer, depth, held);
-  const fts = ftsRetrieve(ctx, queries, args.types, filters, depth, {
-    ...(vector || extra.names.length > 0 ? {} : shownOnly(prepared)),
-    held,
-  });
-  const lists: Partial<Record<Retriever, Candidate[]>> = { fts, ...extra.lists };
-  const weights: Partial<Record<Retriever, number>> = { ...extra.weights };
+  const { lists, weights, names } = byWords(ctx, prepared, options.prefer, depth, !!vector);
   if (mode !== 'fts' && vector) {
     lists.vector = vector;
     weights.vector = embedder?.searchWeight ?? 1;
+    names.push('vector');
   }
-  const ran: Retriever[] = ['fts', ...extra.names, ...(lists.vector ? ['vector' as const] : [])];
   const fused = rank(ctx, lists, prepared, weights);
-  return finish(ctx, prepared, fused, notices, ran, options, options.prefer);
+  return finish(ctx, prepared, fused, notices, names, options, options.prefer);
 }
 
 /**
