@@ -97,6 +97,16 @@ function spanOf(result: Chrono.ParsedResult, component: Chrono.ParsedComponents)
   const m = component.get('month') ?? 1;
   const d = component.get('day') ?? 1;
   const text = result.text.toLowerCase();
+  // "last year", "4 years ago", "this year", "in 2022": the calendar year, not one day of it.
+  const yearOnly =
+    component.isCertain('year') &&
+    !component.isCertain('month') &&
+    !component.isCertain('day') &&
+    !component.isCertain('weekday');
+  if (/\byears?\b/.test(text) || yearOnly) {
+    const days = (Date.UTC(y + 1, 0, 1) - Date.UTC(y, 0, 1)) / 86_400_000;
+    return { y, m: 1, d: 1, fromHour: 0, days, toHour: 24 };
+  }
   if (
     !component.isCertain('day') &&
     !component.isCertain('weekday') &&
@@ -153,6 +163,24 @@ function intoThePast(parsed: Chrono.ParsedComponents, nowMs: number, timeZone: s
   }
 }
 
+/**
+ * A year said after a word that makes it a time ("in 2022", "during 2019", "since 2021"): a bare
+ * number stays a word ("the 2022 budget").
+ */
+function yearParser(): Chrono.Parser {
+  return {
+    // The word is part of the match: chrono drops a match that is a bare number.
+    pattern: () => /\b(?:in|during|since|before|until|after|of)\s+((?:19|20)\d{2})\b/i,
+    extract: (context, match) => {
+      const result = context.createParsingResult(match.index ?? 0, match[0]);
+      result.start.assign('year', Number(match[1]));
+      result.start.imply('month', 1);
+      result.start.imply('day', 1);
+      return result;
+    },
+  };
+}
+
 /** The day of month "the 3rd" names: this month's, or last month's when it is still to come. */
 function dayOfMonthParser(timeZone: string): Chrono.Parser {
   return {
@@ -185,13 +213,13 @@ export interface ReadTimeOptions {
   past?: boolean;
 }
 
-/** chrono's casual parser with "the 3rd" added, one per zone: cloning it costs a parse or two. */
+/** chrono's casual parser with "the 3rd" and "in 2022" added, one per zone: cloning it costs a parse or two. */
 const parsers = new Map<string, Chrono.Chrono>();
 function parserFor(chrono: typeof Chrono, timeZone: string): Chrono.Chrono {
   let parser = parsers.get(timeZone);
   if (!parser) {
     parser = chrono.casual.clone();
-    parser.parsers.push(dayOfMonthParser(timeZone));
+    parser.parsers.push(dayOfMonthParser(timeZone), yearParser());
     parsers.set(timeZone, parser);
   }
   return parser;
@@ -223,7 +251,9 @@ export async function readTime(
     before,
   );
   if (preposition) start = preposition.index;
-  const word = preposition?.[1]?.toLowerCase();
+  // A year's match holds its word ("since 2021", yearParser).
+  const inner = /^(since|after|before|until|till|between|from|in|on|during)\s+/i.exec(first.text);
+  const word = (preposition?.[1] ?? inner?.[1])?.toLowerCase();
 
   const past = options.past !== false;
   if (past) intoThePast(first.start, nowMs, timeZone);
@@ -253,16 +283,18 @@ export async function readTime(
 
   let since: string | undefined = new Date(from).toISOString();
   let until: string | undefined = new Date(to).toISOString();
+  // The first and the last day the words name ("Tuesday 2026-11-03, 00:00–24:00", "A – B").
+  const [firstDay = '', lastDay = firstDay] = words.split(' – ').map((w) => w.split(',')[0]!);
   if (word === 'since' || word === 'after') {
     if (word === 'after') from = to;
     since = new Date(from).toISOString();
     until = undefined;
-    words = `${word} ${words.split(',')[0]}`;
+    words = `${word} ${word === 'after' ? lastDay : firstDay}`;
   } else if (word === 'before' || word === 'until' || word === 'till') {
     to = word === 'before' ? span.from : to;
     until = new Date(to).toISOString();
     since = undefined;
-    words = `${word === 'before' ? 'before' : 'until the end of'} ${words.split(',')[0]}`;
+    words = word === 'before' ? `before ${firstDay}` : `until the end of ${lastDay}`;
   }
   const rest = (query.slice(0, start) + ' ' + query.slice(end)).replace(/\s+/g, ' ').trim();
   return {

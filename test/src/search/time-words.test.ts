@@ -62,6 +62,35 @@ describe('time expressions', () => {
       '2026-11-30T11:00:00.000Z',
       'Monday 2026-11-30, 06:00–12:00 Europe/Paris',
     ],
+    // A year is the calendar year, not the day a year ago.
+    [
+      'fees last year',
+      'fees',
+      '2024-12-31T23:00:00.000Z',
+      '2025-12-31T23:00:00.000Z',
+      '2025-01-01 – 2025-12-31 Europe/Paris',
+    ],
+    [
+      'where did she live 4 years ago',
+      'where did she live',
+      '2021-12-31T23:00:00.000Z',
+      '2022-12-31T23:00:00.000Z',
+      '2022-01-01 – 2022-12-31 Europe/Paris',
+    ],
+    [
+      'fees in 2022',
+      'fees',
+      '2021-12-31T23:00:00.000Z',
+      '2022-12-31T23:00:00.000Z',
+      '2022-01-01 – 2022-12-31 Europe/Paris',
+    ],
+    [
+      'fees since 2021',
+      'fees',
+      '2020-12-31T23:00:00.000Z',
+      undefined,
+      'since 2021-01-01 Europe/Paris',
+    ],
   ])('%s', async (query, rest, since, until, reading) => {
     const r = await read(query);
     expect(r).toMatchObject({ query: rest, reading });
@@ -119,6 +148,8 @@ describe('time expressions', () => {
     expect(await read('fees for the escrow')).toBeUndefined();
     expect(await read('the march of time')).toBeUndefined();
     expect(await read('may I ask about fees')).toBeUndefined();
+    // A number that only looks like a year stays a word.
+    expect(await read('the 2022 budget')).toBeUndefined();
   });
 });
 
