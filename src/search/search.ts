@@ -287,6 +287,13 @@ export function runSearch(ctx: BrainContext, args: SearchArgs): SearchResult {
   return finish(ctx, prepared, fused, [], words.names);
 }
 
+/** Ranked lists to fuse, their weights in the fusion, and their names in the order they ran. */
+interface Lists {
+  lists: Partial<Record<Retriever, Candidate[]>>;
+  weights: Partial<Record<Retriever, number>>;
+  names: Retriever[];
+}
+
 /**
  * The words' lists of a search: the whole ranking, and those of what the query prefers
  * (`preferred`), their words read once for all of them. `fused`: other lists join them, so the
@@ -298,11 +305,7 @@ function byWords(
   prefer: TimePreference | undefined,
   depth: number,
   fused: boolean,
-): {
-  lists: Partial<Record<Retriever, Candidate[]>>;
-  weights: Partial<Record<Retriever, number>>;
-  names: Retriever[];
-} {
+): Lists {
   const { queries, args, filters } = prepared;
   const held: WordsHeld = new Map();
   const extra = preferred(ctx, prepared, prefer, depth, held);
@@ -447,11 +450,7 @@ function preferred(
   prefer: TimePreference | undefined,
   depth: number,
   held: WordsHeld,
-): {
-  lists: Partial<Record<Retriever, Candidate[]>>;
-  weights: Partial<Record<Retriever, number>>;
-  names: Retriever[];
-} {
+): Lists {
   const { queries, filters, args, named } = prepared;
   const lists: Partial<Record<Retriever, Candidate[]>> = {};
   const weights: Partial<Record<Retriever, number>> = {};
