@@ -10,7 +10,8 @@ export const APPLICATION_ID = 0x62726e31;
 export interface Migration {
   version: number;
   name: string;
-  sql: string;
+  /** Read from its file when first asked for: opening an up-to-date brain reads none. */
+  readonly sql: string;
 }
 
 let loaded: Migration[] | undefined;
@@ -24,7 +25,14 @@ export function loadMigrations(): Migration[] {
   loaded = files.map((name, i) => {
     const version = Number(name.slice(0, 4));
     if (version !== i + 1) throw new Error(`migrations: expected version ${i + 1}, found ${name}`);
-    return { version, name, sql: readFileSync(join(dir, name), 'utf8') };
+    let sql: string | undefined;
+    return {
+      version,
+      name,
+      get sql() {
+        return (sql ??= readFileSync(join(dir, name), 'utf8'));
+      },
+    };
   });
   return loaded;
 }

@@ -8,7 +8,7 @@ import { ROOT, tempDir } from '../helpers.js';
 
 /** tsc's build, module by module, so each module shows by its own name (the bundle keeps its shape). */
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
-import { loadedModules, moduleHookImport } from './module-hooks.js';
+import { loadedModules, moduleHookArgs } from './module-hooks.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -25,13 +25,13 @@ async function modulesOfAgent(
   config: Record<string, unknown>,
   env: Record<string, string> = {},
 ): Promise<{ ready: boolean; urls: string[]; stderr: string }> {
-  const hook = moduleHookImport(dir);
+  const hook = moduleHookArgs(dir);
   const file = join(dir, `${name}.json`);
   writeFileSync(
     file,
     JSON.stringify({ agent: 'assistant', owner: 'ann', workspace: dir, ...config }),
   );
-  const child = spawn(process.execPath, ['--import', hook, CLI, 'agent', '--config', file], {
+  const child = spawn(process.execPath, [...hook, CLI, 'agent', '--config', file], {
     env: {
       ...process.env,
       BRAIN_DB: join(dir, `${name}.db`),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { CLI, runCli, tempDir } from '../helpers.js';
-import { loadedModules, moduleHookImport } from './module-hooks.js';
+import { loadedModules, moduleHookArgs } from './module-hooks.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -148,8 +148,7 @@ describe('brain extract with extract.model', () => {
 
   it('reads offline without an assistant config, loading neither the assistant nor zod nor an SDK', async () => {
     await say('We decided to use SQLite for the hub.');
-    const hook = moduleHookImport(dir);
-    const child = spawnSync(process.execPath, ['--import', hook, CLI, 'extract', '--json'], {
+    const child = spawnSync(process.execPath, [...moduleHookArgs(dir), CLI, 'extract', '--json'], {
       env: { ...process.env, ...env, BRAIN_EMBEDDER: 'none', NO_COLOR: '1' },
       encoding: 'utf8',
     });

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBrain } from '../../src/index.js';
 import { ROOT, tempDir } from '../helpers.js';
-import { loadedModules, moduleHookImport } from './module-hooks.js';
+import { loadedModules, moduleHookArgs } from './module-hooks.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -32,8 +32,8 @@ function modulesLoadedBy(
   stderr: string;
   urls: string[];
 } {
-  const hook = moduleHookImport(dir);
-  const child = spawnSync(process.execPath, ['--import', hook, cli, ...args], {
+  const hook = moduleHookArgs(dir);
+  const child = spawnSync(process.execPath, [...hook, cli, ...args], {
     env: {
       ...process.env,
       BRAIN_DB: join(dir, 'brain.db'),

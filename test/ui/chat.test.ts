@@ -9,7 +9,7 @@ import { parseTokens } from '../../mcp/access.js';
 import { openBrain } from '../../src/index.js';
 import { startUi } from '../../ui/server.js';
 import { runCliInProcess } from '../cli-in-process.js';
-import { loadedModules, moduleHookImport } from '../cli/module-hooks.js';
+import { loadedModules, moduleHookArgs } from '../cli/module-hooks.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { ROOT, tempBrain, tempDir } from '../helpers.js';
 import { csrfOf, TOKEN } from './helpers.js';
@@ -280,7 +280,7 @@ function startWithHook(
   const cli = join(ROOT, 'dist', 'cli', 'main.js');
   const child = spawn(
     process.execPath,
-    ['--import', moduleHookImport(dir), cli, '--db', dbPath, 'ui', '--port', '0'],
+    [...moduleHookArgs(dir), cli, '--db', dbPath, 'ui', '--port', '0'],
     {
       env: {
         ...process.env,
