@@ -24,9 +24,20 @@ export function poll(ctx: BrainContext, agent: string): PollResult {
   return { agent, unread: row?.n ?? 0 };
 }
 
-/** Register the agent if new and mark it seen now. */
+/**
+ * How long an agent's last-seen time stands before it is written again: presence is kept to the
+ * minute, so an agent whose hooks run `brain poll` many times a minute reads and never writes
+ * (a write takes the write lock, and the last connection to close must then checkpoint).
+ */
+export const SEEN_PRECISION_MS = 60_000;
+
+/** Register the agent if new and mark it seen now (unless it was seen less than a minute ago). */
 export function touchAgent(ctx: BrainContext, name: string): void {
   checkAgentName(name);
   const at = ctx.clock().getTime();
+  const seen = ctx.q
+    .get<[string], { at: number }>(`SELECT last_seen_at AS at FROM agents WHERE name = ?`)
+    .get(name);
+  if (seen && at >= seen.at && at - seen.at < SEEN_PRECISION_MS) return;
   ctx.db.transaction(() => writeAgent(ctx, { name, at, seen: true })).immediate();
 }

@@ -246,6 +246,23 @@ describe('threads', () => {
 });
 
 describe('agents', () => {
+  it('are seen to the minute: a touch within a minute of the last one writes nothing', () => {
+    t.brain.touchAgent('helios');
+    const first = t.brain.messages.getAgent('helios')!.last_seen_at;
+    const db = connectionOf(t.brain);
+    const changes = () => db.prepare('SELECT total_changes()').pluck().get() as number;
+    const before = changes();
+    clock.tick(59_999);
+    expect(t.brain.touchAgent('helios', { wait: false })).toBe(true);
+    t.brain.touchAgent('helios');
+    expect(changes()).toBe(before);
+    expect(t.brain.messages.getAgent('helios')!.last_seen_at).toBe(first);
+    clock.tick(1);
+    t.brain.touchAgent('helios');
+    expect(changes()).toBe(before + 1);
+    expect(t.brain.messages.getAgent('helios')!.last_seen_at > first).toBe(true);
+  });
+
   it('register on first use and update last_seen', () => {
     t.brain.messages.send({ from: 'helios', to: 'nova', body: 'x' });
     const created = t.brain.messages.getAgent('helios')!;
