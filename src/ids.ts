@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID, createHash } from 'node:crypto';
+import { nodeCrypto } from './node-crypto.js';
 
 export type IdKind = 'message' | 'thread' | 'stm' | 'atom';
 
@@ -17,13 +17,13 @@ export const ID_PATTERNS: Record<IdKind, RegExp> = {
 };
 
 export function newId(kind: IdKind): string {
-  if (kind === 'thread') return PREFIX.thread + randomUUID();
-  return PREFIX[kind] + randomBytes(6).toString('hex');
+  if (kind === 'thread') return PREFIX.thread + nodeCrypto().randomUUID();
+  return PREFIX[kind] + nodeCrypto().randomBytes(6).toString('hex');
 }
 
 /** A stable id derived from a key, so importing the same legacy record twice yields one row. */
 export function derivedId(kind: IdKind, key: string): string {
-  const hex = createHash('sha256').update(`${kind}\0${key}`).digest('hex');
+  const hex = nodeCrypto().createHash('sha256').update(`${kind}\0${key}`).digest('hex');
   if (kind !== 'thread') return PREFIX[kind] + hex.slice(0, 12);
   const h = hex.slice(0, 32);
   const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;

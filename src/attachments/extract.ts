@@ -1,4 +1,3 @@
-import { Worker } from 'node:worker_threads';
 import { asText } from './sniff.js';
 
 /** The most text of one attachment that is indexed with its message (characters). */
@@ -75,13 +74,15 @@ read(workerData).then(
  * ends by itself. The worker's console output is dropped: `brain mcp`'s stdout is JSON-RPC, and
  * pdf.js warns there about what it cannot parse.
  */
-function inWorker(
+async function inWorker(
   kind: 'pdf' | 'html',
   input: Uint8Array | string,
   timeoutMs: number,
   heapMb: number,
 ): Promise<ExtractedText> {
-  if (timeoutMs <= 0) return Promise.resolve({ text: undefined, skipped: 'timeout' });
+  if (timeoutMs <= 0) return { text: undefined, skipped: 'timeout' };
+  // Loaded here, not with the module: every command loads this module, few read a file.
+  const { Worker } = await import('node:worker_threads');
   return new Promise((resolve) => {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -12,6 +11,7 @@ import {
   readFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { nodeCrypto } from '../node-crypto.js';
 
 /*
  * The folder beside the brain file that holds attachments too large for its rows
@@ -44,7 +44,7 @@ export function storeFile(dbPath: string, shaHex: string, bytes: Uint8Array): bo
   if (existsSync(path) && statSync(path).size === bytes.length) return false;
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = join(dir, `.tmp-${randomBytes(6).toString('hex')}`);
+  const tmp = join(dir, `.tmp-${nodeCrypto().randomBytes(6).toString('hex')}`);
   const fd = openSync(tmp, 'wx', 0o600);
   try {
     let at = 0;

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { BrainContext } from '../context.js';
 import { BrainError } from '../errors.js';
 import { messageIdSql } from '../ids.js';
+import { nodeCrypto } from '../node-crypto.js';
 import { extractText, type ExtractedText, type TextSkipped } from './extract.js';
 import { readStoredFile, storeFile } from './files.js';
 import { sniffMediaType } from './sniff.js';
@@ -128,7 +128,7 @@ export async function prepareAttachments(
         `${path} (${name}): is ${input.data.length} bytes; the limit is ${max} (BRAIN_MAX_ATTACHMENT_BYTES)`,
       );
     const data = Buffer.from(input.data.buffer, input.data.byteOffset, input.data.length);
-    const sha256 = createHash('sha256').update(data).digest();
+    const sha256 = nodeCrypto().createHash('sha256').update(data).digest();
     return { name, data, sha256, size: data.length, declared: input.media_type?.slice(0, 255) };
   });
   checkBrainTotal(ctx, checked);
