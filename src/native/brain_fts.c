@@ -34,6 +34,17 @@
  * brain_fts_norms(sizes) loads them at once and returns the last rowid it holds; with a second
  * argument 0 it only says so, -1 when not loaded (for tests).
  *
+ * Saved lengths. Reading a million rows of the docsize table takes a new process about 100 ms, so
+ * the lengths are also kept in the database (table search_norms, one row per index: the rowids up
+ * to `upto` as little-endian uint16, in the index's epoch). A connection reads them there first,
+ * in the snapshot it reads the rest in, and then only the docsize rows added since; being cheap to
+ * read, saved lengths are read for any statement that would look up NORMS_MIN rows. A row is valid
+ * only in the epoch it names: whatever may change a row's length (a delete, an edit, a file added
+ * to an older message) moves the index's epoch. brain_fts_norms_export(sizes) hands a connection's
+ * lengths to the caller to save (src/search/norms.ts): a blob of the epoch they were first read in
+ * and their last rowid (int64 little-endian each), then the lengths; NULL when they are not loaded,
+ * their epoch is unknown, or what is saved already holds all but a few of them.
+ *
  * With exact counts the scores equal bm25()'s (test/src/search/rank-function.test.ts):
  *   idf(p)   = ln((N - df(p) + 0.5) / (df(p) + 0.5)), or 1e-6 when that is not positive
  *   score    = -sum over phrases p of idf(p) * f(p) * (k1 + 1) / (f(p) + k1 * (1 - b + b * D / avgdl))
@@ -56,6 +67,20 @@ SQLITE_EXTENSION_INIT1
 /* Rowids from here up are looked up through the blob handle: the array stays under 64 MB. */
 #define NORMS_MAX_ROWID (1 << 25)
 
+/* The indexes of brain's schema: docsize table → its name in search_count_epochs. The lengths of
+   other FTS5 tables (tests make some) are never saved. */
+static const char *const INDEXES[][2] = {
+    {"messages_fts_docsize", "message"},
+    {"stm_fts_docsize", "stm"},
+    {"atoms_fts_docsize", "atom"},
+};
+
+static const char *index_of(const char *table) {
+  for (size_t i = 0; i < sizeof(INDEXES) / sizeof(INDEXES[0]); i++)
+    if (strcmp(INDEXES[i][0], table) == 0) return INDEXES[i][1];
+  return 0;
+}
+
 static void norms_free(void *p) {
   Norms *norms = (Norms *)p;
   sqlite3_free(norms->table);
@@ -72,7 +97,11 @@ static Norms *norms_of(sqlite3 *db, const char *table) {
     norms = (Norms *)sqlite3_malloc64(sizeof(Norms));
     if (norms) {
       memset(norms, 0, sizeof(Norms));
+      norms->epoch = -1;
+      norms->savedUpto = -1;
+      norms->saved = -1;
       norms->table = sqlite3_mprintf("%s", table);
+      norms->index = index_of(table);
       if (!norms->table) {
         sqlite3_free(norms);
         norms = 0;
@@ -101,33 +130,96 @@ static sqlite3_int64 record_length(const unsigned char *record, int n) {
 /* Whether the connection has a write transaction open: the rows it sees may yet be rolled back. */
 int brain_writing(sqlite3 *db) { return sqlite3_txn_state(db, 0) == SQLITE_TXN_WRITE; }
 
-/* Read the rows of the docsize table added since the last read (all of them, the first time).
-   Never inside a write transaction (the caller checks): they would outlive a rollback. */
+/* Room in `len` for rowids up to `rowid`; 0 when memory runs out (the norms are then failed). */
+static int norms_reserve(Norms *norms, sqlite3_int64 rowid) {
+  if (rowid < norms->cap) return 1;
+  sqlite3_int64 cap = norms->cap ? norms->cap : 1024;
+  while (cap <= rowid) cap *= 2;
+  unsigned short *len =
+      (unsigned short *)sqlite3_realloc64(norms->len, (sqlite3_uint64)cap * sizeof(*len));
+  if (!len) {
+    norms->failed = 1;
+    return 0;
+  }
+  for (sqlite3_int64 i = norms->cap; i < cap; i++) len[i] = NORM_UNKNOWN;
+  norms->len = len;
+  norms->cap = cap;
+  return 1;
+}
+
+/* The index's epoch, and the saved lengths when they are valid in it (read into `len` when
+   `read`): SQLITE_OK with norms->saved set, or an error when the tables are not there (a brain
+   from before them, or an FTS5 table of a test), which leaves the lengths unsaved. */
+static int norms_saved(sqlite3 *db, Norms *norms, int read) {
+  if (!norms->index) return SQLITE_NOTFOUND;
+  sqlite3_stmt *stmt = 0;
+  int rc = sqlite3_prepare_v2(
+      db,
+      read ? "SELECT e.epoch, n.upto, n.lengths FROM search_count_epochs e "
+             "LEFT JOIN search_norms n ON n.tbl = ?1 AND n.epoch = e.epoch WHERE e.idx = ?2"
+           : "SELECT e.epoch, n.upto, NULL FROM search_count_epochs e "
+             "LEFT JOIN search_norms n ON n.tbl = ?1 AND n.epoch = e.epoch WHERE e.idx = ?2",
+      -1, &stmt, 0);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(stmt, 1, norms->table, -1, SQLITE_STATIC);
+  sqlite3_bind_text(stmt, 2, norms->index, -1, SQLITE_STATIC);
+  rc = sqlite3_step(stmt);
+  norms->saved = 0;
+  if (rc == SQLITE_ROW) {
+    rc = SQLITE_OK;
+    sqlite3_int64 epoch = sqlite3_column_int64(stmt, 0);
+    if (sqlite3_column_type(stmt, 1) == SQLITE_INTEGER) {
+      sqlite3_int64 upto = sqlite3_column_int64(stmt, 1);
+      if (!read) {
+        norms->saved = 1;
+      } else {
+        const unsigned char *blob = (const unsigned char *)sqlite3_column_blob(stmt, 2);
+        sqlite3_int64 n = sqlite3_column_bytes(stmt, 2);
+        /* A saved row of the wrong size is ignored: the docsize table is read instead. */
+        if (upto >= 0 && upto < NORMS_MAX_ROWID && n == 2 * (upto + 1) && blob) {
+          if (!norms_reserve(norms, upto)) {
+            rc = SQLITE_NOMEM;
+          } else {
+            for (sqlite3_int64 i = 0; i <= upto; i++)
+              norms->len[i] = (unsigned short)(blob[2 * i] | (blob[2 * i + 1] << 8));
+            norms->loadedMax = upto;
+            norms->savedUpto = upto;
+            norms->saved = 1;
+          }
+        }
+      }
+    }
+    if (read) norms->epoch = epoch;
+  } else if (rc == SQLITE_DONE) {
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+/* Read the rows of the docsize table added since the last read (all of them the first time, or
+   those past the saved lengths). Never inside a write transaction (the caller checks): they would
+   outlive a rollback. */
 static int norms_load(sqlite3 *db, Norms *norms) {
+  sqlite3_int64 from = norms->loaded ? norms->loadedMax : -1;
+  if (!norms->loaded) {
+    if (norms_saved(db, norms, 1) == SQLITE_NOMEM) return SQLITE_NOMEM;
+    from = norms->savedUpto; /* -1 when none were read */
+  }
   char *sql = sqlite3_mprintf("SELECT id, sz FROM \"%w\" WHERE id > ?1 ORDER BY id", norms->table);
   if (!sql) return SQLITE_NOMEM;
   sqlite3_stmt *stmt = 0;
   int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, 0);
   sqlite3_free(sql);
   if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_int64(stmt, 1, norms->loaded ? norms->loadedMax : -1);
+  sqlite3_bind_int64(stmt, 1, from);
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
     sqlite3_int64 rowid = sqlite3_column_int64(stmt, 0);
     if (rowid > norms->loadedMax) norms->loadedMax = rowid;
     if (rowid < 0 || rowid >= NORMS_MAX_ROWID) continue;
-    if (rowid >= norms->cap) {
-      sqlite3_int64 cap = norms->cap ? norms->cap : 1024;
-      while (cap <= rowid) cap *= 2;
-      unsigned short *len =
-          (unsigned short *)sqlite3_realloc64(norms->len, (sqlite3_uint64)cap * sizeof(*len));
-      if (!len) {
-        sqlite3_finalize(stmt);
-        norms->failed = 1;
-        return SQLITE_NOMEM;
-      }
-      for (sqlite3_int64 i = norms->cap; i < cap; i++) len[i] = NORM_UNKNOWN;
-      norms->len = len;
-      norms->cap = cap;
+    if (!norms_reserve(norms, rowid)) {
+      sqlite3_finalize(stmt);
+      return SQLITE_NOMEM;
     }
     sqlite3_int64 length = record_length((const unsigned char *)sqlite3_column_blob(stmt, 1),
                                          sqlite3_column_bytes(stmt, 1));
@@ -138,7 +230,6 @@ static int norms_load(sqlite3 *db, Norms *norms) {
   norms->loaded = 1;
   return SQLITE_OK;
 }
-
 
 /* What one execution of a statement keeps between its rows. */
 typedef struct RankData {
@@ -155,10 +246,13 @@ static void rank_data_free(void *p) {
   sqlite3_free(data);
 }
 
-/* How many lookups through the blob handle make loading an index of nRow rows worth it. */
-static double norms_threshold(sqlite3_int64 nRow) {
+/* How many lookups through the blob handle make loading an index of nRow rows worth it: a 16th
+   of its rows when the docsize table must be read, NORMS_MIN when saved lengths can be. */
+static double norms_threshold(sqlite3 *db, Norms *norms, sqlite3_int64 nRow) {
   double share = (double)nRow / NORMS_SHARE;
-  return share > NORMS_MIN ? share : NORMS_MIN;
+  if (share <= NORMS_MIN) return NORMS_MIN;
+  if (norms->saved < 0 && !brain_writing(db)) norms_saved(db, norms, 0);
+  return norms->saved == 1 ? NORMS_MIN : share;
 }
 
 /* The connection's norms of the docsize table named by `sizes`, read up to date when `load` or
@@ -176,7 +270,7 @@ Norms *brain_lengths_norms(sqlite3 *db, sqlite3_value *sizes, int load) {
 
 Norms *brain_norms_for(sqlite3 *db, sqlite3_value *sizes, sqlite3_int64 nRow, double rows) {
   Norms *norms = brain_lengths_norms(db, sizes, 0);
-  if (norms && !norms->loaded && (double)norms->lookups + rows >= norms_threshold(nRow))
+  if (norms && !norms->loaded && (double)norms->lookups + rows >= norms_threshold(db, norms, nRow))
     norms = brain_lengths_norms(db, sizes, 1);
   return norms;
 }
@@ -607,7 +701,7 @@ static void brain_length(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_
     sqlite3_int64 nRow = 0;
     lengths->norms = brain_lengths_norms(lengths->db, apVal[0], 0);
     if (lengths->norms && !lengths->norms->loaded && api->xRowCount(fts, &nRow) == SQLITE_OK &&
-        (double)lengths->norms->lookups >= norms_threshold(nRow))
+        (double)lengths->norms->lookups >= norms_threshold(lengths->db, lengths->norms, nRow))
       lengths->norms = brain_lengths_norms(lengths->db, apVal[0], 1);
     rc = api->xSetAuxdata(fts, lengths, lengths_free);
     if (rc != SQLITE_OK) {
@@ -645,6 +739,48 @@ static void brain_fts_norms(sqlite3_context *ctx, int nVal, sqlite3_value **apVa
     return;
   }
   sqlite3_result_int64(ctx, norms->loadedMax);
+}
+
+/* brain_fts_norms_export(sizes): the connection's lengths of the index, to be saved: the epoch
+   they were first read in and their last rowid (int64 little-endian each), then the length of
+   each rowid from 0 as uint16 little-endian. NULL when they are not loaded, their epoch is not
+   known, or the saved lengths hold all but a 16th of them (at least NORMS_MIN rows): those past
+   the saved ones cost little to read. Once handed out, they count as saved on this connection. */
+static void brain_fts_norms_export(sqlite3_context *ctx, int nVal, sqlite3_value **apVal) {
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  if (sqlite3_value_type(apVal[0]) != SQLITE_TEXT) {
+    sqlite3_result_error(ctx, "brain_fts_norms_export: expects the docsize table's name", -1);
+    return;
+  }
+  Norms *norms = norms_of(db, (const char *)sqlite3_value_text(apVal[0]));
+  if (!norms) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_int64 upto = norms->loadedMax;
+  sqlite3_int64 stale = upto / NORMS_SHARE > NORMS_MIN ? upto / NORMS_SHARE : NORMS_MIN;
+  if (!norms->loaded || norms->failed || norms->epoch < 0 || upto < 0 ||
+      upto >= NORMS_MAX_ROWID || upto - norms->savedUpto < stale) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  sqlite3_int64 bytes = 16 + 2 * (upto + 1);
+  unsigned char *out = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)bytes);
+  if (!out) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  for (int i = 0; i < 8; i++) {
+    out[i] = (unsigned char)((sqlite3_uint64)norms->epoch >> (8 * i));
+    out[8 + i] = (unsigned char)((sqlite3_uint64)upto >> (8 * i));
+  }
+  for (sqlite3_int64 r = 0; r <= upto; r++) {
+    unsigned short length = r < norms->cap ? norms->len[r] : NORM_UNKNOWN;
+    out[16 + 2 * r] = (unsigned char)(length & 0xff);
+    out[17 + 2 * r] = (unsigned char)(length >> 8);
+  }
+  norms->savedUpto = upto;
+  sqlite3_result_blob64(ctx, out, (sqlite3_uint64)bytes, sqlite3_free);
 }
 
 /* brain_token(text): the tokens the indexes' tokenizer (porter over unicode61, diacritics removed:
@@ -740,6 +876,9 @@ int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
   if (rc == SQLITE_OK)
     rc = sqlite3_create_function_v2(db, "brain_fts_norms", 2, SQLITE_UTF8, 0, brain_fts_norms, 0,
                                     0, 0);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "brain_fts_norms_export", 1, SQLITE_UTF8, 0,
+                                    brain_fts_norms_export, 0, 0, 0);
   if (rc == SQLITE_OK)
     rc = sqlite3_create_function_v2(db, "brain_token", 1,
                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,

@@ -17,6 +17,10 @@ typedef struct Norms {
   unsigned short *len;     /* by rowid; NORM_UNKNOWN when absent or too long */
   sqlite3_int64 lookups;   /* lengths read through the blob handle */
   int failed;              /* out of memory once: lengths come through the blob handle */
+  const char *index;       /* the index's name in search_count_epochs, 0 when not one of brain's */
+  sqlite3_int64 epoch;     /* the index's epoch when the lengths were first read, -1 unknown */
+  sqlite3_int64 savedUpto; /* the last rowid of the saved lengths read or handed out, -1 none */
+  int saved;               /* search_norms holds lengths valid now: 1 yes, 0 no, -1 not asked */
 } Norms;
 
 /* Where a statement reads row lengths from: memory, the docsize table, or FTS5. */

@@ -7,6 +7,7 @@ import { readSpace } from '../embed/store.js';
 import { search, searchHybrid, type HybridOptions, type SearchInput } from './search.js';
 
 import type { BrainContext } from '../context.js';
+import { flushNorms } from './norms.js';
 
 /** Finding things again: by words, by words and meaning, by time. */
 export interface SearchSection {
@@ -34,9 +35,11 @@ export interface SearchSection {
 }
 
 export function searchSection(ctx: BrainContext, _dbPath: string): SearchSection {
-  // Searches note the memories they return and the row counts of the words they counted.
+  // Searches note the memories they return and the row counts of the words they counted, and
+  // hand back the row lengths they read for the next process.
   ctx.noted.add(flushAccesses);
   ctx.noted.add(flushWordCounts);
+  ctx.noted.add(flushNorms);
   return {
     search: (input) => search(ctx, input),
     searchHybrid: (input, options = {}) => searchHybrid(ctx, options.embedder, input, options),
