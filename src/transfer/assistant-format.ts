@@ -198,6 +198,7 @@ export const TABLES: Record<string, { kind: 'exported' | 'derived' | 'process'; 
   atoms_fts: { kind: 'derived', why: 'the full-text index, kept by triggers' },
   search_word_counts: { kind: 'derived', why: "words' row counts, noted again by searches" },
   search_count_epochs: { kind: 'derived', why: "the word counts' generation, with them" },
+  search_norms: { kind: 'derived', why: "the indexes' row lengths, saved again by searches" },
   embeddings: {
     kind: 'derived',
     why: 'vectors: imported items are queued and `brain embed` makes them',

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { IDLE_CHECKPOINT_BYTES } from '../../../src/maintenance/idle.js';
 import { tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
@@ -49,8 +50,12 @@ describe('checkpoints of a brain Litestream replicates', () => {
     t.cleanup();
 
     t = await tempBrain({ walLimitBytes: Number.POSITIVE_INFINITY });
-    for (let i = 0; i < 25; i++)
-      t.brain.messages.send({ from: 'a', to: 'b', body: `${i} ${body}` });
+    // SQLite's own passive checkpoint runs at 1,000 pages (about 4 MB) and the next writer starts
+    // the WAL over, so a file grows past that only by a commit that crosses it: large ones here.
+    const large = 'y'.repeat(900_000);
+    for (let i = 0; i < 40 && walBytes() <= IDLE_CHECKPOINT_BYTES; i++)
+      t.brain.messages.send({ from: 'a', to: 'b', body: `${i} ${large}` });
+    expect(walBytes()).toBeGreaterThan(IDLE_CHECKPOINT_BYTES);
     expect(t.brain.upkeep.maintain()).toMatchObject({ checkpointed: true });
     expect(walBytes()).toBe(0);
     expect(t.brain.upkeep.replication()).toEqual({ litestream: false, walBytes: 0 });
