@@ -63,6 +63,22 @@ function lengthOn(brain: Brain, rowid: number): number {
     .get(SIZES, rowid) as number;
 }
 
+/**
+ * 2,500 messages whose lengths a connection read and saved, then one saved length (row 7's)
+ * changed to 1, which no row has: a connection that ranks with it read the saved row.
+ */
+async function savedWithAMark(): Promise<number> {
+  send(2500);
+  const first = await t.reopen();
+  load(first);
+  first.close();
+  const marked = 7;
+  const blob = raw.prepare(`SELECT lengths FROM search_norms WHERE tbl = ?`).pluck().get(SIZES);
+  (blob as Buffer).writeUInt16LE(1, 2 * marked);
+  raw.prepare(`UPDATE search_norms SET lengths = ? WHERE tbl = ?`).run(blob, SIZES);
+  return marked;
+}
+
 const newest = () => raw.prepare(`SELECT max(id) FROM messages`).pluck().get() as number;
 
 describe('saved row lengths', () => {
@@ -79,15 +95,8 @@ describe('saved row lengths', () => {
   });
 
   it('are read by the next connection, with the rows added since, and rank as bm25() does', async () => {
-    send(2500);
-    const first = await t.reopen();
-    load(first);
-    first.close();
     // A length only the saved row holds: a connection reading lengths takes them from there.
-    const marked = 7;
-    const blob = raw.prepare(`SELECT lengths FROM search_norms WHERE tbl = ?`).pluck().get(SIZES);
-    (blob as Buffer).writeUInt16LE(1, 2 * marked);
-    raw.prepare(`UPDATE search_norms SET lengths = ? WHERE tbl = ?`).run(blob, SIZES);
+    const marked = await savedWithAMark();
     send(30);
     const next = await t.reopen();
     expect(load(next)).toBe(newest());
@@ -113,14 +122,7 @@ describe('saved row lengths', () => {
   });
 
   it('hold only in the epoch they were read in', async () => {
-    send(2500);
-    const first = await t.reopen();
-    load(first);
-    first.close();
-    const marked = 7;
-    const blob = raw.prepare(`SELECT lengths FROM search_norms WHERE tbl = ?`).pluck().get(SIZES);
-    (blob as Buffer).writeUInt16LE(1, 2 * marked);
-    raw.prepare(`UPDATE search_norms SET lengths = ? WHERE tbl = ?`).run(blob, SIZES);
+    const marked = await savedWithAMark();
     // What a delete or an edit of an indexed row does (the counts' triggers, migration 0015).
     raw.prepare(`UPDATE search_count_epochs SET epoch = epoch + 1 WHERE idx = 'message'`).run();
     const next = await t.reopen();
