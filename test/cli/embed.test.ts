@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess as runHere } from '../cli-in-process.js';
 import { ROOT, runCli, tempDir } from '../helpers.js';
@@ -110,6 +111,15 @@ describe('brain embed, search --explain, eval locomo', () => {
     expect(report.haystack.n).toBeGreaterThanOrEqual(150);
     expect(Object.keys(report.haystack)).toEqual(['n', 'recall', 'by_category', 'arms', 'latency']);
     expect(Object.keys(report.haystack.latency.fts)).toEqual(['p50_ms', 'p99_ms']);
+    // Kept in it as a long-running process keeps them: every word's row count, for each copy.
+    const kept = new BetterSqlite3(file, { readonly: true });
+    try {
+      expect(kept.prepare(`SELECT count(*) FROM search_word_counts`).pluck().get()).toBeGreaterThan(
+        0,
+      );
+    } finally {
+      kept.close();
+    }
     const again = await runHere([...args, '--words-only']);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/haystack: reusing/);
