@@ -8,6 +8,7 @@ import { search, searchHybrid, type HybridOptions, type SearchInput } from './se
 
 import type { BrainContext } from '../context.js';
 import { flushNorms } from './norms.js';
+import { readTime } from './time-words.js';
 
 /** Finding things again: by words, by words and meaning, by time. */
 export interface SearchSection {
@@ -27,9 +28,10 @@ export interface SearchSection {
    */
   warmSearch(): void;
   /**
-   * Run one search that names a time: the time reader (chrono-node) loads and the time-filtered
-   * ranking statements are made, so the first question that names a time does not pay for them
-   * (~0.2 s together). For long-running processes, in their idle time.
+   * Run one search that names a time, and read two more: the time reader (chrono-node) loads, the
+   * time-filtered ranking statements are made and chrono's expressions compiled, so the first
+   * question that names a time does not pay for them (~0.3 s together). For long-running
+   * processes, in their idle time.
    */
   warmTimeWords(timeZone?: string): Promise<void>;
 }
@@ -55,6 +57,11 @@ export function searchSection(ctx: BrainContext, _dbPath: string): SearchSection
           { query: 'brain since last week', types: ['message'], limit: 1 },
           { timeWords: { now: ctx.clock(), timeZone } },
         );
+        // V8 compiles a regular expression to machine code on its second run: chrono's many are
+        // compiled here, in idle time, not in the first real question (~0.1 s); a third reading
+        // leaves the first question what any later one costs.
+        for (const words of ['brain in June', 'brain two days ago'])
+          await readTime(words, { now: ctx.clock(), timeZone });
       } catch {
         // A head start only: the process may close the brain before it ends (`brain chat`
         // answering /exit at once), and the first real question then loads what it needs.
