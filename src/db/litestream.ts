@@ -7,8 +7,8 @@ import type { Database } from 'better-sqlite3';
  * being configured, whoever runs Litestream (`brain replicate`, a systemd unit, the user).
  *
  * While it replicates, Litestream keeps a read transaction open and checkpoints the WAL itself,
- * under its own write lock, after copying the frames to the replica. A TRUNCATE checkpoint of
- * ours would wait for that read transaction while holding the write lock (every writer stalls
+ * under its own write lock, after copying the frames to the replica. A checkpoint of ours that
+ * starts the WAL over (RESTART or TRUNCATE) would wait for that read transaction while holding the write lock (every writer stalls
  * for the wait, then it fails), and one that got through in a gap would make Litestream lose its
  * place and start a new generation with a full snapshot. So the brain leaves checkpoints to it.
  *
