@@ -2,7 +2,6 @@ import type { Database } from 'better-sqlite3';
 import { systemClock, type Clock } from './clock.js';
 import { flushNoted, type BrainContext, type IndexedItem } from './context.js';
 import { guardStorage } from './db/guard.js';
-import { writeWithoutWaiting } from './db/no-wait.js';
 import { StatementCache, openDatabase, type Durability, type VectorExtension } from './db/open.js';
 import { createWalKeeper, type WalKeeper } from './db/wal.js';
 import { touchAgent } from './messaging/poll.js';
@@ -213,11 +212,7 @@ export async function openBrain<S extends SectionName = SectionName>(
   const core: BrainCore = {
     path: options.dbPath,
     onIndexed: (indexer) => void ctx.indexers.push(indexer),
-    touchAgent: (name, touch) => {
-      if (touch?.wait === false) return writeWithoutWaiting(db, () => touchAgent(ctx, name));
-      touchAgent(ctx, name);
-      return true;
-    },
+    touchAgent: (name, touch) => touchAgent(ctx, name, touch),
     batch: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: () => {
       if (!db.open) return;

@@ -1,5 +1,6 @@
 import { checkAgentName } from '../agent-name.js';
 import type { BrainContext } from '../context.js';
+import { writeWithoutWaiting } from '../db/no-wait.js';
 import { writeAgent } from './store.js';
 
 /*
@@ -31,13 +32,25 @@ export function poll(ctx: BrainContext, agent: string): PollResult {
  */
 export const SEEN_PRECISION_MS = 60_000;
 
-/** Register the agent if new and mark it seen now (unless it was seen less than a minute ago). */
-export function touchAgent(ctx: BrainContext, name: string): void {
+/**
+ * Register the agent if new and mark it seen now, unless it was seen less than a minute ago (a
+ * read, then nothing to write). With `wait: false` the write is made only if the write lock is
+ * free at once: false when it was not written.
+ */
+export function touchAgent(
+  ctx: BrainContext,
+  name: string,
+  options: { wait?: boolean } = {},
+): boolean {
   checkAgentName(name);
   const at = ctx.clock().getTime();
   const seen = ctx.q
     .get<[string], { at: number }>(`SELECT last_seen_at AS at FROM agents WHERE name = ?`)
     .get(name);
-  if (seen && at >= seen.at && at - seen.at < SEEN_PRECISION_MS) return;
-  ctx.db.transaction(() => writeAgent(ctx, { name, at, seen: true })).immediate();
+  if (seen && at >= seen.at && at - seen.at < SEEN_PRECISION_MS) return true;
+  const write = () =>
+    void ctx.db.transaction(() => writeAgent(ctx, { name, at, seen: true })).immediate();
+  if (options.wait === false) return writeWithoutWaiting(ctx.db, write);
+  write();
+  return true;
 }
