@@ -883,5 +883,6 @@ int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
     rc = sqlite3_create_function_v2(db, "brain_token", 1,
                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
                                     (void *)fts5, brain_token, 0, 0, 0);
+  if (rc == SQLITE_OK) rc = brain_snippet_register(db, fts5);
   return rc;
 }

@@ -74,4 +74,7 @@ void brain_hits_all(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
 void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
                 sqlite3_value **apVal);
 
+/* brain_snippet(words, column, tokens, open, close, ellipsis, text0, ...) (brain_snippet.c). */
+int brain_snippet_register(sqlite3 *db, fts5_api *fts5);
+
 #endif

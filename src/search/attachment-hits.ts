@@ -1,13 +1,16 @@
 import { attachmentsOf } from '../attachments/store.js';
 import type { BrainContext } from '../context.js';
+import { hasRankFunction } from '../db/rank-extension.js';
 import { storageFailureCode } from '../db/storage-errors.js';
+import type { FtsQueries } from './fts-query.js';
 
 /*
  * Which message hits were found by words of their attachments rather than of their own text. A
  * message's index entry holds its body followed by its files' names and texts (migration 0024);
- * to tell them apart, the hits that carry files are indexed afresh in a temporary index, one row
- * for the message's own text and one per file, and the query is run there. Hits without files
- * cost one lookup in all; a search whose hits have none pays nothing more.
+ * to tell them apart, the hits that carry files are matched again, their own text and each file
+ * apart: by brain_snippet where the compiled extension is loaded (snippets.ts), else in a
+ * temporary index, one row for the message's own text and one per file. Hits without files cost
+ * one lookup in all; a search whose hits have none pays nothing more.
  */
 
 export interface AttachmentMatch {
@@ -36,15 +39,41 @@ const INDEX = `INSERT INTO temp.attachment_hits (rowid, subject, body, sender, d
 const MATCHES = `SELECT rowid, snippet(attachment_hits, 1, '[', ']', '…', 16) AS s
   FROM temp.attachment_hits WHERE attachment_hits MATCH ?`;
 
+/** A message's own text, and each of its files (name, then text), marked as snippets.ts marks. */
+const OWN_SNIPPET = `SELECT brain_snippet(?, 1, 16, '[', ']', '…', subject, body, sender, date)
+  FROM messages_search WHERE id = ?`;
+const FILE_SNIPPETS = `SELECT brain_snippet(?, 1, 16, '[', ']', '…', a.name, coalesce(b.text, ''))
+  FROM message_attachments a JOIN attachment_blobs b ON b.id = a.blob_id
+  WHERE a.message_id = ? ORDER BY a.position`;
+
 /** For each message hit found through its files' words: which file, and an excerpt of it. */
 export function attachmentMatches(
   ctx: BrainContext,
-  match: string,
+  queries: Pick<FtsQueries, 'any' | 'terms'>,
   rowids: readonly number[],
 ): Map<number, AttachmentMatch> {
   const out = new Map<number, AttachmentMatch>();
   const files = attachmentsOf(ctx, rowids);
   if (files.size === 0) return out;
+  if (hasRankFunction(ctx.db)) {
+    const words = queries.terms.join('\x1f');
+    for (const [rowid, list] of files) {
+      // Found by its own words: not through a file.
+      if (ctx.q.get<[string, number], string | null>(OWN_SNIPPET).pluck().get(words, rowid))
+        continue;
+      const marked = ctx.q
+        .get<[string, number], string | null>(FILE_SNIPPETS)
+        .pluck()
+        .all(words, rowid);
+      const i = marked.findIndex((s) => s !== null);
+      out.set(rowid, {
+        name: list[Math.max(i, 0)]!.name,
+        snippet: i >= 0 ? (marked[i] ?? undefined) : undefined,
+      });
+    }
+    return out;
+  }
+  const match = queries.any;
   try {
     for (const sql of CREATE) ctx.q.get(sql).run();
     for (const sql of CLEAR) ctx.q.get(sql).run();

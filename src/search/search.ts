@@ -531,9 +531,9 @@ function hydrate(
   const marked = (t: SearchType) =>
     options.snippets === false
       ? new Map<number, string>()
-      : ftsSnippets(ctx, t, queries.any, byType(t));
+      : ftsSnippets(ctx, t, queries, byType(t));
   const snippets = { message: marked('message'), stm: marked('stm'), atom: marked('atom') };
-  const fromFiles = attachmentMatches(ctx, queries.any, byType('message'));
+  const fromFiles = attachmentMatches(ctx, queries, byType('message'));
   const withRecord = <T>(record: T) => (options.records ? { record } : {});
   const messages = recordsByRowIds<MessageRow, MessageRecord>(
     ctx,

@@ -222,7 +222,7 @@ describe('full-text ranking', () => {
 });
 
 describe('snippets', () => {
-  it('gives each message the snippet an index of its full text gives', () => {
+  it('gives each message the snippet an index of its full text gives', async () => {
     const bodies = [
       'We danced at the café until the dancers left, a long night of dance after dance',
       'nothing about it here',
@@ -244,19 +244,24 @@ describe('snippets', () => {
       `SELECT snippet(full_text, 1, '[', ']', '…', 16) AS s FROM full_text WHERE full_text MATCH ? AND rowid = ?`,
     );
     const rowid = connectionOf(t.brain).prepare(`SELECT id FROM messages WHERE uid = ?`).pluck();
+    // With the compiled extension (brain_snippet) and without it (a temporary index).
+    const brains = [t.brain, await t.reopen({ rankFunction: false })];
     for (const query of ['dance studio', 'cafe naive', 'dancing', 'quotes punctuation opening']) {
-      const { hits } = t.brain.search.search({ query, types: ['message'] });
-      expect(hits.length).toBeGreaterThan(0);
-      const any = query
-        .split(' ')
-        .map((w) => `"${w}"`)
-        .join(' OR ');
-      for (const hit of hits) {
-        const m = sent.find((s) => s.id === hit.id)!;
-        const expected = (
-          main.get(any, BigInt(rowid.get(messageKey(m.id)) as number)) as { s: string } | undefined
-        )?.s;
-        expect(hit.snippet).toBe(expected ?? m.body);
+      for (const brain of brains) {
+        const { hits } = brain.search.search({ query, types: ['message'] });
+        expect(hits.length).toBeGreaterThan(0);
+        const any = query
+          .split(' ')
+          .map((w) => `"${w}"`)
+          .join(' OR ');
+        for (const hit of hits) {
+          const m = sent.find((s) => s.id === hit.id)!;
+          const expected = (
+            main.get(any, BigInt(rowid.get(messageKey(m.id)) as number)) as
+              { s: string } | undefined
+          )?.s;
+          expect(hit.snippet).toBe(expected ?? m.body);
+        }
       }
     }
   });
@@ -288,14 +293,19 @@ describe('snippets', () => {
       stm: connectionOf(t.brain).prepare(`SELECT id FROM stm WHERE uid = ?`).pluck(),
       atom: connectionOf(t.brain).prepare(`SELECT id FROM atoms WHERE uid = ?`).pluck(),
     };
+    // Read-only with the compiled extension; without it, from a temporary index, or from the
+    // main index where the connection may not write even that.
     const readOnly = await t.reopen();
     connectionOf(readOnly).pragma('query_only = 1');
+    const uncompiled = await t.reopen({ rankFunction: false });
+    const uncompiledReadOnly = await t.reopen({ rankFunction: false });
+    connectionOf(uncompiledReadOnly).pragma('query_only = 1');
     for (const query of ['dance studio', 'cafe naive', 'quotes punctuation opening']) {
       const any = query
         .split(' ')
         .map((w) => `"${w}"`)
         .join(' OR ');
-      for (const brain of [t.brain, readOnly]) {
+      for (const brain of [t.brain, readOnly, uncompiled, uncompiledReadOnly]) {
         const { hits } = brain.search.search({ query, types: ['stm', 'atom'] });
         expect(hits.length).toBeGreaterThan(1);
         for (const hit of hits) {
@@ -307,17 +317,24 @@ describe('snippets', () => {
     }
   });
 
-  it('gives the start of the text where the connection may not write, not even temporary tables', async () => {
+  it('marks snippets on a read-only connection; without the extension, gives the start of the text where the connection may not write, not even temporary tables', async () => {
     t.brain.messages.send({
       from: 'helios',
       to: 'nova',
       body: 'we went dancing at the old studio',
     });
-    const before = t.brain.search.search({ query: 'dance studio' }).hits.map((h) => h.snippet);
-    expect(before).toEqual(['we went [dancing] at the old [studio]']);
-    const other = await t.reopen();
-    connectionOf(other).pragma('query_only = 1');
-    expect(other.search.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual([
+    const marked = ['we went [dancing] at the old [studio]'];
+    expect(t.brain.search.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual(
+      marked,
+    );
+    const readOnly = await t.reopen();
+    connectionOf(readOnly).pragma('query_only = 1');
+    expect(readOnly.search.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual(
+      marked,
+    );
+    const uncompiled = await t.reopen({ rankFunction: false });
+    connectionOf(uncompiled).pragma('query_only = 1');
+    expect(uncompiled.search.search({ query: 'dance studio' }).hits.map((h) => h.snippet)).toEqual([
       'we went dancing at the old studio',
     ]);
   });
