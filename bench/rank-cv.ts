@@ -7,13 +7,16 @@
 // Prints, alone, inside and for both together (a fold holding out a conversation in both), the
 // folds, per-category figures of the default and the chosen setting, and whether every fold chose
 // the same setting (only then is it worth adopting). The constants are set by writing
-// the exported object: this script is the only place that does.
+// the exported object: this script is the only place that does. With --embed, the hybrid ranking
+// (the configured embedder) with the vectors' weight in the fusion as one more constant
+// (--vector-weights, default the embedder's own); each question is embedded once for all settings.
 //
 //   nice npx tsx bench/rank-cv.ts ../shared/eval/locomo-dev.json [--haystack FILE] [--embed]
+//     [--vector-weights 0.5,0.7,1] [--default-only | --vary NAME]
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEmbedder, loadConfig, openBrain, type Brain } from '../src/index.js';
+import { createEmbedder, loadConfig, openBrain, type Brain, type Embedder } from '../src/index.js';
 import { crossValidate, type Tally } from '../src/eval/folds.js';
 import { LOCOMO_CATEGORIES, loadConversation } from '../src/eval/locomo.js';
 import { readLocomo, type LocomoConversation } from '../src/eval/locomo-format.js';
@@ -26,19 +29,72 @@ if (!file) {
   console.error('usage: npx tsx bench/rank-cv.ts LOCOMO_FILE [--haystack BRAIN_FILE] [--embed]');
   process.exit(2);
 }
-const embedder = args.includes('--embed') ? await createEmbedder(loadConfig()) : undefined;
+const configured = args.includes('--embed') ? await createEmbedder(loadConfig()) : undefined;
+if (args.includes('--embed') && !configured) {
+  console.error('--embed: no embedder is configured (BRAIN_EMBEDDER)');
+  process.exit(2);
+}
+const embedder = configured && memoized(configured);
 const conversations = readLocomo(JSON.parse(readFileSync(file, 'utf8')));
+const vectorWeights = args.includes('--vector-weights')
+  ? args[args.indexOf('--vector-weights') + 1]!.split(',').map(Number)
+  : [embedder?.searchWeight ?? 1];
 
-type Setting = typeof RANK_PREFERENCES;
-const chosen: Setting = { ...RANK_PREFERENCES };
-const key = (s: Setting) => `time ${s.time}, slack ${s.timeSlackDays} d, people ${s.people}`;
+/** The embedder, with each query's vector kept: every setting asks the same questions. */
+function memoized(inner: Embedder): Embedder {
+  const queries = new Map<string, Float32Array>();
+  return {
+    provider: inner.provider,
+    model: inner.model,
+    batchSize: inner.batchSize,
+    ...(inner.searchWeight === undefined ? {} : { searchWeight: inner.searchWeight }),
+    async embed(texts, kind, options) {
+      if (kind !== 'query' || texts.length !== 1) return inner.embed(texts, kind, options);
+      let vector = queries.get(texts[0]!);
+      if (!vector) {
+        vector = (await inner.embed(texts, kind, options))[0]!;
+        queries.set(texts[0]!, vector);
+      }
+      return [vector];
+    },
+  };
+}
+
+type Setting = typeof RANK_PREFERENCES & { vector: number };
+const chosen: Setting = { ...RANK_PREFERENCES, vector: embedder?.searchWeight ?? 1 };
+const key = (s: Setting) =>
+  `time ${s.time}, slack ${s.timeSlackDays} d, people ${s.people}` +
+  (embedder ? `, vector's period ${s.timeVector}, vector ${s.vector}` : '');
 const settings: Record<string, Setting> = {};
-for (const time of [0, 0.5, 1, 2])
-  for (const timeSlackDays of [0, 3, 7])
-    for (const people of [0, 1, 2]) {
-      const s = { time, timeSlackDays, people };
-      settings[key(s)] = s;
-    }
+const grid: { [K in keyof Setting]: number[] } = {
+  time: [0, 0.5, 1, 2],
+  timeSlackDays: [0, 3, 7],
+  people: [0, 1, 2],
+  timeVector: embedder ? [0, 0.25, 0.5, 1] : [chosen.timeVector],
+  vector: vectorWeights,
+};
+// --default-only: the current constants alone, each conversation's figure (a change's effect).
+// --vary NAME: that constant over its grid, the others as chosen (a new constant alone, without
+// the folds choosing among every combination).
+const vary = args.includes('--vary')
+  ? (args[args.indexOf('--vary') + 1] as keyof Setting)
+  : undefined;
+if (vary !== undefined && !(vary in grid)) {
+  console.error(`--vary: one of ${Object.keys(grid).join(', ')}`);
+  process.exit(2);
+}
+const only = (name: keyof Setting) =>
+  args.includes('--default-only') || (vary !== undefined && vary !== name)
+    ? [chosen[name]]
+    : grid[name];
+for (const time of only('time'))
+  for (const timeSlackDays of only('timeSlackDays'))
+    for (const people of only('people'))
+      for (const timeVector of only('timeVector'))
+        for (const vector of only('vector')) {
+          const s = { time, timeSlackDays, people, timeVector, vector };
+          settings[key(s)] = s;
+        }
 settings[key(chosen)] = chosen;
 
 type Results = Record<string, Record<string, Tally>>;
@@ -62,13 +118,15 @@ async function measure(
   into.results[conv.id] = {};
   into.byCategory[conv.id] = {};
   for (const [k, s] of Object.entries(settings)) {
-    Object.assign(RANK_PREFERENCES, s);
+    const { vector, ...preferences } = s;
+    Object.assign(RANK_PREFERENCES, preferences);
+    const weighted = embedder && { ...embedder, searchWeight: vector };
     const tally: Tally = { sum: 0, n: 0 };
     const cats: Record<number, Tally> = {};
     for (const q of questions) {
       const { hits } = await brain.search.searchHybrid(
         { query: q.question, types: ['message'], limit: 5 },
-        { embedder, mode: embedder ? 'hybrid' : 'fts', timeWords },
+        { embedder: weighted, mode: embedder ? 'hybrid' : 'fts', timeWords },
       );
       const top = new Set(hits.map((h) => h.id));
       const r = q.evidence.filter((e) => top.has(ids.get(e) ?? '')).length / q.evidence.length;
@@ -81,7 +139,8 @@ async function measure(
     into.results[conv.id]![k] = tally;
     into.byCategory[conv.id]![k] = cats;
   }
-  Object.assign(RANK_PREFERENCES, chosen);
+  const { vector: _vector, ...preferences } = chosen;
+  Object.assign(RANK_PREFERENCES, preferences);
 }
 
 for (const conv of conversations) {
@@ -128,8 +187,8 @@ function report(title: string, results: Results, byCategory: ByCategory): void {
     `cross-validated recall@5: ${f(cv.cross_validated)} with each fold's choice, ` +
       `${f(cv.default_cross_validated)} with the default ${key(chosen)}`,
   );
-  const none = key({ time: 0, timeSlackDays: chosen.timeSlackDays, people: 0 });
-  console.log(`without the lists (${none}): ${categories(none)}`);
+  const none = key({ ...chosen, time: 0, people: 0, timeVector: 0 });
+  if (settings[none]) console.log(`without the lists (${none}): ${categories(none)}`);
   console.log(`default (${key(chosen)}): ${categories(key(chosen))}`);
   console.log(
     `dev (chosen on all): ${key(cv.dev_choice)} at ${f(cv.dev)}: ${categories(key(cv.dev_choice))}`,

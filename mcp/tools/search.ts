@@ -35,6 +35,7 @@ const RETRIEVER_WORDS: Record<string, string> = {
   vector: 'meaning',
   time: 'the time asked',
   people: 'the people named',
+  time_vector: 'meaning in the time asked',
 };
 
 /** Which retrievers ran (`retrievers` in the structured answer), for the model. */

@@ -5,7 +5,7 @@ import type { Candidate, ScoreParts } from './fts.js';
  * The lists a search fuses: words, meaning, and the words' lists restricted to what the query
  * prefers (the period it names, the people it names).
  */
-export type Retriever = 'fts' | 'vector' | 'time' | 'people';
+export type Retriever = 'fts' | 'vector' | 'time' | 'people' | 'time_vector';
 
 /** How one retriever saw a hit: its 1-based rank, its own score, and its share of the fused score. */
 export interface RetrieverEvidence {
@@ -28,7 +28,13 @@ export interface Fused {
 
 /** Reciprocal rank fusion: each retriever adds weight / (K + rank). Constants chosen on the dev set. */
 export const RRF_K = 10;
-export const RRF_WEIGHTS: Record<Retriever, number> = { fts: 1, vector: 1, time: 1, people: 1 };
+export const RRF_WEIGHTS: Record<Retriever, number> = {
+  fts: 1,
+  vector: 1,
+  time: 1,
+  people: 1,
+  time_vector: 1,
+};
 /** What an agent said counts this much more when the query names that agent. */
 export const NAMED_AGENT_BOOST = 2;
 

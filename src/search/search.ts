@@ -140,6 +140,11 @@ export const RANK_PREFERENCES = {
   timeSlackDays: 7,
   /** The words' list restricted to the conversations of the people the query names. */
   people: 1,
+  /**
+   * The vectors' list restricted to the period the query names, as a share of the vectors' own
+   * weight (hybrid search only).
+   */
+  timeVector: 0.5,
 };
 
 function prepare(ctx: BrainContext, args: SearchArgs): PreparedSearch | SearchResult {
@@ -387,10 +392,17 @@ export async function runSearchHybrid(
     return finish(ctx, prepared, hits, notices, vector ? ['vector'] : [], options);
   }
   const { lists, weights, names } = byWords(ctx, prepared, options.prefer, depth, !!vector);
-  if (mode !== 'fts' && vector) {
+  if (mode !== 'fts' && vector && 'vector' in query) {
     lists.vector = vector;
     weights.vector = embedder?.searchWeight ?? 1;
     names.push('vector');
+    // The meaning's list restricted to the period the query names, as the words' has its own.
+    if (options.prefer && RANK_PREFERENCES.timeVector > 0) {
+      const window = preferredWindow(filters, options.prefer);
+      lists.time_vector = vectorRetrieve(ctx, query.vector, args.types, window, vectorDepth);
+      weights.time_vector = RANK_PREFERENCES.timeVector * weights.vector;
+      names.push('time_vector');
+    }
   }
   const fused = rank(ctx, lists, prepared, weights);
   return finish(ctx, prepared, fused, notices, names, options, options.prefer);
@@ -455,14 +467,7 @@ function preferred(
   const lists: Partial<Record<Retriever, Candidate[]>> = {};
   const weights: Partial<Record<Retriever, number>> = {};
   if (prefer && RANK_PREFERENCES.time > 0) {
-    const slack = RANK_PREFERENCES.timeSlackDays * 86_400_000;
-    const window: SearchFilters = {
-      ...filters,
-      since_ms: prefer.since_ms,
-      until_ms: prefer.until_ms === null ? null : prefer.until_ms + slack,
-    };
-    window.since = window.since_ms === null ? null : new Date(window.since_ms).toISOString();
-    window.until = window.until_ms === null ? null : new Date(window.until_ms).toISOString();
+    const window = preferredWindow(filters, prefer);
     lists.time = ftsRetrieve(ctx, queries, args.types, window, depth, { held });
     weights.time = RANK_PREFERENCES.time;
   }
@@ -476,6 +481,19 @@ function preferred(
     weights.people = RANK_PREFERENCES.people;
   }
   return { lists, weights, names: Object.keys(lists) as Retriever[] };
+}
+
+/** The filters of a search narrowed to the period it prefers, and the days after it. */
+function preferredWindow(filters: SearchFilters, prefer: TimePreference): SearchFilters {
+  const slack = RANK_PREFERENCES.timeSlackDays * 86_400_000;
+  const window: SearchFilters = {
+    ...filters,
+    since_ms: prefer.since_ms,
+    until_ms: prefer.until_ms === null ? null : prefer.until_ms + slack,
+  };
+  window.since = window.since_ms === null ? null : new Date(window.since_ms).toISOString();
+  window.until = window.until_ms === null ? null : new Date(window.until_ms).toISOString();
+  return window;
 }
 
 type QueryVector = { vector: Float32Array } | { notice: string } | { none: true };

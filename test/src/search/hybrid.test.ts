@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrainError, type Embedder } from '../../../src/index.js';
 import { mulberry32 } from '../../../bench/crash.js';
+import { RANK_PREFERENCES } from '../../../src/search/search.js';
 import { wordEmbedder } from '../../embedders.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
@@ -184,6 +185,47 @@ describe('hybrid search', () => {
         .map((h) => h.id)
         .sort(),
     ).toEqual([q.id, reply.id].sort());
+  });
+
+  it('lifts what means the query in the period it names, by a list of the vectors of that period', async () => {
+    const words = wordEmbedder(['camp', 'lake']);
+    t = await tempBrain({ clock: fixedClock('2026-11-01T00:00:00.000Z') });
+    // Sixty messages outside June closer to the query's meaning than the one in June; none holds
+    // the word itself ("campfire" is one token to the index, "camp" is part of it to the model).
+    for (let i = 0; i < 60; i++) {
+      t.brain.messages.send({
+        from: 'melanie',
+        to: 'caroline',
+        body: `campfire night ${i}`,
+        at: `2026-0${i % 2 === 0 ? 3 : 9}-${String(1 + (i % 28)).padStart(2, '0')}T12:00:00Z`,
+      });
+    }
+    const june = t.brain.messages.send({
+      from: 'melanie',
+      to: 'caroline',
+      body: 'a campfire by the lake',
+      at: '2026-06-14T12:00:00Z',
+    });
+    await t.brain.embed.embedQueued(words);
+    const ask = () =>
+      t!.brain.search.searchHybrid(
+        { query: 'camp in June', types: ['message'], limit: 20 },
+        { embedder: words, timeWords: { timeZone: 'UTC', now: new Date('2026-11-01T00:00:00Z') } },
+      );
+    const found = await ask();
+    expect(found.retrievers).toEqual(['fts', 'time', 'vector', 'time_vector']);
+    const hit = found.hits.find((h) => h.id === june.id);
+    expect(hit?.found_by.time_vector?.rank).toBe(1);
+    // Without that list the vectors' best fifty, all outside June, leave it out.
+    const kept = RANK_PREFERENCES.timeVector;
+    RANK_PREFERENCES.timeVector = 0;
+    try {
+      const without = await ask();
+      expect(without.retrievers).toEqual(['fts', 'time', 'vector']);
+      expect(without.hits.map((h) => h.id)).not.toContain(june.id);
+    } finally {
+      RANK_PREFERENCES.timeVector = kept;
+    }
   });
 
   it('rejects bad input with a clear error and answers odd queries without failing', async () => {
