@@ -69,7 +69,7 @@ const settings: Record<string, Setting> = {};
 const grid: { [K in keyof Setting]: number[] } = {
   time: [0, 0.5, 1, 2],
   timeSlackDays: [0, 3, 7],
-  people: [0, 1, 2],
+  people: [0, 1, 2, 3, 4],
   timeVector: embedder ? [0, 0.25, 0.5, 1] : [chosen.timeVector],
   vector: vectorWeights,
 };

@@ -1,5 +1,6 @@
 /*
- * brain_topk(fts, keys, words, df, sizes, excluded, included, k, wide, epoch, budget, reads, w0, ...): the
+ * brain_topk(fts, keys, words, df, sizes, excluded, included, own, k, wide, epoch, budget, reads, w0,
+ * ...): the
  * best k rows of a query of n words by brain_bm25, exactly as
  *
  *   SELECT rowid, brain_bm25(fts, df, sizes, w0, ...) AS bm25 FROM fts
@@ -11,6 +12,12 @@
  * its rows, from each word's posting list: its rows' ids and weighted
  * hits, read once through xQueryPhrase and kept with the connection. `df` gives each word's row
  * count as native doubles, as for brain_bm25; NULL takes its list's length, the same count.
+ *
+ * With `own` 1 and `included` given, the included rows are ranked as an index of their own: each
+ * word's idf from how many of them hold it and their number, the mean length theirs, so the scores
+ * are those bm25() gives in an index of those rows alone (test/src/search/people.test.ts builds
+ * one). A few conversations inside a big brain are then ranked by what is rare among them, not in
+ * the whole brain, where another crowd's words set the weights.
  *
  * Why. A statement scores a row through FTS5's cursor, at ~0.7 µs a row; a question of common
  * words ("any news on the boiler since last week?") holds half a million rows at a million
@@ -361,6 +368,7 @@ typedef struct Ranking {
   int nExcluded;
   const unsigned char *included; /* the rows to rank among, or 0: all */
   int nIncluded;
+  int own; /* the included rows are ranked as an index of their own (their counts, their mean) */
   Heap every; /* rows holding every word */
   Heap any;   /* rows holding any */
 } Ranking;
@@ -635,6 +643,42 @@ static int rank_all(Ranking *rk, int *at) {
  * only when fewer than k hold every word.
  */
 static int rank_among(Ranking *rk, int *at) {
+  /* Their own counts and mean length first, in one walk of the lists, with the same expressions
+     as FTS5's (xRowCount, xColumnTotalSize) over an index of these rows. */
+  if (rk->own) {
+    sqlite3_int64 total = 0;
+    double *df = sqlite3_malloc64((sqlite3_uint64)rk->n * sizeof(double));
+    if (!df) return SQLITE_NOMEM;
+    for (int i = 0; i < rk->n; i++) df[i] = 0.0;
+    for (int r = 0; r < rk->nIncluded; r++) {
+      double d;
+      memcpy(&d, rk->included + (size_t)r * sizeof(double), sizeof(double));
+      sqlite3_int64 rowid = (sqlite3_int64)d;
+      int length = 0;
+      int rc = brain_length_at(&rk->lengths, rk->sizes, rowid, &length);
+      if (rc != SQLITE_OK) {
+        sqlite3_free(df);
+        return rc;
+      }
+      total += length;
+      for (int i = 0; i < rk->n; i++) {
+        const Postings *p = rk->lists[i];
+        at[i] = seek(p, at[i], rowid);
+        if (at[i] < p->n && p->rowid[at[i]] == rowid) df[i] += 1.0;
+      }
+    }
+    double nRow = (double)rk->nIncluded;
+    if (nRow > 0) {
+      rk->avgdl = (double)total / nRow;
+      if (rk->avgdl <= 0.0) rk->avgdl = 1.0;
+      for (int i = 0; i < rk->n; i++) {
+        double idf = log((nRow - df[i] + 0.5) / (df[i] + 0.5));
+        rk->idf[i] = idf > 0.0 ? idf : 1e-6;
+      }
+    }
+    sqlite3_free(df);
+    memset(at, 0, (size_t)rk->n * sizeof(int));
+  }
   for (int r = 0; r < rk->nIncluded; r++) {
     double d;
     memcpy(&d, rk->included + (size_t)r * sizeof(double), sizeof(double));
@@ -695,10 +739,10 @@ static double *write_hits(double *out, Heap *heap) {
 
 void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
                 sqlite3_value **apVal) {
-  if (nVal < 11) {
+  if (nVal < 12) {
     sqlite3_result_error(ctx,
-                         "brain_topk: expects (fts, keys, words, df, sizes, excluded, included, k, "
-                         "wide, epoch, budget, reads, weights...)",
+                         "brain_topk: expects (fts, keys, words, df, sizes, excluded, included, own, "
+                         "k, wide, epoch, budget, reads, weights...)",
                          -1);
     return;
   }
@@ -719,13 +763,14 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
   const char *sizes = (const char *)sqlite3_value_text(apVal[3]);
   sqlite3_value *excludedValue = apVal[4];
   sqlite3_value *includedValue = apVal[5];
-  int k = sqlite3_value_int(apVal[6]);
-  int wide = sqlite3_value_int(apVal[7]);
-  sqlite3_int64 epoch = sqlite3_value_int64(apVal[8]);
-  sqlite3_int64 budget = sqlite3_value_int64(apVal[9]);
-  sqlite3_int64 reads = sqlite3_value_int64(apVal[10]);
-  int nWeight = nVal - 11;
-  sqlite3_value **weights = &apVal[11];
+  int ownStats = sqlite3_value_int(apVal[6]);
+  int k = sqlite3_value_int(apVal[7]);
+  int wide = sqlite3_value_int(apVal[8]);
+  sqlite3_int64 epoch = sqlite3_value_int64(apVal[9]);
+  sqlite3_int64 budget = sqlite3_value_int64(apVal[10]);
+  sqlite3_int64 reads = sqlite3_value_int64(apVal[11]);
+  int nWeight = nVal - 12;
+  sqlite3_value **weights = &apVal[12];
   /* Without counts, each word's is its list's length, once read. */
   int counted = sqlite3_value_type(dfValue) != SQLITE_NULL;
   if (n < 1 || !keyText || !wordText || !sizes ||
@@ -848,6 +893,7 @@ void brain_topk(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *
                       ? (const unsigned char *)sqlite3_value_blob(includedValue)
                       : 0;
     rk.nIncluded = rk.included ? sqlite3_value_bytes(includedValue) / (int)sizeof(double) : 0;
+    rk.own = ownStats && rk.included;
     memset(at, 0, (size_t)n * sizeof(int));
     if (sqlite3_value_type(includedValue) == SQLITE_BLOB) {
       rc = rank_among(&rk, at);

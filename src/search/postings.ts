@@ -48,6 +48,11 @@ export interface PostingsQuery {
   excluded?: Buffer;
   /** The only rows to rank, in the same form (each sought in the words' lists). */
   included?: Buffer;
+  /**
+   * Rank the `included` rows as an index of their own: each word's idf from the rows among them
+   * that hold it, and the mean length theirs (default: the whole index's).
+   */
+  own?: boolean;
   /** The word counts' epoch (word-counts.ts): -1 keeps nothing in memory. */
   epoch: number;
   budget?: number;
@@ -73,7 +78,7 @@ export function postingsTopK(ctx: RankContext, query: PostingsQuery): PostingsRa
   // one, migration 0015 missing, nothing is kept and each search would read them again).
   const unlimited = query.reads === undefined && ctx.ranking.warm && query.epoch >= 0;
   const statement = ctx.q.get<[Record<string, unknown>], Buffer | null>(
-    `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @included, @k, @wide,
+    `SELECT brain_topk(${table}, @keys, @words, @df, '${table}_docsize', @excluded, @included, @own, @k, @wide,
        @epoch, @budget, @reads, ${weights})
      FROM ${table} WHERE ${table} MATCH @match LIMIT 1`,
   );
@@ -84,6 +89,7 @@ export function postingsTopK(ctx: RankContext, query: PostingsQuery): PostingsRa
     df: unlimited ? null : Buffer.from(Float64Array.from(query.counts()).buffer),
     excluded: query.excluded ?? null,
     included: query.included ?? null,
+    own: query.own === true ? 1 : 0,
     k: query.k,
     wide: query.wide,
     epoch: query.epoch,

@@ -170,6 +170,8 @@ function compiledTopK(
     included?: Buffer,
   ): PostingsRanked | undefined => {
     const ranked = postingsTopK(ctx, {
+      // The conversations of the people a query names are ranked as a brain of their own.
+      own: included !== undefined && filters.within_threads !== null,
       table: SOURCES[type].table,
       weights: SOURCES[type].weights,
       terms,
@@ -222,9 +224,8 @@ const ALLOWED_SQL = {
   time: `SELECT id FROM messages
     WHERE created_at >= coalesce(@since_ms, -1e18) AND created_at < coalesce(@until_ms, 1e18)
     LIMIT @n`,
-  threads: `SELECT id FROM messages
-    WHERE thread_id IN (SELECT value FROM json_each(@within_threads))
-      AND created_at >= coalesce(@since_ms, -1e18) AND created_at < coalesce(@until_ms, 1e18)
+  threads: `SELECT x.id FROM messages x
+    WHERE x.thread_id IN (SELECT value FROM json_each(@within_threads)) ${SOURCES.message.where}
     LIMIT @n`,
 };
 
@@ -236,8 +237,11 @@ const ALLOWED_SQL = {
  */
 function allowedMessages(ctx: BrainContext, filters: SearchFilters): Buffer | undefined {
   const { thread, exclude_thread, agent, exclude_archived } = filters;
-  if (thread !== null || exclude_thread !== null || agent !== null || exclude_archived !== null)
-    return undefined;
+  // Some threads are few rows, whatever else filters them: the statement lists them with every
+  // filter. A time window alone may be most of the brain: listed only when nothing else filters.
+  const others =
+    thread !== null || exclude_thread !== null || agent !== null || exclude_archived !== null;
+  if (filters.within_threads === null && others) return undefined;
   const sql = filters.within_threads === null ? ALLOWED_SQL.time : ALLOWED_SQL.threads;
   const ids = ctx.q
     .get<[SearchFilters & { n: number }], number>(sql)

@@ -75,6 +75,45 @@ describe('the conversations of the people a query names: a list of their own', (
     expect(listed(again, 'people')).toEqual(people);
   });
 
+  it('weighs the words by their rarity among those conversations, not in the whole brain', async () => {
+    t = await tempBrain();
+    // The crowd says "tent" all the time; among ana's messages "lake" is common and "tent" rare.
+    for (let i = 0; i < 100; i++)
+      t.brain.messages.send({ from: CROWD[i % 6]!, to: CROWD[(i + 1) % 6]!, body: `a tent ${i}` });
+    const lakes: string[] = [];
+    let thread: string | undefined;
+    for (let i = 0; i < 10; i++) {
+      const sent = t.brain.messages.send({
+        from: 'ana',
+        to: 'bo',
+        body: `the lake again ${i}`,
+        ...(thread ? { thread } : {}),
+      });
+      thread = sent.thread_id;
+      lakes.push(sent.id);
+    }
+    const tent = t.brain.messages.send({ from: 'ana', to: 'bo', body: 'my new tent', thread });
+    const ask = (b: Brain) =>
+      b.search.searchHybrid({ query: 'ana tent lake', types: ['message'], limit: 20 });
+    const found = await ask(t.brain);
+    expect(found.retrievers).toEqual(['fts', 'people']);
+    expect(listed(found, 'people')[0]).toBe(tent.id);
+    // The same with a thread left out (the assistant leaves out its own session).
+    const other = t.brain.messages.send({ from: 'c1', to: 'c2', body: 'tent talk' });
+    const leaving = await t.brain.search.searchHybrid({
+      query: 'ana tent lake',
+      types: ['message'],
+      limit: 20,
+      exclude_thread: other.thread_id,
+    });
+    expect(listed(leaving, 'people')[0]).toBe(tent.id);
+    // In the whole brain "tent" is the common word: there, and where the list is ranked by
+    // statements (no compiled extension), the lake comes first.
+    expect(lakes).toContain(listed(found, 'fts')[0]);
+    const fallback = await t.reopen({ rankFunction: false });
+    expect(lakes).toContain(listed(await ask(fallback), 'people')[0]);
+  });
+
   it('ranks a time asked among their conversations exactly, whichever way it is ranked', async () => {
     t = await tempBrain();
     crowd(t.brain);

@@ -47,7 +47,13 @@ interface On {
     terms: string[],
     all: boolean,
     k: number,
-    options?: { excluded?: number[]; included?: number[]; budget?: number; reads?: number },
+    options?: {
+      excluded?: number[];
+      included?: number[];
+      own?: boolean;
+      budget?: number;
+      reads?: number;
+    },
   ): Ranked[] | undefined;
   both(terms: string[], k: number, wide: number): PostingsRanked | undefined;
 }
@@ -72,7 +78,7 @@ function on(db: Database): On {
         df: Buffer.from(Float64Array.from(dfs).buffer),
       }) as Ranked[];
     },
-    fromPostings(terms, all, k, { excluded, included, budget, reads } = {}) {
+    fromPostings(terms, all, k, { excluded, included, own, budget, reads } = {}) {
       const { dfs, epoch } = counts(terms);
       const ranked = postingsTopK(ctx, {
         table: 'messages_fts',
@@ -84,6 +90,7 @@ function on(db: Database): On {
         epoch,
         ...(excluded && { excluded: Buffer.from(Float64Array.from(excluded).buffer) }),
         ...(included && { included: Buffer.from(Float64Array.from(included).buffer) }),
+        ...(own !== undefined && { own }),
         ...(budget !== undefined && { budget }),
         ...(reads !== undefined && { reads }),
       });
@@ -121,6 +128,45 @@ function queries(seed: number, n: number): string[][] {
 }
 
 describe('the top k from posting lists in memory', () => {
+  it('ranks a few rows as an index of their own when asked: what an index of those rows alone gives, scores equal to the bit', () => {
+    fill(t.brain, 1500, 5);
+    const db = connectionOf(t.brain);
+    const o = on(db);
+    const random = mulberry32(6);
+    const ids = db.prepare(`SELECT id FROM messages ORDER BY id`).pluck().all() as number[];
+    const included = ids.filter(() => random() < 0.15);
+    // The same rows' indexed text in an index of their own, scored by the same function.
+    db.exec(`CREATE VIRTUAL TABLE temp.own_fts USING fts5(subject, body, sender, date,
+      tokenize = 'porter unicode61 remove_diacritics 2')`);
+    db.prepare(
+      `INSERT INTO temp.own_fts (rowid, subject, body, sender, date)
+       SELECT id, subject, body, sender, date FROM messages_index
+       WHERE id IN (SELECT value FROM json_each(?))`,
+    ).run(JSON.stringify(included));
+    const alone = (terms: string[], all: boolean, k: number) =>
+      db
+        .prepare(
+          `SELECT rowid, brain_bm25(own_fts, NULL, 'own_fts_docsize', ${indexWeights('message')}) AS bm25
+           FROM temp.own_fts WHERE own_fts MATCH ? ORDER BY bm25, rowid LIMIT ?`,
+        )
+        .all(terms.map(quoteTerm).join(all ? ' ' : ' OR '), k) as Ranked[];
+    let ranked = 0;
+    for (const terms of queries(7, 20)) {
+      for (const k of [1, 10, 100]) {
+        for (const all of [false, true]) {
+          const want = alone(terms, all, k);
+          expectSame(o.fromPostings(terms, all, k, { included, own: true }), want);
+          ranked += want.length;
+        }
+        // Without `own`, the whole index's counts and mean length weigh the same rows otherwise.
+        const whole = o.fromPostings(terms, false, k, { included });
+        if (k === 100)
+          expect(whole!.map((r) => r.bm25)).not.toEqual(alone(terms, false, k).map((r) => r.bm25));
+      }
+    }
+    expect(ranked).toBeGreaterThan(1000);
+  });
+
   it('is the rank statement’s top k, rows holding any word or every word, scores equal to the bit', () => {
     fill(t.brain, 1500, 1);
     const o = on(connectionOf(t.brain));
