@@ -173,8 +173,15 @@ static int window_score(const Query *q, const Instance *inst, int nInst, int siz
   memset(seen, 0, (size_t)q->nPhrase);
   sqlite3_int64 end = (sqlite3_int64)from + tokens;
   int score = 0, first = -1, last = 0;
-  for (int i = 0; i < nInst; i++) {
-    if (inst[i].pos < from || inst[i].pos >= end) continue;
+  /* Instances are in position order: the window's are a run found by halving, so a text of many
+     hits costs their number times the window, not its square. */
+  int lo = 0, hi = nInst;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (inst[mid].pos < from) lo = mid + 1;
+    else hi = mid;
+  }
+  for (int i = lo; i < nInst && inst[i].pos < end; i++) {
     score += seen[inst[i].phrase] ? 1 : 1000;
     seen[inst[i].phrase] = 1;
     if (first < 0) first = inst[i].pos;
@@ -328,6 +335,8 @@ static void brain_snippet(sqlite3_context *ctx, int nVal, sqlite3_value **apVal)
     if (column >= 0 && column != c) continue;
     int size = doc.n;
     int improved = 0;
+    /* The last sentence start at or before each instance, found walking forward once. */
+    int sentence = 0, walked = 0;
     for (int i = 0; i < nInst; i++) {
       int io = inst[i].pos, moved;
       int score = window_score(q, inst, nInst, size, io, tokens, seen, &moved);
@@ -338,15 +347,9 @@ static void brain_snippet(sqlite3_context *ctx, int nVal, sqlite3_value **apVal)
         improved = 1;
       }
       if (size > tokens) {
-        /* The last sentence start at or before the instance. */
-        int sentence = -1;
-        for (int p = io; p >= 0; p--) {
-          if (starts_sentence(text, &doc, p)) {
-            sentence = p;
-            break;
-          }
-        }
-        if (sentence >= 0 && sentence < io) {
+        for (; walked <= io; walked++)
+          if (starts_sentence(text, &doc, walked)) sentence = walked;
+        if (sentence < io) {
           score = window_score(q, inst, nInst, size, sentence, tokens, seen, 0);
           score += sentence == 0 ? 120 : 100;
           if (score > bestScore) {

@@ -3,6 +3,7 @@ import type { BrainContext } from '../context.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import { storageFailureCode } from '../db/storage-errors.js';
 import type { FtsQueries } from './fts-query.js';
+import { SNIPPET_TEXT_CHARS } from './snippets.js';
 
 /*
  * Which message hits were found by words of their attachments rather than of their own text. A
@@ -86,11 +87,13 @@ export function attachmentMatches(
         )
         .get(rowid);
       if (!own) continue;
-      add.run(rowid * 32, own.subject, own.body, own.sender, own.date);
+      // As much of each text as snippets.ts's temporary index takes, for the same reason.
+      const cut = (text: string) => text.slice(0, SNIPPET_TEXT_CHARS);
+      add.run(rowid * 32, own.subject, cut(own.body), own.sender, own.date);
       ctx.q
         .get<[number], { name: string; text: string }>(FILE_TEXTS)
         .all(rowid)
-        .forEach((f, i) => add.run(rowid * 32 + 1 + i, f.name, f.text, '', ''));
+        .forEach((f, i) => add.run(rowid * 32 + 1 + i, f.name, cut(f.text), '', ''));
     }
     ctx.q.get(INDEX).run();
     const matched = new Map<number, string>();

@@ -39,6 +39,13 @@ interface SnippetSql {
   snippets: string;
 }
 
+/**
+ * How much of each text the temporary index holds. snippet() weighs every hit's window against
+ * every hit: a body of one word said 200,000 times (a megabyte, which any sender may write) would
+ * hold a search for minutes; brain_snippet does not, and reads the whole text.
+ */
+export const SNIPPET_TEXT_CHARS = 16_384;
+
 function snippetSql(type: SearchType, { from, columns, column }: SnippetSource): SnippetSql {
   const texts = `${type}_snippet_texts`;
   const index = `${type}_snippets`;
@@ -55,7 +62,7 @@ function snippetSql(type: SearchType, { from, columns, column }: SnippetSource):
       `DELETE FROM temp.${texts}`,
     ],
     copy: `INSERT INTO temp.${texts} (id, ${cols})
-      SELECT x.id, ${columns.map((c) => `x.${c}`).join(', ')}
+      SELECT x.id, ${columns.map((c) => `substr(x.${c}, 1, ${SNIPPET_TEXT_CHARS})`).join(', ')}
       FROM (SELECT DISTINCT value AS id FROM json_each(?)) c JOIN ${from} x ON x.id = c.id`,
     index: `INSERT INTO temp.${index} (rowid, ${cols}) SELECT id, ${cols} FROM temp.${texts}`,
     snippets: `SELECT rowid, snippet(${index}, ${column}, '[', ']', '…', 16) AS s

@@ -340,6 +340,24 @@ describe('snippets', () => {
   });
 });
 
+describe('a message of one word said 200,000 times', () => {
+  it('is found, and its snippet made, without holding the search (with the extension and without)', async () => {
+    const sent = t.brain.messages.send({
+      from: 'helios',
+      to: 'nova',
+      body: `${'tent '.repeat(200_000)}the lake.`,
+    });
+    const found = t.brain.search.search({ query: 'tent lake' });
+    expect(found.hits[0]!.id).toBe(sent.id);
+    expect(found.hits[0]!.snippet).toMatch(/^….*\[tent\] the \[lake\]\.$/);
+    // Without it the temporary index holds the text's first SNIPPET_TEXT_CHARS.
+    const uncompiled = await t.reopen({ rankFunction: false });
+    const again = uncompiled.search.search({ query: 'tent lake' });
+    expect(again.hits[0]!.id).toBe(sent.id);
+    expect(again.hits[0]!.snippet).toMatch(/^\[tent\] \[tent\] .*…$/);
+  });
+});
+
 describe('the message index without stop words (migration 0007)', () => {
   it('drops each stop word standing alone, and nothing else, the same way forever', () => {
     // Frozen: the index's triggers recompute this text to remove a message from the index.

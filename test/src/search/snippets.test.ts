@@ -81,6 +81,23 @@ describe('brain_snippet', () => {
     expect(matched).toBeGreaterThan(compared / 4);
   });
 
+  it('answers for a text of a word said 200,000 times (snippet() takes its square)', () => {
+    // snippet() scores every hit's window against every hit: seconds for 20,000 repeats, hours
+    // for 200,000, a message any sender can write. The window is the same at any length.
+    const text = (n: number) => `${'tent '.repeat(n)}the lake.`;
+    db.prepare(`INSERT INTO f (rowid, a, b, c) VALUES (1, '', ?, '')`).run(text(2_000));
+    const expected = db
+      .prepare(`SELECT snippet(f, 1, '[', ']', '…', 16) FROM f WHERE f MATCH ?`)
+      .pluck()
+      .get('"tent" OR "lake"') as string;
+    expect(expected).toMatch(/^….*\[lake\]\.$/);
+    const got = db
+      .prepare(`SELECT brain_snippet(?, 1, 16, '[', ']', '…', '', ?, '')`)
+      .pluck()
+      .get('tent\x1flake', text(200_000));
+    expect(got).toBe(expected);
+  });
+
   it('marks a word the tokenizer makes two tokens of as one phrase, as snippet() does', () => {
     db.prepare(
       `INSERT INTO f (rowid, a, b, c) VALUES (1, '', 'the e-mail came: e mail, then mail. E-Mail again', '')`,
