@@ -12,6 +12,14 @@ import { packageRoot } from './package-root.js';
  * held by many rows (bench/exact-top-k.ts compares the two).
  */
 const withRankFunction = new WeakSet<Database>();
+/** Connections whose loaded build is from other sources than this JavaScript's (stale). */
+const withStaleBuild = new WeakSet<Database>();
+
+/**
+ * The version of the compiled functions' arguments and results that this JavaScript calls them
+ * with: src/native/brain_fts.c's BRAIN_FTS_ABI, raised with it.
+ */
+export const RANK_EXTENSION_ABI = 2;
 
 export function rankExtensionPath(): string {
   return join(packageRoot(), 'build', 'Release', 'brain_fts.node');
@@ -33,8 +41,25 @@ export function loadRankExtensionFrom(db: Database, path: string): boolean {
     // `brain doctor` say that the function is missing.
     return false;
   }
+  // A build from older sources reads newer calls' arguments in the wrong places: search ranks
+  // with bm25() instead, and `brain doctor` says to rebuild.
+  let abi: unknown;
+  try {
+    abi = db.prepare(`SELECT brain_fts_abi()`).pluck().get();
+  } catch {
+    abi = undefined;
+  }
+  if (abi !== RANK_EXTENSION_ABI) {
+    withStaleBuild.add(db);
+    return false;
+  }
   withRankFunction.add(db);
   return true;
+}
+
+/** Whether the connection loaded a build of the extension from other sources than this code's. */
+export function hasStaleRankBuild(db: Database): boolean {
+  return withStaleBuild.has(db);
 }
 
 /** Whether the compiled ranking functions are loaded on this connection. */

@@ -1,5 +1,5 @@
 import { isoSql } from '../clock.js';
-import { hasRankFunction, rankExtensionPath } from '../db/rank-extension.js';
+import { hasRankFunction, hasStaleRankBuild, rankExtensionPath } from '../db/rank-extension.js';
 import { messageIdSql, threadIdSql } from '../ids.js';
 import { agentCountsCheck } from './agent-counts-check.js';
 import { attachmentsCheck } from './attachments-check.js';
@@ -163,6 +163,13 @@ export const rankingCheck: DoctorCheck = {
   description: 'the compiled ranking function (brain_bm25) is loaded',
   run(db) {
     if (hasRankFunction(db)) return [];
+    if (hasStaleRankBuild(db)) {
+      return [
+        `${rankExtensionPath()} was built from older sources than this brain's code and is not ` +
+          "used: search ranks with FTS5's bm25(), slower on big brains. Run `npm run build:native` " +
+          "(or `npm install`) in brain's folder.",
+      ];
+    }
     return [
       `${rankExtensionPath()} was not built or not loaded: search ranks with FTS5's bm25(), ` +
         'slower on big brains. With a C compiler and Python, run `npm run build:native` in ' +

@@ -834,6 +834,19 @@ static void brain_token(sqlite3_context *ctx, int nVal, sqlite3_value **apVal) {
   else sqlite3_result_text(ctx, joined, -1, sqlite3_free);
 }
 
+/* brain_fts_abi(): the version of the functions' arguments and results. The JavaScript that calls
+   them loads a build only when it says the version that JavaScript was written for
+   (src/db/rank-extension.ts): a build left from older sources (sources pulled, `npm install` not
+   run again) would read a newer call's arguments in the wrong places. Raise it with any change
+   to an argument or a result. */
+#ifndef BRAIN_FTS_ABI
+#define BRAIN_FTS_ABI 2
+#endif
+
+static void brain_fts_abi(sqlite3_context *ctx, int nVal, sqlite3_value **apVal) {
+  sqlite3_result_int(ctx, BRAIN_FTS_ABI);
+}
+
 /* FTS5's API, asked of the connection as its documentation shows. */
 static fts5_api *fts5_of(sqlite3 *db) {
   fts5_api *api = 0;
@@ -884,5 +897,9 @@ int sqlite3_brainfts_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
                                     (void *)fts5, brain_token, 0, 0, 0);
   if (rc == SQLITE_OK) rc = brain_snippet_register(db, fts5);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "brain_fts_abi", 0,
+                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, 0,
+                                    brain_fts_abi, 0, 0, 0);
   return rc;
 }

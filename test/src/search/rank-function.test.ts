@@ -1,13 +1,17 @@
 import { connectionOf } from '../../../src/brain.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
   hasRankFunction,
+  hasStaleRankBuild,
   loadRankExtensionFrom,
   rankExtensionPath,
 } from '../../../src/db/rank-extension.js';
+import { rankingCheck } from '../../../src/maintenance/checks.js';
 import { fixedClock, tempBrain, type TempBrain } from '../../helpers.js';
 
 let t: TempBrain;
@@ -348,6 +352,51 @@ describe("words' counts kept between searches", () => {
 });
 
 describe('a ranking extension that cannot be loaded', () => {
+  it('does not use a build from older sources, whose functions take other arguments, and the doctor says to rebuild', () => {
+    // The same sources built as an older version of them would say: a checkout pulled without
+    // `npm install` run again keeps the library built before.
+    const sqlite = join(
+      dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),
+      'deps',
+      'sqlite3',
+    );
+    const native = resolve(import.meta.dirname, '..', '..', '..', 'src', 'native');
+    const sources = readdirSync(native)
+      .filter((f) => f.endsWith('.c'))
+      .map((f) => join(native, f));
+    // SQLite finds the entry point from the file's name.
+    mkdirSync(join(t.dir, 'stale'));
+    const stale = join(t.dir, 'stale', 'brain_fts.node');
+    execFileSync('cc', [
+      '-shared',
+      '-fPIC',
+      '-O0',
+      '-DBRAIN_FTS_ABI=1',
+      `-I${sqlite}`,
+      ...sources,
+      '-o',
+      stale,
+      '-lm',
+    ]);
+    const db = new BetterSqlite3(':memory:');
+    try {
+      expect(loadRankExtensionFrom(db, stale)).toBe(false);
+      expect(hasRankFunction(db)).toBe(false);
+      expect(hasStaleRankBuild(db)).toBe(true);
+      expect(rankingCheck.run(db, {} as never)).toEqual([expect.stringContaining('older sources')]);
+    } finally {
+      db.close();
+    }
+    const current = new BetterSqlite3(':memory:');
+    try {
+      expect(loadRankExtensionFrom(current, rankExtensionPath())).toBe(true);
+      expect(hasStaleRankBuild(current)).toBe(false);
+      expect(rankingCheck.run(current, {} as never)).toEqual([]);
+    } finally {
+      current.close();
+    }
+  });
+
   it('leaves search to bm25() and the doctor to say so, instead of failing to open', () => {
     // Say, a folder copied from another machine: the file is there but is no library here.
     const path = join(t.dir, 'brain_fts.node');
