@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openBrain, type Embedder } from '../src/index.js';
+import { RANK_PREFERENCES } from '../src/search/search.js';
 
 const MESSAGES = Number(process.argv[2] ?? 100_000);
 const DIM = 768;
@@ -99,6 +100,11 @@ try {
   let next = 0;
   const instant: Embedder = { ...fast, embed: () => Promise.resolve([queryVectors[next]!]) };
   const threadIds = brain.messages.threads({ limit: 200 }).map((t) => t.id);
+  const inFebruary = (i: number) =>
+    brain.search.searchHybrid(
+      { query: `${queryWords[i]!} in February 2025`, types: ['message'], limit: 10 },
+      { embedder: instant, timeWords: { timeZone: 'UTC', now: new Date(Date.UTC(2025, 5, 1)) } },
+    );
 
   // Wall time, and this process's CPU time: on a shared machine the second shows what a query
   // costs on an idle core.
@@ -155,6 +161,17 @@ try {
     await time('hybrid, all types, limit 20', (i) =>
       brain.search.searchHybrid({ query: queryWords[i]!, limit: 20 }, { embedder: instant }),
     ),
+    // A time said: the words' and the vectors' lists of the period join the fusion.
+    await time('hybrid, "in February 2025" said, limit 10', (i) => inFebruary(i)),
+    await time('the same without the vectors’ list of the period', async (i) => {
+      const kept = RANK_PREFERENCES.timeVector;
+      RANK_PREFERENCES.timeVector = 0;
+      try {
+        return await inFebruary(i);
+      } finally {
+        RANK_PREFERENCES.timeVector = kept;
+      }
+    }),
   ];
   console.log(
     `\n${MESSAGES} messages, ${DIM}-dimension vectors (1-bit index + exact re-scoring), ${QUERIES} queries each`,
