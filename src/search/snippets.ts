@@ -135,6 +135,15 @@ function indexedSnippets(
   return snippets;
 }
 
+/** Which of the given rows' indexed texts are longer than a number of characters. */
+const LONG_TEXTS_SQL: Record<Exclude<SearchType, 'message'>, string> = {
+  stm: `SELECT x.id FROM json_each(?) c JOIN stm x ON x.id = c.value
+    WHERE length(x.content) > ?`,
+  atom: `SELECT x.id FROM json_each(?) c JOIN atoms x ON x.id = c.value
+    WHERE coalesce(length(x.subject), 0) + coalesce(length(x.action), 0)
+      + coalesce(length(x.outcome), 0) + coalesce(length(x.consequences), 0) > ?`,
+};
+
 function fallbackSnippets(
   ctx: BrainContext,
   type: SearchType,
@@ -152,7 +161,16 @@ function fallbackSnippets(
   // A rowid bound as a JS number reaches FTS5 as a REAL, and FTS5 then ignores the rowid
   // constraint (it returned another row's snippet); a BigInt binds as an INTEGER.
   const stmt = ctx.q.get<[string, bigint], { s: string }>(MAIN_INDEX_SNIPPET_SQL[type]);
+  // snippet() over a long text can take minutes (SNIPPET_TEXT_CHARS): such a row shows the
+  // start of its text, as it does with no snippet.
+  const long = new Set(
+    ctx.q
+      .get<[string, number], number>(LONG_TEXTS_SQL[type])
+      .pluck()
+      .all(JSON.stringify(rowids), SNIPPET_TEXT_CHARS),
+  );
   for (const rowid of rowids) {
+    if (long.has(rowid)) continue;
     const s = stmt.get(match, BigInt(rowid))?.s;
     if (s !== undefined) snippets.set(rowid, s);
   }

@@ -356,6 +356,18 @@ describe('a message of one word said 200,000 times', () => {
     expect(again.hits[0]!.id).toBe(sent.id);
     expect(again.hits[0]!.snippet).toMatch(/^\[tent\] \[tent\] .*…$/);
   });
+
+  it('in a memory, on a read-only connection without the extension, shows the start of the text', async () => {
+    const content = `${'tent '.repeat(19_990)}the lake`;
+    t.brain.knowledge.remember({ agent: 'nova', content });
+    expect(t.brain.search.search({ query: 'tent lake', types: ['stm'] }).hits[0]!.snippet).toMatch(
+      /\[lake\]$/,
+    );
+    const uncompiled = await t.reopen({ rankFunction: false });
+    connectionOf(uncompiled).pragma('query_only = 1');
+    const found = uncompiled.search.search({ query: 'tent lake', types: ['stm'] });
+    expect(found.hits[0]!.snippet).toBe(`${content.slice(0, 159)}…`);
+  });
 });
 
 describe('the message index without stop words (migration 0007)', () => {
