@@ -47,6 +47,11 @@ const FILE_SNIPPETS = `SELECT brain_snippet(?, 1, 16, '[', ']', '…', a.name, c
   FROM message_attachments a JOIN attachment_blobs b ON b.id = a.blob_id
   WHERE a.message_id = ? ORDER BY a.position`;
 
+/** As much of a text as snippets.ts's temporary index takes, for the same reason. */
+function cut(text: string): string {
+  return text.slice(0, SNIPPET_TEXT_CHARS);
+}
+
 /** For each message hit found through its files' words: which file, and an excerpt of it. */
 export function attachmentMatches(
   ctx: BrainContext,
@@ -87,8 +92,6 @@ export function attachmentMatches(
         )
         .get(rowid);
       if (!own) continue;
-      // As much of each text as snippets.ts's temporary index takes, for the same reason.
-      const cut = (text: string) => text.slice(0, SNIPPET_TEXT_CHARS);
       add.run(rowid * 32, own.subject, cut(own.body), own.sender, own.date);
       ctx.q
         .get<[number], { name: string; text: string }>(FILE_TEXTS)
