@@ -3,7 +3,7 @@ import type { BrainContext } from '../context.js';
 import { hasRankFunction } from '../db/rank-extension.js';
 import { storageFailureCode } from '../db/storage-errors.js';
 import type { FtsQueries } from './fts-query.js';
-import { SNIPPET_TEXT_CHARS } from './snippets.js';
+import { SNIPPET_TEXT_CHARS, compiledSnippetCall, snippetCall } from './snippets.js';
 
 /*
  * Which message hits were found by words of their attachments rather than of their own text. A
@@ -37,13 +37,13 @@ const FILE_TEXTS = `SELECT a.name, coalesce(b.text, '') AS text FROM message_att
 const ADD = `INSERT INTO temp.attachment_hit_texts (id, subject, body, sender, date) VALUES (?, ?, ?, ?, ?)`;
 const INDEX = `INSERT INTO temp.attachment_hits (rowid, subject, body, sender, date)
   SELECT id, subject, body, sender, date FROM temp.attachment_hit_texts`;
-const MATCHES = `SELECT rowid, snippet(attachment_hits, 1, '[', ']', '…', 16) AS s
+const MATCHES = `SELECT rowid, ${snippetCall('attachment_hits', 1)} AS s
   FROM temp.attachment_hits WHERE attachment_hits MATCH ?`;
 
 /** A message's own text, and each of its files (name, then text), marked as snippets.ts marks. */
-const OWN_SNIPPET = `SELECT brain_snippet(?, 1, 16, '[', ']', '…', subject, body, sender, date)
+const OWN_SNIPPET = `SELECT ${compiledSnippetCall(1, 'subject, body, sender, date')}
   FROM messages_search WHERE id = ?`;
-const FILE_SNIPPETS = `SELECT brain_snippet(?, 1, 16, '[', ']', '…', a.name, coalesce(b.text, ''))
+const FILE_SNIPPETS = `SELECT ${compiledSnippetCall(1, "a.name, coalesce(b.text, '')")}
   FROM message_attachments a JOIN attachment_blobs b ON b.id = a.blob_id
   WHERE a.message_id = ? ORDER BY a.position`;
 

@@ -39,6 +39,19 @@ interface SnippetSql {
   snippets: string;
 }
 
+/** How a snippet marks the query's words, and how many tokens it shows: one rule for every path. */
+const MARKS = { open: `'['`, close: `']'`, ellipsis: `'…'`, tokens: 16 };
+
+/** FTS5's snippet() of an index's row, marked as every snippet is. */
+export function snippetCall(index: string, column: number): string {
+  return `snippet(${index}, ${column}, ${MARKS.open}, ${MARKS.close}, ${MARKS.ellipsis}, ${MARKS.tokens})`;
+}
+
+/** brain_snippet of the given texts for the words bound first, marked as every snippet is. */
+export function compiledSnippetCall(column: number, texts: string): string {
+  return `brain_snippet(?, ${column}, ${MARKS.tokens}, ${MARKS.open}, ${MARKS.close}, ${MARKS.ellipsis}, ${texts})`;
+}
+
 /**
  * How much of each text the temporary index holds. snippet() weighs every hit's window against
  * every hit: a body of one word said 200,000 times (a megabyte, which any sender may write) would
@@ -65,7 +78,7 @@ function snippetSql(type: SearchType, { from, columns, column }: SnippetSource):
       SELECT x.id, ${columns.map((c) => `substr(x.${c}, 1, ${SNIPPET_TEXT_CHARS})`).join(', ')}
       FROM (SELECT DISTINCT value AS id FROM json_each(?)) c JOIN ${from} x ON x.id = c.id`,
     index: `INSERT INTO temp.${index} (rowid, ${cols}) SELECT id, ${cols} FROM temp.${texts}`,
-    snippets: `SELECT rowid, snippet(${index}, ${column}, '[', ']', '…', 16) AS s
+    snippets: `SELECT rowid, ${snippetCall(index, column)} AS s
       FROM temp.${index} WHERE ${index} MATCH ?`,
   };
 }
@@ -73,7 +86,7 @@ function snippetSql(type: SearchType, { from, columns, column }: SnippetSource):
 /** The snippets of the given rows by brain_snippet; NULL for a row no text of which matches. */
 function compiledSql(type: SearchType, { from, columns, column }: SnippetSource): string {
   const texts = columns.map((c) => `x.${c}`).join(', ');
-  return `SELECT x.id AS rowid, brain_snippet(?, ${column}, 16, '[', ']', '…', ${texts}) AS s
+  return `SELECT x.id AS rowid, ${compiledSnippetCall(column, texts)} AS s
     FROM (SELECT DISTINCT value AS id FROM json_each(?)) c JOIN ${from} x ON x.id = c.id`;
 }
 
@@ -112,8 +125,8 @@ const MESSAGE_EXCERPTS = `SELECT s.id AS rowid, substr(s.body, 1, 200) AS s
 // Where no temporary index can be made, STM entries and atoms take theirs from the main index, a
 // lookup per row. (The message index holds no stop words since migration 0007: no snippet there.)
 const MAIN_INDEX_SNIPPET_SQL: Record<Exclude<SearchType, 'message'>, string> = {
-  stm: `SELECT snippet(stm_fts, -1, '[', ']', '…', 16) AS s FROM stm_fts WHERE stm_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
-  atom: `SELECT snippet(atoms_fts, -1, '[', ']', '…', 16) AS s FROM atoms_fts WHERE atoms_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
+  stm: `SELECT ${snippetCall('stm_fts', -1)} AS s FROM stm_fts WHERE stm_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
+  atom: `SELECT ${snippetCall('atoms_fts', -1)} AS s FROM atoms_fts WHERE atoms_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
 };
 
 function indexedSnippets(
